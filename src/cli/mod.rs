@@ -1,0 +1,246 @@
+//! The command line: clap definitions only. The doc comments here are the `--help` text.
+//!
+//! Values are parsed into typed settings here (sizes, durations); checking them against
+//! each other and filling in defaults happens where they become configurations
+//! (e.g. [`crate::cluster::ClusterConfig::from_start_args`]).
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::cluster::GcKind;
+use crate::units::{self, ByteSize};
+
+/// Load testing and capacity planning for Apache Cassandra.
+///
+/// headroom answers one question: how much traffic can a cluster carry while every window
+/// still meets its service level? It can start real Cassandra nodes on this machine, so one
+/// command takes you from nothing to an answer.
+#[derive(Debug, Parser)]
+#[command(
+    name = "headroom",
+    version,
+    about,
+    long_about,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of `headroom`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start, inspect and stop real Cassandra nodes on this machine (127.0.0.1, 127.0.0.2, ...).
+    ///
+    /// The nodes run from Cassandra's jars on Maven Central, fetched once with the machine's
+    /// Maven into headroom's cache, on the machine's JDK. A cluster lives in one directory
+    /// (data, logs, configuration and the pids headroom recorded); every subcommand works on
+    /// the cluster in --dir.
+    Cluster(ClusterArgs),
+}
+
+/// `headroom cluster ...`
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// The cluster's directory: configuration, data, logs and recorded pids of its nodes.
+    /// [default: headroom/cluster under the user's local data directory,
+    /// e.g. ~/.local/share/headroom/cluster]
+    #[arg(long, global = true, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// What to do with the cluster.
+    #[command(subcommand)]
+    pub command: ClusterCommand,
+}
+
+/// The subcommands of `headroom cluster`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Start a local cluster, or start again a stopped one that is in --dir.
+    ///
+    /// Node i listens on the i-th address from --first-address (127.0.0.1, 127.0.0.2, ...),
+    /// CQL on port 9042, storage on port 7000, JMX on 127.0.0.1 port 7199 + 100 × (last octet
+    /// − 1). The nodes start one after another; each must answer CQL before the next starts.
+    /// They keep running after this command returns; stop them with `headroom cluster stop`.
+    Start(StartArgs),
+    /// Show each node: address, pid, process up or down, CQL reachable, Cassandra version,
+    /// heap and garbage collector.
+    Status,
+    /// Stop every node headroom recorded in --dir (SIGTERM, then SIGKILL after --timeout).
+    /// Data is kept; `cluster start` starts the same nodes again.
+    Stop(StopArgs),
+    /// Stop the nodes, then delete the cluster's directory with all its data and logs.
+    Destroy(StopArgs),
+    /// Run Cassandra's nodetool against one node, e.g. `headroom cluster nodetool 1 status`.
+    Nodetool(NodetoolArgs),
+    /// Print the end of one node's log (the node's console output at INFO level).
+    Logs(LogsArgs),
+}
+
+/// `headroom cluster start`
+#[derive(Debug, Args, Default, Clone)]
+pub struct StartArgs {
+    /// Number of nodes. [default: 1]
+    #[arg(long, short = 'n', value_name = "N")]
+    pub nodes: Option<u32>,
+
+    /// Apache Cassandra release to run, as published on Maven Central
+    /// (org.apache.cassandra:cassandra-all). Resolved once into the cache, offline after that.
+    /// [default: 5.0.9, the newest 5.0 release]
+    #[arg(long, value_name = "VERSION")]
+    pub cassandra_version: Option<String>,
+
+    /// Java heap of each node (-Xms and -Xmx), e.g. 2G or 768M.
+    /// [default: a quarter of this machine's memory divided among the nodes, at most 4G,
+    /// at least 1G]
+    #[arg(long, value_name = "SIZE", value_parser = units::parse_heap)]
+    pub heap: Option<ByteSize>,
+
+    /// Garbage collector of each node's JVM. [default: g1]
+    #[arg(long, value_enum, value_name = "GC")]
+    pub gc: Option<GcKind>,
+
+    /// Extra JVM option for every node, added after headroom's own; repeat for several,
+    /// e.g. --jvm-opt=-XX:MaxGCPauseMillis=100.
+    #[arg(long = "jvm-opt", value_name = "ARG", allow_hyphen_values = true)]
+    pub jvm_opts: Vec<String>,
+
+    /// Address of the first node; node i gets this address plus i − 1. Must be in
+    /// 127.0.0.0/8 with room for every node in its last octet. [default: 127.0.0.1]
+    #[arg(long, value_name = "IPV4")]
+    pub first_address: Option<Ipv4Addr>,
+
+    /// How long one node may take from launch until it answers CQL.
+    #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
+    pub start_timeout: Duration,
+}
+
+/// `headroom cluster stop` and `headroom cluster destroy`
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    /// How long each node may take to shut down after SIGTERM before it gets SIGKILL.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+}
+
+/// `headroom cluster nodetool`
+#[derive(Debug, Args)]
+pub struct NodetoolArgs {
+    /// The node, by number: 1 for the first node.
+    #[arg(value_name = "NODE")]
+    pub node: u32,
+
+    /// nodetool's arguments, e.g. `status`, `tablestats ks.table`, `compact`.
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true
+    )]
+    pub args: Vec<String>,
+}
+
+/// `headroom cluster logs`
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// The node, by number: 1 for the first node.
+    #[arg(value_name = "NODE")]
+    pub node: u32,
+
+    /// How many lines from the end to print; 0 prints the whole log.
+    #[arg(long, short = 'n', default_value_t = 50, value_name = "N")]
+    pub lines: usize,
+
+    /// Print the JVM's GC and safepoint log instead of the node's log.
+    #[arg(long)]
+    pub gc: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn start_flags_parse_into_typed_values() {
+        let cli = Cli::try_parse_from([
+            "headroom",
+            "cluster",
+            "--dir",
+            "/tmp/c",
+            "start",
+            "--nodes",
+            "3",
+            "--heap",
+            "768M",
+            "--gc",
+            "zgc",
+            "--jvm-opt=-XX:+AlwaysPreTouch",
+            "--jvm-opt",
+            "-Dfoo=bar",
+            "--start-timeout",
+            "90s",
+        ])
+        .unwrap();
+        let Command::Cluster(args) = cli.command;
+        assert_eq!(args.dir, Some(PathBuf::from("/tmp/c")));
+        let ClusterCommand::Start(start) = args.command else {
+            panic!("not start")
+        };
+        assert_eq!(start.nodes, Some(3));
+        assert_eq!(start.heap, Some(ByteSize::mib(768)));
+        assert_eq!(start.gc, Some(GcKind::Zgc));
+        assert_eq!(start.jvm_opts, ["-XX:+AlwaysPreTouch", "-Dfoo=bar"]);
+        assert_eq!(start.start_timeout, Duration::from_secs(90));
+    }
+
+    #[test]
+    fn nodetool_passes_its_arguments_through() {
+        let cli = Cli::try_parse_from([
+            "headroom",
+            "cluster",
+            "nodetool",
+            "2",
+            "tablestats",
+            "-H",
+            "ks.t",
+        ])
+        .unwrap();
+        let Command::Cluster(args) = cli.command;
+        let ClusterCommand::Nodetool(nt) = args.command else {
+            panic!("not nodetool")
+        };
+        assert_eq!(nt.node, 2);
+        assert_eq!(nt.args, ["tablestats", "-H", "ks.t"]);
+    }
+
+    #[test]
+    fn bad_values_are_rejected_by_the_parser() {
+        for bad in [
+            vec!["headroom", "cluster", "start", "--heap", "lots"],
+            vec!["headroom", "cluster", "start", "--gc", "cms"],
+            vec![
+                "headroom",
+                "cluster",
+                "start",
+                "--first-address",
+                "localhost",
+            ],
+            vec!["headroom", "cluster", "stop", "--timeout", "forever"],
+            vec!["headroom", "cluster", "nodetool", "1"],
+        ] {
+            let err = Cli::try_parse_from(&bad).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?} should be a usage error");
+        }
+    }
+}

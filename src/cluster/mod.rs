@@ -1,0 +1,459 @@
+//! Real Apache Cassandra nodes on this machine.
+//!
+//! [`LocalCluster::start`] resolves Cassandra's jars (Maven Central, cached), checks the JDK,
+//! writes each node's configuration and launches the nodes one after another on 127.0.0.1,
+//! 127.0.0.2, ..., each answering CQL before the next starts. Dropping a [`LocalCluster`]
+//! stops the nodes it started, so a test that panics leaves no JVM behind;
+//! [`LocalCluster::keep_running`] hands them over to later `headroom cluster` commands, which
+//! find them through the record in the cluster directory ([`state`]).
+//!
+//! Only processes headroom recorded are ever signalled, and only after checking that the pid
+//! still runs that node's configuration ([`process::is_running`]).
+
+pub mod config;
+mod error;
+pub mod jars;
+pub mod java;
+pub mod probe;
+pub mod process;
+pub mod render;
+pub mod state;
+
+use std::fs;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+pub use config::{ClusterConfig, GcKind, NodeSpec};
+pub use error::ClusterError;
+use jars::CassandraJars;
+use java::Java;
+use process::Target;
+use state::ClusterState;
+
+/// How a start behaves, apart from what the cluster is.
+#[derive(Debug, Clone)]
+pub struct StartOptions {
+    /// How long one node may take from launch until it answers CQL.
+    pub node_timeout: Duration,
+    /// Where Cassandra's jars are cached.
+    pub cache_dir: PathBuf,
+    /// Print a line per step to standard error.
+    pub verbose: bool,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        StartOptions {
+            node_timeout: Duration::from_secs(180),
+            cache_dir: jars::cache_root(),
+            verbose: true,
+        }
+    }
+}
+
+/// The default cluster directory: `headroom/cluster` under the user's local data directory.
+pub fn default_dir() -> PathBuf {
+    dirs::data_local_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("headroom")
+        .join("cluster")
+}
+
+/// A local cluster: its directory, configuration and the node processes headroom recorded.
+///
+/// Dropping it stops the nodes unless [`keep_running`](Self::keep_running) was called.
+#[derive(Debug)]
+pub struct LocalCluster {
+    dir: PathBuf,
+    state: ClusterState,
+    /// The node processes this value launched, to reap them after they stop.
+    children: Vec<Option<Child>>,
+    stop_on_drop: bool,
+    /// How long a node may take to stop after SIGTERM.
+    stop_grace: Duration,
+}
+
+impl LocalCluster {
+    /// Starts a cluster in `dir`: a new one, or the stopped one recorded there (which must have
+    /// the same configuration). Nodes already started are stopped again if a later one fails.
+    pub fn start(
+        dir: &Path,
+        config: ClusterConfig,
+        options: &StartOptions,
+    ) -> Result<LocalCluster, ClusterError> {
+        config.validate()?;
+        let say = |line: &str| {
+            if options.verbose {
+                eprintln!("{line}");
+            }
+        };
+        let existing = ClusterState::load(dir)?;
+        if let Some(existing) = &existing {
+            let running = LocalCluster::attached(dir, existing.clone()).running_pids();
+            if !running.is_empty() {
+                let pids: Vec<String> = running.iter().map(u32::to_string).collect();
+                return Err(ClusterError::AlreadyRunning {
+                    dir: dir.to_path_buf(),
+                    pids: pids.join(", "),
+                });
+            }
+            if existing.config != config {
+                return Err(ClusterError::ConfigMismatch {
+                    dir: dir.to_path_buf(),
+                    stored: existing.config.describe(),
+                    requested: config.describe(),
+                });
+            }
+        }
+        let java = Java::find()?;
+        java.check_supports(&config.cassandra_version)?;
+        let jars = jars::resolve(&config.cassandra_version, &options.cache_dir, &say)?;
+        fs::create_dir_all(dir).map_err(ClusterError::io(format!("creating {}", dir.display())))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(ClusterError::io(format!("resolving {}", dir.display())))?;
+
+        let nodes = config.nodes as usize;
+        let mut cluster = LocalCluster {
+            state: ClusterState {
+                config,
+                pids: vec![None; nodes],
+                java: format!("{} ({})", java.version, java.path.display()),
+            },
+            dir,
+            children: (0..nodes).map(|_| None).collect(),
+            stop_on_drop: true,
+            stop_grace: Duration::from_secs(60),
+        };
+        cluster.state.save(&cluster.dir)?;
+        say(&format!(
+            "Starting {} in {}",
+            cluster.state.config.describe(),
+            cluster.dir.display()
+        ));
+        let specs = cluster.nodes();
+        if existing.is_none() {
+            // A new cluster: one node after another, each joining the ring before the next.
+            for spec in &specs {
+                let started = Instant::now();
+                cluster.launch_node(spec, &java, &jars)?;
+                cluster.wait_until_ready(spec, options.node_timeout)?;
+                cluster.report_ready(spec, started, &say);
+            }
+        } else {
+            // A stopped cluster: all nodes at once, as a real cluster restarts. One by one, each
+            // node would first wait out its gossip round with the peers it remembers (30 s).
+            let started = Instant::now();
+            for spec in &specs {
+                cluster.launch_node(spec, &java, &jars)?;
+            }
+            for spec in &specs {
+                let left = options
+                    .node_timeout
+                    .saturating_sub(started.elapsed())
+                    .max(Duration::from_secs(1));
+                cluster.wait_until_ready(spec, left)?;
+                cluster.report_ready(spec, started, &say);
+            }
+        }
+        if nodes > 1 {
+            cluster.wait_until_all_see_each_other(options.node_timeout)?;
+            say("  every node sees all the others");
+        }
+        Ok(cluster)
+    }
+
+    /// The cluster recorded in `dir`, as it is now. Dropping the value does not stop it.
+    pub fn open(dir: &Path) -> Result<LocalCluster, ClusterError> {
+        let state = ClusterState::load(dir)?.ok_or_else(|| ClusterError::NoCluster {
+            dir: dir.to_path_buf(),
+        })?;
+        Ok(LocalCluster::attached(dir, state))
+    }
+
+    fn attached(dir: &Path, state: ClusterState) -> LocalCluster {
+        let nodes = state.pids.len();
+        LocalCluster {
+            dir: dir.to_path_buf(),
+            state,
+            children: (0..nodes).map(|_| None).collect(),
+            stop_on_drop: false,
+            stop_grace: Duration::from_secs(60),
+        }
+    }
+
+    /// Leaves the nodes running when this value is dropped, for later `headroom cluster`
+    /// commands to find.
+    pub fn keep_running(mut self) {
+        self.stop_on_drop = false;
+    }
+
+    /// The cluster's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cluster's configuration.
+    pub fn config(&self) -> &ClusterConfig {
+        &self.state.config
+    }
+
+    /// The Java that runs the nodes, as recorded at start.
+    pub fn java_description(&self) -> &str {
+        &self.state.java
+    }
+
+    /// Every node's addresses and folders.
+    pub fn nodes(&self) -> Vec<NodeSpec> {
+        self.state.config.node_specs(&self.dir)
+    }
+
+    /// One node by number (1 for the first).
+    pub fn node(&self, index: u32) -> Result<NodeSpec, ClusterError> {
+        let count = self.state.config.nodes;
+        if index == 0 || index > count {
+            return Err(ClusterError::NoSuchNode { node: index, count });
+        }
+        Ok(self.nodes().swap_remove(index as usize - 1))
+    }
+
+    /// The CQL endpoints of all nodes, for a driver's contact points.
+    pub fn contact_points(&self) -> Vec<SocketAddr> {
+        self.nodes().iter().map(NodeSpec::native_addr).collect()
+    }
+
+    /// The recorded pid of node `index`, if that process still runs this node.
+    pub fn pid(&self, index: u32) -> Option<u32> {
+        let spec = self.node(index).ok()?;
+        let pid = self.state.pids.get(index as usize - 1).copied().flatten()?;
+        process::is_running(pid, &spec.command_line_marker()).then_some(pid)
+    }
+
+    /// The pids of the nodes that are running.
+    pub fn running_pids(&self) -> Vec<u32> {
+        (1..=self.state.config.nodes)
+            .filter_map(|i| self.pid(i))
+            .collect()
+    }
+
+    /// Stops every node (SIGTERM, then SIGKILL after `grace`) and records them as stopped.
+    /// The data stays.
+    pub fn stop(&mut self, grace: Duration) -> Result<(), ClusterError> {
+        let targets: Vec<Target> = self
+            .nodes()
+            .iter()
+            .zip(&self.state.pids)
+            .filter_map(|(spec, pid)| {
+                pid.map(|pid| Target {
+                    node: spec.index,
+                    pid,
+                    marker: spec.command_line_marker(),
+                })
+            })
+            .collect();
+        process::stop_all(&targets, grace)?;
+        for child in self.children.iter_mut().flatten() {
+            let _ = child.wait();
+        }
+        self.children.iter_mut().for_each(|c| *c = None);
+        self.state.pids.iter_mut().for_each(|p| *p = None);
+        if self.dir.exists() {
+            self.state.save(&self.dir)?;
+        }
+        Ok(())
+    }
+
+    /// Stops every node and deletes the cluster directory with all data and logs.
+    pub fn destroy(mut self, grace: Duration) -> Result<(), ClusterError> {
+        self.stop(grace)?;
+        self.stop_on_drop = false;
+        fs::remove_dir_all(&self.dir)
+            .map_err(ClusterError::io(format!("removing {}", self.dir.display())))
+    }
+
+    /// A command that runs nodetool against node `index`; add nodetool's arguments and run it.
+    pub fn nodetool(&self, index: u32) -> Result<Command, ClusterError> {
+        let spec = self.node(index)?;
+        let java = Java::find()?;
+        let jars = jars::resolve(
+            &self.state.config.cassandra_version,
+            &jars::cache_root(),
+            &|line| eprintln!("{line}"),
+        )?;
+        let tools_log = spec.conf_dir().join("logback-tools.xml");
+        if !tools_log.exists() {
+            write_file(&tools_log, &render::logback_tools_xml())?;
+        }
+        let mut command = Command::new(&java.path);
+        command.args(render::nodetool_args(&spec, &java, &jars));
+        Ok(command)
+    }
+
+    fn launch_node(
+        &mut self,
+        spec: &NodeSpec,
+        java: &Java,
+        jars: &CassandraJars,
+    ) -> Result<(), ClusterError> {
+        for (what, addr) in [
+            ("CQL", spec.native_addr()),
+            ("storage", spec.storage_addr()),
+            ("JMX", spec.jmx_addr()),
+        ] {
+            if !probe::is_free(addr) {
+                return Err(ClusterError::PortInUse {
+                    node: spec.index,
+                    what,
+                    addr,
+                });
+            }
+        }
+        for sub in [
+            "conf",
+            "data",
+            "commitlog",
+            "hints",
+            "saved_caches",
+            "cdc_raw",
+            "logs",
+        ] {
+            let path = spec.dir.join(sub);
+            fs::create_dir_all(&path)
+                .map_err(ClusterError::io(format!("creating {}", path.display())))?;
+        }
+        let conf = spec.conf_dir();
+        write_file(
+            &spec.yaml_path(),
+            &render::cassandra_yaml(&self.state.config, spec),
+        )?;
+        write_file(
+            &conf.join("cassandra-rackdc.properties"),
+            &render::rackdc_properties(),
+        )?;
+        write_file(&conf.join("logback.xml"), &render::logback_xml())?;
+        write_file(
+            &conf.join("logback-tools.xml"),
+            &render::logback_tools_xml(),
+        )?;
+        let args = render::jvm_args(&self.state.config, spec, java, jars);
+        let child = process::launch(&java.path, &args, &spec.log_path())?;
+        let pid = child.id();
+        let slot = spec.index as usize - 1;
+        self.children[slot] = Some(child);
+        self.state.pids[slot] = Some(pid);
+        write_file(&spec.pid_path(), &format!("{pid}\n"))?;
+        self.state.save(&self.dir)
+    }
+
+    fn report_ready(&self, spec: &NodeSpec, started: Instant, say: &dyn Fn(&str)) {
+        say(&format!(
+            "  node {} at {} answers CQL after {:.1} s (pid {})",
+            spec.index,
+            spec.native_addr(),
+            started.elapsed().as_secs_f64(),
+            self.state.pids[spec.index as usize - 1].unwrap_or(0),
+        ));
+    }
+
+    fn wait_until_ready(&mut self, spec: &NodeSpec, timeout: Duration) -> Result<(), ClusterError> {
+        let slot = spec.index as usize - 1;
+        let started = Instant::now();
+        let mut exited = None;
+        let ready = process::wait_until(timeout, || {
+            if let Some(Ok(Some(status))) = self.children[slot].as_mut().map(Child::try_wait) {
+                exited = Some(status);
+                return true;
+            }
+            probe::accepts_connections(spec.native_addr())
+        });
+        if let Some(status) = exited {
+            self.children[slot] = None;
+            self.state.pids[slot] = None;
+            self.state.save(&self.dir)?;
+            return Err(ClusterError::NodeExited {
+                node: spec.index,
+                address: spec.address.to_string(),
+                status: status.to_string(),
+                log: spec.log_path(),
+                tail: process::tail_of_file(&spec.log_path(), 20),
+            });
+        }
+        if !ready {
+            return Err(ClusterError::StartTimeout {
+                node: spec.index,
+                address: spec.address.to_string(),
+                waited: started.elapsed(),
+                log: spec.log_path(),
+                tail: process::tail_of_file(&spec.log_path(), 20),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl LocalCluster {
+    /// Waits until every node lists all the others, with their CQL addresses, in
+    /// `system.peers_v2`. A node opens its CQL port as soon as it has joined, which can be a
+    /// moment before gossip has told it (and the nodes before it) about every peer; a driver
+    /// connecting in that moment would see part of the cluster.
+    fn wait_until_all_see_each_other(&self, timeout: Duration) -> Result<(), ClusterError> {
+        let specs = self.nodes();
+        let others = specs.len() - 1;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(ClusterError::io("starting the async runtime"))?;
+        let mut last = String::new();
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            let mut lagging = Vec::new();
+            for spec in &specs {
+                match runtime.block_on(probe::peers_known(
+                    spec.native_addr(),
+                    Duration::from_secs(5),
+                )) {
+                    Ok(n) if n == others => {}
+                    Ok(n) => {
+                        lagging.push(format!("node {} sees {n} of {others} peers", spec.index))
+                    }
+                    Err(e) => lagging.push(format!("node {}: {e}", spec.index)),
+                }
+            }
+            if lagging.is_empty() {
+                return Ok(());
+            }
+            last = lagging.join("; ");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let first = &specs[0];
+        Err(ClusterError::StartTimeout {
+            node: first.index,
+            address: format!(
+                "{}, waiting for all nodes to see each other: {last}",
+                first.address
+            ),
+            waited: timeout,
+            log: first.log_path(),
+            tail: process::tail_of_file(&first.log_path(), 20),
+        })
+    }
+}
+
+impl Drop for LocalCluster {
+    fn drop(&mut self) {
+        if self.stop_on_drop {
+            if let Err(e) = self.stop(self.stop_grace) {
+                eprintln!(
+                    "headroom: could not stop the cluster in {}: {e}",
+                    self.dir.display()
+                );
+            }
+        }
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), ClusterError> {
+    fs::write(path, text).map_err(ClusterError::io(format!("writing {}", path.display())))
+}

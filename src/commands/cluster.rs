@@ -1,0 +1,221 @@
+//! `headroom cluster ...`: start, status, stop, destroy, nodetool, logs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::cli::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs};
+use crate::cluster::state::ClusterState;
+use crate::cluster::{self, probe, process, ClusterConfig, LocalCluster, StartOptions};
+
+/// Runs one `headroom cluster` subcommand.
+pub fn run(args: ClusterArgs) -> anyhow::Result<ExitCode> {
+    let dir = args.dir.unwrap_or_else(cluster::default_dir);
+    match args.command {
+        ClusterCommand::Start(start) => start_cluster(&dir, &start),
+        ClusterCommand::Status => {
+            let cluster = LocalCluster::open(&dir)?;
+            print_status(&cluster)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ClusterCommand::Stop(stop) => {
+            let mut cluster = LocalCluster::open(&dir)?;
+            let running = cluster.running_pids().len();
+            cluster.stop(stop.timeout)?;
+            println!(
+                "Stopped {running} running node(s) of the cluster in {}; its data is kept.",
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        ClusterCommand::Destroy(stop) => {
+            let cluster = LocalCluster::open(&dir)?;
+            cluster.destroy(stop.timeout)?;
+            println!(
+                "Destroyed the cluster in {}: nodes stopped, data and logs removed.",
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        ClusterCommand::Nodetool(nodetool) => run_nodetool(&dir, &nodetool),
+        ClusterCommand::Logs(logs) => print_logs(&dir, &logs),
+    }
+}
+
+fn start_cluster(dir: &Path, args: &StartArgs) -> anyhow::Result<ExitCode> {
+    let stored = ClusterState::load(dir)?.map(|s| s.config);
+    let config = ClusterConfig::from_start_args(args, stored.as_ref())?;
+    let options = StartOptions {
+        node_timeout: args.start_timeout,
+        ..StartOptions::default()
+    };
+    let cluster = LocalCluster::start(dir, config, &options)?;
+    print_status(&cluster)?;
+    let dir_flag = dir_flag(cluster.dir());
+    println!(
+        "\nThe nodes keep running. Contact points: {}",
+        join(cluster.contact_points())
+    );
+    println!("Stop them with `headroom cluster stop{dir_flag}`; remove them with `headroom cluster destroy{dir_flag}`.");
+    cluster.keep_running();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// ` --dir DIR` when `dir` is not the default, for commands printed as advice.
+fn dir_flag(dir: &Path) -> String {
+    let default = cluster::default_dir();
+    let is_default = default.canonicalize().ok().as_deref() == dir.canonicalize().ok().as_deref();
+    if is_default {
+        String::new()
+    } else {
+        format!(" --dir {}", dir.display())
+    }
+}
+
+fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One row of `cluster status`.
+struct NodeRow {
+    index: u32,
+    address: String,
+    pid: Option<u32>,
+    cql: Result<String, String>,
+}
+
+fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
+    let config = cluster.config();
+    let rows = node_rows(cluster)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "Cluster in {}", cluster.dir().display())?;
+    writeln!(
+        out,
+        "  {}; Java {}",
+        config.describe(),
+        cluster.java_description()
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:>9} {:>9}",
+        "NODE", "ADDRESS", "PID", "PROCESS", "CQL", "VERSION", "HEAP", "GC", "RSS", "PEAK RSS"
+    )?;
+    let mut problems = Vec::new();
+    for row in &rows {
+        let (cql, version) = match &row.cql {
+            Ok(version) => ("yes", version.clone()),
+            Err(reason) => {
+                if row.pid.is_some() {
+                    problems.push(format!("node {}: CQL does not answer: {reason}", row.index));
+                }
+                ("no", "-".to_string())
+            }
+        };
+        let memory = row.pid.and_then(process::memory);
+        let mib = |bytes: u64| format!("{} MiB", bytes >> 20);
+        writeln!(
+            out,
+            "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:>9} {:>9}",
+            row.index,
+            row.address,
+            row.pid.map_or("-".to_string(), |p| p.to_string()),
+            if row.pid.is_some() { "up" } else { "down" },
+            cql,
+            version,
+            config.heap.to_jvm(),
+            config.gc.name(),
+            memory.map_or("-".to_string(), |(rss, _)| mib(rss)),
+            memory.map_or("-".to_string(), |(_, peak)| mib(peak)),
+        )?;
+    }
+    for problem in problems {
+        writeln!(out, "  {problem}")?;
+    }
+    Ok(())
+}
+
+fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
+    let nodes = cluster.nodes();
+    let pids: Vec<Option<u32>> = nodes.iter().map(|n| cluster.pid(n.index)).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    // One session per node, knowing only that node, so each answers for itself even while
+    // the others' gossip is still settling.
+    let versions: Vec<Result<String, String>> = nodes
+        .iter()
+        .zip(&pids)
+        .map(|(node, pid)| match pid {
+            None => Err("not running".to_string()),
+            Some(_) => runtime.block_on(async {
+                let session = probe::connect(&[node.native_addr()], Duration::from_secs(5)).await?;
+                probe::release_version(&session, node.native_addr()).await
+            }),
+        })
+        .collect();
+    Ok(nodes
+        .iter()
+        .zip(pids)
+        .zip(versions)
+        .map(|((node, pid), cql)| NodeRow {
+            index: node.index,
+            address: node.address.to_string(),
+            pid,
+            cql,
+        })
+        .collect())
+}
+
+fn run_nodetool(dir: &Path, args: &NodetoolArgs) -> anyhow::Result<ExitCode> {
+    let cluster = LocalCluster::open(dir)?;
+    let spec = cluster.node(args.node)?;
+    if cluster.pid(args.node).is_none() {
+        anyhow::bail!(
+            "node {} ({}) is not running; start the cluster with `headroom cluster start{}`",
+            args.node,
+            spec.address,
+            dir_flag(dir)
+        );
+    }
+    let status = cluster
+        .nodetool(args.node)?
+        .args(&args.args)
+        .status()
+        .context("running nodetool")?;
+    Ok(ExitCode::from(
+        status.code().map_or(1, |c| c.clamp(0, 255) as u8),
+    ))
+}
+
+fn print_logs(dir: &Path, args: &LogsArgs) -> anyhow::Result<ExitCode> {
+    let cluster = LocalCluster::open(dir)?;
+    let spec = cluster.node(args.node)?;
+    let path = if args.gc {
+        spec.gc_log_path()
+    } else {
+        spec.log_path()
+    };
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let start = if args.lines == 0 {
+        0
+    } else {
+        lines.len().saturating_sub(args.lines)
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "==> {} <==", path.display())?;
+    for line in &lines[start..] {
+        writeln!(out, "{line}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,4 @@
+//! Command glue: each subcommand turns its parsed arguments into library calls and prints
+//! what a person needs to see.
+
+pub mod cluster;

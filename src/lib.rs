@@ -1,0 +1,35 @@
+//! headroom: load testing and capacity planning for Apache Cassandra.
+//!
+//! The library behind the `headroom` binary. [`run`] executes a parsed command line; the
+//! modules below are usable on their own, e.g. [`cluster::LocalCluster`] starts real local
+//! Cassandra nodes for a test and stops them when dropped.
+
+pub mod cli;
+pub mod cluster;
+mod commands;
+pub mod units;
+
+use std::process::ExitCode;
+
+/// Runs one parsed command line and returns the process exit code.
+pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        cli::Command::Cluster(args) => commands::cluster::run(args),
+    }
+}
+
+/// The exit code for an error that ended a command: 2 when the user's input was wrong
+/// (the same code clap uses for a bad command line), 1 for everything else.
+pub fn exit_code_for(err: &anyhow::Error) -> u8 {
+    let is_usage = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<cluster::ClusterError>()
+            .is_some_and(cluster::ClusterError::is_usage_error)
+            || cause.downcast_ref::<units::ParseError>().is_some()
+    });
+    if is_usage {
+        2
+    } else {
+        1
+    }
+}

@@ -1,0 +1,130 @@
+//! Helpers shared by the integration tests: one local cluster at a time, a directory per
+//! test, and guards that stop the nodes a test started even when the test panics.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use headroom::cluster::{probe, ClusterConfig, LocalCluster, StartOptions};
+use headroom::units::ByteSize;
+
+static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Holds the machine for one test: the tests share ports and two cores, so they run one by
+/// one. A test that panicked while holding it does not block the others.
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    ONE_CLUSTER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A fresh, empty directory for one test's cluster, under target/test-clusters (where
+/// .ci/run looks for nodes left behind by a test process that was killed).
+pub fn cluster_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("test-clusters")
+        .join(name);
+    if let Ok(cluster) = LocalCluster::open(&dir) {
+        // Left by an earlier run that was killed: stop it before starting again.
+        let _ = cluster_stop(cluster);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cluster_stop(mut cluster: LocalCluster) -> Result<(), headroom::cluster::ClusterError> {
+    cluster.stop(Duration::from_secs(30))
+}
+
+/// Stops the cluster recorded in a directory when dropped: for clusters started by the
+/// `headroom` binary, which outlive the command that started them.
+pub struct StopOnDrop(pub PathBuf);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Ok(cluster) = LocalCluster::open(&self.0) {
+            if let Err(e) = cluster_stop(cluster) {
+                eprintln!("could not stop the cluster in {}: {e}", self.0.display());
+            }
+        }
+    }
+}
+
+/// Options for tests: quiet would hide useful progress in a failing test's output.
+pub fn start_options() -> StartOptions {
+    StartOptions {
+        node_timeout: Duration::from_secs(180),
+        ..StartOptions::default()
+    }
+}
+
+/// A small-heap configuration of `nodes` nodes.
+pub fn small_cluster(nodes: u32) -> ClusterConfig {
+    ClusterConfig {
+        nodes,
+        heap: ByteSize::mib(768),
+        ..ClusterConfig::default()
+    }
+}
+
+/// Runs the headroom binary.
+pub fn headroom(args: &[&str]) -> Output {
+    headroom_with_env(args, &[])
+}
+
+/// Runs the headroom binary with extra environment variables.
+pub fn headroom_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_headroom"));
+    command.args(args).env_remove("HEADROOM_CLUSTER_DIR");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("the headroom binary runs");
+    eprintln!(
+        "$ headroom {}\n{}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `cql` on exactly one node and returns the rows as text.
+pub fn query(node: SocketAddr, cql: &str) -> Vec<Vec<Option<String>>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let session = probe::connect(&[node], Duration::from_secs(10))
+            .await
+            .unwrap();
+        probe::query_node(&session, node, cql).await.unwrap()
+    })
+}
+
+/// Whether a process with this pid exists (zombies count as gone).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            !stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}

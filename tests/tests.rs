@@ -1,0 +1,8 @@
+//! Integration tests: the `headroom` binary and library against real local Cassandra nodes.
+//!
+//! One test binary; the tests take turns on the machine (see `support::exclusive`). Each
+//! starts its nodes in its own directory and stops them even when it fails.
+
+mod support;
+
+mod cluster;
