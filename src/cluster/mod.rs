@@ -302,7 +302,8 @@ impl LocalCluster {
             ("storage", spec.storage_addr()),
             ("JMX", spec.jmx_addr()),
         ] {
-            if !probe::is_free(addr) {
+            // A short grace: a node stopped a moment ago may still be closing its sockets.
+            if !process::wait_until(Duration::from_secs(3), || probe::is_free(addr)) {
                 return Err(ClusterError::PortInUse {
                     node: spec.index,
                     what,

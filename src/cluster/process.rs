@@ -47,13 +47,19 @@ pub fn is_running(pid: u32, marker: &str) -> bool {
     {
         return false;
     }
-    // The state follows the parenthesised command name in /proc/PID/stat; Z is a zombie:
-    // it has exited and only waits for its parent to read its status.
+    !has_exited(pid)
+}
+
+/// Whether `pid` has finished exiting: no such process, or a zombie (exited, waiting for its
+/// parent to read its status). A process that is still exiting has already lost its command
+/// line but may still hold its sockets, so waiting for a stop checks this, not the marker.
+pub fn has_exited(pid: u32) -> bool {
+    // The state follows the parenthesised command name in /proc/PID/stat.
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let state = stat
         .rsplit_once(')')
         .and_then(|(_, rest)| rest.split_whitespace().next());
-    !matches!(state, Some("Z") | Some("X") | None)
+    matches!(state, Some("Z") | Some("X") | None)
 }
 
 /// Resident memory of a process now and at its peak (VmRSS and VmHWM), in bytes.
@@ -93,10 +99,12 @@ pub fn stop_all(targets: &[Target], grace: Duration) -> Result<(), ClusterError>
     for t in &live {
         let _ = signal(t.pid, Signal::SIGTERM);
     }
-    let all_gone = |set: &[&Target]| set.iter().all(|t| !is_running(t.pid, &t.marker));
+    let all_gone = |set: &[&Target]| set.iter().all(|t| has_exited(t.pid));
     if wait_until(grace, || all_gone(&live)) {
         return Ok(());
     }
+    // Only a process that still shows the node's marker gets SIGKILL; one whose command line
+    // is already gone is in the middle of exiting.
     for t in live.iter().filter(|t| is_running(t.pid, &t.marker)) {
         let _ = signal(t.pid, Signal::SIGKILL);
     }
@@ -105,7 +113,7 @@ pub fn stop_all(targets: &[Target], grace: Duration) -> Result<(), ClusterError>
     }
     let stuck = live
         .iter()
-        .find(|t| is_running(t.pid, &t.marker))
+        .find(|t| !has_exited(t.pid))
         .expect("one is still running");
     Err(ClusterError::StopFailed {
         node: stuck.node,
