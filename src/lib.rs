@@ -6,8 +6,11 @@
 
 pub mod cli;
 pub mod cluster;
+pub mod engine;
+pub mod metrics;
 mod commands;
 pub mod units;
+pub mod workload;
 
 use std::process::ExitCode;
 

@@ -119,9 +119,65 @@ pub fn parse_duration(input: &str) -> Result<Duration, ParseError> {
     })
 }
 
+/// clap value parser for rates in operations per second: `2000`, `20k`, `1.5M`, `500/s`.
+pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
+    let err = |reason: &str| ParseError {
+        what: "rate",
+        input: input.to_string(),
+        reason: reason.to_string(),
+    };
+    let text = input.trim().trim_end_matches("/s");
+    let value = parse_si(text).ok_or_else(|| err("write operations per second like 2000, 20k or 1.5M"))?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(err("the rate must be above zero"));
+    }
+    Ok(value)
+}
+
+/// clap value parser for counts: `1000`, `200k`, `100M`, `1e6`.
+pub fn parse_count(input: &str) -> Result<u64, ParseError> {
+    let err = |reason: &str| ParseError {
+        what: "count",
+        input: input.to_string(),
+        reason: reason.to_string(),
+    };
+    let value = parse_si(input.trim()).ok_or_else(|| err("write a whole number like 1000, 200k or 100M"))?;
+    if value < 0.0 || value.fract() != 0.0 || value > u64::MAX as f64 {
+        return Err(err("it must be a whole number, zero or more"));
+    }
+    Ok(value as u64)
+}
+
+/// A decimal number with an optional k/M/G (thousand, million, billion) suffix.
+fn parse_si(text: &str) -> Option<f64> {
+    let (number, multiplier) = match text.chars().last()? {
+        'k' | 'K' => (&text[..text.len() - 1], 1e3),
+        'm' | 'M' => (&text[..text.len() - 1], 1e6),
+        'g' | 'G' | 'b' | 'B' => (&text[..text.len() - 1], 1e9),
+        _ => (text, 1.0),
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    Some(value * multiplier)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_and_counts_take_si_suffixes() {
+        assert_eq!(parse_rate("20k").unwrap(), 20_000.0);
+        assert_eq!(parse_rate("1.5M").unwrap(), 1_500_000.0);
+        assert_eq!(parse_rate("250/s").unwrap(), 250.0);
+        assert_eq!(parse_rate("0.5").unwrap(), 0.5);
+        assert!(parse_rate("fast").unwrap_err().reason.contains("20k"));
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("-5k").is_err());
+        assert_eq!(parse_count("100M").unwrap(), 100_000_000);
+        assert_eq!(parse_count("200k").unwrap(), 200_000);
+        assert_eq!(parse_count("1e6").unwrap(), 1_000_000);
+        assert!(parse_count("1.5").is_err());
+    }
 
     #[test]
     fn byte_sizes_use_binary_multiples_like_the_jvm() {

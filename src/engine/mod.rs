@@ -1,0 +1,487 @@
+//! The load engine: a schedule releases requests, workers send them and record what happened,
+//! a collector adds the workers' records up at every interval end.
+//!
+//! - Open loop ([`LoadMode::Open`]): one dispatcher releases requests at their intended times
+//!   (see [`schedule`]); at most `max_in_flight` are in flight; a request waiting for a slot
+//!   keeps its intended start, so its response time includes the wait.
+//! - Closed loop ([`LoadMode::Closed`]): a fixed number of requests in flight; response time
+//!   equals service time (and hides stalls: coordinated omission).
+//!
+//! Workers are tokio tasks, one per runtime thread, each keeping many requests in flight and
+//! recording into histograms of its own (no lock, no shared counter per request beyond one
+//! atomic increment). At each interval end a worker hands its histograms to the collector,
+//! which merges them and passes the interval to an [`IntervalSink`] (files, live output).
+
+pub mod clock;
+pub mod schedule;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::stream::{FuturesUnordered, StreamExt};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::metrics::hiccup::HiccupMeter;
+use crate::metrics::{new_histogram, ErrorClass, OpStats, Phase};
+use crate::workload::Workload;
+use clock::Clock;
+use schedule::{dispatch, Arrivals, End, Progress, Ticket, TicketSource};
+
+pub use schedule::ArrivalKind;
+
+/// Open or closed loop.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "loop", rename_all = "lowercase")]
+pub enum LoadMode {
+    /// Fixed rate: requests at intended times, latency from the intended start.
+    Open {
+        /// Requests per second.
+        rate_per_s: f64,
+        /// Fixed or Poisson spacing.
+        arrivals: ArrivalKind,
+        /// At most this many requests in flight; more wait in the client.
+        max_in_flight: usize,
+    },
+    /// Fixed concurrency: each slot sends its next request when the previous one answers.
+    Closed {
+        /// Requests in flight at all times.
+        concurrency: usize,
+    },
+}
+
+impl LoadMode {
+    /// What the latencies of this mode measure, said plainly.
+    pub fn latency_kind(&self) -> &'static str {
+        match self {
+            LoadMode::Open { .. } => "response time (open loop: from each request's intended start, waits included)",
+            LoadMode::Closed { .. } => "service time (closed loop: from the actual send; stalls are under-counted — coordinated omission)",
+        }
+    }
+}
+
+/// Everything the engine needs to know about one run.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Open or closed loop.
+    pub mode: LoadMode,
+    /// Warmup length and the measured part's length or count.
+    pub end: End,
+    /// Length of one interval (the live-output and histogram-log period).
+    pub interval: Duration,
+    /// Number of workers (one per runtime thread).
+    pub workers: usize,
+    /// Sequence numbers start here (after the rows a populate wrote).
+    pub first_seq: u64,
+    /// Send only this operation type (populate), instead of the workload's mix.
+    pub only_op: Option<usize>,
+    /// Seed of the Poisson schedule.
+    pub seed: u64,
+    /// Run the client hiccup meter.
+    pub hiccups: bool,
+}
+
+/// One finished interval: what every operation type did in it, and the client's hiccups.
+#[derive(Debug, Clone)]
+pub struct Interval {
+    /// 0 for the first interval.
+    pub index: u64,
+    /// Start, ns since the run's start.
+    pub start_ns: u64,
+    /// Length in ns (the last interval may be shorter).
+    pub length_ns: u64,
+    /// Per operation type, per phase ([`Phase::index`]).
+    pub ops: Vec<[OpStats; 2]>,
+    /// The client's hiccups in this interval, ns.
+    pub hiccups: Option<Histogram<u64>>,
+    /// Requests released but not yet sent at the interval's end.
+    pub backlog: u64,
+}
+
+/// Receives every interval, in order, as soon as it is complete.
+pub trait IntervalSink {
+    /// One finished interval.
+    fn interval(&mut self, interval: &Interval);
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The measured part reached its duration or request count.
+    Completed,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// Every request failed for [`ALL_FAILING_LIMIT`].
+    AllRequestsFailing,
+}
+
+/// How long every request may fail before the run gives up.
+pub const ALL_FAILING_LIMIT: Duration = Duration::from_secs(10);
+
+/// What a whole run did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Per operation type, per phase, over the whole run.
+    pub totals: Vec<[OpStats; 2]>,
+    /// The client's hiccups over the whole run.
+    pub hiccups: Histogram<u64>,
+    /// From the start to the last answer, ns.
+    pub elapsed_ns: u64,
+    /// Requests the schedule released (open loop: the attempted count).
+    pub released: u64,
+    /// The largest backlog seen at an interval end.
+    pub max_backlog: u64,
+    /// Why the run ended.
+    pub stop: StopReason,
+}
+
+/// Messages from workers and the hiccup meter to the collector.
+enum Message {
+    Part { worker: usize, index: u64, ops: Vec<[OpStats; 2]> },
+    WorkerDone { worker: usize, end_ns: u64 },
+    Hiccups { index: u64, histogram: Histogram<u64> },
+    HiccupsDone,
+}
+
+fn empty_ops(n: usize) -> Vec<[OpStats; 2]> {
+    (0..n).map(|_| [OpStats::default(), OpStats::default()]).collect()
+}
+
+/// Runs the load described by `config` with `workload`, timing with `clock`, and hands each
+/// finished interval to `sink`. Setting `progress.stop` ends the run early; requests in
+/// flight are still awaited and recorded.
+pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
+    workload: Arc<W>,
+    clock: C,
+    config: &EngineConfig,
+    progress: Arc<Progress>,
+    sink: &mut S,
+) -> Outcome {
+    let n_ops = workload.op_names().len();
+    let interval_ns = config.interval.as_nanos().max(1) as u64;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
+    let workers = config.workers.max(1);
+
+    let (source, limits): (TicketSource<C>, Vec<usize>) = match config.mode {
+        LoadMode::Open { rate_per_s, arrivals, max_in_flight } => {
+            // A bounded hand-over queue: when it is full the dispatcher waits, and the
+            // requests behind keep their intended starts.
+            let (queue_tx, queue_rx) = async_channel::bounded(65_536);
+            let arrivals = Arrivals::new(arrivals, rate_per_s, config.seed);
+            let dispatcher = dispatch(clock.clone(), arrivals, config.end, progress.clone(), queue_tx);
+            C::run_dispatcher(dispatcher);
+            (TicketSource::Open(queue_rx), split(max_in_flight.max(1), workers))
+        }
+        LoadMode::Closed { concurrency } => (
+            TicketSource::Closed { clock: clock.clone(), end: config.end, progress: progress.clone() },
+            split(concurrency.max(1), workers),
+        ),
+    };
+
+    let hiccup_meter = if config.hiccups {
+        let tx = tx.clone();
+        let t0 = std::time::Instant::now() - Duration::from_nanos(clock.now_ns());
+        Some(HiccupMeter::start(t0, config.interval, move |index, histogram| {
+            let _ = tx.send(Message::Hiccups { index, histogram });
+        }))
+    } else {
+        None
+    };
+
+    let active: Vec<usize> = (0..workers).filter(|w| limits[*w] > 0).collect();
+    let mut handles = Vec::new();
+    for &worker in &active {
+        let ctx = WorkerContext {
+            worker,
+            workload: workload.clone(),
+            clock: clock.clone(),
+            source: source.clone(),
+            limit: limits[worker],
+            interval_ns,
+            warmup_ns: config.end.warmup_ns,
+            first_seq: config.first_seq,
+            only_op: config.only_op,
+            progress: progress.clone(),
+            tx: tx.clone(),
+        };
+        handles.push(tokio::spawn(ctx.drive()));
+    }
+    drop(source);
+
+    let mut collector = Collector::new(&active, n_ops, interval_ns, config.hiccups);
+    let mut meter = hiccup_meter;
+    let mut stop = StopReason::Completed;
+    while let Some(message) = rx.recv().await {
+        let workers_done = collector.take(message);
+        if workers_done {
+            if let Some(m) = meter.take() {
+                // The meter hands over its last interval, then the collector can finish.
+                let tx = tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    m.stop();
+                    let _ = tx.send(Message::HiccupsDone);
+                });
+            } else if !config.hiccups || collector.hiccups_done {
+                break;
+            }
+        }
+        collector.flush(sink, &progress, clock.now_ns());
+        if collector.all_failing_ns >= ALL_FAILING_LIMIT.as_nanos() as u64 && !progress.stop.load(Ordering::Relaxed) {
+            stop = StopReason::AllRequestsFailing;
+            progress.stop.store(true, Ordering::Relaxed);
+        }
+        if collector.workers_done() && (!config.hiccups || collector.hiccups_done) {
+            break;
+        }
+    }
+    collector.flush(sink, &progress, clock.now_ns());
+    for handle in handles {
+        let _ = handle.await;
+    }
+    if stop == StopReason::Completed && progress.stop.load(Ordering::Relaxed) {
+        stop = StopReason::Interrupted;
+    }
+    Outcome {
+        totals: collector.totals,
+        hiccups: collector.hiccup_total,
+        elapsed_ns: collector.end_ns,
+        released: progress.released.load(Ordering::Relaxed),
+        max_backlog: collector.max_backlog,
+        stop,
+    }
+}
+
+/// Divides `total` slots among `workers` as evenly as whole numbers allow.
+fn split(total: usize, workers: usize) -> Vec<usize> {
+    (0..workers).map(|w| total / workers + usize::from(w < total % workers)).collect()
+}
+
+struct WorkerContext<W, C: Clock> {
+    worker: usize,
+    workload: Arc<W>,
+    clock: C,
+    source: TicketSource<C>,
+    limit: usize,
+    interval_ns: u64,
+    warmup_ns: u64,
+    first_seq: u64,
+    only_op: Option<usize>,
+    progress: Arc<Progress>,
+    tx: mpsc::UnboundedSender<Message>,
+}
+
+/// One request's life.
+struct Completion {
+    op: usize,
+    phase: Phase,
+    intended_ns: u64,
+    send_ns: u64,
+    done_ns: u64,
+    error: Option<(ErrorClass, String)>,
+}
+
+impl<W: Workload, C: Clock> WorkerContext<W, C> {
+    async fn drive(self) {
+        let n_ops = self.workload.op_names().len();
+        let mut in_flight = FuturesUnordered::new();
+        let mut current = 0u64;
+        let mut ops = empty_ops(n_ops);
+        let mut source_done = false;
+        // Wakes the worker to hand over finished intervals even when no answer arrives.
+        let mut tick = tokio::time::interval(Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            if source_done && in_flight.is_empty() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                Some(done) = in_flight.next(), if !in_flight.is_empty() => {
+                    let done: Completion = done;
+                    self.hand_over(&mut current, &mut ops, done.done_ns / self.interval_ns);
+                    let stats = &mut ops[done.op][done.phase.index()];
+                    match done.error {
+                        None => stats.record_ok(done.done_ns.saturating_sub(done.intended_ns), done.done_ns.saturating_sub(done.send_ns)),
+                        Some((class, message)) => stats.record_error(class, || message),
+                    }
+                }
+                ticket = self.source.next(), if !source_done && in_flight.len() < self.limit => {
+                    match ticket {
+                        Some(ticket) => in_flight.push(self.send(ticket)),
+                        None => source_done = true,
+                    }
+                }
+                _ = tick.tick() => {
+                    if self.progress.stop.load(Ordering::Relaxed) {
+                        source_done = true;
+                        if let TicketSource::Open(queue) = &self.source {
+                            queue.close();
+                        }
+                    }
+                    let now_index = self.clock.now_ns() / self.interval_ns;
+                    self.hand_over(&mut current, &mut ops, now_index);
+                }
+            }
+        }
+        let end_ns = self.clock.now_ns();
+        let _ = self.tx.send(Message::Part { worker: self.worker, index: current, ops });
+        let _ = self.tx.send(Message::WorkerDone { worker: self.worker, end_ns });
+    }
+
+    /// Hands every interval before `index` to the collector.
+    fn hand_over(&self, current: &mut u64, ops: &mut Vec<[OpStats; 2]>, index: u64) {
+        while *current < index {
+            let finished = std::mem::replace(ops, empty_ops(ops.len()));
+            let _ = self.tx.send(Message::Part { worker: self.worker, index: *current, ops: finished });
+            *current += 1;
+        }
+    }
+
+    async fn send(&self, ticket: Ticket) -> Completion {
+        let seq = self.first_seq + ticket.seq;
+        let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
+        let phase = if ticket.intended_ns < self.warmup_ns { Phase::Warmup } else { Phase::Measure };
+        self.progress.sent.fetch_add(1, Ordering::Relaxed);
+        let send_ns = self.clock.now_ns();
+        let result = self.workload.execute(op, seq).await;
+        let done_ns = self.clock.now_ns();
+        Completion {
+            op,
+            phase,
+            intended_ns: ticket.intended_ns,
+            send_ns,
+            done_ns,
+            error: result.err().map(|e| (ErrorClass::of(&e), e.to_string())),
+        }
+    }
+}
+
+/// Adds up the workers' parts, interval by interval, and releases each interval once every
+/// worker (and the hiccup meter) has handed it over.
+struct Collector {
+    n_ops: usize,
+    interval_ns: u64,
+    /// Per worker: every interval before this has been handed over (MAX once done).
+    marks: BTreeMap<usize, u64>,
+    hiccup_mark: Option<u64>,
+    hiccups_done: bool,
+    pending: BTreeMap<u64, Interval>,
+    next: u64,
+    end_ns: u64,
+    totals: Vec<[OpStats; 2]>,
+    hiccup_total: Histogram<u64>,
+    max_backlog: u64,
+    all_failing_ns: u64,
+}
+
+impl Collector {
+    fn new(workers: &[usize], n_ops: usize, interval_ns: u64, hiccups: bool) -> Self {
+        Collector {
+            n_ops,
+            interval_ns,
+            marks: workers.iter().map(|&w| (w, 0)).collect(),
+            hiccup_mark: hiccups.then_some(0),
+            hiccups_done: !hiccups,
+            pending: BTreeMap::new(),
+            next: 0,
+            end_ns: 0,
+            totals: empty_ops(n_ops),
+            hiccup_total: new_histogram(),
+            max_backlog: 0,
+            all_failing_ns: 0,
+        }
+    }
+
+    fn workers_done(&self) -> bool {
+        self.marks.values().all(|&m| m == u64::MAX)
+    }
+
+    fn slot(&mut self, index: u64) -> &mut Interval {
+        let (n_ops, interval_ns) = (self.n_ops, self.interval_ns);
+        self.pending.entry(index).or_insert_with(|| Interval {
+            index,
+            start_ns: index * interval_ns,
+            length_ns: interval_ns,
+            ops: empty_ops(n_ops),
+            hiccups: None,
+            backlog: 0,
+        })
+    }
+
+    /// Takes one message; says whether every worker is now done.
+    fn take(&mut self, message: Message) -> bool {
+        match message {
+            Message::Part { worker, index, ops } => {
+                let slot = self.slot(index);
+                for (into, from) in slot.ops.iter_mut().zip(&ops) {
+                    into[0].add(&from[0]);
+                    into[1].add(&from[1]);
+                }
+                self.marks.insert(worker, index + 1);
+            }
+            Message::WorkerDone { worker, end_ns } => {
+                self.marks.insert(worker, u64::MAX);
+                self.end_ns = self.end_ns.max(end_ns);
+            }
+            Message::Hiccups { index, histogram } => {
+                let slot = self.slot(index);
+                match &mut slot.hiccups {
+                    Some(h) => h.add(&histogram).expect("auto-resizing histograms always add"),
+                    None => slot.hiccups = Some(histogram),
+                }
+                self.hiccup_mark = Some(index + 1);
+            }
+            Message::HiccupsDone => {
+                self.hiccups_done = true;
+                self.hiccup_mark = Some(u64::MAX);
+            }
+        }
+        self.workers_done()
+    }
+
+    /// Releases every interval all sources have handed over.
+    fn flush<S: IntervalSink>(&mut self, sink: &mut S, progress: &Progress, now_ns: u64) {
+        let mut ready = self.marks.values().copied().min().unwrap_or(u64::MAX);
+        if let Some(h) = self.hiccup_mark {
+            ready = ready.min(h);
+        }
+        let all_done = ready == u64::MAX;
+        if all_done && self.end_ns == 0 {
+            self.end_ns = now_ns;
+        }
+        while let Some((&index, _)) = self.pending.first_key_value() {
+            if index >= ready {
+                break;
+            }
+            let mut interval = self.pending.pop_first().expect("checked above").1;
+            if all_done && self.pending.is_empty() {
+                // The last interval ends with the run.
+                interval.length_ns = self.end_ns.saturating_sub(interval.start_ns).clamp(1, self.interval_ns);
+            }
+            interval.backlog = progress.backlog();
+            self.max_backlog = self.max_backlog.max(interval.backlog);
+            let (ok, failed) = interval.ops.iter().flatten().fold((0, 0), |(o, f), s| (o + s.ok, f + s.error_count()));
+            if ok == 0 && failed > 0 {
+                self.all_failing_ns += interval.length_ns;
+            } else if ok > 0 {
+                self.all_failing_ns = 0;
+            }
+            for (total, part) in self.totals.iter_mut().zip(&interval.ops) {
+                total[0].add(&part[0]);
+                total[1].add(&part[1]);
+            }
+            if let Some(h) = &interval.hiccups {
+                self.hiccup_total.add(h).expect("auto-resizing histograms always add");
+            }
+            self.next = index + 1;
+            sink.interval(&interval);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,136 @@
+//! The statistics of one operation type over one span of time: two histograms, counts and
+//! error classes. Workers keep their own and the collector adds them up at interval ends, so
+//! recording takes no lock.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::ErrorClass;
+
+/// Whether a request belongs to the warmup (excluded from results) or the measured run, by
+/// its intended start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Before the end of `--warmup`.
+    Warmup,
+    /// The measured run.
+    Measure,
+}
+
+impl Phase {
+    /// Both phases, by index.
+    pub const ALL: [Phase; 2] = [Phase::Warmup, Phase::Measure];
+
+    /// The phase's name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Warmup => "warmup",
+            Phase::Measure => "measure",
+        }
+    }
+
+    /// Index into per-phase arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A histogram for latencies in nanoseconds with 3 significant digits, growing as needed.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits is a valid precision")
+}
+
+/// What one operation type did in one span of time.
+#[derive(Debug, Clone)]
+pub struct OpStats {
+    /// Response time of successful requests (completion − intended start), ns.
+    pub response_ns: Histogram<u64>,
+    /// Service time of successful requests (completion − send), ns.
+    pub service_ns: Histogram<u64>,
+    /// Successful requests.
+    pub ok: u64,
+    /// Failed requests by class.
+    pub errors: BTreeMap<ErrorClass, u64>,
+    /// The first message seen for each class.
+    pub error_examples: BTreeMap<ErrorClass, String>,
+}
+
+impl Default for OpStats {
+    fn default() -> Self {
+        OpStats {
+            response_ns: new_histogram(),
+            service_ns: new_histogram(),
+            ok: 0,
+            errors: BTreeMap::new(),
+            error_examples: BTreeMap::new(),
+        }
+    }
+}
+
+impl OpStats {
+    /// Records a successful request.
+    #[inline]
+    pub fn record_ok(&mut self, response_ns: u64, service_ns: u64) {
+        self.ok += 1;
+        // Auto-resizing histograms accept any value; a zero is recorded as the lowest value.
+        let _ = self.response_ns.record(response_ns.max(1));
+        let _ = self.service_ns.record(service_ns.max(1));
+    }
+
+    /// Records a failed request; `message` is asked for only for the first of its class.
+    pub fn record_error(&mut self, class: ErrorClass, message: impl FnOnce() -> String) {
+        *self.errors.entry(class).or_insert(0) += 1;
+        self.error_examples.entry(class).or_insert_with(message);
+    }
+
+    /// Failed requests of every class.
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// All requests, successful or not.
+    pub fn total(&self) -> u64 {
+        self.ok + self.error_count()
+    }
+
+    /// Adds another span's statistics to these.
+    pub fn add(&mut self, other: &OpStats) {
+        self.ok += other.ok;
+        self.response_ns.add(&other.response_ns).expect("auto-resizing histograms always add");
+        self.service_ns.add(&other.service_ns).expect("auto-resizing histograms always add");
+        for (class, n) in &other.errors {
+            *self.errors.entry(*class).or_insert(0) += n;
+        }
+        for (class, message) in &other.error_examples {
+            self.error_examples.entry(*class).or_insert_with(|| message.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_add_up() {
+        let mut a = OpStats::default();
+        a.record_ok(1_000_000, 900_000);
+        a.record_error(ErrorClass::Timeout, || "first".into());
+        a.record_error(ErrorClass::Timeout, || panic!("only the first message is built"));
+        let mut b = OpStats::default();
+        b.record_ok(3_000_000, 2_000_000);
+        b.record_error(ErrorClass::Timeout, || "second".into());
+        b.record_error(ErrorClass::Overloaded, || "busy".into());
+        a.add(&b);
+        assert_eq!(a.ok, 2);
+        assert_eq!(a.errors[&ErrorClass::Timeout], 3);
+        assert_eq!(a.error_examples[&ErrorClass::Timeout], "first");
+        assert_eq!(a.error_examples[&ErrorClass::Overloaded], "busy");
+        assert_eq!(a.total(), 5);
+        assert_eq!(a.response_ns.len(), 2);
+        assert!(a.response_ns.max() >= 3_000_000);
+    }
+}

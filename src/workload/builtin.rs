@@ -1,0 +1,322 @@
+//! The built-in workloads, with the semantics of tlp-stress's KeyValue and BasicTimeSeries.
+//!
+//! - `keyvalue`: table `keyvalue (key text PRIMARY KEY, value text)`. Write inserts a value of
+//!   100–200 characters; read selects one key; delete deletes one key.
+//! - `timeseries`: table `sensor_data (sensor_id text, timestamp timeuuid, data text,
+//!   PRIMARY KEY (sensor_id, timestamp))`, newest first. Write inserts a new row (`now()`)
+//!   with 100–200 characters of data; read fetches the latest 500 rows of a partition; delete
+//!   removes the rows of a partition older than [`TIMESERIES_DELETE_DEPTH_S`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::Consistency;
+use scylla::value::CqlTimestamp;
+
+use super::generators::{request_rng, PartitionKeys, TextPool};
+use super::{OpMix, Workload, WorkloadConfig};
+
+/// The names `headroom run` accepts.
+pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries"];
+
+/// Operation type indexes shared by the built-ins.
+const WRITE: usize = 0;
+const READ: usize = 1;
+const DELETE: usize = 2;
+const OP_NAMES: &[&str] = &["write", "read", "delete"];
+
+/// Rows the timeseries read fetches, newest first.
+pub const TIMESERIES_READ_ROWS: u32 = 500;
+/// A timeseries delete removes a partition's rows older than this many seconds.
+pub const TIMESERIES_DELETE_DEPTH_S: i64 = 60;
+
+/// Why a workload could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// The workload's name is not a built-in.
+    #[error("unknown workload '{0}': the built-in workloads are {names}", names = BUILTIN_NAMES.join(", "))]
+    Unknown(String),
+    /// A setting that cannot work.
+    #[error("{0}")]
+    Invalid(String),
+    /// The table exists with other columns than the workload needs.
+    #[error("table {table} exists with columns {found}, but the {workload} workload needs {expected}. Use another --keyspace, or --drop to recreate it (this deletes its data)")]
+    Incompatible {
+        /// keyspace.table
+        table: String,
+        /// The workload.
+        workload: String,
+        /// The columns found, `name type`.
+        found: String,
+        /// The columns needed.
+        expected: String,
+    },
+    /// A schema statement or a prepare failed.
+    #[error("{action} failed: {reason}\n  CQL: {cql}")]
+    Cql {
+        /// What headroom was doing.
+        action: &'static str,
+        /// The statement.
+        cql: String,
+        /// The server's or driver's message.
+        reason: String,
+    },
+}
+
+impl WorkloadError {
+    /// Whether the error is the user's input rather than a failure.
+    pub fn is_usage_error(&self) -> bool {
+        matches!(self, WorkloadError::Unknown(_) | WorkloadError::Invalid(_) | WorkloadError::Incompatible { .. })
+    }
+}
+
+/// Parses a consistency level name such as LOCAL_ONE or quorum.
+pub fn parse_consistency(name: &str) -> Result<Consistency, WorkloadError> {
+    Ok(match name.to_ascii_uppercase().as_str() {
+        "ANY" => Consistency::Any,
+        "ONE" => Consistency::One,
+        "TWO" => Consistency::Two,
+        "THREE" => Consistency::Three,
+        "QUORUM" => Consistency::Quorum,
+        "ALL" => Consistency::All,
+        "LOCAL_QUORUM" => Consistency::LocalQuorum,
+        "EACH_QUORUM" => Consistency::EachQuorum,
+        "LOCAL_ONE" => Consistency::LocalOne,
+        _ => {
+            return Err(WorkloadError::Invalid(format!(
+                "--consistency {name} is not a consistency level: use ONE, TWO, THREE, QUORUM, ALL, LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM or ANY"
+            )))
+        }
+    })
+}
+
+/// A built-in workload, ready to send requests.
+#[derive(Debug)]
+pub struct Builtin {
+    kind: Kind,
+    mix: OpMix,
+    keys: PartitionKeys,
+    text: TextPool,
+    seed: u64,
+    statements: [PreparedStatement; 3],
+    session: Arc<Session>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    KeyValue,
+    TimeSeries,
+}
+
+impl Kind {
+    fn table(self) -> &'static str {
+        match self {
+            Kind::KeyValue => "keyvalue",
+            Kind::TimeSeries => "sensor_data",
+        }
+    }
+
+    /// The columns the table must have, as system_schema.columns reports them.
+    fn columns(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Kind::KeyValue => &[("key", "text"), ("value", "text")],
+            Kind::TimeSeries => &[("data", "text"), ("sensor_id", "text"), ("timestamp", "timeuuid")],
+        }
+    }
+
+    fn create_table(self, ks: &str, options: &str) -> String {
+        match self {
+            Kind::KeyValue => format!(
+                "CREATE TABLE IF NOT EXISTS {ks}.keyvalue (key text PRIMARY KEY, value text){options}"
+            ),
+            Kind::TimeSeries => format!(
+                "CREATE TABLE IF NOT EXISTS {ks}.sensor_data (sensor_id text, timestamp timeuuid, data text, \
+                 PRIMARY KEY (sensor_id, timestamp)) WITH CLUSTERING ORDER BY (timestamp DESC){}",
+                options.replacen(" WITH ", " AND ", 1)
+            ),
+        }
+    }
+
+    fn statements(self, ks: &str) -> [String; 3] {
+        match self {
+            Kind::KeyValue => [
+                format!("INSERT INTO {ks}.keyvalue (key, value) VALUES (?, ?)"),
+                format!("SELECT key, value FROM {ks}.keyvalue WHERE key = ?"),
+                format!("DELETE FROM {ks}.keyvalue WHERE key = ?"),
+            ],
+            Kind::TimeSeries => [
+                format!("INSERT INTO {ks}.sensor_data (sensor_id, timestamp, data) VALUES (?, now(), ?)"),
+                format!(
+                    "SELECT sensor_id, timestamp, data FROM {ks}.sensor_data WHERE sensor_id = ? LIMIT {TIMESERIES_READ_ROWS}"
+                ),
+                format!("DELETE FROM {ks}.sensor_data WHERE sensor_id = ? AND timestamp < maxTimeuuid(?)"),
+            ],
+        }
+    }
+}
+
+impl Builtin {
+    /// Creates the keyspace and table when missing (or anew with `drop`), checks an existing
+    /// table's columns, and prepares the statements.
+    pub async fn prepare(session: Arc<Session>, config: &WorkloadConfig) -> Result<Builtin, WorkloadError> {
+        let session_ref = &session;
+        let kind = match config.name.as_str() {
+            "keyvalue" => Kind::KeyValue,
+            "timeseries" => Kind::TimeSeries,
+            other => return Err(WorkloadError::Unknown(other.to_string())),
+        };
+        config.validate().map_err(WorkloadError::Invalid)?;
+        let consistency = parse_consistency(&config.consistency)?;
+        let ks = &config.keyspace;
+        if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
+            return Err(WorkloadError::Invalid(format!(
+                "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
+            )));
+        }
+        if config.drop {
+            run_schema(session_ref, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+        }
+        run_schema(
+            session_ref,
+            format!("CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}", config.replication),
+        )
+        .await?;
+        check_columns(session_ref, ks, kind, &config.name).await?;
+        let mut options = Vec::new();
+        if let Some(compaction) = &config.compaction {
+            options.push(format!("compaction = {compaction}"));
+        }
+        if let Some(ttl) = config.ttl_s {
+            options.push(format!("default_time_to_live = {ttl}"));
+        }
+        let options = if options.is_empty() { String::new() } else { format!(" WITH {}", options.join(" AND ")) };
+        run_schema(session_ref, kind.create_table(ks, &options)).await?;
+        session.await_schema_agreement().await.map_err(|e| WorkloadError::Cql {
+            action: "waiting for schema agreement",
+            cql: String::new(),
+            reason: e.to_string(),
+        })?;
+
+        let texts = kind.statements(ks);
+        let mut prepared = Vec::with_capacity(3);
+        for cql in texts {
+            let mut statement = session.prepare(cql.as_str()).await.map_err(|e| WorkloadError::Cql {
+                action: "preparing a statement",
+                cql: cql.clone(),
+                reason: e.to_string(),
+            })?;
+            statement.set_consistency(consistency);
+            // A retried request hides latency; a failed one is data.
+            statement.set_is_idempotent(false);
+            prepared.push(statement);
+        }
+        let statements: [PreparedStatement; 3] = prepared.try_into().expect("three statements");
+        Ok(Builtin {
+            kind,
+            mix: OpMix::new(&[
+                1.0 - config.read_ratio - config.delete_ratio,
+                config.read_ratio,
+                config.delete_ratio,
+            ]),
+            keys: PartitionKeys::new(config.partitions, config.partition_generator),
+            text: TextPool::new(config.seed),
+            seed: config.seed,
+            statements,
+            session,
+        })
+    }
+}
+
+async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
+    session
+        .query_unpaged(cql.as_str(), &[])
+        .await
+        .map(|_| ())
+        .map_err(|e| WorkloadError::Cql { action: "a schema change", cql, reason: e.to_string() })
+}
+
+/// Fails when the workload's table exists with other columns.
+async fn check_columns(session: &Session, ks: &str, kind: Kind, workload: &str) -> Result<(), WorkloadError> {
+    let cql = "SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
+    let result = session
+        .query_unpaged(cql, (ks, kind.table()))
+        .await
+        .map_err(|e| WorkloadError::Cql { action: "reading the schema", cql: cql.into(), reason: e.to_string() })?;
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| WorkloadError::Cql { action: "reading the schema", cql: cql.into(), reason: e.to_string() })?;
+    let mut found = BTreeMap::new();
+    for row in rows.rows::<(String, String)>().map_err(|e| WorkloadError::Cql {
+        action: "reading the schema",
+        cql: cql.into(),
+        reason: e.to_string(),
+    })? {
+        let (name, ty) = row.map_err(|e| WorkloadError::Cql {
+            action: "reading the schema",
+            cql: cql.into(),
+            reason: e.to_string(),
+        })?;
+        found.insert(name, ty);
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let expected: BTreeMap<String, String> =
+        kind.columns().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    if found != expected {
+        let describe = |m: &BTreeMap<String, String>| {
+            m.iter().map(|(n, t)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")
+        };
+        return Err(WorkloadError::Incompatible {
+            table: format!("{ks}.{}", kind.table()),
+            workload: workload.to_string(),
+            found: describe(&found),
+            expected: describe(&expected),
+        });
+    }
+    Ok(())
+}
+
+impl Workload for Builtin {
+    fn op_names(&self) -> &[&'static str] {
+        OP_NAMES
+    }
+
+    fn op_for(&self, seq: u64) -> usize {
+        self.mix.op_for(seq)
+    }
+
+    fn populate_op(&self) -> usize {
+        WRITE
+    }
+
+    async fn execute(&self, op: usize, seq: u64) -> Result<(), ExecutionError> {
+        let session = &self.session;
+        let mut rng = request_rng(self.seed, seq);
+        let key = self.keys.key(seq, &mut rng).to_string();
+        let statement = &self.statements[op];
+        match (self.kind, op) {
+            (_, WRITE) => {
+                let value = self.text.text(&mut rng, 100, 200);
+                session.execute_unpaged(statement, (key.as_str(), value)).await?;
+            }
+            (_, READ) => {
+                session.execute_unpaged(statement, (key.as_str(),)).await?;
+            }
+            (Kind::KeyValue, DELETE) => {
+                session.execute_unpaged(statement, (key.as_str(),)).await?;
+            }
+            (Kind::TimeSeries, DELETE) => {
+                let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+                let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
+                session.execute_unpaged(statement, (key.as_str(), before)).await?;
+            }
+            _ => unreachable!("the built-ins have three operation types"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,87 @@
+//! The mix of operation types: exact over the run, deterministic per request.
+//!
+//! Type shares are dealt out like Bresenham's line: among the first n requests, type t gets
+//! floor(n · share_t) or one more, at every n. Ratios hold exactly at any length of run
+//! (no 1% granularity, no drift from random draws), and request i's type depends on i alone.
+
+/// Shares of operation types, dealt out exactly.
+#[derive(Debug, Clone)]
+pub struct OpMix {
+    /// Each type's share of what the types before it left over; the last type takes the rest.
+    conditional: Vec<f64>,
+}
+
+impl OpMix {
+    /// A mix from weights (any non-negative numbers, not all zero), by type index.
+    pub fn new(weights: &[f64]) -> OpMix {
+        let mut remaining: f64 = weights.iter().sum();
+        assert!(remaining > 0.0, "an operation mix needs a positive weight");
+        let mut conditional = Vec::with_capacity(weights.len());
+        for &w in weights {
+            conditional.push(if remaining > 0.0 { (w / remaining).min(1.0) } else { 0.0 });
+            remaining -= w;
+        }
+        OpMix { conditional }
+    }
+
+    /// The type of request `seq`.
+    pub fn op_for(&self, seq: u64) -> usize {
+        let mut index = seq as f64;
+        let last = self.conditional.len() - 1;
+        for (t, &share) in self.conditional[..last].iter().enumerate() {
+            let before = (index * share).floor();
+            let through = ((index + 1.0) * share).floor();
+            if through > before {
+                return t;
+            }
+            // Request `seq` is not of type t: its position among the requests left for the
+            // later types is its position minus the type-t requests before it.
+            index -= before;
+        }
+        last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(mix: &OpMix, n: u64, types: usize) -> Vec<u64> {
+        let mut c = vec![0; types];
+        for i in 0..n {
+            c[mix.op_for(i)] += 1;
+        }
+        c
+    }
+
+    #[test]
+    fn shares_are_exact_at_every_length() {
+        let mix = OpMix::new(&[0.2, 0.05, 0.75]);
+        for n in [1, 7, 20, 99, 1000, 12_345, 1_000_000] {
+            let c = counts(&mix, n, 3);
+            assert_eq!(c.iter().sum::<u64>(), n);
+            for (t, share) in [0.2, 0.05, 0.75].iter().enumerate() {
+                let expected = share * n as f64;
+                assert!((c[t] as f64 - expected).abs() <= 1.0 + 1e-6, "n={n} type {t}: {} vs {expected}", c[t]);
+            }
+        }
+    }
+
+    #[test]
+    fn odd_ratios_hold_too() {
+        let mix = OpMix::new(&[1.0 / 3.0, 0.001, 1.0 - 1.0 / 3.0 - 0.001]);
+        let c = counts(&mix, 300_000, 3);
+        assert_eq!(c[0], 100_000);
+        assert!((c[1] as i64 - 300).abs() <= 1, "{c:?}");
+    }
+
+    #[test]
+    fn zero_weights_never_occur_and_a_single_type_always_does() {
+        let mix = OpMix::new(&[0.0, 0.0, 1.0]);
+        assert!((0..1000).all(|i| mix.op_for(i) == 2));
+        let mix = OpMix::new(&[1.0]);
+        assert!((0..1000).all(|i| mix.op_for(i) == 0));
+        let mix = OpMix::new(&[1.0, 0.0]);
+        assert!((0..1000).all(|i| mix.op_for(i) == 0));
+    }
+}

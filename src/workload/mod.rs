@@ -1,0 +1,160 @@
+//! What the load consists of: schemas, operation types and their mix, and value generators.
+//!
+//! A [`Workload`] turns a sequence number into one request. Everything about request `i` (its
+//! operation type, partition, values) is a function of the run's seed and `i` alone, so a run
+//! repeats exactly whichever worker sends which request. Later formats (YCSB property files,
+//! cassandra-stress profiles, headroom's YAML) implement the same trait.
+
+pub mod builtin;
+pub mod generators;
+pub mod mix;
+
+use std::future::Future;
+
+use scylla::errors::ExecutionError;
+use serde::{Deserialize, Serialize};
+
+pub use mix::OpMix;
+
+/// One workload, prepared against a session (schema created, statements prepared).
+pub trait Workload: Send + Sync + 'static {
+    /// The operation types, by index: e.g. `["write", "read", "delete"]`.
+    fn op_names(&self) -> &[&'static str];
+
+    /// The operation type of request `seq`.
+    fn op_for(&self, seq: u64) -> usize;
+
+    /// The operation type used to populate the tables before a run.
+    fn populate_op(&self) -> usize;
+
+    /// Sends request `seq` of operation type `op` and waits for its answer.
+    fn execute(&self, op: usize, seq: u64) -> impl Future<Output = Result<(), ExecutionError>> + Send;
+}
+
+/// How partition keys are drawn from `0..partitions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum PartitionGenerator {
+    /// Uniformly at random.
+    Random,
+    /// Normally distributed around the middle (σ = partitions / 6): hot partitions in the middle.
+    Normal,
+    /// In order, 0, 1, 2, ..., wrapping around after the last.
+    Sequence,
+}
+
+/// The settings every built-in workload shares, as stored in the run's config.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadConfig {
+    /// Built-in workload name: keyvalue or timeseries.
+    pub name: String,
+    /// Keyspace of the workload's table.
+    pub keyspace: String,
+    /// Number of distinct partition keys.
+    pub partitions: u64,
+    /// How partition keys are chosen.
+    pub partition_generator: PartitionGenerator,
+    /// Fraction of requests that are reads.
+    pub read_ratio: f64,
+    /// Fraction of requests that are deletes.
+    pub delete_ratio: f64,
+    /// Rows written before the measured run.
+    pub populate: u64,
+    /// The keyspace's replication, as a CQL map.
+    pub replication: String,
+    /// The table's compaction, as a CQL map, when not Cassandra's default.
+    pub compaction: Option<String>,
+    /// The table's default time to live in seconds.
+    pub ttl_s: Option<u32>,
+    /// Consistency level of every request.
+    pub consistency: String,
+    /// Drop and recreate the keyspace before the run.
+    pub drop: bool,
+    /// Seed of every value generator.
+    pub seed: u64,
+}
+
+impl WorkloadConfig {
+    /// Checks the ratios; the error names the flag.
+    pub fn validate(&self) -> Result<(), String> {
+        for (flag, value) in [("--read-ratio", self.read_ratio), ("--delete-ratio", self.delete_ratio)] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(format!("{flag} {value} must be between 0 and 1"));
+            }
+        }
+        if self.read_ratio + self.delete_ratio > 1.0 + 1e-9 {
+            return Err(format!(
+                "--read-ratio {} plus --delete-ratio {} is more than 1",
+                self.read_ratio, self.delete_ratio
+            ));
+        }
+        if self.partitions == 0 {
+            return Err("--partitions must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Turns the `--replication` shorthand into a CQL map: `simple:3`,
+/// `nts:datacenter1=3,dc2=2`, or a CQL map given as is.
+pub fn replication_map(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.starts_with('{') {
+        return Ok(text.to_string());
+    }
+    if let Some(rf) = text.strip_prefix("simple:") {
+        let rf: u32 = rf.parse().map_err(|_| format!("--replication {text}: the factor must be a number, as in simple:3"))?;
+        return Ok(format!("{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}"));
+    }
+    if let Some(dcs) = text.strip_prefix("nts:") {
+        let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
+        for dc in dcs.split(',') {
+            let (name, rf) = dc
+                .split_once('=')
+                .ok_or_else(|| format!("--replication {text}: write each data centre as NAME=FACTOR, as in nts:datacenter1=3"))?;
+            let rf: u32 = rf.trim().parse().map_err(|_| format!("--replication {text}: '{rf}' is not a factor"))?;
+            parts.push(format!("'{}': {rf}", name.trim()));
+        }
+        return Ok(format!("{{{}}}", parts.join(", ")));
+    }
+    Err(format!(
+        "--replication '{text}' is not understood: use simple:RF, nts:DC=RF[,DC=RF...] or a CQL map"
+    ))
+}
+
+/// Turns the `--compaction` shorthand into a CQL map: stcs, lcs, twcs, ucs, or a CQL map.
+pub fn compaction_map(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let class = match text.to_ascii_lowercase().as_str() {
+        t if t.starts_with('{') => return Ok(text.to_string()),
+        "stcs" => "SizeTieredCompactionStrategy",
+        "lcs" => "LeveledCompactionStrategy",
+        "twcs" => "TimeWindowCompactionStrategy",
+        "ucs" => "UnifiedCompactionStrategy",
+        _ => return Err(format!("--compaction '{text}' is not understood: use stcs, lcs, twcs, ucs or a CQL map")),
+    };
+    Ok(format!("{{'class': '{class}'}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_shorthands() {
+        assert_eq!(replication_map("simple:3").unwrap(), "{'class': 'SimpleStrategy', 'replication_factor': 3}");
+        assert_eq!(
+            replication_map("nts:datacenter1=3, dc2=1").unwrap(),
+            "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3, 'dc2': 1}"
+        );
+        assert_eq!(replication_map("{'class': 'X'}").unwrap(), "{'class': 'X'}");
+        assert!(replication_map("three").unwrap_err().contains("simple:RF"));
+        assert!(replication_map("nts:dc1").is_err());
+    }
+
+    #[test]
+    fn compaction_shorthands() {
+        assert_eq!(compaction_map("LCS").unwrap(), "{'class': 'LeveledCompactionStrategy'}");
+        assert!(compaction_map("fast").is_err());
+    }
+}
