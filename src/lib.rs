@@ -6,9 +6,9 @@
 
 pub mod cli;
 pub mod cluster;
+mod commands;
 pub mod engine;
 pub mod metrics;
-mod commands;
 pub mod units;
 pub mod workload;
 

@@ -127,7 +127,8 @@ pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
         reason: reason.to_string(),
     };
     let text = input.trim().trim_end_matches("/s");
-    let value = parse_si(text).ok_or_else(|| err("write operations per second like 2000, 20k or 1.5M"))?;
+    let value =
+        parse_si(text).ok_or_else(|| err("write operations per second like 2000, 20k or 1.5M"))?;
     if !(value.is_finite() && value > 0.0) {
         return Err(err("the rate must be above zero"));
     }
@@ -141,7 +142,8 @@ pub fn parse_count(input: &str) -> Result<u64, ParseError> {
         input: input.to_string(),
         reason: reason.to_string(),
     };
-    let value = parse_si(input.trim()).ok_or_else(|| err("write a whole number like 1000, 200k or 100M"))?;
+    let value = parse_si(input.trim())
+        .ok_or_else(|| err("write a whole number like 1000, 200k or 100M"))?;
     if value < 0.0 || value.fract() != 0.0 || value > u64::MAX as f64 {
         return Err(err("it must be a whole number, zero or more"));
     }

@@ -70,7 +70,9 @@ pub struct TokioClock {
 impl TokioClock {
     /// A clock whose zero is now.
     pub fn start_now() -> Self {
-        TokioClock { t0: tokio::time::Instant::now() }
+        TokioClock {
+            t0: tokio::time::Instant::now(),
+        }
     }
 }
 

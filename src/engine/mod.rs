@@ -141,14 +141,29 @@ pub struct Outcome {
 
 /// Messages from workers and the hiccup meter to the collector.
 enum Message {
-    Part { worker: usize, index: u64, ops: Vec<[OpStats; 2]> },
-    WorkerDone { worker: usize, end_ns: u64 },
-    Hiccups { index: u64, histogram: Histogram<u64> },
+    /// A worker's records for one interval; `complete` is false for the worker's last, partial
+    /// interval, which may still be open for the other workers.
+    Part {
+        worker: usize,
+        index: u64,
+        ops: Vec<[OpStats; 2]>,
+        complete: bool,
+    },
+    WorkerDone {
+        worker: usize,
+        end_ns: u64,
+    },
+    Hiccups {
+        index: u64,
+        histogram: Histogram<u64>,
+    },
     HiccupsDone,
 }
 
 fn empty_ops(n: usize) -> Vec<[OpStats; 2]> {
-    (0..n).map(|_| [OpStats::default(), OpStats::default()]).collect()
+    (0..n)
+        .map(|_| [OpStats::default(), OpStats::default()])
+        .collect()
 }
 
 /// Runs the load described by `config` with `workload`, timing with `clock`, and hands each
@@ -167,17 +182,34 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     let workers = config.workers.max(1);
 
     let (source, limits): (TicketSource<C>, Vec<usize>) = match config.mode {
-        LoadMode::Open { rate_per_s, arrivals, max_in_flight } => {
+        LoadMode::Open {
+            rate_per_s,
+            arrivals,
+            max_in_flight,
+        } => {
             // A bounded hand-over queue: when it is full the dispatcher waits, and the
             // requests behind keep their intended starts.
             let (queue_tx, queue_rx) = async_channel::bounded(65_536);
             let arrivals = Arrivals::new(arrivals, rate_per_s, config.seed);
-            let dispatcher = dispatch(clock.clone(), arrivals, config.end, progress.clone(), queue_tx);
+            let dispatcher = dispatch(
+                clock.clone(),
+                arrivals,
+                config.end,
+                progress.clone(),
+                queue_tx,
+            );
             C::run_dispatcher(dispatcher);
-            (TicketSource::Open(queue_rx), split(max_in_flight.max(1), workers))
+            (
+                TicketSource::Open(queue_rx),
+                split(max_in_flight.max(1), workers),
+            )
         }
         LoadMode::Closed { concurrency } => (
-            TicketSource::Closed { clock: clock.clone(), end: config.end, progress: progress.clone() },
+            TicketSource::Closed {
+                clock: clock.clone(),
+                end: config.end,
+                progress: progress.clone(),
+            },
             split(concurrency.max(1), workers),
         ),
     };
@@ -185,9 +217,13 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     let hiccup_meter = if config.hiccups {
         let tx = tx.clone();
         let t0 = std::time::Instant::now() - Duration::from_nanos(clock.now_ns());
-        Some(HiccupMeter::start(t0, config.interval, move |index, histogram| {
-            let _ = tx.send(Message::Hiccups { index, histogram });
-        }))
+        Some(HiccupMeter::start(
+            t0,
+            config.interval,
+            move |index, histogram| {
+                let _ = tx.send(Message::Hiccups { index, histogram });
+            },
+        ))
     } else {
         None
     };
@@ -230,7 +266,9 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             }
         }
         collector.flush(sink, &progress, clock.now_ns());
-        if collector.all_failing_ns >= ALL_FAILING_LIMIT.as_nanos() as u64 && !progress.stop.load(Ordering::Relaxed) {
+        if collector.all_failing_ns >= ALL_FAILING_LIMIT.as_nanos() as u64
+            && !progress.stop.load(Ordering::Relaxed)
+        {
             stop = StopReason::AllRequestsFailing;
             progress.stop.store(true, Ordering::Relaxed);
         }
@@ -257,7 +295,9 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
 
 /// Divides `total` slots among `workers` as evenly as whole numbers allow.
 fn split(total: usize, workers: usize) -> Vec<usize> {
-    (0..workers).map(|w| total / workers + usize::from(w < total % workers)).collect()
+    (0..workers)
+        .map(|w| total / workers + usize::from(w < total % workers))
+        .collect()
 }
 
 struct WorkerContext<W, C: Clock> {
@@ -292,7 +332,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let mut ops = empty_ops(n_ops);
         let mut source_done = false;
         // Wakes the worker to hand over finished intervals even when no answer arrives.
-        let mut tick = tokio::time::interval(Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)));
+        let mut tick = tokio::time::interval(
+            Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
+        );
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             if source_done && in_flight.is_empty() {
@@ -328,15 +370,28 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             }
         }
         let end_ns = self.clock.now_ns();
-        let _ = self.tx.send(Message::Part { worker: self.worker, index: current, ops });
-        let _ = self.tx.send(Message::WorkerDone { worker: self.worker, end_ns });
+        let _ = self.tx.send(Message::Part {
+            worker: self.worker,
+            index: current,
+            ops,
+            complete: false,
+        });
+        let _ = self.tx.send(Message::WorkerDone {
+            worker: self.worker,
+            end_ns,
+        });
     }
 
     /// Hands every interval before `index` to the collector.
     fn hand_over(&self, current: &mut u64, ops: &mut Vec<[OpStats; 2]>, index: u64) {
         while *current < index {
             let finished = std::mem::replace(ops, empty_ops(ops.len()));
-            let _ = self.tx.send(Message::Part { worker: self.worker, index: *current, ops: finished });
+            let _ = self.tx.send(Message::Part {
+                worker: self.worker,
+                index: *current,
+                ops: finished,
+                complete: true,
+            });
             *current += 1;
         }
     }
@@ -344,7 +399,11 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
     async fn send(&self, ticket: Ticket) -> Completion {
         let seq = self.first_seq + ticket.seq;
         let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
-        let phase = if ticket.intended_ns < self.warmup_ns { Phase::Warmup } else { Phase::Measure };
+        let phase = if ticket.intended_ns < self.warmup_ns {
+            Phase::Warmup
+        } else {
+            Phase::Measure
+        };
         self.progress.sent.fetch_add(1, Ordering::Relaxed);
         let send_ns = self.clock.now_ns();
         let result = self.workload.execute(op, seq).await;
@@ -415,13 +474,20 @@ impl Collector {
     /// Takes one message; says whether every worker is now done.
     fn take(&mut self, message: Message) -> bool {
         match message {
-            Message::Part { worker, index, ops } => {
+            Message::Part {
+                worker,
+                index,
+                ops,
+                complete,
+            } => {
                 let slot = self.slot(index);
                 for (into, from) in slot.ops.iter_mut().zip(&ops) {
                     into[0].add(&from[0]);
                     into[1].add(&from[1]);
                 }
-                self.marks.insert(worker, index + 1);
+                if complete {
+                    self.marks.insert(worker, index + 1);
+                }
             }
             Message::WorkerDone { worker, end_ns } => {
                 self.marks.insert(worker, u64::MAX);
@@ -430,7 +496,9 @@ impl Collector {
             Message::Hiccups { index, histogram } => {
                 let slot = self.slot(index);
                 match &mut slot.hiccups {
-                    Some(h) => h.add(&histogram).expect("auto-resizing histograms always add"),
+                    Some(h) => h
+                        .add(&histogram)
+                        .expect("auto-resizing histograms always add"),
                     None => slot.hiccups = Some(histogram),
                 }
                 self.hiccup_mark = Some(index + 1);
@@ -460,11 +528,18 @@ impl Collector {
             let mut interval = self.pending.pop_first().expect("checked above").1;
             if all_done && self.pending.is_empty() {
                 // The last interval ends with the run.
-                interval.length_ns = self.end_ns.saturating_sub(interval.start_ns).clamp(1, self.interval_ns);
+                interval.length_ns = self
+                    .end_ns
+                    .saturating_sub(interval.start_ns)
+                    .clamp(1, self.interval_ns);
             }
             interval.backlog = progress.backlog();
             self.max_backlog = self.max_backlog.max(interval.backlog);
-            let (ok, failed) = interval.ops.iter().flatten().fold((0, 0), |(o, f), s| (o + s.ok, f + s.error_count()));
+            let (ok, failed) = interval
+                .ops
+                .iter()
+                .flatten()
+                .fold((0, 0), |(o, f), s| (o + s.ok, f + s.error_count()));
             if ok == 0 && failed > 0 {
                 self.all_failing_ns += interval.length_ns;
             } else if ok > 0 {
@@ -475,7 +550,9 @@ impl Collector {
                 total[1].add(&part[1]);
             }
             if let Some(h) = &interval.hiccups {
-                self.hiccup_total.add(h).expect("auto-resizing histograms always add");
+                self.hiccup_total
+                    .add(h)
+                    .expect("auto-resizing histograms always add");
             }
             self.next = index + 1;
             sink.interval(&interval);

@@ -93,7 +93,8 @@ impl End {
         if t_ns < self.warmup_ns {
             return false;
         }
-        self.duration_ns.is_some_and(|d| t_ns >= self.warmup_ns + d) || self.ops.is_some_and(|n| measured >= n)
+        self.duration_ns.is_some_and(|d| t_ns >= self.warmup_ns + d)
+            || self.ops.is_some_and(|n| measured >= n)
     }
 }
 
@@ -113,7 +114,9 @@ pub struct Progress {
 impl Progress {
     /// Requests released but not yet sent: the client's backlog.
     pub fn backlog(&self) -> u64 {
-        self.released.load(Ordering::Relaxed).saturating_sub(self.sent.load(Ordering::Relaxed))
+        self.released
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.sent.load(Ordering::Relaxed))
     }
 }
 
@@ -140,7 +143,14 @@ pub async fn dispatch<C: Clock>(
             progress.measured.store(measured, Ordering::Relaxed);
         }
         progress.released.fetch_add(1, Ordering::Relaxed);
-        if queue.send(Ticket { seq: seq as u64, intended_ns }).await.is_err() {
+        if queue
+            .send(Ticket {
+                seq: seq as u64,
+                intended_ns,
+            })
+            .await
+            .is_err()
+        {
             break;
         }
     }
@@ -167,7 +177,11 @@ impl<C: Clock> TicketSource<C> {
     pub async fn next(&self) -> Option<Ticket> {
         match self {
             TicketSource::Open(queue) => queue.recv().await.ok(),
-            TicketSource::Closed { clock, end, progress } => {
+            TicketSource::Closed {
+                clock,
+                end,
+                progress,
+            } => {
                 if progress.stop.load(Ordering::Relaxed) {
                     return None;
                 }
@@ -183,7 +197,10 @@ impl<C: Clock> TicketSource<C> {
                     }
                 }
                 let seq = progress.released.fetch_add(1, Ordering::Relaxed);
-                Some(Ticket { seq, intended_ns: now })
+                Some(Ticket {
+                    seq,
+                    intended_ns: now,
+                })
             }
         }
     }
@@ -198,24 +215,40 @@ mod tests {
     fn fixed_arrivals_are_exact_and_poisson_has_the_mean_rate() {
         let fixed: Vec<u64> = Arrivals::new(ArrivalKind::Fixed, 3.0, 1).take(4).collect();
         assert_eq!(fixed, [0, 333_333_333, 666_666_666, 1_000_000_000]);
-        let far = Arrivals::new(ArrivalKind::Fixed, 20_000.0, 1).nth(20_000_000).unwrap();
+        let far = Arrivals::new(ArrivalKind::Fixed, 20_000.0, 1)
+            .nth(20_000_000)
+            .unwrap();
         assert_eq!(far, 1_000_000_000_000, "no drift after 20M requests");
         let n = 100_000;
-        let last = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7).nth(n).unwrap();
+        let last = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7)
+            .nth(n)
+            .unwrap();
         let mean_gap_ms = last as f64 / n as f64 / 1e6;
         assert!((mean_gap_ms - 1.0).abs() < 0.01, "{mean_gap_ms}");
-        let a: Vec<u64> = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7).take(5).collect();
-        let b: Vec<u64> = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7).take(5).collect();
+        let a: Vec<u64> = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7)
+            .take(5)
+            .collect();
+        let b: Vec<u64> = Arrivals::new(ArrivalKind::Poisson, 1000.0, 7)
+            .take(5)
+            .collect();
         assert_eq!(a, b, "seeded");
     }
 
     #[test]
     fn the_end_counts_time_or_measured_requests_after_warmup() {
-        let by_time = End { warmup_ns: 10, duration_ns: Some(100), ops: None };
+        let by_time = End {
+            warmup_ns: 10,
+            duration_ns: Some(100),
+            ops: None,
+        };
         assert!(!by_time.is_past(5, 0));
         assert!(!by_time.is_past(109, 1000));
         assert!(by_time.is_past(110, 0));
-        let by_ops = End { warmup_ns: 10, duration_ns: None, ops: Some(3) };
+        let by_ops = End {
+            warmup_ns: 10,
+            duration_ns: None,
+            ops: Some(3),
+        };
         assert!(!by_ops.is_past(5, 3), "warmup requests do not count");
         assert!(!by_ops.is_past(50, 2));
         assert!(by_ops.is_past(50, 3));
@@ -229,7 +262,11 @@ mod tests {
         let clock = TokioClock::start_now();
         let progress = Arc::new(Progress::default());
         let (tx, rx) = async_channel::bounded(4);
-        let end = End { warmup_ns: 0, duration_ns: Some(1_000_000_000), ops: None };
+        let end = End {
+            warmup_ns: 0,
+            duration_ns: Some(1_000_000_000),
+            ops: None,
+        };
         let arrivals = Arrivals::new(ArrivalKind::Fixed, 100.0, 0);
         let dispatcher = tokio::spawn(dispatch(clock, arrivals, end, progress.clone(), tx));
         let mut received = Vec::new();
@@ -244,13 +281,20 @@ mod tests {
         assert_eq!(received.len(), 100, "a 1 s run at 100/s has 100 requests");
         for (i, (ticket, _)) in received.iter().enumerate() {
             assert_eq!(ticket.seq, i as u64);
-            assert_eq!(ticket.intended_ns, i as u64 * 10_000_000, "intended starts never move");
+            assert_eq!(
+                ticket.intended_ns,
+                i as u64 * 10_000_000,
+                "intended starts never move"
+            );
         }
         for (ticket, got_at) in &received[..=10] {
             assert_eq!(*got_at, ticket.intended_ns, "released exactly on time");
         }
         // After the stall, the backlog is handed out at once, then the schedule resumes.
-        let late: Vec<u64> = received[11..16].iter().map(|(t, at)| at - t.intended_ns).collect();
+        let late: Vec<u64> = received[11..16]
+            .iter()
+            .map(|(t, at)| at - t.intended_ns)
+            .collect();
         assert!(late[0] > 250_000_000, "{late:?}");
         let last = received.last().unwrap();
         assert_eq!(last.1, last.0.intended_ns, "caught up by the end");
@@ -261,8 +305,16 @@ mod tests {
     async fn closed_loop_tickets_are_intended_when_taken_and_stop_at_the_count() {
         let clock = TokioClock::start_now();
         let progress = Arc::new(Progress::default());
-        let end = End { warmup_ns: 0, duration_ns: None, ops: Some(5) };
-        let source = TicketSource::Closed { clock, end, progress: progress.clone() };
+        let end = End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(5),
+        };
+        let source = TicketSource::Closed {
+            clock,
+            end,
+            progress: progress.clone(),
+        };
         let mut seqs = Vec::new();
         while let Some(ticket) = source.next().await {
             assert_eq!(ticket.intended_ns, clock.now_ns());

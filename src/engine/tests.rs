@@ -54,7 +54,11 @@ impl IntervalSink for Kept {
 fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
     EngineConfig {
         mode,
-        end: End { warmup_ns: 0, duration_ns: Some(seconds * 1_000_000_000), ops: None },
+        end: End {
+            warmup_ns: 0,
+            duration_ns: Some(seconds * 1_000_000_000),
+            ops: None,
+        },
         interval: Duration::from_secs(1),
         workers: 2,
         first_seq: 0,
@@ -64,7 +68,12 @@ fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
     }
 }
 
-async fn simulate(mode: LoadMode, seconds: u64, service_ms: u64, stall: Option<(u64, u64)>) -> (Outcome, Vec<Interval>) {
+async fn simulate(
+    mode: LoadMode,
+    seconds: u64,
+    service_ms: u64,
+    stall: Option<(u64, u64)>,
+) -> (Outcome, Vec<Interval>) {
     let clock = TokioClock::start_now();
     let workload = Arc::new(Simulated {
         clock,
@@ -73,12 +82,23 @@ async fn simulate(mode: LoadMode, seconds: u64, service_ms: u64, stall: Option<(
         mix: OpMix::new(&[0.8, 0.2]),
     });
     let mut kept = Kept::default();
-    let outcome = run(workload, clock, &config(mode, seconds), Arc::new(Progress::default()), &mut kept).await;
+    let outcome = run(
+        workload,
+        clock,
+        &config(mode, seconds),
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
     (outcome, kept.0)
 }
 
 fn open(rate: f64, max_in_flight: usize) -> LoadMode {
-    LoadMode::Open { rate_per_s: rate, arrivals: ArrivalKind::Fixed, max_in_flight }
+    LoadMode::Open {
+        rate_per_s: rate,
+        arrivals: ArrivalKind::Fixed,
+        max_in_flight,
+    }
 }
 
 fn seconds(ns: u64) -> f64 {
@@ -89,14 +109,24 @@ fn seconds(ns: u64) -> f64 {
 /// p(q) = S − (1 − q)·T: p99 = 1.8 s, p99.9 = 1.98 s, max ≈ 2 s.
 #[tokio::test(start_paused = true)]
 async fn open_loop_reports_a_freeze_as_the_stall_formula_says() {
-    let (out, intervals) = simulate(open(1000.0, 10_000), 20, 1, Some((8_000_000_000, 10_000_000_000))).await;
+    let (out, intervals) = simulate(
+        open(1000.0, 10_000),
+        20,
+        1,
+        Some((8_000_000_000, 10_000_000_000)),
+    )
+    .await;
     let mut all = OpStats::default();
     for op in &out.totals {
         all.add(&op[Phase::Measure.index()]);
     }
     assert_eq!(all.ok, 20_000, "no request skipped or dropped");
     let h = &all.response_ns;
-    let (p99, p999, max) = (seconds(h.value_at_quantile(0.99)), seconds(h.value_at_quantile(0.999)), seconds(h.max()));
+    let (p99, p999, max) = (
+        seconds(h.value_at_quantile(0.99)),
+        seconds(h.value_at_quantile(0.999)),
+        seconds(h.max()),
+    );
     assert!((p99 - 1.801).abs() < 0.01, "p99 {p99}");
     assert!((p999 - 1.981).abs() < 0.01, "p99.9 {p999}");
     assert!((max - 2.001).abs() < 0.01, "max {max}");
@@ -106,26 +136,48 @@ async fn open_loop_reports_a_freeze_as_the_stall_formula_says() {
     // answers all land in the interval starting at 10 s.
     // Twenty whole intervals, and a short last one for the answers to the final requests.
     assert_eq!(intervals.len(), 21);
-    assert!(intervals[20].length_ns < 10_000_000, "{}", intervals[20].length_ns);
-    let counts: u64 = intervals.iter().map(|i| i.ops.iter().map(|o| o[1].ok).sum::<u64>()).sum();
+    assert!(
+        intervals[20].length_ns < 10_000_000,
+        "{}",
+        intervals[20].length_ns
+    );
+    let counts: u64 = intervals
+        .iter()
+        .map(|i| i.ops.iter().map(|o| o[1].ok).sum::<u64>())
+        .sum();
     assert_eq!(counts, 20_000, "intervals add up to the totals");
     let at_10 = &intervals[10];
     let answered: u64 = at_10.ops.iter().map(|o| o[1].ok).sum();
-    assert!(answered >= 2_900, "the backlog answered at 10 s: {answered}");
+    assert!(
+        answered >= 2_900,
+        "the backlog answered at 10 s: {answered}"
+    );
 }
 
 /// The same freeze in a closed loop: its few stalled requests barely touch p99 —
 /// coordinated omission, which is why the closed loop is labelled service time.
 #[tokio::test(start_paused = true)]
 async fn closed_loop_hides_the_same_freeze() {
-    let (out, _) = simulate(LoadMode::Closed { concurrency: 4 }, 20, 1, Some((8_000_000_000, 10_000_000_000))).await;
+    let (out, _) = simulate(
+        LoadMode::Closed { concurrency: 4 },
+        20,
+        1,
+        Some((8_000_000_000, 10_000_000_000)),
+    )
+    .await;
     let mut all = OpStats::default();
     for op in &out.totals {
         all.add(&op[Phase::Measure.index()]);
     }
     let p99 = seconds(all.response_ns.value_at_quantile(0.99));
-    assert!(p99 < 0.01, "p99 {p99}: the closed loop did not see the freeze");
-    assert!(seconds(all.response_ns.max()) > 1.9, "only the max shows it");
+    assert!(
+        p99 < 0.01,
+        "p99 {p99}: the closed loop did not see the freeze"
+    );
+    assert!(
+        seconds(all.response_ns.max()) > 1.9,
+        "only the max shows it"
+    );
 }
 
 /// The mix follows the ratios exactly, whatever the workers' interleaving.
@@ -144,26 +196,51 @@ async fn the_op_mix_is_exact() {
 async fn a_client_that_falls_behind_says_so() {
     let (out, intervals) = simulate(open(1000.0, 5), 4, 10, None).await;
     let measured = &out.totals[0][1];
-    assert!(out.released >= 4_000, "the schedule released every request: {}", out.released);
+    assert!(
+        out.released >= 4_000,
+        "the schedule released every request: {}",
+        out.released
+    );
     assert!(out.max_backlog > 1_000, "backlog {}", out.max_backlog);
     let service_p50 = seconds(measured.service_ns.value_at_quantile(0.5));
     let response_p50 = seconds(measured.response_ns.value_at_quantile(0.5));
     assert!((service_p50 - 0.010).abs() < 0.002, "service {service_p50}");
-    assert!(response_p50 > 1.0, "waiting counts: response p50 {response_p50}");
+    assert!(
+        response_p50 > 1.0,
+        "waiting counts: response p50 {response_p50}"
+    );
     let first: u64 = intervals[0].ops.iter().map(|o| o[1].ok).sum();
-    assert!((first as i64 - 500).abs() <= 10, "at most 500/s get through: {first}");
+    assert!(
+        (first as i64 - 500).abs() <= 10,
+        "at most 500/s get through: {first}"
+    );
 }
 
 /// A run bounded by a request count, after a warmup by time.
 #[tokio::test(start_paused = true)]
 async fn warmup_and_op_count() {
     let clock = TokioClock::start_now();
-    let workload =
-        Arc::new(Simulated { clock, service: Duration::from_millis(1), stall: None, mix: OpMix::new(&[1.0, 0.0]) });
+    let workload = Arc::new(Simulated {
+        clock,
+        service: Duration::from_millis(1),
+        stall: None,
+        mix: OpMix::new(&[1.0, 0.0]),
+    });
     let mut cfg = config(open(1000.0, 100), 0);
-    cfg.end = End { warmup_ns: 2_000_000_000, duration_ns: None, ops: Some(3_000) };
+    cfg.end = End {
+        warmup_ns: 2_000_000_000,
+        duration_ns: None,
+        ops: Some(3_000),
+    };
     let mut kept = Kept::default();
-    let out = run(workload, clock, &cfg, Arc::new(Progress::default()), &mut kept).await;
+    let out = run(
+        workload,
+        clock,
+        &cfg,
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
     assert_eq!(out.totals[0][Phase::Warmup.index()].ok, 2_000);
     assert_eq!(out.totals[0][Phase::Measure.index()].ok, 3_000);
     assert_eq!(out.stop, StopReason::Completed);

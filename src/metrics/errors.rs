@@ -49,18 +49,25 @@ impl ErrorClass {
     pub fn of(error: &ExecutionError) -> ErrorClass {
         match error {
             ExecutionError::RequestTimeout(_) => ErrorClass::Timeout,
-            ExecutionError::ConnectionPoolError(_) | ExecutionError::EmptyPlan => ErrorClass::Connection,
+            ExecutionError::ConnectionPoolError(_) | ExecutionError::EmptyPlan => {
+                ErrorClass::Connection
+            }
             ExecutionError::LastAttemptError(attempt) => match attempt {
                 RequestAttemptError::DbError(db, _) => match db {
-                    DbError::ReadTimeout { .. } | DbError::WriteTimeout { .. } => ErrorClass::Timeout,
+                    DbError::ReadTimeout { .. } | DbError::WriteTimeout { .. } => {
+                        ErrorClass::Timeout
+                    }
                     DbError::Unavailable { .. } => ErrorClass::Unavailable,
-                    DbError::Overloaded | DbError::RateLimitReached { .. } => ErrorClass::Overloaded,
-                    DbError::ReadFailure { .. } | DbError::WriteFailure { .. } => ErrorClass::Failure,
+                    DbError::Overloaded | DbError::RateLimitReached { .. } => {
+                        ErrorClass::Overloaded
+                    }
+                    DbError::ReadFailure { .. } | DbError::WriteFailure { .. } => {
+                        ErrorClass::Failure
+                    }
                     _ => ErrorClass::Other,
                 },
-                RequestAttemptError::BrokenConnectionError(_) | RequestAttemptError::UnableToAllocStreamId => {
-                    ErrorClass::Connection
-                }
+                RequestAttemptError::BrokenConnectionError(_)
+                | RequestAttemptError::UnableToAllocStreamId => ErrorClass::Connection,
                 _ => ErrorClass::Other,
             },
             _ => ErrorClass::Other,
@@ -76,8 +83,13 @@ mod tests {
 
     #[test]
     fn server_and_client_errors_fall_into_their_classes() {
-        let db = |e: DbError| ExecutionError::LastAttemptError(RequestAttemptError::DbError(e, "msg".into()));
-        assert_eq!(ErrorClass::of(&ExecutionError::RequestTimeout(Duration::from_secs(1))), ErrorClass::Timeout);
+        let db = |e: DbError| {
+            ExecutionError::LastAttemptError(RequestAttemptError::DbError(e, "msg".into()))
+        };
+        assert_eq!(
+            ErrorClass::of(&ExecutionError::RequestTimeout(Duration::from_secs(1))),
+            ErrorClass::Timeout
+        );
         assert_eq!(
             ErrorClass::of(&db(DbError::WriteTimeout {
                 consistency: Consistency::One,
@@ -88,10 +100,17 @@ mod tests {
             ErrorClass::Timeout
         );
         assert_eq!(
-            ErrorClass::of(&db(DbError::Unavailable { consistency: Consistency::Quorum, required: 2, alive: 1 })),
+            ErrorClass::of(&db(DbError::Unavailable {
+                consistency: Consistency::Quorum,
+                required: 2,
+                alive: 1
+            })),
             ErrorClass::Unavailable
         );
-        assert_eq!(ErrorClass::of(&db(DbError::Overloaded)), ErrorClass::Overloaded);
+        assert_eq!(
+            ErrorClass::of(&db(DbError::Overloaded)),
+            ErrorClass::Overloaded
+        );
         assert_eq!(
             ErrorClass::of(&db(DbError::ReadFailure {
                 consistency: Consistency::One,
@@ -102,10 +121,15 @@ mod tests {
             })),
             ErrorClass::Failure
         );
-        assert_eq!(ErrorClass::of(&ExecutionError::EmptyPlan), ErrorClass::Connection);
+        assert_eq!(
+            ErrorClass::of(&ExecutionError::EmptyPlan),
+            ErrorClass::Connection
+        );
         assert_eq!(ErrorClass::of(&db(DbError::SyntaxError)), ErrorClass::Other);
         assert_eq!(
-            ErrorClass::of(&ExecutionError::LastAttemptError(RequestAttemptError::UnableToAllocStreamId)),
+            ErrorClass::of(&ExecutionError::LastAttemptError(
+                RequestAttemptError::UnableToAllocStreamId
+            )),
             ErrorClass::Connection
         );
     }

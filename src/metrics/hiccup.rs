@@ -25,7 +25,11 @@ pub struct HiccupMeter {
 impl HiccupMeter {
     /// Starts the meter. Intervals are `interval` long from `t0`; `sink(index, histogram)`
     /// receives each finished interval's hiccups in nanoseconds.
-    pub fn start(t0: Instant, interval: Duration, mut sink: impl FnMut(u64, Histogram<u64>) + Send + 'static) -> Self {
+    pub fn start(
+        t0: Instant,
+        interval: Duration,
+        mut sink: impl FnMut(u64, Histogram<u64>) + Send + 'static,
+    ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let interval_ns = interval.as_nanos().max(1) as u64;
@@ -49,7 +53,10 @@ impl HiccupMeter {
                 sink(current, histogram);
             })
             .expect("the hiccup meter thread starts");
-        HiccupMeter { stop, thread: Some(thread) }
+        HiccupMeter {
+            stop,
+            thread: Some(thread),
+        }
     }
 
     /// Stops the meter after it has handed over its last interval.
@@ -87,7 +94,11 @@ mod tests {
         meter.stop();
         let seen = seen.lock().unwrap();
         let indexes: Vec<u64> = seen.iter().map(|s| s.0).collect();
-        assert_eq!(indexes, (0..seen.len() as u64).collect::<Vec<_>>(), "consecutive intervals");
+        assert_eq!(
+            indexes,
+            (0..seen.len() as u64).collect::<Vec<_>>(),
+            "consecutive intervals"
+        );
         assert!(seen.len() >= 4, "{seen:?}");
         let samples: u64 = seen.iter().map(|s| s.1).sum();
         assert!(samples > 50, "about one sample per millisecond: {samples}");

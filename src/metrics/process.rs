@@ -8,7 +8,9 @@ use nix::sys::resource::{getrusage, UsageWho};
 pub fn cpu_time() -> Duration {
     match getrusage(UsageWho::RUSAGE_SELF) {
         Ok(usage) => {
-            let tv = |t: nix::sys::time::TimeVal| Duration::new(t.tv_sec() as u64, t.tv_usec() as u32 * 1000);
+            let tv = |t: nix::sys::time::TimeVal| {
+                Duration::new(t.tv_sec() as u64, t.tv_usec() as u32 * 1000)
+            };
             tv(usage.user_time()) + tv(usage.system_time())
         }
         Err(_) => Duration::ZERO,

@@ -99,13 +99,19 @@ impl OpStats {
     /// Adds another span's statistics to these.
     pub fn add(&mut self, other: &OpStats) {
         self.ok += other.ok;
-        self.response_ns.add(&other.response_ns).expect("auto-resizing histograms always add");
-        self.service_ns.add(&other.service_ns).expect("auto-resizing histograms always add");
+        self.response_ns
+            .add(&other.response_ns)
+            .expect("auto-resizing histograms always add");
+        self.service_ns
+            .add(&other.service_ns)
+            .expect("auto-resizing histograms always add");
         for (class, n) in &other.errors {
             *self.errors.entry(*class).or_insert(0) += n;
         }
         for (class, message) in &other.error_examples {
-            self.error_examples.entry(*class).or_insert_with(|| message.clone());
+            self.error_examples
+                .entry(*class)
+                .or_insert_with(|| message.clone());
         }
     }
 }
@@ -119,7 +125,9 @@ mod tests {
         let mut a = OpStats::default();
         a.record_ok(1_000_000, 900_000);
         a.record_error(ErrorClass::Timeout, || "first".into());
-        a.record_error(ErrorClass::Timeout, || panic!("only the first message is built"));
+        a.record_error(ErrorClass::Timeout, || {
+            panic!("only the first message is built")
+        });
         let mut b = OpStats::default();
         b.record_ok(3_000_000, 2_000_000);
         b.record_error(ErrorClass::Timeout, || "second".into());

@@ -70,7 +70,12 @@ pub enum WorkloadError {
 impl WorkloadError {
     /// Whether the error is the user's input rather than a failure.
     pub fn is_usage_error(&self) -> bool {
-        matches!(self, WorkloadError::Unknown(_) | WorkloadError::Invalid(_) | WorkloadError::Incompatible { .. })
+        matches!(
+            self,
+            WorkloadError::Unknown(_)
+                | WorkloadError::Invalid(_)
+                | WorkloadError::Incompatible { .. }
+        )
     }
 }
 
@@ -124,7 +129,11 @@ impl Kind {
     fn columns(self) -> &'static [(&'static str, &'static str)] {
         match self {
             Kind::KeyValue => &[("key", "text"), ("value", "text")],
-            Kind::TimeSeries => &[("data", "text"), ("sensor_id", "text"), ("timestamp", "timeuuid")],
+            Kind::TimeSeries => &[
+                ("data", "text"),
+                ("sensor_id", "text"),
+                ("timestamp", "timeuuid"),
+            ],
         }
     }
 
@@ -162,7 +171,10 @@ impl Kind {
 impl Builtin {
     /// Creates the keyspace and table when missing (or anew with `drop`), checks an existing
     /// table's columns, and prepares the statements.
-    pub async fn prepare(session: Arc<Session>, config: &WorkloadConfig) -> Result<Builtin, WorkloadError> {
+    pub async fn prepare(
+        session: Arc<Session>,
+        config: &WorkloadConfig,
+    ) -> Result<Builtin, WorkloadError> {
         let session_ref = &session;
         let kind = match config.name.as_str() {
             "keyvalue" => Kind::KeyValue,
@@ -182,7 +194,10 @@ impl Builtin {
         }
         run_schema(
             session_ref,
-            format!("CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}", config.replication),
+            format!(
+                "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
+                config.replication
+            ),
         )
         .await?;
         check_columns(session_ref, ks, kind, &config.name).await?;
@@ -193,22 +208,33 @@ impl Builtin {
         if let Some(ttl) = config.ttl_s {
             options.push(format!("default_time_to_live = {ttl}"));
         }
-        let options = if options.is_empty() { String::new() } else { format!(" WITH {}", options.join(" AND ")) };
+        let options = if options.is_empty() {
+            String::new()
+        } else {
+            format!(" WITH {}", options.join(" AND "))
+        };
         run_schema(session_ref, kind.create_table(ks, &options)).await?;
-        session.await_schema_agreement().await.map_err(|e| WorkloadError::Cql {
-            action: "waiting for schema agreement",
-            cql: String::new(),
-            reason: e.to_string(),
-        })?;
+        session
+            .await_schema_agreement()
+            .await
+            .map_err(|e| WorkloadError::Cql {
+                action: "waiting for schema agreement",
+                cql: String::new(),
+                reason: e.to_string(),
+            })?;
 
         let texts = kind.statements(ks);
         let mut prepared = Vec::with_capacity(3);
         for cql in texts {
-            let mut statement = session.prepare(cql.as_str()).await.map_err(|e| WorkloadError::Cql {
-                action: "preparing a statement",
-                cql: cql.clone(),
-                reason: e.to_string(),
-            })?;
+            let mut statement =
+                session
+                    .prepare(cql.as_str())
+                    .await
+                    .map_err(|e| WorkloadError::Cql {
+                        action: "preparing a statement",
+                        cql: cql.clone(),
+                        reason: e.to_string(),
+                    })?;
             statement.set_consistency(consistency);
             // A retried request hides latency; a failed one is data.
             statement.set_is_idempotent(false);
@@ -236,25 +262,43 @@ async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError>
         .query_unpaged(cql.as_str(), &[])
         .await
         .map(|_| ())
-        .map_err(|e| WorkloadError::Cql { action: "a schema change", cql, reason: e.to_string() })
+        .map_err(|e| WorkloadError::Cql {
+            action: "a schema change",
+            cql,
+            reason: e.to_string(),
+        })
 }
 
 /// Fails when the workload's table exists with other columns.
-async fn check_columns(session: &Session, ks: &str, kind: Kind, workload: &str) -> Result<(), WorkloadError> {
+async fn check_columns(
+    session: &Session,
+    ks: &str,
+    kind: Kind,
+    workload: &str,
+) -> Result<(), WorkloadError> {
     let cql = "SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
     let result = session
         .query_unpaged(cql, (ks, kind.table()))
         .await
-        .map_err(|e| WorkloadError::Cql { action: "reading the schema", cql: cql.into(), reason: e.to_string() })?;
-    let rows = result
-        .into_rows_result()
-        .map_err(|e| WorkloadError::Cql { action: "reading the schema", cql: cql.into(), reason: e.to_string() })?;
-    let mut found = BTreeMap::new();
-    for row in rows.rows::<(String, String)>().map_err(|e| WorkloadError::Cql {
+        .map_err(|e| WorkloadError::Cql {
+            action: "reading the schema",
+            cql: cql.into(),
+            reason: e.to_string(),
+        })?;
+    let rows = result.into_rows_result().map_err(|e| WorkloadError::Cql {
         action: "reading the schema",
         cql: cql.into(),
         reason: e.to_string(),
-    })? {
+    })?;
+    let mut found = BTreeMap::new();
+    for row in rows
+        .rows::<(String, String)>()
+        .map_err(|e| WorkloadError::Cql {
+            action: "reading the schema",
+            cql: cql.into(),
+            reason: e.to_string(),
+        })?
+    {
         let (name, ty) = row.map_err(|e| WorkloadError::Cql {
             action: "reading the schema",
             cql: cql.into(),
@@ -265,11 +309,17 @@ async fn check_columns(session: &Session, ks: &str, kind: Kind, workload: &str) 
     if found.is_empty() {
         return Ok(());
     }
-    let expected: BTreeMap<String, String> =
-        kind.columns().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    let expected: BTreeMap<String, String> = kind
+        .columns()
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
     if found != expected {
         let describe = |m: &BTreeMap<String, String>| {
-            m.iter().map(|(n, t)| format!("{n} {t}")).collect::<Vec<_>>().join(", ")
+            m.iter()
+                .map(|(n, t)| format!("{n} {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         return Err(WorkloadError::Incompatible {
             table: format!("{ks}.{}", kind.table()),
@@ -302,7 +352,9 @@ impl Workload for Builtin {
         match (self.kind, op) {
             (_, WRITE) => {
                 let value = self.text.text(&mut rng, 100, 200);
-                session.execute_unpaged(statement, (key.as_str(), value)).await?;
+                session
+                    .execute_unpaged(statement, (key.as_str(), value))
+                    .await?;
             }
             (_, READ) => {
                 session.execute_unpaged(statement, (key.as_str(),)).await?;
@@ -311,9 +363,13 @@ impl Workload for Builtin {
                 session.execute_unpaged(statement, (key.as_str(),)).await?;
             }
             (Kind::TimeSeries, DELETE) => {
-                let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+                let now_ms = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64);
                 let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
-                session.execute_unpaged(statement, (key.as_str(), before)).await?;
+                session
+                    .execute_unpaged(statement, (key.as_str(), before))
+                    .await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
         }

@@ -24,7 +24,10 @@ pub struct PartitionKeys {
 impl PartitionKeys {
     /// Keys from `0..partitions`, drawn by `generator`.
     pub fn new(partitions: u64, generator: PartitionGenerator) -> Self {
-        PartitionKeys { partitions: partitions.max(1), generator }
+        PartitionKeys {
+            partitions: partitions.max(1),
+            generator,
+        }
     }
 
     /// The partition of request `seq`.
@@ -85,7 +88,10 @@ mod tests {
         let keys = PartitionKeys::new(1000, PartitionGenerator::Random);
         let draw = |seq| {
             let mut rng = request_rng(42, seq);
-            (keys.key(seq, &mut rng), pool.text(&mut rng, 100, 200).to_string())
+            (
+                keys.key(seq, &mut rng),
+                pool.text(&mut rng, 100, 200).to_string(),
+            )
         };
         assert_eq!(draw(5), draw(5));
         assert_ne!(draw(5), draw(6));
@@ -107,9 +113,12 @@ mod tests {
         let n = 1000;
         for generator in [PartitionGenerator::Random, PartitionGenerator::Normal] {
             let keys = PartitionKeys::new(n, generator);
-            let draws: Vec<u64> = (0..100_000).map(|i| keys.key(i, &mut request_rng(3, i))).collect();
+            let draws: Vec<u64> = (0..100_000)
+                .map(|i| keys.key(i, &mut request_rng(3, i)))
+                .collect();
             assert!(draws.iter().all(|&k| k < n));
-            let middle = draws.iter().filter(|&&k| (400..600).contains(&k)).count() as f64 / draws.len() as f64;
+            let middle = draws.iter().filter(|&&k| (400..600).contains(&k)).count() as f64
+                / draws.len() as f64;
             match generator {
                 // 20% of the range holds 20% of uniform draws...
                 PartitionGenerator::Random => assert!((middle - 0.2).abs() < 0.01, "{middle}"),

@@ -18,7 +18,11 @@ impl OpMix {
         assert!(remaining > 0.0, "an operation mix needs a positive weight");
         let mut conditional = Vec::with_capacity(weights.len());
         for &w in weights {
-            conditional.push(if remaining > 0.0 { (w / remaining).min(1.0) } else { 0.0 });
+            conditional.push(if remaining > 0.0 {
+                (w / remaining).min(1.0)
+            } else {
+                0.0
+            });
             remaining -= w;
         }
         OpMix { conditional }
@@ -62,7 +66,11 @@ mod tests {
             assert_eq!(c.iter().sum::<u64>(), n);
             for (t, share) in [0.2, 0.05, 0.75].iter().enumerate() {
                 let expected = share * n as f64;
-                assert!((c[t] as f64 - expected).abs() <= 1.0 + 1e-6, "n={n} type {t}: {} vs {expected}", c[t]);
+                assert!(
+                    (c[t] as f64 - expected).abs() <= 1.0 + 1e-6,
+                    "n={n} type {t}: {} vs {expected}",
+                    c[t]
+                );
             }
         }
     }

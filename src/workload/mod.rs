@@ -28,7 +28,11 @@ pub trait Workload: Send + Sync + 'static {
     fn populate_op(&self) -> usize;
 
     /// Sends request `seq` of operation type `op` and waits for its answer.
-    fn execute(&self, op: usize, seq: u64) -> impl Future<Output = Result<(), ExecutionError>> + Send;
+    fn execute(
+        &self,
+        op: usize,
+        seq: u64,
+    ) -> impl Future<Output = Result<(), ExecutionError>> + Send;
 }
 
 /// How partition keys are drawn from `0..partitions`.
@@ -77,7 +81,10 @@ pub struct WorkloadConfig {
 impl WorkloadConfig {
     /// Checks the ratios; the error names the flag.
     pub fn validate(&self) -> Result<(), String> {
-        for (flag, value) in [("--read-ratio", self.read_ratio), ("--delete-ratio", self.delete_ratio)] {
+        for (flag, value) in [
+            ("--read-ratio", self.read_ratio),
+            ("--delete-ratio", self.delete_ratio),
+        ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(format!("{flag} {value} must be between 0 and 1"));
             }
@@ -103,8 +110,12 @@ pub fn replication_map(text: &str) -> Result<String, String> {
         return Ok(text.to_string());
     }
     if let Some(rf) = text.strip_prefix("simple:") {
-        let rf: u32 = rf.parse().map_err(|_| format!("--replication {text}: the factor must be a number, as in simple:3"))?;
-        return Ok(format!("{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}"));
+        let rf: u32 = rf.parse().map_err(|_| {
+            format!("--replication {text}: the factor must be a number, as in simple:3")
+        })?;
+        return Ok(format!(
+            "{{'class': 'SimpleStrategy', 'replication_factor': {rf}}}"
+        ));
     }
     if let Some(dcs) = text.strip_prefix("nts:") {
         let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
@@ -112,7 +123,10 @@ pub fn replication_map(text: &str) -> Result<String, String> {
             let (name, rf) = dc
                 .split_once('=')
                 .ok_or_else(|| format!("--replication {text}: write each data centre as NAME=FACTOR, as in nts:datacenter1=3"))?;
-            let rf: u32 = rf.trim().parse().map_err(|_| format!("--replication {text}: '{rf}' is not a factor"))?;
+            let rf: u32 = rf
+                .trim()
+                .parse()
+                .map_err(|_| format!("--replication {text}: '{rf}' is not a factor"))?;
             parts.push(format!("'{}': {rf}", name.trim()));
         }
         return Ok(format!("{{{}}}", parts.join(", ")));
@@ -125,14 +139,17 @@ pub fn replication_map(text: &str) -> Result<String, String> {
 /// Turns the `--compaction` shorthand into a CQL map: stcs, lcs, twcs, ucs, or a CQL map.
 pub fn compaction_map(text: &str) -> Result<String, String> {
     let text = text.trim();
-    let class = match text.to_ascii_lowercase().as_str() {
-        t if t.starts_with('{') => return Ok(text.to_string()),
-        "stcs" => "SizeTieredCompactionStrategy",
-        "lcs" => "LeveledCompactionStrategy",
-        "twcs" => "TimeWindowCompactionStrategy",
-        "ucs" => "UnifiedCompactionStrategy",
-        _ => return Err(format!("--compaction '{text}' is not understood: use stcs, lcs, twcs, ucs or a CQL map")),
-    };
+    let class =
+        match text.to_ascii_lowercase().as_str() {
+            t if t.starts_with('{') => return Ok(text.to_string()),
+            "stcs" => "SizeTieredCompactionStrategy",
+            "lcs" => "LeveledCompactionStrategy",
+            "twcs" => "TimeWindowCompactionStrategy",
+            "ucs" => "UnifiedCompactionStrategy",
+            _ => return Err(format!(
+                "--compaction '{text}' is not understood: use stcs, lcs, twcs, ucs or a CQL map"
+            )),
+        };
     Ok(format!("{{'class': '{class}'}}"))
 }
 
@@ -142,7 +159,10 @@ mod tests {
 
     #[test]
     fn replication_shorthands() {
-        assert_eq!(replication_map("simple:3").unwrap(), "{'class': 'SimpleStrategy', 'replication_factor': 3}");
+        assert_eq!(
+            replication_map("simple:3").unwrap(),
+            "{'class': 'SimpleStrategy', 'replication_factor': 3}"
+        );
         assert_eq!(
             replication_map("nts:datacenter1=3, dc2=1").unwrap(),
             "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3, 'dc2': 1}"
@@ -154,7 +174,10 @@ mod tests {
 
     #[test]
     fn compaction_shorthands() {
-        assert_eq!(compaction_map("LCS").unwrap(), "{'class': 'LeveledCompactionStrategy'}");
+        assert_eq!(
+            compaction_map("LCS").unwrap(),
+            "{'class': 'LeveledCompactionStrategy'}"
+        );
         assert!(compaction_map("fast").is_err());
     }
 }
