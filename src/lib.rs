@@ -5,10 +5,12 @@
 //! Cassandra nodes for a test and stops them when dropped.
 
 pub mod cli;
+pub mod client;
 pub mod cluster;
 mod commands;
 pub mod engine;
 pub mod metrics;
+pub mod report;
 pub mod units;
 pub mod workload;
 
@@ -18,6 +20,7 @@ use std::process::ExitCode;
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         cli::Command::Cluster(args) => commands::cluster::run(args),
+        cli::Command::Run(args) => commands::run::run(args),
     }
 }
 
@@ -29,6 +32,11 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
             .downcast_ref::<cluster::ClusterError>()
             .is_some_and(cluster::ClusterError::is_usage_error)
             || cause.downcast_ref::<units::ParseError>().is_some()
+            || cause
+                .downcast_ref::<workload::builtin::WorkloadError>()
+                .is_some_and(workload::builtin::WorkloadError::is_usage_error)
+            // An unreachable contact point or missing credentials: the command line is wrong.
+            || cause.downcast_ref::<client::ConnectError>().is_some()
     });
     if is_usage {
         2

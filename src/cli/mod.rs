@@ -11,7 +11,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::cluster::GcKind;
+use crate::engine::ArrivalKind;
 use crate::units::{self, ByteSize};
+use crate::workload::PartitionGenerator;
 
 /// Load testing and capacity planning for Apache Cassandra.
 ///
@@ -42,6 +44,22 @@ pub enum Command {
     /// (data, logs, configuration and the pids headroom recorded); every subcommand works on
     /// the cluster in --dir.
     Cluster(ClusterArgs),
+
+    /// Drive a cluster with a workload at a fixed rate (open loop) or fixed concurrency
+    /// (closed loop), print a line per interval and a summary, and keep every interval in
+    /// standard files.
+    ///
+    /// At a fixed --rate, each request has an intended start on one global schedule and its
+    /// latency is measured from there: time spent waiting in the client counts, so a server
+    /// stall shows in full (no coordinated omission). Without --rate, --concurrency keeps that
+    /// many requests in flight and latency is service time.
+    ///
+    /// The run directory (--out) gets config.json, histograms.hlog (HdrHistogram interval log,
+    /// readable by HistogramLogProcessor and HistogramLogAnalyzer), intervals.csv, one .hgrm
+    /// per operation type and summary.json, written as the run goes.
+    ///
+    /// Example: headroom run timeseries --rate 2k --duration 60s --warmup 10s -r 0.2
+    Run(RunArgs),
 }
 
 /// `headroom cluster ...`
@@ -161,6 +179,131 @@ pub struct LogsArgs {
     pub gc: bool,
 }
 
+/// `headroom run`
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// The workload: keyvalue or timeseries.
+    ///
+    /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
+    /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
+    /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
+    /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: String,
+
+    /// Contact points, host[:port], comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "127.0.0.1:9042", value_name = "HOSTS")]
+    pub hosts: Vec<String>,
+
+    /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
+    #[arg(long, value_name = "RATE", value_parser = units::parse_rate)]
+    pub rate: Option<f64>,
+
+    /// Requests kept in flight at all times (closed loop), when no --rate is given.
+    /// [default: 64]
+    #[arg(long, value_name = "N", conflicts_with = "rate")]
+    pub concurrency: Option<usize>,
+
+    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process.
+    #[arg(long, value_enum, default_value = "fixed", value_name = "KIND")]
+    pub arrivals: ArrivalKind,
+
+    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
+    /// the wait counts in their response time).
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    pub max_in_flight: usize,
+
+    /// Length of the measured run (after --warmup). [default: 60s unless --ops is given]
+    #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Requests in the measured run, instead of a --duration.
+    #[arg(long, value_name = "N", value_parser = units::parse_count, conflicts_with = "duration")]
+    pub ops: Option<u64>,
+
+    /// Load before the measured run, excluded from the results and logged on its own.
+    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// Client threads (tokio workers). [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Length of one interval: a live-output line and a histogram-log entry each.
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub interval: Duration,
+
+    /// Client-side timeout of one request; a request that takes longer counts as a timeout
+    /// error.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+
+    /// Connections to each node.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub connections: usize,
+
+    /// Number of distinct partition keys, e.g. 100M.
+    #[arg(long, short = 'p', default_value = "1M", value_name = "N", value_parser = units::parse_count)]
+    pub partitions: u64,
+
+    /// How partition keys are chosen: uniformly, normally around the middle, or in
+    /// sequence (wrapping around).
+    #[arg(long, value_enum, default_value = "random", value_name = "KIND")]
+    pub partition_generator: PartitionGenerator,
+
+    /// Fraction of requests that are reads, e.g. 0.2. The mix is exact over the run.
+    #[arg(long, short = 'r', default_value_t = 0.0, value_name = "FRACTION")]
+    pub read_ratio: f64,
+
+    /// Fraction of requests that are deletes.
+    #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]
+    pub delete_ratio: f64,
+
+    /// Rows written before the run (as fast as the cluster takes them), reported on their own.
+    #[arg(long, default_value = "0", value_name = "N", value_parser = units::parse_count)]
+    pub populate: u64,
+
+    /// Keyspace replication: simple:RF, nts:DC=RF[,DC=RF...], or a CQL map.
+    #[arg(long, default_value = "simple:1", value_name = "REPLICATION")]
+    pub replication: String,
+
+    /// Table compaction: stcs, lcs, twcs, ucs, or a CQL map. [default: Cassandra's]
+    #[arg(long, value_name = "COMPACTION")]
+    pub compaction: Option<String>,
+
+    /// Table default time to live, e.g. 1h.
+    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    pub ttl: Option<Duration>,
+
+    /// Consistency level of every request.
+    #[arg(long, default_value = "LOCAL_ONE", value_name = "LEVEL")]
+    pub consistency: String,
+
+    /// Drop and recreate the keyspace first (deletes its data).
+    #[arg(long)]
+    pub drop: bool,
+
+    /// Seed of every value generator: the same seed sends the same requests.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+
+    /// Keyspace of the workload's table.
+    #[arg(long, default_value = "headroom", value_name = "NAME")]
+    pub keyspace: String,
+
+    /// Run directory. [default: runs/<timestamp>-<workload>]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// User name, for a cluster that requires authentication.
+    #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]
+    pub username: Option<String>,
+
+    /// Password, for a cluster that requires authentication.
+    #[arg(long, value_name = "PASSWORD", env = "HEADROOM_PASSWORD", hide_env_values = true)]
+    pub password: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +335,7 @@ mod tests {
             "90s",
         ])
         .unwrap();
-        let Command::Cluster(args) = cli.command;
+        let Command::Cluster(args) = cli.command else { panic!("not cluster") };
         assert_eq!(args.dir, Some(PathBuf::from("/tmp/c")));
         let ClusterCommand::Start(start) = args.command else {
             panic!("not start")
@@ -216,12 +359,37 @@ mod tests {
             "ks.t",
         ])
         .unwrap();
-        let Command::Cluster(args) = cli.command;
+        let Command::Cluster(args) = cli.command else { panic!("not cluster") };
         let ClusterCommand::Nodetool(nt) = args.command else {
             panic!("not nodetool")
         };
         assert_eq!(nt.node, 2);
         assert_eq!(nt.args, ["tablestats", "-H", "ks.t"]);
+    }
+
+    #[test]
+    fn run_flags_parse_into_typed_values() {
+        let cli = Cli::try_parse_from([
+            "headroom", "run", "timeseries", "--rate", "2k", "--duration", "60s", "--warmup", "10s", "-r", "0.2",
+            "-p", "100M", "--partition-generator", "sequence", "--populate", "200k",
+        ])
+        .unwrap();
+        let Command::Run(run) = cli.command else { panic!("not run") };
+        assert_eq!(run.workload, "timeseries");
+        assert_eq!(run.rate, Some(2000.0));
+        assert_eq!(run.duration, Some(Duration::from_secs(60)));
+        assert_eq!(run.warmup, Duration::from_secs(10));
+        assert_eq!(run.read_ratio, 0.2);
+        assert_eq!(run.partitions, 100_000_000);
+        assert_eq!(run.partition_generator, PartitionGenerator::Sequence);
+        assert_eq!(run.populate, 200_000);
+        assert_eq!(run.hosts, ["127.0.0.1:9042"]);
+    }
+
+    #[test]
+    fn rate_and_concurrency_exclude_each_other() {
+        let err = Cli::try_parse_from(["headroom", "run", "keyvalue", "--rate", "1k", "--concurrency", "8"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
     }
 
     #[test]
@@ -238,6 +406,8 @@ mod tests {
             ],
             vec!["headroom", "cluster", "stop", "--timeout", "forever"],
             vec!["headroom", "cluster", "nodetool", "1"],
+            vec!["headroom", "run", "keyvalue", "--rate", "fast"],
+            vec!["headroom", "run", "keyvalue", "--duration", "a while"],
         ] {
             let err = Cli::try_parse_from(&bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad:?} should be a usage error");

@@ -2,3 +2,4 @@
 //! what a person needs to see.
 
 pub mod cluster;
+pub mod run;

@@ -1,0 +1,119 @@
+//! The CQL session a run sends its load through: prepared statements, token-aware routing,
+//! a client-side request timeout, and no retries (a retried request hides latency; a failed
+//! request is data).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use scylla::client::execution_profile::ExecutionProfile;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::client::PoolSize;
+use scylla::policies::retry::FallthroughRetryPolicy;
+
+/// How long connecting may take before the contact points count as unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why no session could be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// A contact point that is not host:port.
+    #[error("--hosts '{0}' is not a host or host:port")]
+    BadHost(String),
+    /// No contact point answered.
+    #[error("cannot connect to {hosts}: {reason}. Is Cassandra running there? (`headroom cluster start` starts a local node)")]
+    Unreachable {
+        /// The contact points.
+        hosts: String,
+        /// The driver's reason.
+        reason: String,
+    },
+    /// The cluster requires a user name and password.
+    #[error("{hosts} requires authentication: {reason}. Give --username and --password (or HEADROOM_USERNAME and HEADROOM_PASSWORD)")]
+    Authentication {
+        /// The contact points.
+        hosts: String,
+        /// The server's message.
+        reason: String,
+    },
+}
+
+/// Contact points as given: `host` (port 9042) or `host:port`.
+pub fn parse_hosts(hosts: &[String]) -> Result<Vec<String>, ConnectError> {
+    hosts
+        .iter()
+        .map(|h| {
+            let h = h.trim();
+            if h.is_empty() || h.contains(' ') {
+                return Err(ConnectError::BadHost(h.to_string()));
+            }
+            if h.parse::<SocketAddr>().is_ok() || (h.contains(':') && !h.contains("::") && h.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok())) {
+                Ok(h.to_string())
+            } else if h.contains(':') && !h.starts_with('[') {
+                Err(ConnectError::BadHost(h.to_string()))
+            } else {
+                Ok(format!("{h}:9042"))
+            }
+        })
+        .collect()
+}
+
+/// Settings of the session.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Contact points, host:port.
+    pub hosts: Vec<String>,
+    /// Client-side timeout of one request.
+    pub request_timeout: Duration,
+    /// Connections per node.
+    pub connections: usize,
+    /// User name and password.
+    pub credentials: Option<(String, String)>,
+}
+
+/// Opens a session; fails within [`CONNECT_TIMEOUT`] when no contact point answers.
+pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError> {
+    let profile = ExecutionProfile::builder()
+        .request_timeout(Some(config.request_timeout))
+        .retry_policy(Arc::new(FallthroughRetryPolicy))
+        .build();
+    let mut builder = SessionBuilder::new()
+        .known_nodes(&config.hosts)
+        .connection_timeout(CONNECT_TIMEOUT)
+        .default_execution_profile_handle(profile.into_handle())
+        .pool_size(PoolSize::PerHost(config.connections.max(1).try_into().expect("at least one")));
+    if let Some((user, password)) = &config.credentials {
+        builder = builder.user(user, password);
+    }
+    let hosts = config.hosts.join(", ");
+    let session = match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), builder.build()).await {
+        Ok(Ok(session)) => session,
+        Ok(Err(e)) => {
+            let reason = format!("{e}");
+            let lower = reason.to_ascii_lowercase();
+            return Err(if lower.contains("authenticat") || lower.contains("credentials") {
+                ConnectError::Authentication { hosts, reason }
+            } else {
+                ConnectError::Unreachable { hosts, reason }
+            });
+        }
+        Err(_) => {
+            return Err(ConnectError::Unreachable { hosts, reason: format!("no answer within {CONNECT_TIMEOUT:?}") })
+        }
+    };
+    Ok(Arc::new(session))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_get_the_default_port() {
+        let hosts = parse_hosts(&["127.0.0.1".into(), "127.0.0.2:19042".into(), "db.example".into()]).unwrap();
+        assert_eq!(hosts, ["127.0.0.1:9042", "127.0.0.2:19042", "db.example:9042"]);
+        assert!(parse_hosts(&["127.0.0.1:port".into()]).is_err());
+        assert!(parse_hosts(&["".into()]).is_err());
+    }
+}

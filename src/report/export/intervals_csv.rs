@@ -1,0 +1,62 @@
+//! intervals.csv: one row per interval, phase and operation type, flushed as each interval
+//! ends. Written by hand: every field is a number or a fixed identifier, so no quoting is
+//! ever needed.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::engine::Interval;
+use crate::metrics::{OpStats, Phase};
+
+/// The header row.
+pub const HEADER: &str =
+    "start_s,length_s,phase,op,requests,errors,rate_per_s,p50_ms,p90_ms,p99_ms,p999_ms,p9999_ms,max_ms,backlog";
+
+/// An open intervals.csv.
+pub struct IntervalsCsv {
+    out: BufWriter<File>,
+}
+
+impl IntervalsCsv {
+    /// Creates the file and writes the header.
+    pub fn create(path: &Path) -> anyhow::Result<Self> {
+        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut out = BufWriter::new(file);
+        writeln!(out, "{HEADER}")?;
+        Ok(IntervalsCsv { out })
+    }
+
+    /// One row: response-time percentiles of successful requests, in ms.
+    pub fn row(&mut self, interval: &Interval, phase: Phase, op: &str, stats: &OpStats) -> anyhow::Result<()> {
+        let h = &stats.response_ns;
+        let ms = |q: f64| if h.is_empty() { 0.0 } else { h.value_at_quantile(q) as f64 / 1e6 };
+        let length_s = interval.length_ns as f64 / 1e9;
+        writeln!(
+            self.out,
+            "{:.3},{:.3},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{}",
+            interval.start_ns as f64 / 1e9,
+            length_s,
+            phase.name(),
+            op,
+            stats.total(),
+            stats.error_count(),
+            stats.total() as f64 / length_s,
+            ms(0.5),
+            ms(0.9),
+            ms(0.99),
+            ms(0.999),
+            ms(0.9999),
+            if h.is_empty() { 0.0 } else { h.max() as f64 / 1e6 },
+            interval.backlog
+        )?;
+        Ok(())
+    }
+
+    /// Makes every row so far reach the file.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        self.out.flush().context("writing intervals.csv")
+    }
+}

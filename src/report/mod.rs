@@ -1,0 +1,4 @@
+//! Everything a run leaves for people and tools to read.
+
+pub mod export;
+pub mod summary;

@@ -1,0 +1,150 @@
+//! The summary of one run: totals per operation type, the client's own cost, and how the run
+//! went. Printed at the end of a run and written as summary.json.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{LoadMode, StopReason};
+use crate::metrics::OpStats;
+
+/// Latency percentiles of one histogram, in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean_ms: f64,
+    /// Median.
+    pub p50_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// 99.9th percentile.
+    pub p999_ms: f64,
+    /// 99.99th percentile.
+    pub p9999_ms: f64,
+    /// Largest.
+    pub max_ms: f64,
+}
+
+impl Latency {
+    /// Percentiles of a histogram of nanoseconds.
+    pub fn of(h: &Histogram<u64>) -> Latency {
+        let ms = |ns: u64| ns as f64 / 1e6;
+        if h.is_empty() {
+            return Latency { mean_ms: 0.0, p50_ms: 0.0, p95_ms: 0.0, p99_ms: 0.0, p999_ms: 0.0, p9999_ms: 0.0, max_ms: 0.0 };
+        }
+        Latency {
+            mean_ms: h.mean() / 1e6,
+            p50_ms: ms(h.value_at_quantile(0.5)),
+            p95_ms: ms(h.value_at_quantile(0.95)),
+            p99_ms: ms(h.value_at_quantile(0.99)),
+            p999_ms: ms(h.value_at_quantile(0.999)),
+            p9999_ms: ms(h.value_at_quantile(0.9999)),
+            max_ms: ms(h.max()),
+        }
+    }
+}
+
+/// What one operation type did over a phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpSummary {
+    /// The operation type.
+    pub op: String,
+    /// Requests sent, successful or not.
+    pub requests: u64,
+    /// Successful requests.
+    pub ok: u64,
+    /// Failed requests by class.
+    pub errors: BTreeMap<String, u64>,
+    /// The first message of each class.
+    pub error_examples: BTreeMap<String, String>,
+    /// Requests per second over the phase.
+    pub rate_per_s: f64,
+    /// Response time of successful requests (from the intended start).
+    pub response_time: Latency,
+    /// Service time of successful requests (from the send).
+    pub service_time: Latency,
+}
+
+impl OpSummary {
+    /// The summary of `stats` over `seconds`.
+    pub fn of(op: &str, stats: &OpStats, seconds: f64) -> OpSummary {
+        OpSummary {
+            op: op.to_string(),
+            requests: stats.total(),
+            ok: stats.ok,
+            errors: stats.errors.iter().map(|(c, n)| (c.name().to_string(), *n)).collect(),
+            error_examples: stats.error_examples.iter().map(|(c, m)| (c.name().to_string(), m.clone())).collect(),
+            rate_per_s: if seconds > 0.0 { stats.total() as f64 / seconds } else { 0.0 },
+            response_time: Latency::of(&stats.response_ns),
+            service_time: Latency::of(&stats.service_ns),
+        }
+    }
+}
+
+/// The client's own cost over the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientCost {
+    /// CPU time (user + system) of the headroom process during the run, seconds.
+    pub cpu_s: f64,
+    /// CPU time per request, microseconds.
+    pub cpu_us_per_request: f64,
+    /// Peak resident memory of the headroom process, bytes.
+    pub peak_rss_bytes: u64,
+    /// The largest client hiccup (a 1 ms sleep that took longer), ms.
+    pub hiccup_max_ms: f64,
+    /// 99.9th percentile of client hiccups, ms.
+    pub hiccup_p999_ms: f64,
+}
+
+/// The populate phase, reported on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PopulateSummary {
+    /// Rows asked for.
+    pub rows: u64,
+    /// Rows written.
+    pub written: u64,
+    /// Failed writes.
+    pub errors: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Rows per second.
+    pub rate_per_s: f64,
+}
+
+/// summary.json: the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// headroom's version.
+    pub headroom_version: String,
+    /// The workload's name.
+    pub workload: String,
+    /// Open or closed loop, and its settings.
+    pub mode: LoadMode,
+    /// What the latencies measure.
+    pub latency_kind: String,
+    /// Why the run ended.
+    pub stop: StopReason,
+    /// Start of the run (after populate), RFC 3339.
+    pub started_at: String,
+    /// Warmup length, seconds.
+    pub warmup_s: f64,
+    /// The measured part's length, seconds (to the last answer).
+    pub measured_s: f64,
+    /// Requests per second the schedule asked for (open loop).
+    pub attempted_rate_per_s: Option<f64>,
+    /// Requests per second sent and answered in the measured part.
+    pub achieved_rate_per_s: f64,
+    /// The largest number of requests waiting in the client at an interval end.
+    pub max_backlog: u64,
+    /// Per operation type, measured part.
+    pub ops: Vec<OpSummary>,
+    /// Per operation type, warmup.
+    pub warmup: Vec<OpSummary>,
+    /// The populate phase, when there was one.
+    pub populate: Option<PopulateSummary>,
+    /// The client's own cost.
+    pub client: ClientCost,
+}
