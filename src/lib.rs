@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod cluster;
 mod commands;
+pub mod report;
 pub mod units;
 
 use std::process::ExitCode;

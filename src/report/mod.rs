@@ -1,0 +1,3 @@
+//! Everything a run leaves for people and tools to read.
+
+pub mod export;
