@@ -1,4 +1,5 @@
-//! Integration tests: the `headroom` binary and library against real local Cassandra nodes.
+//! Integration tests: the `headroom` binary and library against real local Cassandra nodes,
+//! and headroom's exports against the tools that read them.
 //!
 //! One test binary; the tests take turns on the machine (see `support::exclusive`). Each
 //! starts its nodes in its own directory and stops them even when it fails.
@@ -6,4 +7,5 @@
 mod support;
 
 mod cluster;
+mod hdr_tools;
 mod run;

@@ -50,7 +50,12 @@ pub async fn query_node(
         .query_unpaged(statement, &[])
         .await
         .map_err(|e| e.to_string())?;
-    let rows = result.into_rows_result().map_err(|e| e.to_string())?;
+    let rows = match result.into_rows_result() {
+        Ok(rows) => rows,
+        // A schema change or a write answers without rows.
+        Err(scylla::response::query_result::IntoRowsResultError::ResultNotRows(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
     let columns = rows.column_specs().len();
     let mut out = Vec::new();
     for row in rows
