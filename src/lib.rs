@@ -20,7 +20,7 @@ use std::process::ExitCode;
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         cli::Command::Cluster(args) => commands::cluster::run(args),
-        cli::Command::Run(args) => commands::run::run(args),
+        cli::Command::Run(args) => commands::run::run(*args),
     }
 }
 

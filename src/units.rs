@@ -44,11 +44,11 @@ impl ByteSize {
 
     /// The size as a JVM option value: the largest unit that divides it exactly.
     pub fn to_jvm(self) -> String {
-        if self.bytes % Self::GIB == 0 {
+        if self.bytes.is_multiple_of(Self::GIB) {
             format!("{}G", self.bytes / Self::GIB)
-        } else if self.bytes % Self::MIB == 0 {
+        } else if self.bytes.is_multiple_of(Self::MIB) {
             format!("{}M", self.bytes / Self::MIB)
-        } else if self.bytes % 1024 == 0 {
+        } else if self.bytes.is_multiple_of(1024) {
             format!("{}K", self.bytes / 1024)
         } else {
             self.bytes.to_string()

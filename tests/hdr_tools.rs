@@ -307,26 +307,9 @@ impl SplitMix64 {
     }
 }
 
-/// The value at `percentile`, in ms, by Java's `getValueAtPercentile` rule: the bucket where
-/// the running count reaches ceil(p' * count / 100), p' being the double just below `percentile`.
-///
-/// Not the crate's `value_at_percentile`: that divides by 100 first, and 99.9 / 100 is a hair
-/// above 0.999, so for 20 000 values it takes the 19 981st where Java takes the 19 980th; in a
-/// sparse tail those two can lie far more than 0.1% apart.
+/// The value at `percentile`, in ms, by headroom's rule (which must be Java's).
 fn percentile_ms(h: &Histogram<u64>, percentile: f64) -> f64 {
-    if h.is_empty() {
-        return 0.0;
-    }
-    let just_below = f64::from_bits(percentile.to_bits() - 1);
-    let rank = ((just_below * h.len() as f64 / 100.0).ceil() as u64).max(1);
-    let mut count = 0;
-    for recorded in h.iter_recorded() {
-        count += recorded.count_at_value();
-        if count >= rank {
-            return recorded.value_iterated_to() as f64 / 1e6;
-        }
-    }
-    unreachable!("the rank is at most the histogram's count")
+    headroom::metrics::value_at_percentile(h, percentile) as f64 / 1e6
 }
 
 fn max_ms(h: &Histogram<u64>) -> f64 {

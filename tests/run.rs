@@ -18,7 +18,12 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn op<'a>(summary: &'a Value, name: &str) -> &'a Value {
-    summary["ops"].as_array().unwrap().iter().find(|o| o["op"] == name).unwrap_or_else(|| panic!("no {name} in {summary}"))
+    summary["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {summary}"))
 }
 
 /// The issue's example, shortened, then every kind of bad input.
@@ -26,31 +31,73 @@ fn op<'a>(summary: &'a Value, name: &str) -> &'a Value {
 fn a_run_leaves_its_files_and_bad_input_is_refused() {
     let _machine = support::exclusive();
     let dir = support::cluster_dir("run");
-    let _cluster = LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("ts");
     let out_text = out.to_str().unwrap();
 
     let run = headroom(&[
-        "run", "timeseries", "--rate", "500", "--duration", "6s", "--warmup", "2s", "-r", "0.2", "--populate", "1000",
-        "--out", out_text,
+        "run",
+        "timeseries",
+        "--rate",
+        "500",
+        "--duration",
+        "6s",
+        "--warmup",
+        "2s",
+        "-r",
+        "0.2",
+        "--populate",
+        "1000",
+        "--out",
+        out_text,
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("Populated 1000 rows"), "{text}");
     assert!(text.contains("response time (open loop"), "{text}");
-    assert!(text.lines().filter(|l| l.contains("write:")).count() >= 7, "a live line per second:\n{text}");
+    assert!(
+        text.lines().filter(|l| l.contains("write:")).count() >= 7,
+        "a live line per second:\n{text}"
+    );
 
-    for file in ["config.json", "histograms.hlog", "intervals.csv", "summary.json", "write.hgrm", "read.hgrm"] {
+    for file in [
+        "config.json",
+        "histograms.hlog",
+        "intervals.csv",
+        "summary.json",
+        "write.hgrm",
+        "read.hgrm",
+    ] {
         assert!(out.join(file).is_file(), "{file} is missing");
     }
     let summary = read_json(&out.join("summary.json"));
     let (writes, reads) = (op(&summary, "write"), op(&summary, "read"));
-    assert_eq!(writes["requests"].as_u64().unwrap() + reads["requests"].as_u64().unwrap(), 3000, "6 s at 500/s");
-    assert_eq!(reads["requests"].as_u64().unwrap(), 600, "exactly 20% reads");
-    assert_eq!(summary["warmup"].as_array().unwrap().iter().map(|o| o["requests"].as_u64().unwrap()).sum::<u64>(), 1000);
+    assert_eq!(
+        writes["requests"].as_u64().unwrap() + reads["requests"].as_u64().unwrap(),
+        3000,
+        "6 s at 500/s"
+    );
+    assert_eq!(
+        reads["requests"].as_u64().unwrap(),
+        600,
+        "exactly 20% reads"
+    );
+    assert_eq!(
+        summary["warmup"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["requests"].as_u64().unwrap())
+            .sum::<u64>(),
+        1000
+    );
     assert_eq!(summary["populate"]["written"], 1000);
-    assert!(summary["achieved_rate_per_s"].as_f64().unwrap() > 490.0, "{summary}");
+    assert!(
+        summary["achieved_rate_per_s"].as_f64().unwrap() > 490.0,
+        "{summary}"
+    );
     assert!(summary["client"]["cpu_us_per_request"].as_f64().unwrap() > 0.0);
     let config = read_json(&out.join("config.json"));
     assert_eq!(config["workload"]["read_ratio"], 0.2);
@@ -68,7 +115,13 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     assert_eq!(measured_writes, writes["requests"].as_u64().unwrap());
     let hlog = std::fs::read_to_string(out.join("histograms.hlog")).unwrap();
     assert!(hlog.contains("#[Histogram log format version 1.3]"));
-    for tag in ["Tag=write.rt,", "Tag=write.st,", "Tag=read.rt,", "Tag=warmup.write.rt,", "Tag=client.hiccup,"] {
+    for tag in [
+        "Tag=write.rt,",
+        "Tag=write.st,",
+        "Tag=read.rt,",
+        "Tag=warmup.write.rt,",
+        "Tag=client.hiccup,",
+    ] {
         assert!(hlog.contains(tag), "{tag} missing from the hlog");
     }
 
@@ -77,31 +130,77 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         let out = headroom(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         let err = stderr(&out);
-        assert!(err.contains(expected), "{args:?}: '{err}' should say '{expected}'");
+        assert!(
+            err.contains(expected),
+            "{args:?}: '{err}' should say '{expected}'"
+        );
     };
     let nowhere = runs.path().join("nowhere");
     let nowhere_text = nowhere.to_str().unwrap();
-    bad(&["run", "nosuchworkload", "--out", nowhere_text], "unknown workload 'nosuchworkload'");
-    bad(&["run", "keyvalue", "--rate", "lots", "--out", nowhere_text], "rate 'lots' is not valid");
-    bad(&["run", "keyvalue", "--duration", "1 fortnight", "--out", nowhere_text], "duration '1 fortnight' is not valid");
+    bad(
+        &["run", "nosuchworkload", "--out", nowhere_text],
+        "unknown workload 'nosuchworkload'",
+    );
+    bad(
+        &["run", "keyvalue", "--rate", "lots", "--out", nowhere_text],
+        "rate 'lots' is not valid",
+    );
+    bad(
+        &[
+            "run",
+            "keyvalue",
+            "--duration",
+            "1 fortnight",
+            "--out",
+            nowhere_text,
+        ],
+        "duration '1 fortnight' is not valid",
+    );
     assert!(!nowhere.exists(), "bad flags create no run directory");
 
     let unreachable = runs.path().join("unreachable");
     let started = Instant::now();
     bad(
-        &["run", "keyvalue", "--hosts", "127.0.0.77:9042", "--rate", "10", "--out", unreachable.to_str().unwrap()],
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.77:9042",
+            "--rate",
+            "10",
+            "--out",
+            unreachable.to_str().unwrap(),
+        ],
         "cannot connect to 127.0.0.77:9042",
     );
-    assert!(started.elapsed() < Duration::from_secs(10), "an unreachable contact point fails within seconds");
-    let left: Vec<_> = std::fs::read_dir(&unreachable).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "an unreachable contact point fails within seconds"
+    );
+    let left: Vec<_> = std::fs::read_dir(&unreachable)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(left, ["error.txt"], "only a note of what failed");
 
     let node = std::net::SocketAddr::from(([127, 0, 0, 1], 9042));
     support::query(node, "CREATE KEYSPACE IF NOT EXISTS clash WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-    support::query(node, "CREATE TABLE IF NOT EXISTS clash.keyvalue (key int PRIMARY KEY, other int)");
+    support::query(
+        node,
+        "CREATE TABLE IF NOT EXISTS clash.keyvalue (key int PRIMARY KEY, other int)",
+    );
     let clash = runs.path().join("clash");
     bad(
-        &["run", "keyvalue", "--keyspace", "clash", "--rate", "10", "--out", clash.to_str().unwrap()],
+        &[
+            "run",
+            "keyvalue",
+            "--keyspace",
+            "clash",
+            "--rate",
+            "10",
+            "--out",
+            clash.to_str().unwrap(),
+        ],
         "table clash.keyvalue exists with columns key int, other int",
     );
 }
@@ -113,14 +212,25 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
 fn stall_test_a_frozen_node_shows_in_full() {
     let _machine = support::exclusive();
     let dir = support::cluster_dir("stall");
-    let cluster = LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let pid = cluster.running_pids()[0];
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("stall");
     let (rate, warmup_s, measured_s) = (1000.0, 5.0, 20.0);
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["run", "keyvalue", "--rate", "1000", "--warmup", "5s", "--duration", "20s", "--out"])
+        .args([
+            "run",
+            "keyvalue",
+            "--rate",
+            "1000",
+            "--warmup",
+            "5s",
+            "--duration",
+            "20s",
+            "--out",
+        ])
         .arg(&out)
         .stdout(Stdio::piped())
         .spawn()
@@ -139,7 +249,10 @@ fn stall_test_a_frozen_node_shows_in_full() {
     std::thread::sleep(Duration::from_secs(2));
     headroom::cluster::process::signal(pid, Signal::SIGCONT).unwrap();
     let stall_s = frozen.elapsed().as_secs_f64();
-    eprintln!("froze the node at {:.2} s for {stall_s:.3} s", run_started.elapsed().as_secs_f64() - stall_s);
+    eprintln!(
+        "froze the node at {:.2} s for {stall_s:.3} s",
+        run_started.elapsed().as_secs_f64() - stall_s
+    );
     for line in lines {
         eprintln!("{}", line.unwrap());
     }
@@ -147,15 +260,25 @@ fn stall_test_a_frozen_node_shows_in_full() {
 
     let summary = read_json(&out.join("summary.json"));
     let writes = op(&summary, "write");
-    assert_eq!(writes["requests"].as_u64().unwrap(), (rate * measured_s) as u64, "nothing skipped");
+    assert_eq!(
+        writes["requests"].as_u64().unwrap(),
+        (rate * measured_s) as u64,
+        "nothing skipped"
+    );
     let t = measured_s;
     let s = stall_s;
     let got = |q: &str| writes["response_time"][q].as_f64().unwrap() / 1e3;
     let (p99, p999, max) = (got("p99_ms"), got("p999_ms"), got("max_ms"));
     let (e99, e999) = (s - 0.01 * t, s - 0.001 * t);
     eprintln!("stall {s:.3} s: p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3})");
-    assert!((p99 - e99).abs() < 0.05 * e99, "p99 {p99:.3} s, formula {e99:.3} s");
-    assert!((p999 - e999).abs() < 0.05 * e999, "p99.9 {p999:.3} s, formula {e999:.3} s");
+    assert!(
+        (p99 - e99).abs() < 0.05 * e99,
+        "p99 {p99:.3} s, formula {e99:.3} s"
+    );
+    assert!(
+        (p999 - e999).abs() < 0.05 * e999,
+        "p99.9 {p999:.3} s, formula {e999:.3} s"
+    );
     assert!((max - s).abs() < 0.05 * s, "max {max:.3} s, stall {s:.3} s");
     // Service time does not show the freeze in its p99: that is what the open loop adds.
     let service_p99 = writes["service_time"]["p99_ms"].as_f64().unwrap() / 1e3;

@@ -59,7 +59,7 @@ pub enum Command {
     /// per operation type and summary.json, written as the run goes.
     ///
     /// Example: headroom run timeseries --rate 2k --duration 60s --warmup 10s -r 0.2
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 /// `headroom cluster ...`
@@ -192,7 +192,12 @@ pub struct RunArgs {
     pub workload: String,
 
     /// Contact points, host[:port], comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "127.0.0.1:9042", value_name = "HOSTS")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "127.0.0.1:9042",
+        value_name = "HOSTS"
+    )]
     pub hosts: Vec<String>,
 
     /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
@@ -300,7 +305,12 @@ pub struct RunArgs {
     pub username: Option<String>,
 
     /// Password, for a cluster that requires authentication.
-    #[arg(long, value_name = "PASSWORD", env = "HEADROOM_PASSWORD", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        env = "HEADROOM_PASSWORD",
+        hide_env_values = true
+    )]
     pub password: Option<String>,
 }
 
@@ -335,7 +345,9 @@ mod tests {
             "90s",
         ])
         .unwrap();
-        let Command::Cluster(args) = cli.command else { panic!("not cluster") };
+        let Command::Cluster(args) = cli.command else {
+            panic!("not cluster")
+        };
         assert_eq!(args.dir, Some(PathBuf::from("/tmp/c")));
         let ClusterCommand::Start(start) = args.command else {
             panic!("not start")
@@ -359,7 +371,9 @@ mod tests {
             "ks.t",
         ])
         .unwrap();
-        let Command::Cluster(args) = cli.command else { panic!("not cluster") };
+        let Command::Cluster(args) = cli.command else {
+            panic!("not cluster")
+        };
         let ClusterCommand::Nodetool(nt) = args.command else {
             panic!("not nodetool")
         };
@@ -370,11 +384,28 @@ mod tests {
     #[test]
     fn run_flags_parse_into_typed_values() {
         let cli = Cli::try_parse_from([
-            "headroom", "run", "timeseries", "--rate", "2k", "--duration", "60s", "--warmup", "10s", "-r", "0.2",
-            "-p", "100M", "--partition-generator", "sequence", "--populate", "200k",
+            "headroom",
+            "run",
+            "timeseries",
+            "--rate",
+            "2k",
+            "--duration",
+            "60s",
+            "--warmup",
+            "10s",
+            "-r",
+            "0.2",
+            "-p",
+            "100M",
+            "--partition-generator",
+            "sequence",
+            "--populate",
+            "200k",
         ])
         .unwrap();
-        let Command::Run(run) = cli.command else { panic!("not run") };
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
         assert_eq!(run.workload, "timeseries");
         assert_eq!(run.rate, Some(2000.0));
         assert_eq!(run.duration, Some(Duration::from_secs(60)));
@@ -388,7 +419,16 @@ mod tests {
 
     #[test]
     fn rate_and_concurrency_exclude_each_other() {
-        let err = Cli::try_parse_from(["headroom", "run", "keyvalue", "--rate", "1k", "--concurrency", "8"]).unwrap_err();
+        let err = Cli::try_parse_from([
+            "headroom",
+            "run",
+            "keyvalue",
+            "--rate",
+            "1k",
+            "--concurrency",
+            "8",
+        ])
+        .unwrap_err();
         assert_eq!(err.exit_code(), 2);
     }
 

@@ -48,7 +48,12 @@ pub fn parse_hosts(hosts: &[String]) -> Result<Vec<String>, ConnectError> {
             if h.is_empty() || h.contains(' ') {
                 return Err(ConnectError::BadHost(h.to_string()));
             }
-            if h.parse::<SocketAddr>().is_ok() || (h.contains(':') && !h.contains("::") && h.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok())) {
+            if h.parse::<SocketAddr>().is_ok()
+                || (h.contains(':')
+                    && !h.contains("::")
+                    && h.rsplit_once(':')
+                        .is_some_and(|(_, p)| p.parse::<u16>().is_ok()))
+            {
                 Ok(h.to_string())
             } else if h.contains(':') && !h.starts_with('[') {
                 Err(ConnectError::BadHost(h.to_string()))
@@ -82,26 +87,35 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
         .known_nodes(&config.hosts)
         .connection_timeout(CONNECT_TIMEOUT)
         .default_execution_profile_handle(profile.into_handle())
-        .pool_size(PoolSize::PerHost(config.connections.max(1).try_into().expect("at least one")));
+        .pool_size(PoolSize::PerHost(
+            config.connections.max(1).try_into().expect("at least one"),
+        ));
     if let Some((user, password)) = &config.credentials {
         builder = builder.user(user, password);
     }
     let hosts = config.hosts.join(", ");
-    let session = match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), builder.build()).await {
-        Ok(Ok(session)) => session,
-        Ok(Err(e)) => {
-            let reason = format!("{e}");
-            let lower = reason.to_ascii_lowercase();
-            return Err(if lower.contains("authenticat") || lower.contains("credentials") {
-                ConnectError::Authentication { hosts, reason }
-            } else {
-                ConnectError::Unreachable { hosts, reason }
-            });
-        }
-        Err(_) => {
-            return Err(ConnectError::Unreachable { hosts, reason: format!("no answer within {CONNECT_TIMEOUT:?}") })
-        }
-    };
+    let session =
+        match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), builder.build()).await
+        {
+            Ok(Ok(session)) => session,
+            Ok(Err(e)) => {
+                let reason = format!("{e}");
+                let lower = reason.to_ascii_lowercase();
+                return Err(
+                    if lower.contains("authenticat") || lower.contains("credentials") {
+                        ConnectError::Authentication { hosts, reason }
+                    } else {
+                        ConnectError::Unreachable { hosts, reason }
+                    },
+                );
+            }
+            Err(_) => {
+                return Err(ConnectError::Unreachable {
+                    hosts,
+                    reason: format!("no answer within {CONNECT_TIMEOUT:?}"),
+                })
+            }
+        };
     Ok(Arc::new(session))
 }
 
@@ -111,8 +125,16 @@ mod tests {
 
     #[test]
     fn hosts_get_the_default_port() {
-        let hosts = parse_hosts(&["127.0.0.1".into(), "127.0.0.2:19042".into(), "db.example".into()]).unwrap();
-        assert_eq!(hosts, ["127.0.0.1:9042", "127.0.0.2:19042", "db.example:9042"]);
+        let hosts = parse_hosts(&[
+            "127.0.0.1".into(),
+            "127.0.0.2:19042".into(),
+            "db.example".into(),
+        ])
+        .unwrap();
+        assert_eq!(
+            hosts,
+            ["127.0.0.1:9042", "127.0.0.2:19042", "db.example:9042"]
+        );
         assert!(parse_hosts(&["127.0.0.1:port".into()]).is_err());
         assert!(parse_hosts(&["".into()]).is_err());
     }

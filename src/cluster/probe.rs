@@ -53,7 +53,9 @@ pub async fn query_node(
     let rows = match result.into_rows_result() {
         Ok(rows) => rows,
         // A schema change or a write answers without rows.
-        Err(scylla::response::query_result::IntoRowsResultError::ResultNotRows(_)) => return Ok(Vec::new()),
+        Err(scylla::response::query_result::IntoRowsResultError::ResultNotRows(_)) => {
+            return Ok(Vec::new())
+        }
         Err(e) => return Err(e.to_string()),
     };
     let columns = rows.column_specs().len();

@@ -19,8 +19,8 @@ use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode, StopReason};
 use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
-use crate::report::export::intervals_csv::IntervalsCsv;
 use crate::report::export::hlog::HlogWriter;
+use crate::report::export::intervals_csv::IntervalsCsv;
 use crate::report::summary::{ClientCost, Latency, OpSummary, PopulateSummary, RunSummary};
 use crate::workload::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use crate::workload::{compaction_map, replication_map, Workload, WorkloadConfig};
@@ -72,7 +72,12 @@ impl RunConfig {
             delete_ratio: args.delete_ratio,
             populate: args.populate,
             replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
-            compaction: args.compaction.as_deref().map(compaction_map).transpose().map_err(WorkloadError::Invalid)?,
+            compaction: args
+                .compaction
+                .as_deref()
+                .map(compaction_map)
+                .transpose()
+                .map_err(WorkloadError::Invalid)?,
             ttl_s: args.ttl.map(|d| d.as_secs() as u32),
             consistency: args.consistency.to_ascii_uppercase(),
             drop: args.drop,
@@ -83,19 +88,37 @@ impl RunConfig {
         let mode = match (args.rate, args.concurrency) {
             (Some(rate), _) => {
                 if args.max_in_flight == 0 {
-                    return Err(WorkloadError::Invalid("--max-in-flight must be at least 1".into()));
+                    return Err(WorkloadError::Invalid(
+                        "--max-in-flight must be at least 1".into(),
+                    ));
                 }
-                LoadMode::Open { rate_per_s: rate, arrivals: args.arrivals, max_in_flight: args.max_in_flight }
+                LoadMode::Open {
+                    rate_per_s: rate,
+                    arrivals: args.arrivals,
+                    max_in_flight: args.max_in_flight,
+                }
             }
-            (None, Some(0)) => return Err(WorkloadError::Invalid("--concurrency must be at least 1".into())),
-            (None, c) => LoadMode::Closed { concurrency: c.unwrap_or(64) },
+            (None, Some(0)) => {
+                return Err(WorkloadError::Invalid(
+                    "--concurrency must be at least 1".into(),
+                ))
+            }
+            (None, c) => LoadMode::Closed {
+                concurrency: c.unwrap_or(64),
+            },
         };
         if args.interval < Duration::from_millis(10) {
-            return Err(WorkloadError::Invalid("--interval must be at least 10ms".into()));
+            return Err(WorkloadError::Invalid(
+                "--interval must be at least 10ms".into(),
+            ));
         }
-        let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let threads = args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         if threads == 0 {
-            return Err(WorkloadError::Invalid("--threads must be at least 1".into()));
+            return Err(WorkloadError::Invalid(
+                "--threads must be at least 1".into(),
+            ));
         }
         let duration = match (args.duration, args.ops) {
             (Some(d), _) => Some(d),
@@ -104,7 +127,8 @@ impl RunConfig {
         };
         Ok(RunConfig {
             headroom_version: env!("CARGO_PKG_VERSION").to_string(),
-            hosts: client::parse_hosts(&args.hosts).map_err(|e| WorkloadError::Invalid(e.to_string()))?,
+            hosts: client::parse_hosts(&args.hosts)
+                .map_err(|e| WorkloadError::Invalid(e.to_string()))?,
             workload,
             mode,
             warmup_s: args.warmup.as_secs_f64(),
@@ -130,7 +154,10 @@ impl RunConfig {
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let config = RunConfig::from_args(&args)?;
-    let out = args.out.clone().unwrap_or_else(|| default_run_dir(&config.workload.name));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_run_dir(&config.workload.name));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.threads)
         .enable_all()
@@ -146,18 +173,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// runs/<UTC time>-<workload>
 fn default_run_dir(workload: &str) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let stamp: String = stamp.chars().filter(|c| c.is_ascii_digit() || *c == 'T').collect::<String>().replace('T', "-");
+    let stamp: String = stamp
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .collect::<String>()
+        .replace('T', "-");
     PathBuf::from("runs").join(format!("{stamp}-{workload}"))
 }
 
 /// Leaves a note of why a run could not start, and nothing else, in its directory.
 fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
     if fs::create_dir_all(out).is_ok() {
-        let _ = fs::write(out.join("error.txt"), format!("The run did not start: {error}\n"));
+        let _ = fs::write(
+            out.join("error.txt"),
+            format!("The run did not start: {error}\n"),
+        );
     }
 }
 
-async fn run_async(config: &RunConfig, out: &Path, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
+async fn run_async(
+    config: &RunConfig,
+    out: &Path,
+    credentials: Option<(String, String)>,
+) -> anyhow::Result<ExitCode> {
     let client_config = ClientConfig {
         hosts: config.hosts.clone(),
         request_timeout: Duration::from_secs_f64(config.request_timeout_s),
@@ -178,7 +216,8 @@ async fn run_async(config: &RunConfig, out: &Path, credentials: Option<(String, 
             return Err(e.into());
         }
     };
-    fs::create_dir_all(out).with_context(|| format!("creating the run directory {}", out.display()))?;
+    fs::create_dir_all(out)
+        .with_context(|| format!("creating the run directory {}", out.display()))?;
     write_json(&out.join("config.json"), config)?;
     println!("Run directory: {}", out.display());
 
@@ -247,7 +286,11 @@ async fn run_async(config: &RunConfig, out: &Path, credentials: Option<(String, 
 
 fn describe_mode(mode: &LoadMode) -> String {
     match mode {
-        LoadMode::Open { rate_per_s, arrivals, max_in_flight } => {
+        LoadMode::Open {
+            rate_per_s,
+            arrivals,
+            max_in_flight,
+        } => {
             format!("open loop at {rate_per_s} requests/s, {arrivals:?} arrivals, at most {max_in_flight} in flight")
         }
         LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
@@ -257,10 +300,11 @@ fn describe_mode(mode: &LoadMode) -> String {
 /// Ctrl-C and SIGTERM end the run: no new requests, the ones in flight are awaited.
 fn spawn_signal_handler(progress: Arc<Progress>) {
     tokio::spawn(async move {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return,
-        };
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return,
+            };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
@@ -270,12 +314,22 @@ fn spawn_signal_handler(progress: Arc<Progress>) {
     });
 }
 
-async fn populate(workload: &Arc<Builtin>, config: &RunConfig, progress: Arc<Progress>) -> PopulateSummary {
+async fn populate(
+    workload: &Arc<Builtin>,
+    config: &RunConfig,
+    progress: Arc<Progress>,
+) -> PopulateSummary {
     let rows = config.workload.populate;
     println!("Populating {rows} rows ({POPULATE_CONCURRENCY} in flight)...");
     let engine_config = EngineConfig {
-        mode: LoadMode::Closed { concurrency: POPULATE_CONCURRENCY },
-        end: End { warmup_ns: 0, duration_ns: None, ops: Some(rows) },
+        mode: LoadMode::Closed {
+            concurrency: POPULATE_CONCURRENCY,
+        },
+        end: End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(rows),
+        },
         interval: Duration::from_secs(5),
         workers: config.threads,
         first_seq: 0,
@@ -288,11 +342,23 @@ async fn populate(workload: &Arc<Builtin>, config: &RunConfig, progress: Arc<Pro
         fn interval(&mut self, interval: &Interval) {
             let done: u64 = interval.ops.iter().flatten().map(|s| s.total()).sum();
             self.0 += done;
-            println!("  populate {:>6.0}s {:>10} rows {:>9.0}/s", (interval.start_ns + interval.length_ns) as f64 / 1e9, self.0, done as f64 / (interval.length_ns as f64 / 1e9));
+            println!(
+                "  populate {:>6.0}s {:>10} rows {:>9.0}/s",
+                (interval.start_ns + interval.length_ns) as f64 / 1e9,
+                self.0,
+                done as f64 / (interval.length_ns as f64 / 1e9)
+            );
         }
     }
     let started = Instant::now();
-    let outcome = engine::run(workload.clone(), RealClock::start_now(), &engine_config, progress, &mut Quiet(0)).await;
+    let outcome = engine::run(
+        workload.clone(),
+        RealClock::start_now(),
+        &engine_config,
+        progress,
+        &mut Quiet(0),
+    )
+    .await;
     let seconds = started.elapsed().as_secs_f64();
     let stats = &outcome.totals[workload.populate_op()][Phase::Measure.index()];
     let summary = PopulateSummary {
@@ -351,7 +417,11 @@ fn summarize(
         populate,
         client: ClientCost {
             cpu_s: cpu.as_secs_f64(),
-            cpu_us_per_request: if requests > 0 { cpu.as_secs_f64() * 1e6 / requests as f64 } else { 0.0 },
+            cpu_us_per_request: if requests > 0 {
+                cpu.as_secs_f64() * 1e6 / requests as f64
+            } else {
+                0.0
+            },
             peak_rss_bytes: metrics::process::peak_rss_bytes(),
             hiccup_max_ms: hiccups.max_ms,
             hiccup_p999_ms: hiccups.p999_ms,
@@ -363,13 +433,20 @@ fn print_summary(s: &RunSummary) {
     println!("\nSummary ({}):", s.latency_kind);
     match s.attempted_rate_per_s {
         Some(rate) => {
-            let note = if s.achieved_rate_per_s < rate * 0.99 { "  ← the target was NOT reached" } else { "" };
+            let note = if s.achieved_rate_per_s < rate * 0.99 {
+                "  ← the target was NOT reached"
+            } else {
+                ""
+            };
             println!(
                 "  rate: attempted {rate:.0}/s, achieved {:.0}/s over {:.1} s; largest client backlog {}{note}",
                 s.achieved_rate_per_s, s.measured_s, s.max_backlog
             );
         }
-        None => println!("  rate: {:.0}/s over {:.1} s", s.achieved_rate_per_s, s.measured_s),
+        None => println!(
+            "  rate: {:.0}/s over {:.1} s",
+            s.achieved_rate_per_s, s.measured_s
+        ),
     }
     if s.stop != StopReason::Completed {
         println!("  stopped early: {:?}", s.stop);
@@ -382,14 +459,27 @@ fn print_summary(s: &RunSummary) {
         let (r, v) = (&op.response_time, &op.service_time);
         println!(
             "  {:<8} {:>10} {:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-            op.op, op.requests, op.rate_per_s, r.mean_ms, r.p50_ms, r.p95_ms, r.p99_ms, r.p999_ms, r.p9999_ms, r.max_ms
+            op.op,
+            op.requests,
+            op.rate_per_s,
+            r.mean_ms,
+            r.p50_ms,
+            r.p95_ms,
+            r.p99_ms,
+            r.p999_ms,
+            r.p9999_ms,
+            r.max_ms
         );
         println!(
             "  {:<8} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
             "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
         );
         for (class, n) in &op.errors {
-            let example = op.error_examples.get(class).map(String::as_str).unwrap_or("");
+            let example = op
+                .error_examples
+                .get(class)
+                .map(String::as_str)
+                .unwrap_or("");
             println!("  {:<8} {n} {class} errors, e.g. {example}", "");
         }
     }
@@ -410,9 +500,13 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
 }
 
 fn write_hgrm(path: &Path, histogram: &hdrhistogram::Histogram<u64>) -> anyhow::Result<()> {
-    let mut file = std::io::BufWriter::new(fs::File::create(path).with_context(|| format!("creating {}", path.display()))?);
-    hgrm::write_percentiles(&mut file, histogram, 5, 1e6).with_context(|| format!("writing {}", path.display()))?;
-    file.flush().with_context(|| format!("writing {}", path.display()))
+    let mut file = std::io::BufWriter::new(
+        fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    hgrm::write_percentiles(&mut file, histogram, 5, 1e6)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.flush()
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The run directory's interval files and the live output, fed one interval at a time.
@@ -426,11 +520,24 @@ struct RunFiles {
 }
 
 impl RunFiles {
-    fn create(out: &Path, start: SystemTime, op_names: &[String], has_warmup: bool) -> anyhow::Result<Self> {
+    fn create(
+        out: &Path,
+        start: SystemTime,
+        op_names: &[String],
+        has_warmup: bool,
+    ) -> anyhow::Result<Self> {
         let hlog_path = out.join("histograms.hlog");
-        let hlog = HlogWriter::create(&hlog_path, start).with_context(|| format!("creating {}", hlog_path.display()))?;
+        let hlog = HlogWriter::create(&hlog_path, start)
+            .with_context(|| format!("creating {}", hlog_path.display()))?;
         let csv = IntervalsCsv::create(&out.join("intervals.csv"))?;
-        Ok(RunFiles { hlog, csv, op_names: op_names.to_vec(), has_warmup, error: None, header_printed: false })
+        Ok(RunFiles {
+            hlog,
+            csv,
+            op_names: op_names.to_vec(),
+            has_warmup,
+            error: None,
+            header_printed: false,
+        })
     }
 
     fn finish(self) -> anyhow::Result<()> {
@@ -449,14 +556,29 @@ impl RunFiles {
                 if stats.total() == 0 {
                     continue;
                 }
-                let prefix = if phase == Phase::Warmup { "warmup." } else { "" };
-                self.hlog.write_interval(Some(&format!("{prefix}{name}.rt")), offset, length, &stats.response_ns)?;
-                self.hlog.write_interval(Some(&format!("{prefix}{name}.st")), offset, length, &stats.service_ns)?;
+                let prefix = if phase == Phase::Warmup {
+                    "warmup."
+                } else {
+                    ""
+                };
+                self.hlog.write_interval(
+                    Some(&format!("{prefix}{name}.rt")),
+                    offset,
+                    length,
+                    &stats.response_ns,
+                )?;
+                self.hlog.write_interval(
+                    Some(&format!("{prefix}{name}.st")),
+                    offset,
+                    length,
+                    &stats.service_ns,
+                )?;
                 self.csv.row(interval, phase, name, stats)?;
             }
         }
         if let Some(h) = &interval.hiccups {
-            self.hlog.write_interval(Some("client.hiccup"), offset, length, h)?;
+            self.hlog
+                .write_interval(Some("client.hiccup"), offset, length, h)?;
         }
         self.csv.flush()?;
         Ok(())
@@ -465,8 +587,19 @@ impl RunFiles {
     fn print(&mut self, interval: &Interval) {
         if !self.header_printed {
             self.header_printed = true;
-            let ops: Vec<String> = self.op_names.iter().map(|n| format!("{n}: rate p50 p99 p99.9 max")).collect();
-            println!("{:>8} {:>9} {:>7} {:>8} | {}   (ms)", "time", "ops/s", "errors", "backlog", ops.join(" | "));
+            let ops: Vec<String> = self
+                .op_names
+                .iter()
+                .map(|n| format!("{n}: rate p50 p99 p99.9 max"))
+                .collect();
+            println!(
+                "{:>8} {:>9} {:>7} {:>8} | {}   (ms)",
+                "time",
+                "ops/s",
+                "errors",
+                "backlog",
+                ops.join(" | ")
+            );
         }
         let seconds = interval.length_ns as f64 / 1e9;
         let mut total = 0;
@@ -495,7 +628,11 @@ impl RunFiles {
                 l.max_ms
             ));
         }
-        let phase = if warmup && self.has_warmup { " warmup" } else { "" };
+        let phase = if warmup && self.has_warmup {
+            " warmup"
+        } else {
+            ""
+        };
         println!(
             "{:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
             (interval.start_ns + interval.length_ns) as f64 / 1e9,

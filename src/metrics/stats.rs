@@ -43,6 +43,34 @@ pub fn new_histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant digits is a valid precision")
 }
 
+/// The value at `percentile` (0–100) of a histogram, by the rule of Java's HdrHistogram
+/// (`getValueAtPercentile`), so that headroom's percentiles are the ones HistogramLogProcessor
+/// prints for the same log: the bucket where the running count reaches
+/// ceil(p′ · count / 100), p′ being the double just below `percentile`. The crate's own
+/// `value_at_percentile` divides by 100 first; 99.9 / 100 is a hair above 0.999, so for
+/// 20 000 values it takes the 19 981st where Java takes the 19 980th, and in a sparse tail
+/// those lie far apart. 0 for an empty histogram.
+pub fn value_at_percentile(h: &Histogram<u64>, percentile: f64) -> u64 {
+    if h.is_empty() {
+        return 0;
+    }
+    let percentile = percentile.clamp(0.0, 100.0);
+    let just_below = if percentile > 0.0 {
+        f64::from_bits(percentile.to_bits() - 1)
+    } else {
+        0.0
+    };
+    let rank = ((just_below * h.len() as f64 / 100.0).ceil() as u64).max(1);
+    let mut count = 0;
+    for recorded in h.iter_recorded() {
+        count += recorded.count_at_value();
+        if count >= rank {
+            return recorded.value_iterated_to();
+        }
+    }
+    h.max()
+}
+
 /// What one operation type did in one span of time.
 #[derive(Debug, Clone)]
 pub struct OpStats {
@@ -121,6 +149,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn percentiles_follow_java_s_rule() {
+        let mut h = new_histogram();
+        for v in 1..=20_000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        // The 19 980th value, not the 19 981st.
+        assert_eq!(
+            value_at_percentile(&h, 99.9),
+            h.highest_equivalent(19_980_000)
+        );
+        assert_eq!(
+            value_at_percentile(&h, 50.0),
+            h.highest_equivalent(10_000_000)
+        );
+        assert_eq!(
+            value_at_percentile(&h, 100.0),
+            h.highest_equivalent(20_000_000)
+        );
+        assert_eq!(value_at_percentile(&h, 0.0), h.highest_equivalent(1_000));
+        assert_eq!(value_at_percentile(&new_histogram(), 99.0), 0);
+    }
+
+    #[test]
     fn stats_add_up() {
         let mut a = OpStats::default();
         a.record_ok(1_000_000, 900_000);
@@ -137,7 +188,7 @@ mod tests {
         assert_eq!(a.errors[&ErrorClass::Timeout], 3);
         assert_eq!(a.error_examples[&ErrorClass::Timeout], "first");
         assert_eq!(a.error_examples[&ErrorClass::Overloaded], "busy");
-        assert_eq!(a.total(), 5);
+        assert_eq!(a.total(), 6, "2 successes and 4 failures");
         assert_eq!(a.response_ns.len(), 2);
         assert!(a.response_ns.max() >= 3_000_000);
     }

@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{LoadMode, StopReason};
-use crate::metrics::OpStats;
+use crate::metrics::{value_at_percentile, OpStats};
 
 /// Latency percentiles of one histogram, in milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,18 +31,26 @@ pub struct Latency {
 impl Latency {
     /// Percentiles of a histogram of nanoseconds.
     pub fn of(h: &Histogram<u64>) -> Latency {
-        let ms = |ns: u64| ns as f64 / 1e6;
+        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
         if h.is_empty() {
-            return Latency { mean_ms: 0.0, p50_ms: 0.0, p95_ms: 0.0, p99_ms: 0.0, p999_ms: 0.0, p9999_ms: 0.0, max_ms: 0.0 };
+            return Latency {
+                mean_ms: 0.0,
+                p50_ms: 0.0,
+                p95_ms: 0.0,
+                p99_ms: 0.0,
+                p999_ms: 0.0,
+                p9999_ms: 0.0,
+                max_ms: 0.0,
+            };
         }
         Latency {
             mean_ms: h.mean() / 1e6,
-            p50_ms: ms(h.value_at_quantile(0.5)),
-            p95_ms: ms(h.value_at_quantile(0.95)),
-            p99_ms: ms(h.value_at_quantile(0.99)),
-            p999_ms: ms(h.value_at_quantile(0.999)),
-            p9999_ms: ms(h.value_at_quantile(0.9999)),
-            max_ms: ms(h.max()),
+            p50_ms: ms(50.0),
+            p95_ms: ms(95.0),
+            p99_ms: ms(99.0),
+            p999_ms: ms(99.9),
+            p9999_ms: ms(99.99),
+            max_ms: h.max() as f64 / 1e6,
         }
     }
 }
@@ -75,9 +83,21 @@ impl OpSummary {
             op: op.to_string(),
             requests: stats.total(),
             ok: stats.ok,
-            errors: stats.errors.iter().map(|(c, n)| (c.name().to_string(), *n)).collect(),
-            error_examples: stats.error_examples.iter().map(|(c, m)| (c.name().to_string(), m.clone())).collect(),
-            rate_per_s: if seconds > 0.0 { stats.total() as f64 / seconds } else { 0.0 },
+            errors: stats
+                .errors
+                .iter()
+                .map(|(c, n)| (c.name().to_string(), *n))
+                .collect(),
+            error_examples: stats
+                .error_examples
+                .iter()
+                .map(|(c, m)| (c.name().to_string(), m.clone()))
+                .collect(),
+            rate_per_s: if seconds > 0.0 {
+                stats.total() as f64 / seconds
+            } else {
+                0.0
+            },
             response_time: Latency::of(&stats.response_ns),
             service_time: Latency::of(&stats.service_ns),
         }

@@ -139,17 +139,18 @@ pub fn replication_map(text: &str) -> Result<String, String> {
 /// Turns the `--compaction` shorthand into a CQL map: stcs, lcs, twcs, ucs, or a CQL map.
 pub fn compaction_map(text: &str) -> Result<String, String> {
     let text = text.trim();
-    let class =
-        match text.to_ascii_lowercase().as_str() {
-            t if t.starts_with('{') => return Ok(text.to_string()),
-            "stcs" => "SizeTieredCompactionStrategy",
-            "lcs" => "LeveledCompactionStrategy",
-            "twcs" => "TimeWindowCompactionStrategy",
-            "ucs" => "UnifiedCompactionStrategy",
-            _ => return Err(format!(
+    let class = match text.to_ascii_lowercase().as_str() {
+        t if t.starts_with('{') => return Ok(text.to_string()),
+        "stcs" => "SizeTieredCompactionStrategy",
+        "lcs" => "LeveledCompactionStrategy",
+        "twcs" => "TimeWindowCompactionStrategy",
+        "ucs" => "UnifiedCompactionStrategy",
+        _ => {
+            return Err(format!(
                 "--compaction '{text}' is not understood: use stcs, lcs, twcs, ucs or a CQL map"
-            )),
-        };
+            ))
+        }
+    };
     Ok(format!("{{'class': '{class}'}}"))
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::engine::Interval;
-use crate::metrics::{OpStats, Phase};
+use crate::metrics::{value_at_percentile, OpStats, Phase};
 
 /// The header row.
 pub const HEADER: &str =
@@ -30,9 +30,15 @@ impl IntervalsCsv {
     }
 
     /// One row: response-time percentiles of successful requests, in ms.
-    pub fn row(&mut self, interval: &Interval, phase: Phase, op: &str, stats: &OpStats) -> anyhow::Result<()> {
+    pub fn row(
+        &mut self,
+        interval: &Interval,
+        phase: Phase,
+        op: &str,
+        stats: &OpStats,
+    ) -> anyhow::Result<()> {
         let h = &stats.response_ns;
-        let ms = |q: f64| if h.is_empty() { 0.0 } else { h.value_at_quantile(q) as f64 / 1e6 };
+        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
         let length_s = interval.length_ns as f64 / 1e9;
         writeln!(
             self.out,
@@ -44,12 +50,16 @@ impl IntervalsCsv {
             stats.total(),
             stats.error_count(),
             stats.total() as f64 / length_s,
-            ms(0.5),
-            ms(0.9),
-            ms(0.99),
-            ms(0.999),
-            ms(0.9999),
-            if h.is_empty() { 0.0 } else { h.max() as f64 / 1e6 },
+            ms(50.0),
+            ms(90.0),
+            ms(99.0),
+            ms(99.9),
+            ms(99.99),
+            if h.is_empty() {
+                0.0
+            } else {
+                h.max() as f64 / 1e6
+            },
             interval.backlog
         )?;
         Ok(())

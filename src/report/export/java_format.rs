@@ -28,7 +28,7 @@ pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     if point < 1 {
         // Leading zeros, so that at least one digit (a zero) stands before the point.
         let zeros = usize::try_from(1 - point).expect("positive");
-        digits.splice(0..0, std::iter::repeat(b'0').take(zeros));
+        digits.splice(0..0, std::iter::repeat_n(b'0', zeros));
         point = 1;
     }
     let mut point = usize::try_from(point).expect("at least 1");
