@@ -474,6 +474,11 @@ fn print_summary(s: &RunSummary) {
             "  {:<8} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
             "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
         );
+        let w = &op.wait_time;
+        println!(
+            "  {:<8} wait in client before the send: p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
+            "", w.p50_ms, w.p99_ms, w.p999_ms, w.max_ms
+        );
         for (class, n) in &op.errors {
             let example = op
                 .error_examples

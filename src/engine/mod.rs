@@ -346,6 +346,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     let done: Completion = done;
                     self.hand_over(&mut current, &mut ops, done.done_ns / self.interval_ns);
                     let stats = &mut ops[done.op][done.phase.index()];
+                    stats.record_wait(done.send_ns.saturating_sub(done.intended_ns));
                     match done.error {
                         None => stats.record_ok(done.done_ns.saturating_sub(done.intended_ns), done.done_ns.saturating_sub(done.send_ns)),
                         Some((class, message)) => stats.record_error(class, || message),

@@ -78,6 +78,8 @@ pub struct OpStats {
     pub response_ns: Histogram<u64>,
     /// Service time of successful requests (completion − send), ns.
     pub service_ns: Histogram<u64>,
+    /// Wait in the client of every request, failed or not (send − intended start), ns.
+    pub wait_ns: Histogram<u64>,
     /// Successful requests.
     pub ok: u64,
     /// Failed requests by class.
@@ -91,6 +93,7 @@ impl Default for OpStats {
         OpStats {
             response_ns: new_histogram(),
             service_ns: new_histogram(),
+            wait_ns: new_histogram(),
             ok: 0,
             errors: BTreeMap::new(),
             error_examples: BTreeMap::new(),
@@ -106,6 +109,12 @@ impl OpStats {
         // Auto-resizing histograms accept any value; a zero is recorded as the lowest value.
         let _ = self.response_ns.record(response_ns.max(1));
         let _ = self.service_ns.record(service_ns.max(1));
+    }
+
+    /// Records how long a request waited in the client before it was sent.
+    #[inline]
+    pub fn record_wait(&mut self, wait_ns: u64) {
+        let _ = self.wait_ns.record(wait_ns.max(1));
     }
 
     /// Records a failed request; `message` is asked for only for the first of its class.
@@ -129,6 +138,9 @@ impl OpStats {
         self.ok += other.ok;
         self.response_ns
             .add(&other.response_ns)
+            .expect("auto-resizing histograms always add");
+        self.wait_ns
+            .add(&other.wait_ns)
             .expect("auto-resizing histograms always add");
         self.service_ns
             .add(&other.service_ns)

@@ -74,6 +74,8 @@ pub struct OpSummary {
     pub response_time: Latency,
     /// Service time of successful requests (from the send).
     pub service_time: Latency,
+    /// Time every request waited in the client before it was sent (send lag).
+    pub wait_time: Latency,
 }
 
 impl OpSummary {
@@ -100,6 +102,7 @@ impl OpSummary {
             },
             response_time: Latency::of(&stats.response_ns),
             service_time: Latency::of(&stats.service_ns),
+            wait_time: Latency::of(&stats.wait_ns),
         }
     }
 }
