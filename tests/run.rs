@@ -220,7 +220,14 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let (rate, warmup_s, measured_s) = (250.0, 5.0, 20.0);
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["run", "keyvalue", "--rate", &rate.to_string(), "--warmup", &format!("{warmup_s}s")])
+        .args([
+            "run",
+            "keyvalue",
+            "--rate",
+            &rate.to_string(),
+            "--warmup",
+            &format!("{warmup_s}s"),
+        ])
         .args(["--duration", &format!("{measured_s}s"), "--out"])
         .arg(&out)
         .stdout(Stdio::piped())

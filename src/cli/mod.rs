@@ -218,6 +218,13 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 4096, value_name = "N")]
     pub max_in_flight: usize,
 
+    /// At a fixed rate, requests whose intended starts lie within this span are sent
+    /// together, when the last of them is due: fewer wake-ups and system calls per request,
+    /// at the price of at most this much extra wait (which is measured and counted in
+    /// response time). 0 sends every request at its own moment.
+    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub send_resolution: Duration,
+
     /// Length of the measured run (after --warmup). [default: 60s unless --ops is given]
     #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
     pub duration: Option<Duration>,

@@ -53,6 +53,8 @@ pub struct RunConfig {
     pub request_timeout_s: f64,
     /// Connections per node.
     pub connections: usize,
+    /// Requests due within this many seconds of each other are sent together.
+    pub send_resolution_s: f64,
     /// The command line, as typed.
     pub command_line: Vec<String>,
 }
@@ -138,6 +140,7 @@ impl RunConfig {
             threads,
             request_timeout_s: args.timeout.as_secs_f64(),
             connections: args.connections,
+            send_resolution_s: args.send_resolution.as_secs_f64(),
             command_line: std::env::args().collect(),
         })
     }
@@ -243,6 +246,7 @@ async fn run_async(
         only_op: None,
         seed: config.workload.seed,
         hiccups: true,
+        send_resolution: Duration::from_secs_f64(config.send_resolution_s),
     };
     println!(
         "Running {} ({}) against {}; latencies are {}.",
@@ -336,6 +340,7 @@ async fn populate(
         only_op: Some(workload.populate_op()),
         seed: config.workload.seed,
         hiccups: false,
+        send_resolution: Duration::ZERO,
     };
     struct Quiet(u64);
     impl IntervalSink for Quiet {

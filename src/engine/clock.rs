@@ -1,26 +1,40 @@
-//! Time as the engine sees it: nanoseconds since the run's start, and a way to wait until a
-//! given one. The real clock waits with the operating system's high-resolution sleep on a
-//! thread of its own; tests use tokio's clock, which they can pause and advance.
+//! Time as the engine sees it: nanoseconds since the run's start, and timers that wake a
+//! worker at a given one.
+//!
+//! The real timer is a Linux timerfd registered with tokio's I/O driver: it wakes the worker
+//! within microseconds of the intended start, from the same epoll wait that delivers the
+//! answers, so precise sends cost no extra thread and no cross-thread wake-up. tokio's own
+//! timer would round every wait up to a whole millisecond — up to a millisecond of client lag
+//! added to each response time. Tests use tokio's clock, which they can pause and advance.
 
 use std::future::Future;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::time::{Duration, Instant};
 
-/// Nanoseconds since the start of a run, and waiting for a moment in that time.
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use tokio::io::unix::AsyncFd;
+
+/// Nanoseconds since the start of a run, and timers in that time.
 pub trait Clock: Clone + Send + Sync + 'static {
+    /// A timer of this clock, owned by one worker.
+    type Timer: Timer;
+
     /// Nanoseconds since the run started.
     fn now_ns(&self) -> u64;
 
-    /// Waits until `t_ns` (returns at once if it has passed).
-    fn sleep_until_ns(&self, t_ns: u64) -> impl Future<Output = ()> + Send;
-
-    /// Runs the open-loop dispatcher where this clock's sleep works best.
-    fn run_dispatcher(dispatcher: impl Future<Output = ()> + Send + 'static);
+    /// A new timer. Needs a tokio runtime with I/O and time enabled.
+    fn timer(&self) -> std::io::Result<Self::Timer>;
 }
 
-/// The machine's monotonic clock. `sleep_until_ns` blocks the calling thread, so it is only
-/// used on the dispatcher's own thread: a blocking `nanosleep` wakes within tens of
-/// microseconds, where tokio's timer wheel rounds up to whole milliseconds — a millisecond of
-/// late sends would be added to every response time.
+/// Waits for moments of its clock.
+pub trait Timer: Send {
+    /// Waits until `t_ns` (returns at once if it has passed). Cancel-safe: dropping the
+    /// future and calling again with the same moment loses nothing.
+    fn sleep_until_ns(&mut self, t_ns: u64) -> impl Future<Output = ()> + Send + '_;
+}
+
+/// The machine's monotonic clock.
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {
     t0: Instant,
@@ -39,25 +53,92 @@ impl RealClock {
 }
 
 impl Clock for RealClock {
+    type Timer = RealTimer;
+
     #[inline]
     fn now_ns(&self) -> u64 {
         self.t0.elapsed().as_nanos() as u64
     }
 
-    fn sleep_until_ns(&self, t_ns: u64) -> impl Future<Output = ()> + Send {
-        let now = self.now_ns();
-        if t_ns > now {
-            std::thread::sleep(Duration::from_nanos(t_ns - now));
-        }
-        std::future::ready(())
+    fn timer(&self) -> std::io::Result<RealTimer> {
+        let fd = TimerFd::new(
+            ClockId::CLOCK_MONOTONIC,
+            TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+        )?;
+        // SAFETY: `register` asks that the descriptor stay open while it is registered. The
+        // AsyncFd owns the TimerHandle, which owns the TimerFd: the descriptor closes only
+        // when the AsyncFd (and with it the registration) is dropped.
+        #[allow(unsafe_code)]
+        let fd = unsafe { AsyncFd::register(TimerHandle(fd)) }.map_err(std::io::Error::from)?;
+        Ok(RealTimer {
+            clock: *self,
+            fd,
+            armed_for: None,
+        })
     }
+}
 
-    /// On a thread of its own, where a blocking sleep holds up nothing else.
-    fn run_dispatcher(dispatcher: impl Future<Output = ()> + Send + 'static) {
-        std::thread::Builder::new()
-            .name("dispatcher".into())
-            .spawn(move || futures::executor::block_on(dispatcher))
-            .expect("the dispatcher thread starts");
+/// A timerfd, for tokio's AsyncFd (which asks for `AsRawFd`).
+struct TimerHandle(TimerFd);
+
+impl AsRawFd for TimerHandle {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_fd().as_raw_fd()
+    }
+}
+
+/// A timer on a Linux timerfd.
+pub struct RealTimer {
+    clock: RealClock,
+    fd: AsyncFd<TimerHandle>,
+    /// The moment the timerfd is armed for, if any.
+    armed_for: Option<u64>,
+}
+
+impl std::fmt::Debug for RealTimer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RealTimer")
+            .field("armed_for", &self.armed_for)
+            .finish()
+    }
+}
+
+impl Timer for RealTimer {
+    async fn sleep_until_ns(&mut self, t_ns: u64) {
+        loop {
+            let now = self.clock.now_ns();
+            if now >= t_ns {
+                return;
+            }
+            if self.armed_for != Some(t_ns) {
+                // Relative arming: a zero value would disarm, and `now < t_ns` here.
+                let wait = TimeSpec::from_duration(Duration::from_nanos(t_ns - now));
+                if self
+                    .fd
+                    .get_ref()
+                    .0
+                    .set(Expiration::OneShot(wait), TimerSetTimeFlags::empty())
+                    .is_err()
+                {
+                    // Cannot arm (should not happen): fall back to tokio's coarser timer.
+                    tokio::time::sleep(Duration::from_nanos(t_ns - now)).await;
+                    return;
+                }
+                self.armed_for = Some(t_ns);
+            }
+            let Ok(mut ready) = self.fd.readable().await else {
+                tokio::time::sleep(Duration::from_nanos(
+                    t_ns.saturating_sub(self.clock.now_ns()),
+                ))
+                .await;
+                return;
+            };
+            // No read of the expiration count: the next arming (timerfd_settime) resets it,
+            // which saves a system call per wake-up. A stale readiness only makes the loop
+            // check the time once more.
+            ready.clear_ready();
+            self.armed_for = None;
+        }
     }
 }
 
@@ -77,15 +158,45 @@ impl TokioClock {
 }
 
 impl Clock for TokioClock {
+    type Timer = TokioClock;
+
     fn now_ns(&self) -> u64 {
         self.t0.elapsed().as_nanos() as u64
     }
 
-    fn sleep_until_ns(&self, t_ns: u64) -> impl Future<Output = ()> + Send {
+    fn timer(&self) -> std::io::Result<TokioClock> {
+        Ok(*self)
+    }
+}
+
+impl Timer for TokioClock {
+    fn sleep_until_ns(&mut self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
         tokio::time::sleep_until(self.t0 + Duration::from_nanos(t_ns))
     }
+}
 
-    fn run_dispatcher(dispatcher: impl Future<Output = ()> + Send + 'static) {
-        tokio::spawn(dispatcher);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The timerfd wakes close to the asked moment, much closer than tokio's millisecond
+    /// wheel would.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_real_timer_wakes_on_time() {
+        let clock = RealClock::start_now();
+        let mut timer = clock.timer().unwrap();
+        let mut late = Vec::new();
+        for i in 1..=200u64 {
+            let target = i * 250_000;
+            timer.sleep_until_ns(target).await;
+            let now = clock.now_ns();
+            assert!(now >= target, "never early");
+            late.push(now - target);
+        }
+        late.sort_unstable();
+        let median = late[late.len() / 2];
+        assert!(median < 500_000, "median lateness {median} ns");
+        // Waiting for a moment that has passed returns at once.
+        timer.sleep_until_ns(0).await;
     }
 }

@@ -1,16 +1,17 @@
-//! The load engine: a schedule releases requests, workers send them and record what happened,
-//! a collector adds the workers' records up at every interval end.
+//! The load engine: workers send requests on a schedule and record what happened; a
+//! collector adds the workers' records up at every interval end.
 //!
-//! - Open loop ([`LoadMode::Open`]): one dispatcher releases requests at their intended times
-//!   (see [`schedule`]); at most `max_in_flight` are in flight; a request waiting for a slot
-//!   keeps its intended start, so its response time includes the wait.
+//! - Open loop ([`LoadMode::Open`]): one global schedule of intended starts (see
+//!   [`schedule`]), dealt round-robin to the workers; each worker wakes for its requests on a
+//!   precise timer ([`clock`]); at most `max_in_flight` requests are in flight; a request
+//!   waiting for a slot keeps its intended start, so its response time includes the wait.
 //! - Closed loop ([`LoadMode::Closed`]): a fixed number of requests in flight; response time
 //!   equals service time (and hides stalls: coordinated omission).
 //!
 //! Workers are tokio tasks, one per runtime thread, each keeping many requests in flight and
-//! recording into histograms of its own (no lock, no shared counter per request beyond one
-//! atomic increment). At each interval end a worker hands its histograms to the collector,
-//! which merges them and passes the interval to an [`IntervalSink`] (files, live output).
+//! recording into histograms of its own: no lock on the hot path. At each interval end a
+//! worker hands its histograms to the collector, which merges them and passes the interval to
+//! an [`IntervalSink`] (files, live output).
 
 pub mod clock;
 pub mod schedule;
@@ -29,7 +30,8 @@ use crate::metrics::hiccup::HiccupMeter;
 use crate::metrics::{new_histogram, ErrorClass, OpStats, Phase};
 use crate::workload::Workload;
 use clock::Clock;
-use schedule::{dispatch, Arrivals, End, Progress, Ticket, TicketSource};
+use clock::Timer;
+use schedule::{take_closed, Arrivals, End, Progress, Ticket, WorkerSchedule};
 
 pub use schedule::ArrivalKind;
 
@@ -82,6 +84,9 @@ pub struct EngineConfig {
     pub seed: u64,
     /// Run the client hiccup meter.
     pub hiccups: bool,
+    /// Open loop: requests whose intended starts lie within this span are sent together,
+    /// when the last of them is due (0: each at its own moment).
+    pub send_resolution: Duration,
 }
 
 /// One finished interval: what every operation type did in it, and the client's hiccups.
@@ -131,8 +136,8 @@ pub struct Outcome {
     pub hiccups: Histogram<u64>,
     /// From the start to the last answer, ns.
     pub elapsed_ns: u64,
-    /// Requests the schedule released (open loop: the attempted count).
-    pub released: u64,
+    /// Requests sent.
+    pub sent: u64,
     /// The largest backlog seen at an interval end.
     pub max_backlog: u64,
     /// Why the run ended.
@@ -181,38 +186,15 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
     let workers = config.workers.max(1);
 
-    let (source, limits): (TicketSource<C>, Vec<usize>) = match config.mode {
+    let (limit_total, rate_per_s) = match config.mode {
         LoadMode::Open {
             rate_per_s,
-            arrivals,
             max_in_flight,
-        } => {
-            // A bounded hand-over queue: when it is full the dispatcher waits, and the
-            // requests behind keep their intended starts.
-            let (queue_tx, queue_rx) = async_channel::bounded(65_536);
-            let arrivals = Arrivals::new(arrivals, rate_per_s, config.seed);
-            let dispatcher = dispatch(
-                clock.clone(),
-                arrivals,
-                config.end,
-                progress.clone(),
-                queue_tx,
-            );
-            C::run_dispatcher(dispatcher);
-            (
-                TicketSource::Open(queue_rx),
-                split(max_in_flight.max(1), workers),
-            )
-        }
-        LoadMode::Closed { concurrency } => (
-            TicketSource::Closed {
-                clock: clock.clone(),
-                end: config.end,
-                progress: progress.clone(),
-            },
-            split(concurrency.max(1), workers),
-        ),
+            ..
+        } => (max_in_flight.max(1), Some(rate_per_s)),
+        LoadMode::Closed { concurrency } => (concurrency.max(1), None),
     };
+    let limits = split(limit_total, workers);
 
     let hiccup_meter = if config.hiccups {
         let tx = tx.clone();
@@ -228,25 +210,40 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         None
     };
 
+    // Every worker keeps its share of the schedule, even one with no in-flight slot of its
+    // own would never send: so the open loop needs at least one slot per worker.
     let active: Vec<usize> = (0..workers).filter(|w| limits[*w] > 0).collect();
     let mut handles = Vec::new();
     for &worker in &active {
+        let source = match config.mode {
+            LoadMode::Open {
+                rate_per_s,
+                arrivals,
+                ..
+            } => Source::Open(WorkerSchedule::new(
+                Arrivals::new(arrivals, rate_per_s, config.seed),
+                active.iter().position(|&w| w == worker).expect("active"),
+                active.len(),
+                config.end,
+            )),
+            LoadMode::Closed { .. } => Source::Closed,
+        };
         let ctx = WorkerContext {
             worker,
             workload: workload.clone(),
             clock: clock.clone(),
-            source: source.clone(),
+            end: config.end,
             limit: limits[worker],
+            per_worker_rate: rate_per_s.map(|r| r / active.len() as f64),
+            send_resolution_ns: config.send_resolution.as_nanos() as u64,
             interval_ns,
-            warmup_ns: config.end.warmup_ns,
             first_seq: config.first_seq,
             only_op: config.only_op,
             progress: progress.clone(),
             tx: tx.clone(),
         };
-        handles.push(tokio::spawn(ctx.drive()));
+        handles.push(tokio::spawn(ctx.drive(source)));
     }
-    drop(source);
 
     let mut collector = Collector::new(&active, n_ops, interval_ns, config.hiccups);
     let mut meter = hiccup_meter;
@@ -287,7 +284,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         totals: collector.totals,
         hiccups: collector.hiccup_total,
         elapsed_ns: collector.end_ns,
-        released: progress.released.load(Ordering::Relaxed),
+        sent: progress.sent.load(Ordering::Relaxed),
         max_backlog: collector.max_backlog,
         stop,
     }
@@ -300,14 +297,24 @@ fn split(total: usize, workers: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Where a worker's requests come from.
+enum Source {
+    /// Its share of the open-loop schedule.
+    Open(WorkerSchedule),
+    /// Closed loop: a new request whenever a slot is free.
+    Closed,
+}
+
 struct WorkerContext<W, C: Clock> {
     worker: usize,
     workload: Arc<W>,
     clock: C,
-    source: TicketSource<C>,
+    end: End,
     limit: usize,
+    /// Open loop: this worker's share of the rate, for its backlog estimate.
+    per_worker_rate: Option<f64>,
+    send_resolution_ns: u64,
     interval_ns: u64,
-    warmup_ns: u64,
     first_seq: u64,
     only_op: Option<usize>,
     progress: Arc<Progress>,
@@ -325,19 +332,53 @@ struct Completion {
 }
 
 impl<W: Workload, C: Clock> WorkerContext<W, C> {
-    async fn drive(self) {
+    async fn drive(self, mut source: Source) {
         let n_ops = self.workload.op_names().len();
+        let mut timer = match self.clock.timer() {
+            Ok(timer) => timer,
+            Err(e) => panic!("cannot create a timer for the schedule: {e}"),
+        };
         let mut in_flight = FuturesUnordered::new();
         let mut current = 0u64;
         let mut ops = empty_ops(n_ops);
-        let mut source_done = false;
+        // The next request to send, once its intended start comes and a slot is free.
+        let mut pending: Option<Ticket> = None;
+        // When to wake for it: its intended start, or that of the last request within the
+        // send resolution, so that they leave together.
+        let mut due = 0u64;
+        let mut exhausted = false;
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
         );
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            if source_done && in_flight.is_empty() {
+            if self.progress.stop.load(Ordering::Relaxed) {
+                exhausted = true;
+                pending = None;
+            }
+            if pending.is_none() && !exhausted {
+                pending = match &mut source {
+                    Source::Open(schedule) => schedule.next(),
+                    // Taken only when a slot is free, so that its intended start is its send.
+                    Source::Closed if in_flight.len() < self.limit => {
+                        take_closed(&self.clock, &self.end, &self.progress)
+                    }
+                    Source::Closed => None,
+                };
+                exhausted = pending.is_none()
+                    && (matches!(source, Source::Open(_)) || in_flight.len() < self.limit);
+                due = match (&mut source, pending) {
+                    (Source::Open(schedule), Some(t))
+                        if self.send_resolution_ns > 0 && t.intended_ns > self.clock.now_ns() =>
+                    {
+                        schedule.last_within(t.intended_ns, self.send_resolution_ns)
+                    }
+                    (_, Some(t)) => t.intended_ns,
+                    (_, None) => 0,
+                };
+            }
+            if exhausted && pending.is_none() && in_flight.is_empty() {
                 break;
             }
             tokio::select! {
@@ -352,24 +393,22 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         Some((class, message)) => stats.record_error(class, || message),
                     }
                 }
-                ticket = self.source.next(), if !source_done && in_flight.len() < self.limit => {
-                    match ticket {
-                        Some(ticket) => in_flight.push(self.send(ticket)),
-                        None => source_done = true,
-                    }
+                _ = timer.sleep_until_ns(due), if pending.is_some() && in_flight.len() < self.limit => {
+                    let ticket = pending.take().expect("checked by the guard");
+                    in_flight.push(self.send(ticket));
                 }
                 _ = tick.tick() => {
-                    if self.progress.stop.load(Ordering::Relaxed) {
-                        source_done = true;
-                        if let TicketSource::Open(queue) = &self.source {
-                            queue.close();
-                        }
-                    }
-                    let now_index = self.clock.now_ns() / self.interval_ns;
-                    self.hand_over(&mut current, &mut ops, now_index);
+                    let now = self.clock.now_ns();
+                    let overdue = match (pending, self.per_worker_rate) {
+                        (Some(t), Some(rate)) if t.intended_ns <= now => 1 + ((now - t.intended_ns) as f64 * rate / 1e9) as u64,
+                        _ => 0,
+                    };
+                    self.progress.set_overdue(self.worker, overdue);
+                    self.hand_over(&mut current, &mut ops, now / self.interval_ns);
                 }
             }
         }
+        self.progress.set_overdue(self.worker, 0);
         let end_ns = self.clock.now_ns();
         let _ = self.tx.send(Message::Part {
             worker: self.worker,
@@ -400,7 +439,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
     async fn send(&self, ticket: Ticket) -> Completion {
         let seq = self.first_seq + ticket.seq;
         let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
-        let phase = if ticket.intended_ns < self.warmup_ns {
+        let phase = if ticket.intended_ns < self.end.warmup_ns {
             Phase::Warmup
         } else {
             Phase::Measure

@@ -1,19 +1,17 @@
-//! When each request is meant to start, and who hands requests out.
+//! When each request is meant to start, and which worker sends it.
 //!
 //! Open loop: one global schedule, request i intended at `i / rate` (or at Poisson arrival
-//! times). The dispatcher releases each request when its time comes, never skips one and
-//! never drops one; a request that waits for a free in-flight slot keeps its intended start,
-//! so the wait is part of its response time. Closed loop: each worker sends its next request
-//! when the previous one answers; the intended start is the send.
+//! times), dealt round-robin to the workers (request i to worker i mod W), each of which sends
+//! its requests at their intended times. Nothing is skipped or dropped; a request that waits
+//! for a free in-flight slot keeps its intended start, so its response time includes the
+//! wait. Closed loop: a worker takes a new request whenever it has a free slot; the intended
+//! start is the send.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-
-use super::clock::Clock;
 
 /// How intended starts are spaced in an open-loop run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -30,7 +28,8 @@ pub enum ArrivalKind {
 pub struct Arrivals {
     kind: ArrivalKind,
     period_ns: f64,
-    next_seq: u64,
+    /// The sequence number of the next arrival.
+    pub next_seq: u64,
     poisson_t: f64,
     rng: SmallRng,
 }
@@ -98,118 +97,154 @@ impl End {
     }
 }
 
-/// Counters shared by whoever releases requests and the workers that take them.
-#[derive(Debug, Default)]
+/// How many workers' overdue counts [`Progress`] keeps.
+const MAX_WORKERS: usize = 256;
+
+/// Counters shared by the workers and the collector.
+#[derive(Debug)]
 pub struct Progress {
-    /// Requests released by the schedule so far.
-    pub released: AtomicU64,
-    /// Requests workers have started sending.
+    /// Requests sent so far.
     pub sent: AtomicU64,
-    /// Requests in the measured part released so far.
+    /// Closed loop: requests handed out so far (numbers the requests).
+    pub taken: AtomicU64,
+    /// Closed loop: requests of the measured part handed out so far.
     pub measured: AtomicU64,
     /// Set to end the run early (Ctrl-C, SIGTERM, every request failing).
     pub stop: AtomicBool,
+    /// Per worker: requests past their intended start and not yet sent, as of its last look.
+    overdue: Vec<AtomicU64>,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            sent: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
+            measured: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            overdue: (0..MAX_WORKERS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
 }
 
 impl Progress {
-    /// Requests released but not yet sent: the client's backlog.
+    /// Requests due but not yet sent, summed over the workers: the client's backlog.
     pub fn backlog(&self) -> u64 {
-        self.released
-            .load(Ordering::Relaxed)
-            .saturating_sub(self.sent.load(Ordering::Relaxed))
+        self.overdue.iter().map(|o| o.load(Ordering::Relaxed)).sum()
+    }
+
+    /// A worker's latest count of overdue requests.
+    pub fn set_overdue(&self, worker: usize, count: u64) {
+        self.overdue[worker % MAX_WORKERS].store(count, Ordering::Relaxed);
     }
 }
 
-/// Releases open-loop requests at their intended times into `queue`, until the end or a stop.
-/// A full queue (every worker busy and the queue at capacity) delays the release but never
-/// changes the intended start of the requests behind it.
-pub async fn dispatch<C: Clock>(
-    clock: C,
+/// One worker's share of the open-loop schedule: every W-th request of the global sequence.
+#[derive(Debug)]
+pub struct WorkerSchedule {
     arrivals: Arrivals,
+    worker: u64,
+    workers: u64,
     end: End,
-    progress: Arc<Progress>,
-    queue: async_channel::Sender<Ticket>,
-) {
-    let mut measured = 0u64;
-    for (seq, intended_ns) in arrivals.enumerate() {
-        if end.is_past(intended_ns, measured) || progress.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        if intended_ns > clock.now_ns() {
-            clock.sleep_until_ns(intended_ns).await;
-        }
-        if intended_ns >= end.warmup_ns {
-            measured += 1;
-            progress.measured.store(measured, Ordering::Relaxed);
-        }
-        progress.released.fetch_add(1, Ordering::Relaxed);
-        if queue
-            .send(Ticket {
-                seq: seq as u64,
-                intended_ns,
-            })
-            .await
-            .is_err()
-        {
-            break;
+    /// Requests of the measured part before the next arrival, over all workers.
+    measured_before: u64,
+    done: bool,
+    /// Tickets drawn ahead by [`WorkerSchedule::last_within`], in order.
+    ahead: std::collections::VecDeque<Ticket>,
+}
+
+impl WorkerSchedule {
+    /// Worker `worker` of `workers`. Every worker walks the same global sequence (the same
+    /// seed for Poisson arrivals) and keeps its own requests, so together they send it all.
+    pub fn new(arrivals: Arrivals, worker: usize, workers: usize, end: End) -> Self {
+        WorkerSchedule {
+            arrivals,
+            worker: worker as u64,
+            workers: workers.max(1) as u64,
+            end,
+            measured_before: 0,
+            done: false,
+            ahead: std::collections::VecDeque::new(),
         }
     }
-}
 
-/// Where a worker gets its next request.
-#[derive(Debug, Clone)]
-pub enum TicketSource<C: Clock> {
-    /// From the open-loop dispatcher.
-    Open(async_channel::Receiver<Ticket>),
-    /// Closed loop: a new request whenever asked, intended now.
-    Closed {
-        /// The run's clock.
-        clock: C,
-        /// The end of the run.
-        end: End,
-        /// Shared counters; `released` numbers the requests.
-        progress: Arc<Progress>,
-    },
-}
+    /// This worker's next request, or `None` once the run's end is reached.
+    pub fn next(&mut self) -> Option<Ticket> {
+        self.ahead.pop_front().or_else(|| self.draw())
+    }
 
-impl<C: Clock> TicketSource<C> {
-    /// The next request, or `None` when the run is over.
-    pub async fn next(&self) -> Option<Ticket> {
-        match self {
-            TicketSource::Open(queue) => queue.recv().await.ok(),
-            TicketSource::Closed {
-                clock,
-                end,
-                progress,
-            } => {
-                if progress.stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let now = clock.now_ns();
-                let measured = progress.measured.load(Ordering::Relaxed);
-                if end.is_past(now, measured) {
-                    return None;
-                }
-                if now >= end.warmup_ns {
-                    let before = progress.measured.fetch_add(1, Ordering::Relaxed);
-                    if end.ops.is_some_and(|n| before >= n) {
-                        return None;
-                    }
-                }
-                let seq = progress.released.fetch_add(1, Ordering::Relaxed);
-                Some(Ticket {
-                    seq,
-                    intended_ns: now,
-                })
+    /// The latest intended start of this worker's requests in `[from, from + span]`, looking
+    /// ahead without consuming them (`from` itself when there is none).
+    pub fn last_within(&mut self, from: u64, span: u64) -> u64 {
+        let limit = from.saturating_add(span);
+        loop {
+            match self.ahead.back() {
+                Some(t) if t.intended_ns > limit => break,
+                _ if self.ahead.len() >= 1024 => break,
+                _ => match self.draw() {
+                    Some(t) => self.ahead.push_back(t),
+                    None => break,
+                },
             }
         }
+        self.ahead
+            .iter()
+            .map(|t| t.intended_ns)
+            .filter(|&t| t <= limit)
+            .max()
+            .unwrap_or(from)
+            .max(from)
     }
+
+    fn draw(&mut self) -> Option<Ticket> {
+        while !self.done {
+            let seq = self.arrivals.next_seq;
+            let intended_ns = self.arrivals.next()?;
+            if self.end.is_past(intended_ns, self.measured_before) {
+                self.done = true;
+                break;
+            }
+            if intended_ns >= self.end.warmup_ns {
+                self.measured_before += 1;
+            }
+            if seq % self.workers == self.worker {
+                return Some(Ticket { seq, intended_ns });
+            }
+        }
+        None
+    }
+}
+
+/// Closed loop: a new request whenever a worker has a free slot, intended now.
+pub fn take_closed<C: super::clock::Clock>(
+    clock: &C,
+    end: &End,
+    progress: &Progress,
+) -> Option<Ticket> {
+    if progress.stop.load(Ordering::Relaxed) {
+        return None;
+    }
+    let now = clock.now_ns();
+    if end.is_past(now, progress.measured.load(Ordering::Relaxed)) {
+        return None;
+    }
+    if now >= end.warmup_ns {
+        let before = progress.measured.fetch_add(1, Ordering::Relaxed);
+        if end.ops.is_some_and(|n| before >= n) {
+            return None;
+        }
+    }
+    let seq = progress.taken.fetch_add(1, Ordering::Relaxed);
+    Some(Ticket {
+        seq,
+        intended_ns: now,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::clock::TokioClock;
+    use crate::engine::clock::{Clock, TokioClock};
 
     #[test]
     fn fixed_arrivals_are_exact_and_poisson_has_the_mean_rate() {
@@ -254,69 +289,90 @@ mod tests {
         assert!(by_ops.is_past(50, 3));
     }
 
-    /// The schedule under tokio's paused clock: every request released exactly at its
-    /// intended time, none skipped, and a stalled consumer delays releases without moving
-    /// any intended start.
-    #[tokio::test(start_paused = true)]
-    async fn dispatch_releases_on_time_and_never_skips() {
-        let clock = TokioClock::start_now();
-        let progress = Arc::new(Progress::default());
-        let (tx, rx) = async_channel::bounded(4);
+    #[test]
+    fn workers_share_the_global_schedule_exactly() {
         let end = End {
             warmup_ns: 0,
             duration_ns: Some(1_000_000_000),
             ops: None,
         };
-        let arrivals = Arrivals::new(ArrivalKind::Fixed, 100.0, 0);
-        let dispatcher = tokio::spawn(dispatch(clock, arrivals, end, progress.clone(), tx));
-        let mut received = Vec::new();
-        while let Ok(ticket) = rx.recv().await {
-            received.push((ticket, clock.now_ns()));
-            if ticket.seq == 10 {
-                // The consumer stalls for 300 ms: the queue fills, releases wait.
-                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let mut all = Vec::new();
+        for worker in 0..3 {
+            let mut schedule =
+                WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 100.0, 0), worker, 3, end);
+            while let Some(t) = schedule.next() {
+                assert_eq!(t.seq % 3, worker as u64);
+                all.push(t);
             }
         }
-        dispatcher.await.unwrap();
-        assert_eq!(received.len(), 100, "a 1 s run at 100/s has 100 requests");
-        for (i, (ticket, _)) in received.iter().enumerate() {
-            assert_eq!(ticket.seq, i as u64);
-            assert_eq!(
-                ticket.intended_ns,
-                i as u64 * 10_000_000,
-                "intended starts never move"
-            );
+        all.sort_by_key(|t| t.seq);
+        assert_eq!(
+            all.len(),
+            100,
+            "a 1 s run at 100/s has 100 requests, none skipped"
+        );
+        for (i, t) in all.iter().enumerate() {
+            assert_eq!((t.seq, t.intended_ns), (i as u64, i as u64 * 10_000_000));
         }
-        for (ticket, got_at) in &received[..=10] {
-            assert_eq!(*got_at, ticket.intended_ns, "released exactly on time");
-        }
-        // After the stall, the backlog is handed out at once, then the schedule resumes.
-        let late: Vec<u64> = received[11..16]
-            .iter()
-            .map(|(t, at)| at - t.intended_ns)
+    }
+
+    #[test]
+    fn looking_ahead_does_not_consume() {
+        let end = End {
+            warmup_ns: 0,
+            duration_ns: Some(1_000_000_000),
+            ops: None,
+        };
+        let mut schedule =
+            WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 1000.0, 0), 0, 1, end);
+        let first = schedule.next().unwrap();
+        assert_eq!(
+            schedule.last_within(first.intended_ns, 2_500_000),
+            2_000_000
+        );
+        assert_eq!(schedule.last_within(first.intended_ns, 0), 0);
+        let rest: Vec<u64> = std::iter::from_fn(|| schedule.next())
+            .map(|t| t.seq)
             .collect();
-        assert!(late[0] > 250_000_000, "{late:?}");
-        let last = received.last().unwrap();
-        assert_eq!(last.1, last.0.intended_ns, "caught up by the end");
-        assert_eq!(progress.released.load(Ordering::Relaxed), 100);
+        assert_eq!(rest, (1..1000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_op_count_ends_the_schedule_after_the_warmup() {
+        let end = End {
+            warmup_ns: 50_000_000,
+            duration_ns: None,
+            ops: Some(7),
+        };
+        let mut count = 0;
+        for worker in 0..2 {
+            let mut schedule = WorkerSchedule::new(
+                Arrivals::new(ArrivalKind::Poisson, 100.0, 9),
+                worker,
+                2,
+                end,
+            );
+            while schedule.next().is_some() {
+                count += 1;
+            }
+        }
+        let warmup = Arrivals::new(ArrivalKind::Poisson, 100.0, 9)
+            .take_while(|&t| t < 50_000_000)
+            .count();
+        assert_eq!(count, warmup + 7);
     }
 
     #[tokio::test(start_paused = true)]
     async fn closed_loop_tickets_are_intended_when_taken_and_stop_at_the_count() {
         let clock = TokioClock::start_now();
-        let progress = Arc::new(Progress::default());
+        let progress = Progress::default();
         let end = End {
             warmup_ns: 0,
             duration_ns: None,
             ops: Some(5),
         };
-        let source = TicketSource::Closed {
-            clock,
-            end,
-            progress: progress.clone(),
-        };
         let mut seqs = Vec::new();
-        while let Some(ticket) = source.next().await {
+        while let Some(ticket) = take_closed(&clock, &end, &progress) {
             assert_eq!(ticket.intended_ns, clock.now_ns());
             seqs.push(ticket.seq);
             tokio::time::sleep(std::time::Duration::from_millis(3)).await;
