@@ -359,7 +359,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             }
             if pending.is_none() && !exhausted {
                 pending = match &mut source {
-                    Source::Open(schedule) => schedule.next(),
+                    Source::Open(schedule) => schedule.next_ticket(),
                     // Taken only when a slot is free, so that its intended start is its send.
                     Source::Closed if in_flight.len() < self.limit => {
                         take_closed(&self.clock, &self.end, &self.progress)

@@ -169,7 +169,7 @@ impl WorkerSchedule {
     }
 
     /// This worker's next request, or `None` once the run's end is reached.
-    pub fn next(&mut self) -> Option<Ticket> {
+    pub fn next_ticket(&mut self) -> Option<Ticket> {
         self.ahead.pop_front().or_else(|| self.draw())
     }
 
@@ -300,7 +300,7 @@ mod tests {
         for worker in 0..3 {
             let mut schedule =
                 WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 100.0, 0), worker, 3, end);
-            while let Some(t) = schedule.next() {
+            while let Some(t) = schedule.next_ticket() {
                 assert_eq!(t.seq % 3, worker as u64);
                 all.push(t);
             }
@@ -325,13 +325,13 @@ mod tests {
         };
         let mut schedule =
             WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 1000.0, 0), 0, 1, end);
-        let first = schedule.next().unwrap();
+        let first = schedule.next_ticket().unwrap();
         assert_eq!(
             schedule.last_within(first.intended_ns, 2_500_000),
             2_000_000
         );
         assert_eq!(schedule.last_within(first.intended_ns, 0), 0);
-        let rest: Vec<u64> = std::iter::from_fn(|| schedule.next())
+        let rest: Vec<u64> = std::iter::from_fn(|| schedule.next_ticket())
             .map(|t| t.seq)
             .collect();
         assert_eq!(rest, (1..1000).collect::<Vec<_>>());
@@ -352,7 +352,7 @@ mod tests {
                 2,
                 end,
             );
-            while schedule.next().is_some() {
+            while schedule.next_ticket().is_some() {
                 count += 1;
             }
         }
