@@ -125,6 +125,38 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         assert!(hlog.contains(tag), "{tag} missing from the hlog");
     }
 
+    // SIGTERM ends a run cleanly: a summary of what ran, exit code 130.
+    let interrupted = runs.path().join("interrupted");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "run",
+            "keyvalue",
+            "--rate",
+            "200",
+            "--duration",
+            "60s",
+            "--out",
+        ])
+        .arg(&interrupted)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("Running") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    headroom::cluster::process::signal(child.id(), Signal::SIGTERM).unwrap();
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(rest.iter().any(|l| l.starts_with("Summary")), "{rest:?}");
+    let summary = read_json(&interrupted.join("summary.json"));
+    assert_eq!(summary["stop"], "interrupted");
+    let sent = op(&summary, "write")["requests"].as_u64().unwrap();
+    assert!((400..=1000).contains(&sent), "about 3 s at 200/s: {sent}");
+
     // Bad input: one clear line, exit code 2, nothing half-written.
     let bad = |args: &[&str], expected: &str| {
         let out = headroom(args);

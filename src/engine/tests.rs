@@ -18,6 +18,8 @@ struct Simulated {
     service: Duration,
     stall: Option<(u64, u64)>,
     mix: OpMix,
+    /// Every request fails from this moment on (ns since start).
+    fail_from: Option<u64>,
 }
 
 impl Workload for Simulated {
@@ -42,6 +44,9 @@ impl Workload for Simulated {
             }
         }
         tokio::time::sleep(self.service).await;
+        if self.fail_from.is_some_and(|from| now >= from) {
+            return Err(ExecutionError::EmptyPlan);
+        }
         Ok(())
     }
 }
@@ -85,6 +90,7 @@ async fn simulate(
         service: Duration::from_millis(service_ms),
         stall,
         mix: OpMix::new(&[0.8, 0.2]),
+        fail_from: None,
     });
     let mut kept = Kept::default();
     let outcome = run(
@@ -230,6 +236,7 @@ async fn warmup_and_op_count() {
         service: Duration::from_millis(1),
         stall: None,
         mix: OpMix::new(&[1.0, 0.0]),
+        fail_from: None,
     });
     let mut cfg = config(open(1000.0, 100), 0);
     cfg.end = End {
@@ -265,4 +272,37 @@ async fn requests_leave_on_schedule() {
     );
     assert_eq!(writes.response_ns.max(), writes.service_ns.max());
     assert_eq!(out.sent, 6_000);
+}
+
+/// When every request fails for ALL_FAILING_LIMIT, the run stops by itself and says why;
+/// the failures are counted by class with an example message.
+#[tokio::test(start_paused = true)]
+async fn a_run_where_everything_fails_stops_by_itself() {
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated {
+        clock,
+        service: Duration::from_millis(1),
+        stall: None,
+        mix: OpMix::new(&[1.0, 0.0]),
+        fail_from: Some(3_000_000_000),
+    });
+    let mut kept = Kept::default();
+    let out = run(
+        workload,
+        clock,
+        &config(open(100.0, 100), 600),
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
+    assert_eq!(out.stop, StopReason::AllRequestsFailing);
+    let elapsed_s = out.elapsed_ns as f64 / 1e9;
+    assert!(
+        (13.0..15.0).contains(&elapsed_s),
+        "stopped {elapsed_s} s in, ~10 s after the failures began"
+    );
+    let writes = &out.totals[0][Phase::Measure.index()];
+    assert_eq!(writes.ok, 300);
+    assert!(writes.errors[&crate::metrics::ErrorClass::Connection] >= 1000);
+    assert!(writes.error_examples[&crate::metrics::ErrorClass::Connection].contains("empty plan"));
 }
