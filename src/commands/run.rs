@@ -258,7 +258,10 @@ async fn run_async(
     let started_at = SystemTime::now();
     let clock = RealClock::start_now();
     let op_names: Vec<String> = workload.op_names().iter().map(|s| s.to_string()).collect();
-    let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s > 0.0)?;
+    let planned = config
+        .duration_s
+        .map(|d| Duration::from_secs_f64(d + config.warmup_s));
+    let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s > 0.0, planned)?;
     let cpu_before = metrics::process::cpu_time();
     let outcome = engine::run(workload.clone(), clock, &engine_config, progress, &mut sink).await;
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
@@ -519,6 +522,21 @@ fn write_hgrm(path: &Path, histogram: &hdrhistogram::Histogram<u64>) -> anyhow::
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// A bar counting the run's seconds, when standard output is a terminal and the run has a
+/// planned length; plain lines otherwise (pipes, files, CI).
+fn progress_bar(planned: Option<Duration>) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    let planned = planned?;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(planned.as_secs().max(1));
+    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} s  {msg}")
+        .expect("a valid template");
+    bar.set_style(style);
+    Some(bar)
+}
+
 /// The run directory's interval files and the live output, fed one interval at a time.
 struct RunFiles {
     hlog: HlogWriter<std::io::BufWriter<fs::File>>,
@@ -527,6 +545,8 @@ struct RunFiles {
     has_warmup: bool,
     error: Option<anyhow::Error>,
     header_printed: bool,
+    /// A progress bar under the live lines, when standard output is a terminal.
+    progress_bar: Option<indicatif::ProgressBar>,
 }
 
 impl RunFiles {
@@ -535,6 +555,7 @@ impl RunFiles {
         start: SystemTime,
         op_names: &[String],
         has_warmup: bool,
+        planned: Option<Duration>,
     ) -> anyhow::Result<Self> {
         let hlog_path = out.join("histograms.hlog");
         let hlog = HlogWriter::create(&hlog_path, start)
@@ -547,10 +568,22 @@ impl RunFiles {
             has_warmup,
             error: None,
             header_printed: false,
+            progress_bar: progress_bar(planned),
         })
     }
 
+    /// A line of live output, above the progress bar when there is one.
+    fn say(&self, line: String) {
+        match &self.progress_bar {
+            Some(bar) => bar.println(line),
+            None => println!("{line}"),
+        }
+    }
+
     fn finish(self) -> anyhow::Result<()> {
+        if let Some(bar) = &self.progress_bar {
+            bar.finish_and_clear();
+        }
         match self.error {
             Some(e) => Err(e),
             None => Ok(()),
@@ -602,14 +635,14 @@ impl RunFiles {
                 .iter()
                 .map(|n| format!("{n}: rate p50 p99 p99.9 max"))
                 .collect();
-            println!(
+            self.say(format!(
                 "{:>8} {:>9} {:>7} {:>8} | {}   (ms)",
                 "time",
                 "ops/s",
                 "errors",
                 "backlog",
                 ops.join(" | ")
-            );
+            ));
         }
         let seconds = interval.length_ns as f64 / 1e9;
         let mut total = 0;
@@ -643,14 +676,17 @@ impl RunFiles {
         } else {
             ""
         };
-        println!(
-            "{:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
-            (interval.start_ns + interval.length_ns) as f64 / 1e9,
+        let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
+        self.say(format!(
+            "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
             total as f64 / seconds,
             errors,
             interval.backlog,
             parts.join(" | ")
-        );
+        ));
+        if let Some(bar) = &self.progress_bar {
+            bar.set_position(end_s as u64);
+        }
     }
 }
 
