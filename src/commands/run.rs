@@ -677,6 +677,9 @@ impl RunFiles {
             ""
         };
         let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
+        if parts.is_empty() {
+            parts.push("no answers in this interval".to_string());
+        }
         self.say(format!(
             "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
             total as f64 / seconds,
