@@ -1,9 +1,9 @@
 //! `headroom run` against a real local node: the files it leaves, bad input, and the stall
 //! test of METHOD.md §2.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Lines};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
@@ -15,6 +15,24 @@ use crate::support::{self, headroom, stderr, stdout};
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
+}
+
+/// Starts `headroom run ARGS` and returns once its load begins (the "Running" line), with
+/// the rest of its standard output still to read.
+fn spawn_run(args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .arg("run")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("Running") {
+            break;
+        }
+    }
+    (child, lines)
 }
 
 fn op<'a>(summary: &'a Value, name: &str) -> &'a Value {
@@ -127,26 +145,16 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
 
     // SIGTERM ends a run cleanly: a summary of what ran, exit code 130.
     let interrupted = runs.path().join("interrupted");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
-            "keyvalue",
-            "--rate",
-            "200",
-            "--duration",
-            "60s",
-            "--out",
-        ])
-        .arg(&interrupted)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("Running") {
-            break;
-        }
-    }
+    let interrupted_text = interrupted.to_str().unwrap();
+    let (mut child, lines) = spawn_run(&[
+        "keyvalue",
+        "--rate",
+        "200",
+        "--duration",
+        "60s",
+        "--out",
+        interrupted_text,
+    ]);
     std::thread::sleep(Duration::from_secs(3));
     headroom::cluster::process::signal(child.id(), Signal::SIGTERM).unwrap();
     let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
@@ -251,26 +259,23 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let out = runs.path().join("stall");
     let (rate, warmup_s, measured_s) = (250.0, 5.0, 20.0);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
-            "keyvalue",
-            "--rate",
-            &rate.to_string(),
-            "--warmup",
-            &format!("{warmup_s}s"),
-        ])
-        .args(["--duration", &format!("{measured_s}s"), "--out"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("Running") {
-            break;
-        }
-    }
+    let (rate_text, warmup_text, duration_text) = (
+        rate.to_string(),
+        format!("{warmup_s}s"),
+        format!("{measured_s}s"),
+    );
+    let out_text = out.to_str().unwrap();
+    let (mut child, lines) = spawn_run(&[
+        "keyvalue",
+        "--rate",
+        &rate_text,
+        "--warmup",
+        &warmup_text,
+        "--duration",
+        &duration_text,
+        "--out",
+        out_text,
+    ]);
     let run_started = Instant::now();
     // Freeze the node 10 s in: 5 s into the measured part.
     std::thread::sleep(Duration::from_secs(10));
