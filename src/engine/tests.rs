@@ -104,6 +104,15 @@ async fn simulate(
     (outcome, kept.0)
 }
 
+/// Every operation type's measured statistics, added up.
+fn measured(out: &Outcome) -> OpStats {
+    let mut all = OpStats::default();
+    for op in &out.totals {
+        all.add(&op[Phase::Measure.index()]);
+    }
+    all
+}
+
 fn open(rate: f64, max_in_flight: usize) -> LoadMode {
     LoadMode::Open {
         rate_per_s: rate,
@@ -127,10 +136,7 @@ async fn open_loop_reports_a_freeze_as_the_stall_formula_says() {
         Some((8_000_000_000, 10_000_000_000)),
     )
     .await;
-    let mut all = OpStats::default();
-    for op in &out.totals {
-        all.add(&op[Phase::Measure.index()]);
-    }
+    let all = measured(&out);
     assert_eq!(all.ok, 20_000, "no request skipped or dropped");
     let h = &all.response_ns;
     let (p99, p999, max) = (
@@ -176,10 +182,7 @@ async fn closed_loop_hides_the_same_freeze() {
         Some((8_000_000_000, 10_000_000_000)),
     )
     .await;
-    let mut all = OpStats::default();
-    for op in &out.totals {
-        all.add(&op[Phase::Measure.index()]);
-    }
+    let all = measured(&out);
     let p99 = seconds(all.response_ns.value_at_quantile(0.99));
     assert!(
         p99 < 0.01,
