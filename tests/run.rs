@@ -320,3 +320,39 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
     assert!(service("p99_ms") <= p99 && service("max_ms") <= max);
 }
+
+/// A cluster that requires a password: one line naming the flags to give, exit code 2.
+#[test]
+fn a_cluster_that_requires_authentication_says_which_flags_to_give() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("auth");
+    let config = headroom::cluster::ClusterConfig {
+        yaml: vec![("authenticator".into(), "PasswordAuthenticator".into())],
+        ..support::small_cluster(1)
+    };
+    let _cluster = LocalCluster::start(&dir, config, &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("auth");
+    let run = headroom(&[
+        "run",
+        "keyvalue",
+        "--rate",
+        "10",
+        "--duration",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(
+        err.contains("127.0.0.1:9042 requires authentication"),
+        "{err}"
+    );
+    assert!(err.contains("--username and --password"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["error.txt"]);
+}

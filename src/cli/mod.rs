@@ -128,6 +128,12 @@ pub struct StartArgs {
     #[arg(long = "jvm-opt", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_opts: Vec<String>,
 
+    /// A cassandra.yaml setting for every node, replacing headroom's where it has the key;
+    /// repeat for several, e.g. --yaml authenticator=PasswordAuthenticator
+    /// --yaml concurrent_writes=64. The value is YAML, written as is.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub yaml: Vec<String>,
+
     /// Address of the first node; node i gets this address plus i − 1. Must be in
     /// 127.0.0.0/8 with room for every node in its last octet. [default: 127.0.0.1]
     #[arg(long, value_name = "IPV4")]

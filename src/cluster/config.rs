@@ -78,6 +78,9 @@ pub struct ClusterConfig {
     pub jvm_opts: Vec<String>,
     /// Address of node 1; node i has this address + i − 1.
     pub first_address: Ipv4Addr,
+    /// cassandra.yaml settings that replace or add to headroom's, as (key, YAML value).
+    #[serde(default)]
+    pub yaml: Vec<(String, String)>,
 }
 
 impl Default for ClusterConfig {
@@ -89,6 +92,7 @@ impl Default for ClusterConfig {
             gc: GcKind::G1,
             jvm_opts: Vec::new(),
             first_address: Ipv4Addr::new(127, 0, 0, 1),
+            yaml: Vec::new(),
         }
     }
 }
@@ -122,6 +126,14 @@ impl ClusterConfig {
                 .first_address
                 .or(base.map(|b| b.first_address))
                 .unwrap_or(Ipv4Addr::new(127, 0, 0, 1)),
+            yaml: if args.yaml.is_empty() {
+                base.map(|b| b.yaml.clone()).unwrap_or_default()
+            } else {
+                args.yaml
+                    .iter()
+                    .map(|kv| parse_yaml_setting(kv))
+                    .collect::<Result<_, _>>()?
+            },
         };
         config.validate()?;
         Ok(config)
@@ -191,7 +203,26 @@ impl ClusterConfig {
         if !self.jvm_opts.is_empty() {
             text.push_str(&format!(", JVM options {}", self.jvm_opts.join(" ")));
         }
+        for (key, value) in &self.yaml {
+            text.push_str(&format!(", {key}: {value}"));
+        }
         text
+    }
+}
+
+/// Reads `--yaml KEY=VALUE`.
+fn parse_yaml_setting(text: &str) -> Result<(String, String), ClusterError> {
+    match text.split_once('=') {
+        Some((key, value))
+            if !key.trim().is_empty()
+                && !value.trim().is_empty()
+                && key.trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            Ok((key.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(ClusterError::InvalidConfig(format!(
+            "--yaml '{text}' is not KEY=VALUE with a cassandra.yaml key, e.g. --yaml authenticator=PasswordAuthenticator"
+        ))),
     }
 }
 

@@ -69,6 +69,41 @@ fn path_text(path: &Path) -> String {
 /// cassandra.yaml for one node. Only what differs from Cassandra's built-in defaults is
 /// written, so a reader sees at a glance what headroom chose.
 pub fn cassandra_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
+    apply_overrides(&base_yaml(config, node), &config.yaml)
+}
+
+/// Replaces (or adds) top-level keys of a YAML text: each `(key, value)` becomes one line
+/// `key: value`, taking the place of the key's whole block (its line and the indented lines
+/// under it) where the text has the key, or added at the end.
+pub fn apply_overrides(yaml: &str, overrides: &[(String, String)]) -> String {
+    // Split into blocks: a top-level line with its indented continuation lines.
+    let mut blocks: Vec<(Option<String>, String)> = Vec::new();
+    for line in yaml.lines() {
+        let top_level =
+            !line.starts_with([' ', '\t', '-']) && !line.starts_with('#') && line.contains(':');
+        if top_level || blocks.is_empty() {
+            let key = top_level.then(|| line.split(':').next().unwrap_or("").trim().to_string());
+            blocks.push((key, format!("{line}\n")));
+        } else {
+            let last = blocks.last_mut().expect("a block exists");
+            last.1.push_str(line);
+            last.1.push('\n');
+        }
+    }
+    for (key, value) in overrides {
+        let line = format!("{key}: {value}\n");
+        match blocks
+            .iter_mut()
+            .find(|(k, _)| k.as_deref() == Some(key.as_str()))
+        {
+            Some(block) => block.1 = line,
+            None => blocks.push((Some(key.clone()), line)),
+        }
+    }
+    blocks.into_iter().map(|(_, text)| text).collect()
+}
+
+fn base_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
     let version = CassandraVersion::parse(&config.cassandra_version)
         .expect("the configuration was validated before rendering");
     let tokens: Vec<String> = initial_tokens(node.index, config.nodes)
@@ -311,6 +346,30 @@ mod tests {
             ..config
         };
         assert!(cassandra_yaml(&old, &specs[1]).contains("commitlog_sync_period_in_ms: 10000\n"));
+    }
+
+    #[test]
+    fn yaml_overrides_replace_whole_blocks_or_are_added() {
+        let (mut config, specs) = three_nodes();
+        config.yaml = vec![
+            ("authenticator".into(), "PasswordAuthenticator".into()),
+            ("seed_provider".into(), "[{class_name: X}]".into()),
+            ("num_tokens".into(), "16".into()),
+        ];
+        let yaml = cassandra_yaml(&config, &specs[0]);
+        assert!(
+            yaml.ends_with("authenticator: PasswordAuthenticator\n"),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("seed_provider: [{class_name: X}]\nlisten_address"),
+            "{yaml}"
+        );
+        assert!(
+            !yaml.contains("SimpleSeedProvider"),
+            "the whole block is replaced"
+        );
+        assert_eq!(yaml.matches("num_tokens:").count(), 1);
     }
 
     #[test]
