@@ -469,7 +469,6 @@ struct Collector {
     hiccup_mark: Option<u64>,
     hiccups_done: bool,
     pending: BTreeMap<u64, Interval>,
-    next: u64,
     end_ns: u64,
     totals: Vec<[OpStats; 2]>,
     hiccup_total: Histogram<u64>,
@@ -486,7 +485,6 @@ impl Collector {
             hiccup_mark: hiccups.then_some(0),
             hiccups_done: !hiccups,
             pending: BTreeMap::new(),
-            next: 0,
             end_ns: 0,
             totals: empty_ops(n_ops),
             hiccup_total: new_histogram(),
@@ -594,7 +592,6 @@ impl Collector {
                     .add(h)
                     .expect("auto-resizing histograms always add");
             }
-            self.next = index + 1;
             sink.interval(&interval);
         }
     }

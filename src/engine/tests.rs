@@ -22,6 +22,19 @@ struct Simulated {
     fail_from: Option<u64>,
 }
 
+impl Simulated {
+    /// Writes only, answered in 1 ms, failing from `fail_from` on when given.
+    fn writes_only(clock: TokioClock, fail_from: Option<u64>) -> Self {
+        Simulated {
+            clock,
+            service: Duration::from_millis(1),
+            stall: None,
+            mix: OpMix::new(&[1.0, 0.0]),
+            fail_from,
+        }
+    }
+}
+
 impl Workload for Simulated {
     fn op_names(&self) -> &[&'static str] {
         &["write", "read"]
@@ -234,13 +247,7 @@ async fn a_client_that_falls_behind_says_so() {
 #[tokio::test(start_paused = true)]
 async fn warmup_and_op_count() {
     let clock = TokioClock::start_now();
-    let workload = Arc::new(Simulated {
-        clock,
-        service: Duration::from_millis(1),
-        stall: None,
-        mix: OpMix::new(&[1.0, 0.0]),
-        fail_from: None,
-    });
+    let workload = Arc::new(Simulated::writes_only(clock, None));
     let mut cfg = config(open(1000.0, 100), 0);
     cfg.end = End {
         warmup_ns: 2_000_000_000,
@@ -282,13 +289,7 @@ async fn requests_leave_on_schedule() {
 #[tokio::test(start_paused = true)]
 async fn a_run_where_everything_fails_stops_by_itself() {
     let clock = TokioClock::start_now();
-    let workload = Arc::new(Simulated {
-        clock,
-        service: Duration::from_millis(1),
-        stall: None,
-        mix: OpMix::new(&[1.0, 0.0]),
-        fail_from: Some(3_000_000_000),
-    });
+    let workload = Arc::new(Simulated::writes_only(clock, Some(3_000_000_000)));
     let mut kept = Kept::default();
     let out = run(
         workload,
