@@ -68,6 +68,19 @@ pub enum WorkloadError {
 }
 
 impl WorkloadError {
+    /// Wraps a driver error with what was being done and the statement.
+    fn cql<E: std::fmt::Display>(
+        action: &'static str,
+        cql: &str,
+    ) -> impl FnOnce(E) -> WorkloadError {
+        let cql = cql.to_string();
+        move |e| WorkloadError::Cql {
+            action,
+            cql,
+            reason: e.to_string(),
+        }
+    }
+
     /// Whether the error is the user's input rather than a failure.
     pub fn is_usage_error(&self) -> bool {
         matches!(
@@ -217,24 +230,15 @@ impl Builtin {
         session
             .await_schema_agreement()
             .await
-            .map_err(|e| WorkloadError::Cql {
-                action: "waiting for schema agreement",
-                cql: String::new(),
-                reason: e.to_string(),
-            })?;
+            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
 
         let texts = kind.statements(ks);
         let mut prepared = Vec::with_capacity(3);
         for cql in texts {
-            let mut statement =
-                session
-                    .prepare(cql.as_str())
-                    .await
-                    .map_err(|e| WorkloadError::Cql {
-                        action: "preparing a statement",
-                        cql: cql.clone(),
-                        reason: e.to_string(),
-                    })?;
+            let mut statement = session
+                .prepare(cql.as_str())
+                .await
+                .map_err(WorkloadError::cql("preparing a statement", &cql))?;
             statement.set_consistency(consistency);
             // A retried request hides latency; a failed one is data.
             statement.set_is_idempotent(false);
@@ -280,30 +284,16 @@ async fn check_columns(
     let result = session
         .query_unpaged(cql, (ks, kind.table()))
         .await
-        .map_err(|e| WorkloadError::Cql {
-            action: "reading the schema",
-            cql: cql.into(),
-            reason: e.to_string(),
-        })?;
-    let rows = result.into_rows_result().map_err(|e| WorkloadError::Cql {
-        action: "reading the schema",
-        cql: cql.into(),
-        reason: e.to_string(),
-    })?;
+        .map_err(WorkloadError::cql("reading the schema", cql))?;
+    let rows = result
+        .into_rows_result()
+        .map_err(WorkloadError::cql("reading the schema", cql))?;
     let mut found = BTreeMap::new();
     for row in rows
         .rows::<(String, String)>()
-        .map_err(|e| WorkloadError::Cql {
-            action: "reading the schema",
-            cql: cql.into(),
-            reason: e.to_string(),
-        })?
+        .map_err(WorkloadError::cql("reading the schema", cql))?
     {
-        let (name, ty) = row.map_err(|e| WorkloadError::Cql {
-            action: "reading the schema",
-            cql: cql.into(),
-            reason: e.to_string(),
-        })?;
+        let (name, ty) = row.map_err(WorkloadError::cql("reading the schema", cql))?;
         found.insert(name, ty);
     }
     if found.is_empty() {
