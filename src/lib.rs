@@ -11,6 +11,7 @@ mod commands;
 pub mod engine;
 pub mod metrics;
 pub mod report;
+pub mod sla;
 pub mod units;
 pub mod workload;
 

@@ -1,0 +1,14 @@
+//! Service level: what a run must achieve in every window, and whether it did.
+//!
+//! [`spec`] reads a service level such as `p99.9<100ms, errors<0.1%, window=10s` into a typed
+//! [`Sla`]; [`judge`] turns fixed-length intervals into windows, judges each window against the
+//! SLA and keeps the worst value of each term over a run.
+
+pub mod judge;
+pub mod spec;
+
+pub use judge::{
+    check_window, judge_window, RunVerdict, TermOutcome, Value, WindowAccumulator, WindowStats,
+    WindowVerdict, WorstTerm,
+};
+pub use spec::{Bound, Metric, Percentile, Sla, SlaParseError, Term, Threshold, DEFAULT_WINDOW};
