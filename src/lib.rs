@@ -4,6 +4,7 @@
 //! modules below are usable on their own, e.g. [`cluster::LocalCluster`] starts real local
 //! Cassandra nodes for a test and stops them when dropped.
 
+pub mod capacity;
 pub mod cli;
 pub mod client;
 pub mod cluster;

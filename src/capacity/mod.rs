@@ -1,0 +1,249 @@
+//! The capacity search (METHOD.md §4): the highest attempted rate at which every repeat met
+//! the SLA and achieved the rate, and every lower rate did too.
+//!
+//! This module holds everything but the runs themselves: the choice of the next run
+//! ([`search`]), the records and their directory ([`record`], [`store`]), the result table
+//! ([`table`]) and [`drive`], which asks a [`TrialRunner`] for each run in turn. The runner
+//! that drives a real cluster lives with the commands.
+
+pub mod record;
+pub mod search;
+pub mod store;
+pub mod table;
+
+#[cfg(test)]
+pub(crate) mod sim;
+
+pub use record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord, ACHIEVED_FRACTION};
+pub use search::{
+    estimate_trials, next_step, outcome, Outcome, RatePlan, RateRow, SearchSettings, Step, Verdict,
+};
+pub use store::{Status, Store, Summary};
+
+use anyhow::ensure;
+
+/// Runs the search's probe and trials. `Ok(None)` means the run was interrupted (Ctrl-C):
+/// nothing is recorded for it, and a resumed search does it again.
+pub trait TrialRunner {
+    /// A closed-loop run measuring the highest achieved throughput.
+    fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>>;
+
+    /// A run at a fixed attempted rate; the record carries this rate and repeat.
+    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>>;
+}
+
+/// Runs the search to its end or an interruption: asks for the next step, runs it, appends
+/// its record to the store, rewrites the summary and hands the outcome so far to
+/// `on_record`. Returns [`Status::Complete`] when the search is over, or
+/// [`Status::Interrupted`] when the runner was interrupted. A runner error is returned after
+/// the summary was written with the status "interrupted".
+pub fn drive(
+    settings: &SearchSettings,
+    runner: &mut impl TrialRunner,
+    store: &mut Store,
+    mut on_record: impl FnMut(&Outcome),
+) -> anyhow::Result<Status> {
+    let repeats = settings.repeats;
+    store.write_summary(repeats, Status::Running)?;
+    loop {
+        let ran = match next_step(settings, store.records()) {
+            Step::Done => {
+                store.write_summary(repeats, Status::Complete)?;
+                return Ok(Status::Complete);
+            }
+            Step::Probe => runner.probe().map(|probe| probe.map(Record::Probe)),
+            Step::Trial { rate_per_s, repeat } => {
+                runner.trial(rate_per_s, repeat).and_then(|trial| {
+                    if let Some(trial) = &trial {
+                        ensure!(
+                            search::same_rate(trial.rate_per_s, rate_per_s)
+                                && trial.repeat == repeat,
+                            "the runner was asked for repeat {repeat} at {rate_per_s}/s but \
+                             recorded repeat {} at {}/s",
+                            trial.repeat,
+                            trial.rate_per_s
+                        );
+                    }
+                    Ok(trial.map(Record::Trial))
+                })
+            }
+        };
+        match ran {
+            Ok(Some(record)) => {
+                store.append(record)?;
+                store.write_summary(repeats, Status::Running)?;
+                on_record(&outcome(store.records(), repeats));
+            }
+            Ok(None) => {
+                store.write_summary(repeats, Status::Interrupted)?;
+                return Ok(Status::Interrupted);
+            }
+            Err(e) => {
+                if let Err(summary_error) = store.write_summary(repeats, Status::Interrupted) {
+                    return Err(e.context(format!(
+                        "and the summary could not be written: {summary_error:#}"
+                    )));
+                }
+                return Err(e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::fs;
+
+    use super::sim::Simulated;
+    use super::store::SUMMARY_FILE;
+    use super::*;
+
+    fn auto(repeats: u32) -> SearchSettings {
+        SearchSettings {
+            plan: RatePlan::Auto { resolution: 0.02 },
+            repeats,
+        }
+    }
+
+    fn config() -> serde_json::Value {
+        serde_json::json!({"rates": "auto", "repeats": 2})
+    }
+
+    fn summary_status(store: &Store) -> serde_json::Value {
+        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["status"].clone()
+    }
+
+    /// How many times each (rate, repeat) ran.
+    fn counts(trials: &[(f64, u32)]) -> BTreeMap<(u64, u32), usize> {
+        let mut counts = BTreeMap::new();
+        for &(rate, repeat) in trials {
+            *counts.entry((rate as u64, repeat)).or_default() += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn a_search_runs_to_completion_and_reports_each_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        let mut sim = Simulated::new(12_345.0, 8_000.0);
+        let mut seen = Vec::new();
+        let status = drive(&auto(2), &mut sim, &mut store, |outcome| {
+            seen.push(outcome.rows.iter().map(|r| r.trials.len()).sum::<usize>())
+        })
+        .unwrap();
+        assert_eq!(status, Status::Complete);
+        assert_eq!(summary_status(&store), "complete");
+        // The probe, then 11 trials; each report counts the trials so far.
+        assert_eq!(seen, vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(store.records().len(), 12);
+        assert_eq!(outcome(store.records(), 2).capacity_per_s, Some(8000.0));
+    }
+
+    #[test]
+    fn an_interrupted_search_resumes_without_redoing_finished_runs() {
+        let settings = auto(2);
+        let mut whole_sim = Simulated::new(12_345.0, 8_000.0);
+        whole_sim.noisy.push((7800.0, 2));
+        let whole_dir = tempfile::tempdir().unwrap();
+        let mut whole = Store::create(whole_dir.path(), config()).unwrap();
+        drive(&settings, &mut whole_sim.clone(), &mut whole, |_| {}).unwrap();
+        let expected = outcome(whole.records(), 2);
+        let runs = whole.records().len();
+        // The probe; 4900 and 7400 twice; 9900, 8700 and 8100 fail; 7800 fails on its second
+        // repeat; 7600 and 7700 twice.
+        assert_eq!(runs, 14);
+        assert_eq!(expected.capacity_per_s, Some(7700.0));
+
+        for after in 0..runs {
+            let dir = tempfile::tempdir().unwrap();
+            let mut first = whole_sim.clone();
+            first.interrupt_after = Some(after);
+            let mut store = Store::create(dir.path(), config()).unwrap();
+            let status = drive(&settings, &mut first, &mut store, |_| {}).unwrap();
+            assert_eq!(status, Status::Interrupted, "after {after}");
+            assert_eq!(summary_status(&store), "interrupted");
+            assert_eq!(store.records().len(), after);
+            drop(store);
+
+            let (mut store, stored) = Store::resume(dir.path()).unwrap();
+            assert_eq!(stored, config());
+            let mut second = whole_sim.clone();
+            let status = drive(&settings, &mut second, &mut store, |_| {}).unwrap();
+            assert_eq!(status, Status::Complete, "after {after}");
+            assert_eq!(summary_status(&store), "complete");
+
+            // Every run happened exactly once over both halves.
+            assert_eq!(first.probes + second.probes, 1, "after {after}");
+            let mut trials = first.trials.clone();
+            trials.extend(&second.trials);
+            let counts = counts(&trials);
+            assert!(
+                counts.values().all(|&n| n == 1),
+                "after {after}: {counts:?}"
+            );
+            assert_eq!(trials.len(), runs - 1, "after {after}");
+            assert_eq!(outcome(store.records(), 2), expected, "after {after}");
+        }
+    }
+
+    /// A runner that fails on its second trial.
+    struct Failing(Simulated);
+
+    impl TrialRunner for Failing {
+        fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
+            self.0.probe()
+        }
+
+        fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+            anyhow::ensure!(self.0.trials.is_empty(), "the cluster went away");
+            self.0.trial(rate_per_s, repeat)
+        }
+    }
+
+    #[test]
+    fn a_runner_error_is_returned_after_the_summary_says_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        let mut runner = Failing(Simulated::new(12_345.0, 8_000.0));
+        let error = drive(&auto(1), &mut runner, &mut store, |_| {}).unwrap_err();
+        assert_eq!(error.to_string(), "the cluster went away");
+        assert_eq!(summary_status(&store), "interrupted");
+        assert_eq!(store.records().len(), 2);
+    }
+
+    /// A runner that records another rate than it was asked for.
+    struct Confused;
+
+    impl TrialRunner for Confused {
+        fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
+            unreachable!("a ladder does not probe")
+        }
+
+        fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+            let sim = Simulated::new(f64::INFINITY, f64::INFINITY);
+            match sim.record(rate_per_s * 2.0, repeat) {
+                Record::Trial(trial) => Ok(Some(trial)),
+                Record::Probe(_) => unreachable!(),
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_for_another_rate_is_refused_rather_than_asked_for_forever() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        let settings = SearchSettings {
+            plan: RatePlan::Ladder(vec![1000.0]),
+            repeats: 1,
+        };
+        let error = drive(&settings, &mut Confused, &mut store, |_| {}).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the runner was asked for repeat 1 at 1000/s but recorded repeat 1 at 2000/s"
+        );
+        assert!(store.records().is_empty());
+    }
+}

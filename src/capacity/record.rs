@@ -1,0 +1,193 @@
+//! What a capacity search records about each run, one JSON object per line of
+//! `capacity.jsonl`: the probe of the ceiling and every trial at a fixed attempted rate. These
+//! types are the file format; the search's next step is a function of them alone.
+
+use serde::{Deserialize, Serialize};
+
+/// The share of the attempted rate a trial must achieve to pass (METHOD.md §4): below it the
+/// cluster did not carry the load, whatever its latencies.
+pub const ACHIEVED_FRACTION: f64 = 0.99;
+
+/// The worst window's value of one SLA term in one trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermValue {
+    /// The term in its canonical spelling, e.g. `p99.9<100ms`.
+    pub term: String,
+    /// The worst window's value, in `unit`.
+    pub value: f64,
+    /// `ms` for latencies, `%` for shares such as an error rate.
+    pub unit: String,
+    /// Whether the term held in every window.
+    pub pass: bool,
+}
+
+/// A closed-loop run measuring the highest achieved throughput (the ceiling, C).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRecord {
+    /// Requests kept in flight.
+    pub concurrency: usize,
+    /// Throughput achieved over the measured period, per second.
+    pub achieved_per_s: f64,
+    /// Length of the measured period in seconds.
+    pub seconds: f64,
+    /// The directory holding the probe's own run files, relative to the search's directory.
+    pub dir: String,
+}
+
+/// One run at a fixed attempted rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// The attempted rate, per second.
+    pub rate_per_s: f64,
+    /// Which repeat of this rate, from 1.
+    pub repeat: u32,
+    /// The rate achieved over the measured period, per second.
+    pub achieved_per_s: f64,
+    /// Requests completed in the measured period.
+    pub requests: u64,
+    /// Requests that failed in the measured period.
+    pub errors: u64,
+    /// Whether every window met every SLA term.
+    pub sla_pass: bool,
+    /// The worst window's value of each SLA term.
+    pub terms: Vec<TermValue>,
+    /// The trial's verdict, by [`trial_passes`].
+    pub pass: bool,
+    /// Why the trial failed, e.g. `p99.9<100ms failed in 2 of 3 windows`; `None` when it passed.
+    pub reason: Option<String>,
+    /// The directory holding the trial's own run files, relative to the search's directory.
+    pub dir: String,
+    /// Wall-clock seconds the trial took, preparation included.
+    pub wall_s: f64,
+}
+
+/// One line of `capacity.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Record {
+    /// The probe of the ceiling.
+    Probe(ProbeRecord),
+    /// A trial at a fixed rate.
+    Trial(TrialRecord),
+}
+
+/// A trial's verdict (METHOD.md §4): it passes when the run completed, every window met the
+/// SLA (`sla_pass`) and the achieved rate is at least [`ACHIEVED_FRACTION`] of the attempted
+/// one. Returns the verdict and, for a failure, the reasons joined by "; ". The SLA reason is
+/// generic; a runner that knows which term failed in how many windows may replace it.
+pub fn trial_passes(
+    rate_per_s: f64,
+    achieved_per_s: f64,
+    sla_pass: bool,
+    completed: bool,
+) -> (bool, Option<String>) {
+    let mut reasons = Vec::new();
+    if !completed {
+        reasons.push("the run did not complete".to_string());
+    }
+    if !sla_pass {
+        reasons.push("the SLA failed in at least one window".to_string());
+    }
+    // Written so that a NaN achieved rate counts as a shortfall.
+    let carried = achieved_per_s >= ACHIEVED_FRACTION * rate_per_s;
+    if !carried {
+        let percent = if rate_per_s > 0.0 {
+            // Rounded down, so that a shortfall never reads as "99.0%".
+            (1000.0 * achieved_per_s / rate_per_s).floor() / 10.0
+        } else {
+            0.0
+        };
+        reasons.push(format!("achieved {percent:.1}% of the attempted rate"));
+    }
+    if reasons.is_empty() {
+        (true, None)
+    } else {
+        (false, Some(reasons.join("; ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trial_passes_only_when_complete_within_the_sla_and_at_the_rate() {
+        assert_eq!(trial_passes(10_000.0, 9_900.0, true, true), (true, None));
+        assert_eq!(trial_passes(10_000.0, 10_050.0, true, true), (true, None));
+        assert_eq!(
+            trial_passes(10_000.0, 9_899.0, true, true),
+            (
+                false,
+                Some("achieved 98.9% of the attempted rate".to_string())
+            )
+        );
+        assert_eq!(
+            trial_passes(10_000.0, 9_510.0, true, true),
+            (
+                false,
+                Some("achieved 95.1% of the attempted rate".to_string())
+            )
+        );
+        assert_eq!(
+            trial_passes(10_000.0, 10_000.0, false, true),
+            (
+                false,
+                Some("the SLA failed in at least one window".to_string())
+            )
+        );
+        assert_eq!(
+            trial_passes(10_000.0, 5_000.0, false, false),
+            (
+                false,
+                Some(
+                    "the run did not complete; the SLA failed in at least one window; \
+                     achieved 50.0% of the attempted rate"
+                        .to_string()
+                )
+            )
+        );
+        // A NaN achieved rate is no pass.
+        assert!(!trial_passes(10_000.0, f64::NAN, true, true).0);
+    }
+
+    #[test]
+    fn records_are_tagged_by_kind_and_survive_a_round_trip() {
+        let probe = Record::Probe(ProbeRecord {
+            concurrency: 256,
+            achieved_per_s: 12_345.5,
+            seconds: 60.0,
+            dir: "probe".to_string(),
+        });
+        let text = serde_json::to_string(&probe).unwrap();
+        assert!(
+            text.starts_with(r#"{"kind":"probe","concurrency":256,"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), probe);
+
+        let trial = Record::Trial(TrialRecord {
+            rate_per_s: 8_000.0,
+            repeat: 2,
+            achieved_per_s: 7_999.9,
+            requests: 479_994,
+            errors: 3,
+            sla_pass: false,
+            terms: vec![TermValue {
+                term: "p99.9<100ms".to_string(),
+                value: 123.4,
+                unit: "ms".to_string(),
+                pass: false,
+            }],
+            pass: false,
+            reason: Some("p99.9<100ms failed in 2 of 3 windows".to_string()),
+            dir: "trial-8000-2".to_string(),
+            wall_s: 95.25,
+        });
+        let text = serde_json::to_string(&trial).unwrap();
+        assert!(
+            text.starts_with(r#"{"kind":"trial","rate_per_s":8000.0,"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), trial);
+    }
+}

@@ -1,0 +1,130 @@
+//! A simulated system for the capacity search's tests: its p99.9 and achieved rate are known
+//! functions of the attempted rate, so the capacity a search should find is known too.
+
+use super::record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord};
+use super::search::{next_step, same_rate, SearchSettings, Step};
+use super::TrialRunner;
+
+/// The SLA term the simulated system is judged by.
+pub(crate) const TERM: &str = "p99.9<100ms";
+
+/// A system whose p99.9 is 5 ms up to the knee and at least 150 ms above it, and which
+/// achieves min(rate, ceiling).
+#[derive(Debug, Clone)]
+pub(crate) struct Simulated {
+    /// The highest rate the system achieves.
+    pub ceiling: f64,
+    /// What the probe reports (the ceiling unless changed).
+    pub probe_achieved: f64,
+    /// The highest rate within the SLA.
+    pub knee: f64,
+    /// (rate, repeat) pairs that fail the SLA whatever the rate.
+    pub noisy: Vec<(f64, u32)>,
+    /// Runs after which every further run is interrupted (returns `None`).
+    pub interrupt_after: Option<usize>,
+    /// Probes run.
+    pub probes: usize,
+    /// Trials run, in order.
+    pub trials: Vec<(f64, u32)>,
+}
+
+impl Simulated {
+    /// A system with this ceiling and knee, never interrupted.
+    pub fn new(ceiling: f64, knee: f64) -> Self {
+        Simulated {
+            ceiling,
+            probe_achieved: ceiling,
+            knee,
+            noisy: Vec::new(),
+            interrupt_after: None,
+            probes: 0,
+            trials: Vec::new(),
+        }
+    }
+
+    /// The record of a trial at `rate`, without counting it as run.
+    pub fn record(&self, rate: f64, repeat: u32) -> Record {
+        let noisy = self
+            .noisy
+            .iter()
+            .any(|&(r, n)| same_rate(r, rate) && n == repeat);
+        let p999 = if noisy {
+            250.0
+        } else if rate <= self.knee {
+            5.0
+        } else {
+            150.0 + (rate - self.knee)
+        };
+        let sla_pass = p999 < 100.0;
+        let achieved = rate.min(self.ceiling);
+        let (pass, reason) = trial_passes(rate, achieved, sla_pass, true);
+        Record::Trial(TrialRecord {
+            rate_per_s: rate,
+            repeat,
+            achieved_per_s: achieved,
+            requests: (achieved * 60.0) as u64,
+            errors: 0,
+            sla_pass,
+            terms: vec![TermValue {
+                term: TERM.to_string(),
+                value: p999,
+                unit: "ms".to_string(),
+                pass: sla_pass,
+            }],
+            pass,
+            reason,
+            dir: format!("trial-{rate}-{repeat}"),
+            wall_s: 75.0,
+        })
+    }
+
+    /// Whether the next run is interrupted.
+    fn interrupted(&self) -> bool {
+        self.interrupt_after
+            .is_some_and(|after| self.probes + self.trials.len() >= after)
+    }
+}
+
+impl TrialRunner for Simulated {
+    fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
+        if self.interrupted() {
+            return Ok(None);
+        }
+        self.probes += 1;
+        Ok(Some(ProbeRecord {
+            concurrency: 64,
+            achieved_per_s: self.probe_achieved,
+            seconds: 30.0,
+            dir: "probe".to_string(),
+        }))
+    }
+
+    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+        if self.interrupted() {
+            return Ok(None);
+        }
+        self.trials.push((rate_per_s, repeat));
+        match self.record(rate_per_s, repeat) {
+            Record::Trial(trial) => Ok(Some(trial)),
+            Record::Probe(_) => unreachable!("record makes trials"),
+        }
+    }
+}
+
+/// Runs a whole search against the system, keeping the records in memory.
+pub(crate) fn run_in_memory(settings: &SearchSettings, sim: &mut Simulated) -> Vec<Record> {
+    let mut records = Vec::new();
+    for _ in 0..1000 {
+        let record = match next_step(settings, &records) {
+            Step::Done => return records,
+            Step::Probe => Record::Probe(sim.probe().unwrap().expect("not interrupted")),
+            Step::Trial { rate_per_s, repeat } => Record::Trial(
+                sim.trial(rate_per_s, repeat)
+                    .unwrap()
+                    .expect("not interrupted"),
+            ),
+        };
+        records.push(record);
+    }
+    panic!("the search did not end in 1000 steps: {:?}", sim.trials);
+}

@@ -1,0 +1,395 @@
+//! A capacity search's directory: the settings it was started with (`search.json`), its
+//! records (`capacity.jsonl`, one JSON line per finished run, fsynced before the search goes
+//! on) and a summary rewritten after every run (`capacity.json`, replaced atomically).
+//!
+//! A crash can leave at most a torn last line in `capacity.jsonl`; resuming drops it with a
+//! warning, and the run it described is done again.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+
+use super::record::Record;
+use super::search::{outcome, Outcome};
+
+/// The records, one JSON line per run.
+pub const RECORDS_FILE: &str = "capacity.jsonl";
+/// The summary, rewritten after every run.
+pub const SUMMARY_FILE: &str = "capacity.json";
+/// The settings the search was started with.
+pub const CONFIG_FILE: &str = "search.json";
+
+/// Where a search stands, as the summary says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Runs are still going on.
+    Running,
+    /// The search is over.
+    Complete,
+    /// Stopped before the end; `--resume` continues it.
+    Interrupted,
+}
+
+/// The contents of `capacity.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Where the search stands.
+    pub status: Status,
+    /// The settings the search was started with, as stored in `search.json`.
+    pub config: serde_json::Value,
+    /// What the records say.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// When the summary was written (RFC 3339).
+    pub updated_at: String,
+}
+
+/// A capacity search's directory, with its records in memory.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    config: serde_json::Value,
+    records: Vec<Record>,
+    file: File,
+}
+
+impl Store {
+    /// Starts a search in `dir` (created if needed), storing `config` as `search.json`.
+    /// Fails when the directory already holds a search's records.
+    pub fn create(dir: &Path, config: serde_json::Value) -> anyhow::Result<Store> {
+        let records_path = dir.join(RECORDS_FILE);
+        let exists = || {
+            anyhow::anyhow!(
+                "{} already holds a capacity search ({RECORDS_FILE}): pass --resume {} to \
+                 continue it, or another --out",
+                dir.display(),
+                dir.display()
+            )
+        };
+        if records_path.exists() {
+            return Err(exists());
+        }
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let text = serde_json::to_string_pretty(&config).context("encoding the settings")?;
+        write_atomically(&dir.join(CONFIG_FILE), text.as_bytes())?;
+        let file = match OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(&records_path)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(exists()),
+            Err(e) => {
+                return Err(e).with_context(|| format!("creating {}", records_path.display()))
+            }
+        };
+        sync_dir(dir)?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            config,
+            records: Vec::new(),
+            file,
+        })
+    }
+
+    /// Reopens the search in `dir`: reads its records back and returns the stored settings,
+    /// for the caller to compare with its own. A torn last line of `capacity.jsonl` (a crash
+    /// while it was written) is dropped from the file, with a warning on stderr; any other
+    /// unreadable line is an error.
+    pub fn resume(dir: &Path) -> anyhow::Result<(Store, serde_json::Value)> {
+        let config_path = dir.join(CONFIG_FILE);
+        let text = match fs::read_to_string(&config_path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == ErrorKind::NotFound => bail!(
+                "{} holds no capacity search to resume: {CONFIG_FILE} is missing",
+                dir.display()
+            ),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", config_path.display())),
+        };
+        let config: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("reading {}", config_path.display()))?;
+
+        let records_path = dir.join(RECORDS_FILE);
+        let (records, warning) = read_records(&records_path)?;
+        if let Some(warning) = warning {
+            eprintln!("Warning: {warning}");
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&records_path)
+            .with_context(|| format!("opening {}", records_path.display()))?;
+        let store = Store {
+            dir: dir.to_path_buf(),
+            config: config.clone(),
+            records,
+            file,
+        };
+        Ok((store, config))
+    }
+
+    /// Adds a record: one JSON line, written, flushed and fsynced before this returns.
+    pub fn append(&mut self, record: Record) -> anyhow::Result<()> {
+        let mut line = serde_json::to_string(&record).context("encoding a record")?;
+        line.push('\n');
+        let path = self.dir.join(RECORDS_FILE);
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data())
+            .with_context(|| format!("writing {}", path.display()))?;
+        self.records.push(record);
+        Ok(())
+    }
+
+    /// The records so far, in the order they were written.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The directory of the search.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The settings the search was started with.
+    pub fn config(&self) -> &serde_json::Value {
+        &self.config
+    }
+
+    /// Writes `capacity.json` atomically (a reader sees the old or the new summary), each rate
+    /// judged against `repeats` repeats.
+    pub fn write_summary(&self, repeats: u32, status: Status) -> anyhow::Result<()> {
+        let summary = Summary {
+            status,
+            config: self.config.clone(),
+            outcome: outcome(&self.records, repeats),
+            updated_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        };
+        let mut text = serde_json::to_string_pretty(&summary).context("encoding the summary")?;
+        text.push('\n');
+        write_atomically(&self.dir.join(SUMMARY_FILE), text.as_bytes())
+    }
+}
+
+/// Reads `capacity.jsonl`: the records, and a warning when a torn last line was dropped (and
+/// cut from the file). A missing file holds no records.
+fn read_records(path: &Path) -> anyhow::Result<(Vec<Record>, Option<String>)> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((Vec::new(), None)),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut records = Vec::new();
+    let mut start = 0;
+    let mut number = 0;
+    while start < bytes.len() {
+        number += 1;
+        let newline = bytes[start..].iter().position(|&b| b == b'\n');
+        let end = newline.map_or(bytes.len(), |i| start + i);
+        let next = newline.map_or(bytes.len(), |_| end + 1);
+        let line = &bytes[start..end];
+        let parsed = std::str::from_utf8(line)
+            .map_err(anyhow::Error::from)
+            .and_then(|text| {
+                if text.trim().is_empty() {
+                    Ok(None)
+                } else {
+                    serde_json::from_str::<Record>(text)
+                        .map(Some)
+                        .map_err(anyhow::Error::from)
+                }
+            });
+        let last = next >= bytes.len();
+        match parsed {
+            // A line is whole only with its newline: the record is written in one piece
+            // ending with it, so a crash can only leave a piece without.
+            Ok(record) if newline.is_some() => records.extend(record),
+            _ if last => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .with_context(|| format!("opening {}", path.display()))?;
+                file.set_len(start as u64)
+                    .and_then(|()| file.sync_all())
+                    .with_context(|| format!("truncating {}", path.display()))?;
+                let warning = format!(
+                    "{}: line {number} is incomplete (the search stopped while writing it); \
+                     dropped it, its run will be done again",
+                    path.display()
+                );
+                return Ok((records, Some(warning)));
+            }
+            Ok(_) => unreachable!("only the last line can lack its newline"),
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "reading {}: line {number} is not a capacity record",
+                        path.display()
+                    )
+                })
+            }
+        }
+        start = next;
+    }
+    Ok((records, None))
+}
+
+/// Writes `path` through a temporary file in the same directory and a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let mut file =
+        File::create(&partial).with_context(|| format!("writing {}", partial.display()))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing {}", partial.display()))?;
+    fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Makes a new entry in `dir` durable.
+fn sync_dir(dir: &Path) -> anyhow::Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing {}", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::sim::Simulated;
+
+    fn config() -> serde_json::Value {
+        serde_json::json!({"rates": "auto", "repeats": 2, "sla": ["p99.9<100ms"]})
+    }
+
+    #[test]
+    fn a_second_search_in_the_same_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("search");
+        Store::create(&path, config()).unwrap();
+        let message = Store::create(&path, config()).unwrap_err().to_string();
+        assert!(
+            message.contains("already holds a capacity search"),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("--resume {}", path.display())),
+            "{message}"
+        );
+        assert!(message.contains("another --out"), "{message}");
+    }
+
+    #[test]
+    fn records_and_settings_come_back_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let written = vec![sim.record(1000.0, 1), sim.record(2000.0, 1)];
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        for record in &written {
+            store.append(record.clone()).unwrap();
+        }
+        drop(store);
+        let text = fs::read_to_string(dir.path().join(RECORDS_FILE)).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.ends_with('\n'));
+
+        let (store, stored) = Store::resume(dir.path()).unwrap();
+        assert_eq!(stored, config());
+        assert_eq!(store.records(), &written[..]);
+    }
+
+    #[test]
+    fn resume_needs_a_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let message = Store::resume(dir.path()).unwrap_err().to_string();
+        assert!(message.contains("holds no capacity search"), "{message}");
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_from_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        store.append(sim.record(1000.0, 1)).unwrap();
+        drop(store);
+        let path = dir.path().join(RECORDS_FILE);
+        let whole = fs::read(&path).unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(br#"{"kind":"trial","rate_per_s":2000.0,"rep"#);
+        fs::write(&path, &torn).unwrap();
+
+        let (records, warning) = read_records(&path).unwrap();
+        assert_eq!(records, vec![sim.record(1000.0, 1)]);
+        assert!(warning.unwrap().contains("line 2 is incomplete"));
+        assert_eq!(fs::read(&path).unwrap(), whole);
+
+        // The resumed store appends after the last whole line.
+        let (mut store, _) = Store::resume(dir.path()).unwrap();
+        store.append(sim.record(2000.0, 1)).unwrap();
+        let (store, _) = Store::resume(dir.path()).unwrap();
+        assert_eq!(
+            store.records(),
+            &[sim.record(1000.0, 1), sim.record(2000.0, 1)]
+        );
+    }
+
+    #[test]
+    fn a_whole_record_without_its_newline_is_dropped_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let path = dir.path().join(RECORDS_FILE);
+        let line = serde_json::to_string(&sim.record(1000.0, 1)).unwrap();
+        fs::write(&path, &line).unwrap();
+        let (records, warning) = read_records(&path).unwrap();
+        assert!(records.is_empty());
+        assert!(warning.unwrap().contains("line 1 is incomplete"));
+        assert_eq!(fs::read(&path).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_bad_line_before_the_last_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let path = dir.path().join(RECORDS_FILE);
+        let line = serde_json::to_string(&sim.record(1000.0, 1)).unwrap();
+        fs::write(&path, format!("{line}\nnot json\n{line}\n")).unwrap();
+        let message = format!("{:#}", read_records(&path).unwrap_err());
+        assert!(
+            message.contains("line 2 is not a capacity record"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_summary_holds_status_settings_and_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        for (rate, repeat) in [(1000.0, 1), (1000.0, 2), (2000.0, 1)] {
+            store.append(sim.record(rate, repeat)).unwrap();
+        }
+        store.write_summary(2, Status::Complete).unwrap();
+        let text = fs::read_to_string(dir.path().join(SUMMARY_FILE)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["status"], "complete");
+        assert_eq!(json["config"], config());
+        assert_eq!(json["capacity_per_s"], 1000.0);
+        assert_eq!(json["highest_achieved_per_s"], 2000.0);
+        assert_eq!(json["probe"], serde_json::Value::Null);
+        assert_eq!(json["unstable"], serde_json::json!([]));
+        assert_eq!(json["rows"][1]["verdict"], "fail");
+        assert_eq!(json["rows"][0]["trials"].as_array().unwrap().len(), 2);
+        let stamp = json["updated_at"].as_str().unwrap();
+        assert!(humantime::parse_rfc3339(stamp).is_ok(), "{stamp}");
+        let summary: Summary = serde_json::from_str(&text).unwrap();
+        assert_eq!(summary.outcome, outcome(store.records(), 2));
+        assert!(!dir.path().join("capacity.json.partial").exists());
+    }
+}

@@ -1,0 +1,316 @@
+//! The capacity search's result for the terminal, after seed 000's tables: one line per
+//! attempted rate and repeat with the achieved rate, the worst window's value of each SLA
+//! term (seed 000's "P99.9 max"), errors and verdict, then the highest achieved throughput,
+//! the capacity and any unstable rates.
+
+use super::search::{Outcome, Verdict};
+
+/// Marks an SLA term that failed in some window.
+const FAILED: &str = "✗";
+
+/// The table and the lines under it, for the SLA terms `terms` (canonical spellings; a trial
+/// without a value for a term shows "-"). Ends with a newline.
+pub fn render(outcome: &Outcome, terms: &[String]) -> String {
+    let mut header: Vec<String> = ["Attempted/s", "Repeat", "Achieved/s"]
+        .map(String::from)
+        .to_vec();
+    header.extend(terms.iter().cloned());
+    header.extend(["Errors", "Verdict"].map(String::from));
+
+    let mut lines = vec![header];
+    for row in &outcome.rows {
+        for (i, trial) in row.trials.iter().enumerate() {
+            let mut cells = vec![
+                format_rate(row.rate_per_s),
+                trial.repeat.to_string(),
+                format_rate(trial.achieved_per_s),
+            ];
+            for term in terms {
+                cells.push(match trial.terms.iter().find(|t| &t.term == term) {
+                    // Passing values keep the mark's room, so that the numbers line up.
+                    Some(v) if v.pass => format!("{}  ", format_value(v.value, &v.unit)),
+                    Some(v) => format!("{} {FAILED}", format_value(v.value, &v.unit)),
+                    None => "-  ".to_string(),
+                });
+            }
+            cells.push(group_thousands(trial.errors));
+            let last = i + 1 == row.trials.len();
+            cells.push(if !trial.pass {
+                match &trial.reason {
+                    Some(reason) => format!("FAIL: {reason}"),
+                    None => "FAIL".to_string(),
+                }
+            } else if last && row.verdict == Verdict::Incomplete {
+                "pass (more repeats to run)".to_string()
+            } else {
+                "pass".to_string()
+            });
+            lines.push(cells);
+        }
+    }
+
+    let columns = lines[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            lines
+                .iter()
+                .map(|cells| cells[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for cells in &lines {
+        let mut line = String::new();
+        for (c, cell) in cells.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            if c + 1 == columns {
+                // The verdict, left-aligned and unpadded.
+                line.push_str(cell);
+            } else {
+                let pad = widths[c] - cell.chars().count();
+                line.extend(std::iter::repeat_n(' ', pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push('\n');
+
+    for line in summary_lines(outcome) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The lines under the table.
+fn summary_lines(outcome: &Outcome) -> Vec<String> {
+    let mut lines = Vec::new();
+    let highest = outcome.highest_achieved_per_s;
+    let source = match &outcome.probe {
+        Some(probe) if probe.achieved_per_s >= highest => Some("probe".to_string()),
+        _ => outcome
+            .rows
+            .iter()
+            .find(|row| row.trials.iter().any(|t| t.achieved_per_s >= highest))
+            .map(|row| format!("trial at {}/s", format_rate(row.rate_per_s))),
+    };
+    if let Some(source) = source {
+        lines.push(format!(
+            "Highest achieved throughput: {}/s ({source})",
+            format_rate(highest)
+        ));
+    }
+
+    let lowest = outcome.rows.first().map(|row| row.verdict);
+    lines.push(match (outcome.capacity_per_s, lowest) {
+        (Some(capacity), _) => format!(
+            "Capacity: {}/s — the highest rate at which every repeat passed (and every lower \
+             rate)",
+            format_rate(capacity)
+        ),
+        (None, None) => "Capacity: not known yet — no trial has finished".to_string(),
+        (None, Some(Verdict::Incomplete)) => {
+            "Capacity: not known yet — the lowest rate has repeats to run".to_string()
+        }
+        (None, _) if outcome.rows.iter().all(|row| row.verdict == Verdict::Fail) => {
+            "Capacity: none — the SLA failed at every rate tried".to_string()
+        }
+        (None, _) => "Capacity: none — the lowest rate tried failed".to_string(),
+    });
+
+    if !outcome.unstable.is_empty() {
+        let rates: Vec<String> = outcome
+            .unstable
+            .iter()
+            .map(|&rate| format!("{}/s", format_rate(rate)))
+            .collect();
+        lines.push(format!(
+            "Unstable: passes above a failing rate at {}",
+            rates.join(", ")
+        ));
+    }
+    lines
+}
+
+/// A rate per second: whole numbers with thousands separated by spaces (`12 000`), a tenth
+/// for small fractional rates.
+fn format_rate(rate: f64) -> String {
+    if !rate.is_finite() {
+        "-".to_string()
+    } else if rate >= 100.0 || rate.fract() == 0.0 {
+        group_thousands(rate.round() as u64)
+    } else {
+        format!("{rate:.1}")
+    }
+}
+
+/// A term's value with its unit, to 3 significant digits below 100 and whole above.
+fn format_value(value: f64, unit: &str) -> String {
+    let number = if !value.is_finite() {
+        "-".to_string()
+    } else if value == 0.0 {
+        "0".to_string()
+    } else if value >= 100.0 {
+        group_thousands(value.round() as u64)
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else if value >= 1.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    };
+    match unit {
+        "%" => format!("{number}%"),
+        "" => number,
+        unit => format!("{number} {unit}"),
+    }
+}
+
+/// `12345678` as `12 345 678`.
+fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::record::Record;
+    use crate::capacity::search::{outcome, RatePlan, SearchSettings};
+    use crate::capacity::sim::{run_in_memory, Simulated, TERM};
+
+    /// A table line's cells: separated by two spaces or more.
+    fn cells(line: &str) -> Vec<&str> {
+        line.split("  ")
+            .map(str::trim)
+            .filter(|cell| !cell.is_empty())
+            .collect()
+    }
+
+    fn terms() -> Vec<String> {
+        vec![TERM.to_string()]
+    }
+
+    #[test]
+    fn numbers_are_readable() {
+        assert_eq!(format_rate(12_000.0), "12 000");
+        assert_eq!(format_rate(115_865.4), "115 865");
+        assert_eq!(format_rate(999.0), "999");
+        assert_eq!(format_rate(12.25), "12.2");
+        assert_eq!(format_rate(5.0), "5");
+        assert_eq!(format_value(16.44, "ms"), "16.4 ms");
+        assert_eq!(format_value(207.0, "ms"), "207 ms");
+        assert_eq!(format_value(1_041_760.0, "ms"), "1 041 760 ms");
+        assert_eq!(format_value(5.0, "ms"), "5.00 ms");
+        assert_eq!(format_value(0.512, "ms"), "0.512 ms");
+        assert_eq!(format_value(0.05, "%"), "0.050%");
+        assert_eq!(format_value(0.0, "%"), "0%");
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(123), "123");
+        assert_eq!(group_thousands(1234), "1 234");
+        assert_eq!(group_thousands(123_456_789), "123 456 789");
+    }
+
+    #[test]
+    fn a_ladder_with_an_unstable_rate() {
+        let settings = SearchSettings {
+            plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0, 4000.0]),
+            repeats: 2,
+        };
+        let mut sim = Simulated::new(f64::INFINITY, 3_500.0);
+        sim.noisy.push((2000.0, 2));
+        let records = run_in_memory(&settings, &mut sim);
+        let table = render(&outcome(&records, 2), &terms());
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].starts_with("Attempted/s  Repeat  Achieved/s  p99.9<100ms"));
+        assert!(lines[0].ends_with("Errors  Verdict"));
+        // 1000 ×2, 2000 ×2 (the second fails), 3000 ×2, 4000 ×1.
+        assert_eq!(lines.len(), 1 + 7 + 1 + 3, "{table}");
+        assert_eq!(
+            cells(lines[1]),
+            ["1 000", "1", "1 000", "5.00 ms", "0", "pass"],
+            "{table}"
+        );
+        assert_eq!(
+            cells(lines[4]),
+            [
+                "2 000",
+                "2",
+                "2 000",
+                "250 ms ✗",
+                "0",
+                "FAIL: the SLA failed in at least one window"
+            ],
+            "{table}"
+        );
+        assert_eq!(cells(lines[7])[..4], ["4 000", "1", "4 000", "650 ms ✗"]);
+        // The numbers line up under their headers.
+        let end = lines[0].find("p99.9<100ms").unwrap() + "p99.9<100ms".len();
+        assert_eq!(&lines[1][end - 9..end], "5.00 ms  ", "{table}");
+        assert_eq!(lines[8], "");
+        assert_eq!(
+            lines[9],
+            "Highest achieved throughput: 4 000/s (trial at 4 000/s)"
+        );
+        assert_eq!(
+            lines[10],
+            "Capacity: 1 000/s — the highest rate at which every repeat passed (and every \
+             lower rate)"
+        );
+        assert_eq!(
+            lines[11],
+            "Unstable: passes above a failing rate at 3 000/s"
+        );
+    }
+
+    #[test]
+    fn a_search_where_every_rate_failed() {
+        let settings = SearchSettings {
+            plan: RatePlan::Auto { resolution: 0.02 },
+            repeats: 1,
+        };
+        let mut sim = Simulated::new(12_345.0, 0.0);
+        let records = run_in_memory(&settings, &mut sim);
+        let table = render(&outcome(&records, 1), &terms());
+        assert!(
+            table.contains("Highest achieved throughput: 12 345/s (probe)\n"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Capacity: none — the SLA failed at every rate tried\n"),
+            "{table}"
+        );
+        assert!(!table.contains("Unstable"), "{table}");
+        assert_eq!(table.matches("FAIL").count(), 7, "{table}");
+    }
+
+    #[test]
+    fn an_unfinished_search() {
+        let sim = Simulated::new(f64::INFINITY, f64::INFINITY);
+        let records: Vec<Record> = vec![sim.record(1000.0, 1)];
+        let table = render(&outcome(&records, 3), &terms());
+        assert!(table.contains("pass (more repeats to run)"), "{table}");
+        assert!(
+            table.contains("Capacity: not known yet — the lowest rate has repeats to run"),
+            "{table}"
+        );
+        let empty = render(&outcome(&[], 3), &terms());
+        assert!(empty.contains("Capacity: not known yet — no trial has finished"));
+        assert!(!empty.contains("Highest achieved"));
+        // A term the trials do not measure shows "-".
+        let table = render(&outcome(&records, 1), &["p99<10ms".to_string()]);
+        assert!(table.lines().nth(1).unwrap().contains(" -  "), "{table}");
+    }
+}
