@@ -78,7 +78,16 @@ fn one_node_through_the_command_line() {
         stderr(&again)
     );
 
-    let stop = headroom(&["cluster", "stop", "--dir", dir_text]);
+    // A relative --dir names the same nodes as the absolute path they were started with.
+    let stop = support::headroom_in(
+        dir.parent().unwrap(),
+        &[
+            "cluster",
+            "stop",
+            "--dir",
+            dir.file_name().unwrap().to_str().unwrap(),
+        ],
+    );
     assert!(stop.status.success());
     assert!(!alive(pid), "the node's JVM is gone after `cluster stop`");
     let status = stdout(&headroom(&["cluster", "status", "--dir", dir_text]));

@@ -56,6 +56,19 @@ pub fn cache_root() -> PathBuf {
         .join("headroom")
 }
 
+/// Whether the jars of `version` are in the cache already (no fetch needed).
+pub fn is_cached(version: &str) -> bool {
+    jar_path(&cache_root(), version).is_file()
+}
+
+fn jar_path(cache: &Path, version: &str) -> PathBuf {
+    cache
+        .join("cassandra")
+        .join(version)
+        .join("lib")
+        .join(format!("cassandra-all-{version}.jar"))
+}
+
 /// The jars of `version` under `cache`, fetched with Maven when they are not there yet.
 /// `progress` hears one line before a fetch starts.
 pub fn resolve(
@@ -69,10 +82,7 @@ pub fn resolve(
         version: version.to_string(),
         lib_dir: lib_dir.clone(),
     };
-    if lib_dir
-        .join(format!("cassandra-all-{version}.jar"))
-        .is_file()
-    {
+    if jar_path(cache, version).is_file() {
         return Ok(jars);
     }
     let mvn = find_maven()?;

@@ -176,7 +176,9 @@ impl LocalCluster {
     fn attached(dir: &Path, state: ClusterState) -> LocalCluster {
         let nodes = state.pids.len();
         LocalCluster {
-            dir: dir.to_path_buf(),
+            // Absolute, like the paths in the nodes' command lines: a node is recognised by
+            // its config file's path there, and a relative --dir would match no node.
+            dir: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
             state,
             children: (0..nodes).map(|_| None).collect(),
             stop_on_drop: false,
@@ -262,6 +264,31 @@ impl LocalCluster {
         if self.dir.exists() {
             self.state.save(&self.dir)?;
         }
+        Ok(())
+    }
+
+    /// Stops every node, deletes their data (keyspaces, commit log, hints, caches; the
+    /// configuration and logs stay) and starts them again: the same cluster, empty.
+    pub fn restart_fresh(
+        &mut self,
+        grace: Duration,
+        options: &StartOptions,
+    ) -> Result<(), ClusterError> {
+        self.stop(grace)?;
+        for spec in self.nodes() {
+            for sub in ["data", "commitlog", "hints", "saved_caches", "cdc_raw"] {
+                let path = spec.dir.join(sub);
+                if path.exists() {
+                    fs::remove_dir_all(&path)
+                        .map_err(ClusterError::io(format!("removing {}", path.display())))?;
+                }
+            }
+        }
+        let mut restarted = LocalCluster::start(&self.dir, self.state.config.clone(), options)?;
+        // This value takes over the new nodes; whether they stop on drop stays as it was.
+        self.state = restarted.state.clone();
+        self.children = std::mem::take(&mut restarted.children);
+        restarted.stop_on_drop = false;
         Ok(())
     }
 

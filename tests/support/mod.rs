@@ -80,10 +80,21 @@ pub fn headroom(args: &[&str]) -> Output {
 /// Runs the headroom binary with extra environment variables.
 pub fn headroom_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_headroom"));
-    command.args(args).env_remove("HEADROOM_CLUSTER_DIR");
     for (key, value) in env {
         command.env(key, value);
     }
+    spawn(command, args)
+}
+
+/// Runs the headroom binary in the working directory `cwd`, for relative paths.
+pub fn headroom_in(cwd: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_headroom"));
+    command.current_dir(cwd);
+    spawn(command, args)
+}
+
+fn spawn(mut command: Command, args: &[&str]) -> Output {
+    command.args(args).env_remove("HEADROOM_CLUSTER_DIR");
     let output = command.output().expect("the headroom binary runs");
     eprintln!(
         "$ headroom {}\n{}{}",
