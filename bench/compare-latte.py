@@ -130,7 +130,7 @@ def main():
         run_headroom(args.rate, 20, "0s", ROOT / "target" / "bench-runs" / "warmup")
         rows = {}
         for repeat in range(args.repeats):
-            for resolution in ("0s", "1ms", None):
+            for resolution in ("0s", "500us", "1ms", None):
                 if resolution is None:
                     result = run_latte(latte, args.rate, args.seconds)
                 else:
@@ -139,20 +139,21 @@ def main():
                 us = result["cpu_s"] / result["requests"] * 1e6
                 print(f"  run {repeat + 1}: {result['tool']:<38} {result['requests']:>9} requests, {us:6.2f} µs CPU each", flush=True)
 
-        latte_cpu = statistics.median(r["cpu_s"] / r["requests"] for r in rows["latte 0.29"])
-        print(f"\n## Same node, {args.rate}/s for {args.seconds} s, one client thread each, median of {args.repeats}\n")
-        print("| client | CPU-s per 100k requests | vs latte | achieved / attempted | wait before send p50 / p99 / p99.9 / max (ms) | p99 (ms) |")
-        print("|---|---|---|---|---|---|")
-        for tool, results in rows.items():
-            cpu = statistics.median(r["cpu_s"] / r["requests"] for r in results)
-            achieved = statistics.median(r["achieved"] for r in results)
-            wait = results[len(results) // 2]["wait"]
-            wait_text = (
-                f"{wait['p50_ms']:.3f} / {wait['p99_ms']:.3f} / {wait['p999_ms']:.3f} / {wait['max_ms']:.3f}"
-                if wait else "not reported"
-            )
-            p99 = statistics.median(r["p99_ms"] for r in results)
-            print(f"| {tool} | {cpu * 1e5:.2f} | {cpu / latte_cpu:.2f}× | {achieved:.0f} / {args.rate} | {wait_text} | {p99:.2f} |")
+        if args.repeats > 0:
+            latte_cpu = statistics.median(r["cpu_s"] / r["requests"] for r in rows["latte 0.29"])
+            print(f"\n## Same node, {args.rate}/s for {args.seconds} s, one client thread each, median of {args.repeats}\n")
+            print("| client | CPU-s per 100k requests | vs latte | achieved / attempted | wait before send p50 / p99 / p99.9 / max (ms) | p99 (ms) |")
+            print("|---|---|---|---|---|---|")
+            for tool, results in rows.items():
+                cpu = statistics.median(r["cpu_s"] / r["requests"] for r in results)
+                achieved = statistics.median(r["achieved"] for r in results)
+                wait = results[len(results) // 2]["wait"]
+                wait_text = (
+                    f"{wait['p50_ms']:.3f} / {wait['p99_ms']:.3f} / {wait['p999_ms']:.3f} / {wait['max_ms']:.3f}"
+                    if wait else "not reported"
+                )
+                p99 = statistics.median(r["p99_ms"] for r in results)
+                print(f"| {tool} | {cpu * 1e5:.2f} | {cpu / latte_cpu:.2f}× | {achieved:.0f} / {args.rate} | {wait_text} | {p99:.2f} |")
 
         if args.rss_minutes > 0:
             seconds = int(args.rss_minutes * 60)
@@ -162,7 +163,7 @@ def main():
             for kind in ("headroom", "latte"):
                 samples = []
                 if kind == "headroom":
-                    result = run_headroom(args.rate, seconds, "0s", ROOT / "target" / "bench-runs" / "rss", samples)
+                    result = run_headroom(args.rate, seconds, "500us", ROOT / "target" / "bench-runs" / "rss", samples)
                 else:
                     result = run_latte(latte, args.rate, seconds, samples)
                 def at(t):

@@ -23,6 +23,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         cli::Command::Cluster(args) => commands::cluster::run(args),
         cli::Command::Run(args) => commands::run::run(*args),
+        cli::Command::Capacity(args) => commands::capacity::run(*args),
+        cli::Command::Quickstart(args) => commands::quickstart::run(*args),
     }
 }
 
@@ -34,6 +36,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
             .downcast_ref::<cluster::ClusterError>()
             .is_some_and(cluster::ClusterError::is_usage_error)
             || cause.downcast_ref::<units::ParseError>().is_some()
+            || cause.downcast_ref::<sla::SlaParseError>().is_some()
             || cause
                 .downcast_ref::<workload::builtin::WorkloadError>()
                 .is_some_and(workload::builtin::WorkloadError::is_usage_error)

@@ -60,6 +60,29 @@ pub enum Command {
     ///
     /// Example: headroom run timeseries --rate 2k --duration 60s --warmup 10s -r 0.2
     Run(Box<RunArgs>),
+
+    /// Find the load-carrying capacity: the highest fixed rate at which every window of
+    /// every repeat meets the SLA.
+    ///
+    /// Each trial is a full `run` at one attempted rate, with its own run directory. A trial
+    /// passes when every window after the warmup meets --sla and the achieved rate is at
+    /// least 99% of the attempted one. The capacity is the highest rate at which every
+    /// repeat passed and every lower rate tried passed too; a pass above a failure is
+    /// reported as unstable. Results are written after every trial (capacity.jsonl and
+    /// capacity.json); Ctrl-C leaves a consistent result and --resume continues it.
+    ///
+    /// Example: headroom capacity timeseries -r 0.2 --sla 'p99.9<100ms' --rates 2k:12k:2k
+    /// --repeats 3 --duration 2m
+    Capacity(Box<CapacityArgs>),
+
+    /// From nothing to an answer: start a local Cassandra node, find the capacity of an
+    /// 80% write / 20% read time-series workload under p99.9<100ms, write the results, stop
+    /// the node.
+    ///
+    /// Takes about 6-10 minutes on a 2-core machine (plus about a minute the first time,
+    /// to fetch Cassandra from Maven Central); it says how long at the start. Longer
+    /// --duration and more --repeats make the answer more faithful.
+    Quickstart(Box<QuickstartArgs>),
 }
 
 /// `headroom cluster ...`
@@ -188,23 +211,9 @@ pub struct LogsArgs {
 /// `headroom run`
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// The workload: keyvalue or timeseries.
-    ///
-    /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
-    /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
-    /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
-    /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
-    #[arg(value_name = "WORKLOAD")]
-    pub workload: String,
-
-    /// Contact points, host[:port], comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "127.0.0.1:9042",
-        value_name = "HOSTS"
-    )]
-    pub hosts: Vec<String>,
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
 
     /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
     #[arg(long, value_name = "RATE", value_parser = units::parse_rate)]
@@ -214,22 +223,6 @@ pub struct RunArgs {
     /// [default: 64]
     #[arg(long, value_name = "N", conflicts_with = "rate")]
     pub concurrency: Option<usize>,
-
-    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process.
-    #[arg(long, value_enum, default_value = "fixed", value_name = "KIND")]
-    pub arrivals: ArrivalKind,
-
-    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
-    /// the wait counts in their response time).
-    #[arg(long, default_value_t = 4096, value_name = "N")]
-    pub max_in_flight: usize,
-
-    /// At a fixed rate, requests whose intended starts lie within this span are sent
-    /// together, when the last of them is due: fewer wake-ups and system calls per request,
-    /// at the price of at most this much extra wait (which is measured and counted in
-    /// response time). 0 sends every request at its own moment.
-    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
-    pub send_resolution: Duration,
 
     /// Length of the measured run (after --warmup). [default: 60s unless --ops is given]
     #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
@@ -243,22 +236,39 @@ pub struct RunArgs {
     #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub warmup: Duration,
 
-    /// Client threads (tokio workers). [default: the number of cores]
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
+    /// A service level to judge every window of the measured run against, e.g.
+    /// 'p99.9<100ms, max<1s, errors<0.1%'. Terms: pNN (percentile of response time),
+    /// max, mean, errors (failed / all requests, as a percentage); `op:term` judges one
+    /// operation type only, e.g. read:p99<10ms.
+    #[arg(long, value_name = "TERMS")]
+    pub sla: Option<String>,
 
-    /// Length of one interval: a live-output line and a histogram-log entry each.
-    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
-    pub interval: Duration,
-
-    /// Client-side timeout of one request; a request that takes longer counts as a timeout
-    /// error.
+    /// Length of the windows the SLA is judged on, aligned to the end of the warmup; a
+    /// whole number of intervals.
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
-    pub timeout: Duration,
+    pub window: Duration,
 
-    /// Connections to each node.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub connections: usize,
+    /// How to reach the cluster and how the client sends.
+    #[command(flatten)]
+    pub client: ClientArgs,
+
+    /// Run directory. [default: runs/<timestamp>-<workload>]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The workload and its settings, shared by `run`, `capacity` and `quickstart`.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    /// The workload: keyvalue or timeseries.
+    ///
+    /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
+    /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
+    /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
+    /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
+    #[arg(value_name = "WORKLOAD", required = true)]
+    pub name: Option<String>,
 
     /// Number of distinct partition keys, e.g. 100M.
     #[arg(long, short = 'p', default_value = "1M", value_name = "N", value_parser = units::parse_count)]
@@ -308,10 +318,50 @@ pub struct RunArgs {
     /// Keyspace of the workload's table.
     #[arg(long, default_value = "headroom", value_name = "NAME")]
     pub keyspace: String,
+}
 
-    /// Run directory. [default: runs/<timestamp>-<workload>]
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub out: Option<PathBuf>,
+/// The connection to the cluster and the client's way of sending, shared by `run`,
+/// `capacity` and `quickstart`.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Client")]
+pub struct ClientArgs {
+    /// Contact points, host[:port], comma-separated. [default: 127.0.0.1:9042]
+    #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
+    pub hosts: Vec<String>,
+
+    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process.
+    #[arg(long, value_enum, default_value = "fixed", value_name = "KIND")]
+    pub arrivals: ArrivalKind,
+
+    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
+    /// the wait counts in their response time).
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    pub max_in_flight: usize,
+
+    /// At a fixed rate, requests whose intended starts lie within this span are sent
+    /// together, when the last of them is due: fewer wake-ups and system calls per request,
+    /// at the price of at most this much extra wait, which is measured and counted in
+    /// response time. Rates below 1/DURATION are unaffected. 0 sends every request at its
+    /// own moment: the most precise, about twice the client CPU per request at 10k/s.
+    #[arg(long, default_value = "500us", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub send_resolution: Duration,
+
+    /// Client threads (tokio workers). [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Length of one interval: a live-output line and a histogram-log entry each.
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub interval: Duration,
+
+    /// Client-side timeout of one request; a request that takes longer counts as a timeout
+    /// error.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+
+    /// Connections to each node.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub connections: usize,
 
     /// User name, for a cluster that requires authentication.
     #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]
@@ -327,143 +377,139 @@ pub struct RunArgs {
     pub password: Option<String>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
+/// How each trial of a capacity search begins.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Fresh {
+    /// Restart the local cluster headroom started, with its data deleted.
+    Restart,
+    /// Truncate the workload's tables.
+    Truncate,
+    /// Keep the data of earlier trials.
+    None,
+}
 
-    #[test]
-    fn the_command_line_definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
+/// `headroom capacity`
+#[derive(Debug, Args, Clone)]
+#[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
+pub struct CapacityArgs {
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
 
-    #[test]
-    fn start_flags_parse_into_typed_values() {
-        let cli = Cli::try_parse_from([
-            "headroom",
-            "cluster",
-            "--dir",
-            "/tmp/c",
-            "start",
-            "--nodes",
-            "3",
-            "--heap",
-            "768M",
-            "--gc",
-            "zgc",
-            "--jvm-opt=-XX:+AlwaysPreTouch",
-            "--jvm-opt",
-            "-Dfoo=bar",
-            "--start-timeout",
-            "90s",
-        ])
-        .unwrap();
-        let Command::Cluster(args) = cli.command else {
-            panic!("not cluster")
-        };
-        assert_eq!(args.dir, Some(PathBuf::from("/tmp/c")));
-        let ClusterCommand::Start(start) = args.command else {
-            panic!("not start")
-        };
-        assert_eq!(start.nodes, Some(3));
-        assert_eq!(start.heap, Some(ByteSize::mib(768)));
-        assert_eq!(start.gc, Some(GcKind::Zgc));
-        assert_eq!(start.jvm_opts, ["-XX:+AlwaysPreTouch", "-Dfoo=bar"]);
-        assert_eq!(start.start_timeout, Duration::from_secs(90));
-    }
+    /// The service level every window of every trial must meet, e.g.
+    /// 'p99.9<100ms, errors<0.1%' (terms as for `run --sla`).
+    #[arg(long, default_value = "p99.9<100ms", value_name = "TERMS")]
+    pub sla: String,
 
-    #[test]
-    fn nodetool_passes_its_arguments_through() {
-        let cli = Cli::try_parse_from([
-            "headroom",
-            "cluster",
-            "nodetool",
-            "2",
-            "tablestats",
-            "-H",
-            "ks.t",
-        ])
-        .unwrap();
-        let Command::Cluster(args) = cli.command else {
-            panic!("not cluster")
-        };
-        let ClusterCommand::Nodetool(nt) = args.command else {
-            panic!("not nodetool")
-        };
-        assert_eq!(nt.node, 2);
-        assert_eq!(nt.args, ["tablestats", "-H", "ks.t"]);
-    }
+    /// Length of the windows the SLA is judged on.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub window: Duration,
 
-    #[test]
-    fn run_flags_parse_into_typed_values() {
-        let cli = Cli::try_parse_from([
-            "headroom",
-            "run",
-            "timeseries",
-            "--rate",
-            "2k",
-            "--duration",
-            "60s",
-            "--warmup",
-            "10s",
-            "-r",
-            "0.2",
-            "-p",
-            "100M",
-            "--partition-generator",
-            "sequence",
-            "--populate",
-            "200k",
-        ])
-        .unwrap();
-        let Command::Run(run) = cli.command else {
-            panic!("not run")
-        };
-        assert_eq!(run.workload, "timeseries");
-        assert_eq!(run.rate, Some(2000.0));
-        assert_eq!(run.duration, Some(Duration::from_secs(60)));
-        assert_eq!(run.warmup, Duration::from_secs(10));
-        assert_eq!(run.read_ratio, 0.2);
-        assert_eq!(run.partitions, 100_000_000);
-        assert_eq!(run.partition_generator, PartitionGenerator::Sequence);
-        assert_eq!(run.populate, 200_000);
-        assert_eq!(run.hosts, ["127.0.0.1:9042"]);
-    }
+    /// The attempted rates: `auto` (probe the highest throughput, climb a ladder of
+    /// fractions of it, then bisect between the last pass and the first fail), a range
+    /// START:STOP:STEP such as 20k:120k:10k, or a list such as 1000,2000,5000.
+    #[arg(long, default_value = "auto", value_name = "RATES")]
+    pub rates: String,
 
-    #[test]
-    fn rate_and_concurrency_exclude_each_other() {
-        let err = Cli::try_parse_from([
-            "headroom",
-            "run",
-            "keyvalue",
-            "--rate",
-            "1k",
-            "--concurrency",
-            "8",
-        ])
-        .unwrap_err();
-        assert_eq!(err.exit_code(), 2);
-    }
+    /// With --rates auto, bisect until the gap between the highest pass and the lowest
+    /// fail is at most this fraction of the fail, e.g. 2%.
+    #[arg(long, default_value = "2%", value_name = "PERCENT")]
+    pub resolution: String,
 
-    #[test]
-    fn bad_values_are_rejected_by_the_parser() {
-        for bad in [
-            vec!["headroom", "cluster", "start", "--heap", "lots"],
-            vec!["headroom", "cluster", "start", "--gc", "cms"],
-            vec![
-                "headroom",
-                "cluster",
-                "start",
-                "--first-address",
-                "localhost",
-            ],
-            vec!["headroom", "cluster", "stop", "--timeout", "forever"],
-            vec!["headroom", "cluster", "nodetool", "1"],
-            vec!["headroom", "run", "keyvalue", "--rate", "fast"],
-            vec!["headroom", "run", "keyvalue", "--duration", "a while"],
-        ] {
-            let err = Cli::try_parse_from(&bad).unwrap_err();
-            assert_eq!(err.exit_code(), 2, "{bad:?} should be a usage error");
-        }
-    }
+    /// Runs per attempted rate; a rate passes only when every repeat passes.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeats: u32,
+
+    /// Measured length of each trial (a whole number of --window).
+    #[arg(long, short = 'd', default_value = "60s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub duration: Duration,
+
+    /// Load at the trial's rate before each measured part, excluded from the verdict.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// Requests in flight during the closed-loop probe of --rates auto.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub probe_concurrency: usize,
+
+    /// Length of the closed-loop probe of --rates auto (after a warmup of a quarter of it).
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub probe_duration: Duration,
+
+    /// Before each trial: restart the local cluster with no data (only for a cluster
+    /// headroom started, see --cluster-dir), truncate the workload's tables, or keep the
+    /// data. The workload's --populate is repeated whenever the data is fresh.
+    #[arg(long, value_enum, default_value = "none", value_name = "HOW")]
+    pub fresh: Fresh,
+
+    /// The local cluster to restart with --fresh restart.
+    /// [default: the one `headroom cluster` uses]
+    #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
+    pub cluster_dir: Option<PathBuf>,
+
+    /// How to reach the cluster and how the client sends.
+    #[command(flatten)]
+    pub client: ClientArgs,
+
+    /// The search's directory: capacity.json, capacity.jsonl and one run directory per
+    /// trial. [default: runs/<timestamp>-capacity-<workload>]
+    #[arg(long, short = 'o', value_name = "DIR", conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the interrupted search in DIR with its own settings, without redoing the
+    /// trials it finished. Other flags are ignored.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+}
+
+/// `headroom quickstart`
+#[derive(Debug, Args, Clone)]
+pub struct QuickstartArgs {
+    /// The service level every window must meet.
+    #[arg(long, default_value = "p99.9<100ms", value_name = "TERMS")]
+    pub sla: String,
+
+    /// Measured length of each trial; longer is more faithful.
+    #[arg(long, short = 'd', default_value = "30s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub duration: Duration,
+
+    /// Warmup before each trial.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// Runs per attempted rate; more show how repeatable the answer is.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeats: u32,
+
+    /// Bisect until the capacity is known to within this fraction.
+    #[arg(long, default_value = "5%", value_name = "PERCENT")]
+    pub resolution: String,
+
+    /// Rows written before the search.
+    #[arg(long, default_value = "100k", value_name = "N", value_parser = units::parse_count)]
+    pub populate: u64,
+
+    /// Apache Cassandra release to run. [default: 5.0.9]
+    #[arg(long, value_name = "VERSION")]
+    pub cassandra_version: Option<String>,
+
+    /// Java heap of the node. [default: a quarter of this machine's memory, at most 4G]
+    #[arg(long, value_name = "SIZE", value_parser = units::parse_heap)]
+    pub heap: Option<ByteSize>,
+
+    /// Garbage collector of the node's JVM. [default: g1]
+    #[arg(long, value_enum, value_name = "GC")]
+    pub gc: Option<GcKind>,
+
+    /// Where the node lives while the quickstart runs; deleted at the end.
+    /// [default: headroom/quickstart-cluster under the user's local data directory]
+    #[arg(long, value_name = "DIR")]
+    pub cluster_dir: Option<PathBuf>,
+
+    /// The search's directory. [default: runs/<timestamp>-quickstart]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

@@ -1,5 +1,7 @@
 //! Command glue: each subcommand turns its parsed arguments into library calls and prints
 //! what a person needs to see.
 
+pub mod capacity;
 pub mod cluster;
+pub mod quickstart;
 pub mod run;

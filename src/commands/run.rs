@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::RunArgs;
+use crate::cli::{ClientArgs, RunArgs, WorkloadArgs};
 use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
@@ -21,9 +21,15 @@ use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
 use crate::report::export::hlog::HlogWriter;
 use crate::report::export::intervals_csv::IntervalsCsv;
-use crate::report::summary::{ClientCost, Latency, OpSummary, PopulateSummary, RunSummary};
+use crate::report::summary::{
+    ClientCost, Latency, OpSummary, PopulateSummary, RunSummary, SlaSummary,
+};
+use crate::sla::{judge_window, RunVerdict, Sla, WindowAccumulator, WindowStats};
 use crate::workload::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use crate::workload::{compaction_map, replication_map, Workload, WorkloadConfig};
+
+/// The contact point when no --hosts is given: the first local node.
+pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
 
 /// Concurrency of the populate phase: enough to keep a node busy without a rate.
 const POPULATE_CONCURRENCY: usize = 128;
@@ -55,18 +61,66 @@ pub struct RunConfig {
     pub connections: usize,
     /// Requests due within this many seconds of each other are sent together.
     pub send_resolution_s: f64,
+    /// The service level judged per window, if any.
+    pub sla: Option<SlaConfig>,
     /// The command line, as typed.
     pub command_line: Vec<String>,
 }
 
+/// The SLA of a run, as given and resolved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SlaConfig {
+    /// The terms, in canonical form, e.g. "p99.9<100ms, errors<0.1%".
+    pub terms: String,
+    /// Window length, seconds.
+    pub window_s: f64,
+}
+
 impl RunConfig {
-    /// Resolves and checks the flags; every error here is the user's input.
+    /// Resolves and checks the flags of `headroom run`; every error here is the user's input.
     pub fn from_args(args: &RunArgs) -> Result<RunConfig, WorkloadError> {
-        if !BUILTIN_NAMES.contains(&args.workload.as_str()) {
-            return Err(WorkloadError::Unknown(args.workload.clone()));
+        let client = &args.client;
+        let mode = match (args.rate, args.concurrency) {
+            (Some(rate), _) => LoadMode::Open {
+                rate_per_s: rate,
+                arrivals: client.arrivals,
+                max_in_flight: client.max_in_flight,
+            },
+            (None, c) => LoadMode::Closed {
+                concurrency: c.unwrap_or(64),
+            },
+        };
+        let duration = match (args.duration, args.ops) {
+            (Some(d), _) => Some(d),
+            (None, Some(_)) => None,
+            (None, None) => Some(Duration::from_secs(60)),
+        };
+        RunConfig::new(
+            &args.workload,
+            client,
+            mode,
+            args.warmup,
+            duration,
+            args.ops,
+        )
+    }
+
+    /// A run of `workload` sent by `client` in `mode`, checked.
+    pub fn new(
+        workload_args: &WorkloadArgs,
+        client: &ClientArgs,
+        mode: LoadMode,
+        warmup: Duration,
+        duration: Option<Duration>,
+        ops: Option<u64>,
+    ) -> Result<RunConfig, WorkloadError> {
+        let args = workload_args;
+        let name = args.name.clone().unwrap_or_default();
+        if !BUILTIN_NAMES.contains(&name.as_str()) {
+            return Err(WorkloadError::Unknown(name));
         }
         let workload = WorkloadConfig {
-            name: args.workload.clone(),
+            name,
             keyspace: args.keyspace.clone(),
             partitions: args.partitions,
             partition_generator: args.partition_generator,
@@ -87,34 +141,30 @@ impl RunConfig {
         };
         workload.validate().map_err(WorkloadError::Invalid)?;
         crate::workload::builtin::parse_consistency(&workload.consistency)?;
-        let mode = match (args.rate, args.concurrency) {
-            (Some(rate), _) => {
-                if args.max_in_flight == 0 {
-                    return Err(WorkloadError::Invalid(
-                        "--max-in-flight must be at least 1".into(),
-                    ));
-                }
-                LoadMode::Open {
-                    rate_per_s: rate,
-                    arrivals: args.arrivals,
-                    max_in_flight: args.max_in_flight,
-                }
+        match mode {
+            LoadMode::Open {
+                max_in_flight: 0, ..
+            } => {
+                return Err(WorkloadError::Invalid(
+                    "--max-in-flight must be at least 1".into(),
+                ))
             }
-            (None, Some(0)) => {
+            LoadMode::Open { rate_per_s, .. } if rate_per_s.is_nan() || rate_per_s <= 0.0 => {
+                return Err(WorkloadError::Invalid("the rate must be above 0".into()))
+            }
+            LoadMode::Closed { concurrency: 0 } => {
                 return Err(WorkloadError::Invalid(
                     "--concurrency must be at least 1".into(),
                 ))
             }
-            (None, c) => LoadMode::Closed {
-                concurrency: c.unwrap_or(64),
-            },
-        };
-        if args.interval < Duration::from_millis(10) {
+            _ => {}
+        }
+        if client.interval < Duration::from_millis(10) {
             return Err(WorkloadError::Invalid(
                 "--interval must be at least 10ms".into(),
             ));
         }
-        let threads = args
+        let threads = client
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         if threads == 0 {
@@ -122,25 +172,26 @@ impl RunConfig {
                 "--threads must be at least 1".into(),
             ));
         }
-        let duration = match (args.duration, args.ops) {
-            (Some(d), _) => Some(d),
-            (None, Some(_)) => None,
-            (None, None) => Some(Duration::from_secs(60)),
+        let hosts = if client.hosts.is_empty() {
+            vec![DEFAULT_HOST.to_string()]
+        } else {
+            client.hosts.clone()
         };
         Ok(RunConfig {
             headroom_version: env!("CARGO_PKG_VERSION").to_string(),
-            hosts: client::parse_hosts(&args.hosts)
+            hosts: client::parse_hosts(&hosts)
                 .map_err(|e| WorkloadError::Invalid(e.to_string()))?,
             workload,
             mode,
-            warmup_s: args.warmup.as_secs_f64(),
+            warmup_s: warmup.as_secs_f64(),
             duration_s: duration.map(|d| d.as_secs_f64()),
-            ops: args.ops,
-            interval_s: args.interval.as_secs_f64(),
+            ops,
+            interval_s: client.interval.as_secs_f64(),
             threads,
-            request_timeout_s: args.timeout.as_secs_f64(),
-            connections: args.connections,
-            send_resolution_s: args.send_resolution.as_secs_f64(),
+            request_timeout_s: client.timeout.as_secs_f64(),
+            connections: client.connections,
+            send_resolution_s: client.send_resolution.as_secs_f64(),
+            sla: None,
             command_line: std::env::args().collect(),
         })
     }
@@ -156,21 +207,135 @@ impl RunConfig {
 
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let config = RunConfig::from_args(&args)?;
+    let mut config = RunConfig::from_args(&args)?;
+    config.sla = sla_config(args.sla.as_deref(), args.window, &config)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_run_dir(&config.workload.name));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.threads)
+    let runtime = runtime(config.threads)?;
+    let stop = StopSignal::new();
+    runtime.spawn(stop.clone().on_ctrl_c_or_term());
+    let credentials = credentials(&args.client);
+    let result = runtime.block_on(execute(&config, &out, credentials, &stop, true));
+    // A worker may still wait towards a request that will never be sent.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(match result? {
+        Executed::StoppedDuringPopulate => ExitCode::from(130),
+        Executed::Finished(summary) => exit_code(summary.stop),
+    })
+}
+
+/// The exit code for a run that ended this way.
+pub fn exit_code(stop: StopReason) -> ExitCode {
+    match stop {
+        StopReason::Completed => ExitCode::SUCCESS,
+        StopReason::Interrupted => ExitCode::from(130),
+        StopReason::AllRequestsFailing => ExitCode::from(1),
+    }
+}
+
+/// The async runtime of a run: `threads` workers.
+pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
-        .context("starting the async runtime")?;
-    let credentials = args.username.clone().zip(args.password.clone());
-    let result = runtime.block_on(run_async(&config, &out, credentials));
-    // The dispatcher thread may still sleep towards a slot that will never be sent.
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    result
+        .context("starting the async runtime")
+}
+
+/// User name and password, when both are given.
+pub fn credentials(client: &ClientArgs) -> Option<(String, String)> {
+    client.username.clone().zip(client.password.clone())
+}
+
+/// Reads `--sla` (if given) and checks it against the workload and the interval length.
+pub fn sla_config(
+    sla: Option<&str>,
+    window: Duration,
+    config: &RunConfig,
+) -> anyhow::Result<Option<SlaConfig>> {
+    let Some(text) = sla else {
+        return Ok(None);
+    };
+    let sla = Sla::parse(text, window)?;
+    sla.check_ops(crate::workload::builtin::OP_NAMES)
+        .map_err(WorkloadError::Invalid)?;
+    crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
+        .map_err(WorkloadError::Invalid)?;
+    Ok(Some(SlaConfig {
+        terms: sla.to_string(),
+        window_s: sla.window.as_secs_f64(),
+    }))
+}
+
+/// Ends runs early on request: Ctrl-C, SIGTERM, or a caller's decision.
+#[derive(Debug, Default)]
+pub struct StopSignal {
+    set: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl StopSignal {
+    /// A signal not yet given.
+    pub fn new() -> Arc<StopSignal> {
+        Arc::new(StopSignal::default())
+    }
+
+    /// Gives the signal: every run watching it sends no new requests and ends.
+    pub fn trigger(&self) {
+        self.set.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether the signal was given.
+    pub fn is_set(&self) -> bool {
+        self.set.load(Ordering::SeqCst)
+    }
+
+    /// Returns once the signal is given.
+    pub async fn wait(&self) {
+        loop {
+            let notified = self.notify.notified();
+            if self.is_set() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Gives the signal on Ctrl-C (SIGINT) or SIGTERM; spawn it on the run's runtime.
+    pub async fn on_ctrl_c_or_term(self: Arc<Self>) {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return,
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        eprintln!("\nStopping: no new requests; waiting for those in flight...");
+        self.trigger();
+    }
+}
+
+/// Ends the run behind `progress` when `stop` is given.
+fn watch(stop: &Arc<StopSignal>, progress: &Arc<Progress>) -> tokio::task::JoinHandle<()> {
+    let (stop, progress) = (stop.clone(), progress.clone());
+    tokio::spawn(async move {
+        stop.wait().await;
+        progress.stop.store(true, Ordering::Relaxed);
+    })
+}
+
+/// How a run that started ended.
+#[derive(Debug)]
+pub enum Executed {
+    /// The stop signal came while populating; nothing was measured.
+    StoppedDuringPopulate,
+    /// The measured run ended (completed or not; see its stop reason).
+    Finished(Box<RunSummary>),
 }
 
 /// runs/<UTC time>-<workload>
@@ -194,11 +359,16 @@ fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
     }
 }
 
-async fn run_async(
+/// One run, from connecting to the summary, writing its directory `out` as it goes. Errors
+/// before the run starts leave only error.txt in `out`. `populate` false skips the
+/// workload's populate (its rows are there from an earlier run).
+pub async fn execute(
     config: &RunConfig,
     out: &Path,
     credentials: Option<(String, String)>,
-) -> anyhow::Result<ExitCode> {
+    stop: &Arc<StopSignal>,
+    populate: bool,
+) -> anyhow::Result<Executed> {
     let client_config = ClientConfig {
         hosts: config.hosts.clone(),
         request_timeout: Duration::from_secs_f64(config.request_timeout_s),
@@ -225,17 +395,21 @@ async fn run_async(
     println!("Run directory: {}", out.display());
 
     let progress = Arc::new(Progress::default());
-    spawn_signal_handler(progress.clone());
-
-    let populate = if config.workload.populate > 0 {
-        Some(populate(&workload, config, progress.clone()).await)
+    let watcher = watch(stop, &progress);
+    let populated = if populate && config.workload.populate > 0 {
+        Some(populate_rows(&workload, config, progress.clone()).await)
     } else {
         None
     };
     if progress.stop.load(Ordering::Relaxed) {
+        watcher.abort();
         println!("Stopped during populate.");
-        return Ok(ExitCode::from(130));
+        return Ok(Executed::StoppedDuringPopulate);
     }
+    // The measured run gets a fresh count of requests.
+    let progress = Arc::new(Progress::default());
+    watcher.abort();
+    let watcher = watch(stop, &progress);
 
     let engine_config = EngineConfig {
         mode: config.mode,
@@ -261,13 +435,20 @@ async fn run_async(
     let planned = config
         .duration_s
         .map(|d| Duration::from_secs_f64(d + config.warmup_s));
-    let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s > 0.0, planned)?;
+    let sla = match &config.sla {
+        Some(c) => Some(Sla::parse(&c.terms, Duration::from_secs_f64(c.window_s))?),
+        None => None,
+    };
+    let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s, planned, sla)?;
     let cpu_before = metrics::process::cpu_time();
     let outcome = engine::run(workload.clone(), clock, &engine_config, progress, &mut sink).await;
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
-    sink.finish()?;
+    let verdict = sink.finish()?;
 
-    let summary = summarize(config, &op_names, &outcome, started_at, cpu, populate);
+    watcher.abort();
+    let summary = summarize(
+        config, &op_names, &outcome, started_at, cpu, populated, verdict,
+    );
     for (i, name) in op_names.iter().enumerate() {
         let stats = &outcome.totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
@@ -278,17 +459,13 @@ async fn run_async(
     write_json(&out.join("summary.json"), &summary)?;
     print_summary(&summary);
     println!("\nFiles: {}", out.display());
-    Ok(match outcome.stop {
-        StopReason::Completed => ExitCode::SUCCESS,
-        StopReason::Interrupted => ExitCode::from(130),
-        StopReason::AllRequestsFailing => {
-            eprintln!(
-                "Error: every request failed for {} s; the run stopped. See the error examples above.",
-                engine::ALL_FAILING_LIMIT.as_secs()
-            );
-            ExitCode::from(1)
-        }
-    })
+    if outcome.stop == StopReason::AllRequestsFailing {
+        eprintln!(
+            "Error: every request failed for {} s; the run stopped. See the error examples above.",
+            engine::ALL_FAILING_LIMIT.as_secs()
+        );
+    }
+    Ok(Executed::Finished(Box::new(summary)))
 }
 
 fn describe_mode(mode: &LoadMode) -> String {
@@ -304,24 +481,7 @@ fn describe_mode(mode: &LoadMode) -> String {
     }
 }
 
-/// Ctrl-C and SIGTERM end the run: no new requests, the ones in flight are awaited.
-fn spawn_signal_handler(progress: Arc<Progress>) {
-    tokio::spawn(async move {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => return,
-            };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        eprintln!("\nStopping: no new requests; waiting for those in flight...");
-        progress.stop.store(true, Ordering::Relaxed);
-    });
-}
-
-async fn populate(
+async fn populate_rows(
     workload: &Arc<Builtin>,
     config: &RunConfig,
     progress: Arc<Progress>,
@@ -390,6 +550,7 @@ fn summarize(
     started_at: SystemTime,
     cpu: Duration,
     populate: Option<PopulateSummary>,
+    sla: Option<SlaSummary>,
 ) -> RunSummary {
     let warmup_s = config.warmup_s;
     let measured_s = (outcome.elapsed_ns as f64 / 1e9 - warmup_s).max(1e-9);
@@ -434,6 +595,7 @@ fn summarize(
             hiccup_max_ms: hiccups.max_ms,
             hiccup_p999_ms: hiccups.p999_ms,
         },
+        sla,
     }
 }
 
@@ -496,6 +658,9 @@ fn print_summary(s: &RunSummary) {
             println!("  {:<8} {n} {class} errors, e.g. {example}", "");
         }
     }
+    if let Some(sla) = &s.sla {
+        print_sla(sla);
+    }
     let c = &s.client;
     println!(
         "  client: {:.2} s CPU ({:.2} µs per request), peak memory {} MiB, hiccups max {:.2} ms (p99.9 {:.2} ms)",
@@ -505,6 +670,37 @@ fn print_summary(s: &RunSummary) {
         c.hiccup_max_ms,
         c.hiccup_p999_ms
     );
+}
+
+/// The SLA verdict: overall, the worst window of each term, and the failing windows.
+fn print_sla(sla: &SlaSummary) {
+    let v = &sla.verdict;
+    let verdict = if v.pass {
+        "PASS".to_string()
+    } else if v.windows == 0 {
+        "FAIL (no complete window to judge: make the run at least one window long)".to_string()
+    } else {
+        format!("FAIL in {} of {} windows", v.failing.len(), v.windows)
+    };
+    println!("  SLA {}: {verdict}", sla.spec);
+    for worst in &v.worst {
+        let Some(value) = worst.value else { continue };
+        let on_max = if worst.judged_on_max_windows > 0 {
+            format!(
+                " ({} windows had too few requests for the percentile and were judged on their max)",
+                worst.judged_on_max_windows
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "    {:<16} worst window {} (window {}), failed in {} windows{on_max}",
+            worst.term,
+            value,
+            worst.window_index.map_or(0, |i| i + 1),
+            worst.failing_windows
+        );
+    }
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
@@ -543,6 +739,9 @@ struct RunFiles {
     csv: IntervalsCsv,
     op_names: Vec<String>,
     has_warmup: bool,
+    warmup_ns: u64,
+    /// Judges the windows after the warmup, when the run has an SLA.
+    sla: Option<SlaJudge>,
     error: Option<anyhow::Error>,
     header_printed: bool,
     /// A progress bar under the live lines, when standard output is a terminal.
@@ -554,8 +753,9 @@ impl RunFiles {
         out: &Path,
         start: SystemTime,
         op_names: &[String],
-        has_warmup: bool,
+        warmup_s: f64,
         planned: Option<Duration>,
+        sla: Option<Sla>,
     ) -> anyhow::Result<Self> {
         let hlog_path = out.join("histograms.hlog");
         let hlog = HlogWriter::create(&hlog_path, start)
@@ -565,7 +765,13 @@ impl RunFiles {
             hlog,
             csv,
             op_names: op_names.to_vec(),
-            has_warmup,
+            has_warmup: warmup_s > 0.0,
+            warmup_ns: (warmup_s * 1e9) as u64,
+            sla: sla.map(|sla| SlaJudge {
+                windows: WindowAccumulator::new(op_names.to_vec(), sla.window.as_nanos() as u64),
+                verdict: RunVerdict::new(&sla),
+                sla,
+            }),
             error: None,
             header_printed: false,
             progress_bar: progress_bar(planned),
@@ -580,13 +786,74 @@ impl RunFiles {
         }
     }
 
-    fn finish(self) -> anyhow::Result<()> {
+    /// Judges the last (partial) window, closes the files and returns the SLA verdict.
+    fn finish(mut self) -> anyhow::Result<Option<SlaSummary>> {
+        if let Some(mut judge) = self.sla.take() {
+            let last = std::mem::replace(&mut judge.windows, WindowAccumulator::new(Vec::new(), 1))
+                .finish();
+            if let Some(window) = last {
+                self.judge(&mut judge, &window);
+            }
+            self.sla = Some(judge);
+        }
         if let Some(bar) = &self.progress_bar {
             bar.finish_and_clear();
         }
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(()),
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.csv.flush()?;
+        Ok(self.sla.map(|judge| SlaSummary {
+            spec: judge.sla.to_string(),
+            window_s: judge.sla.window.as_secs_f64(),
+            verdict: judge.verdict,
+        }))
+    }
+
+    /// Adds an interval's measured statistics to the SLA's windows, judging each window
+    /// it completes.
+    fn judge_interval(&mut self, interval: &Interval) {
+        let Some(mut judge) = self.sla.take() else {
+            return;
+        };
+        let end_ns = interval.start_ns + interval.length_ns;
+        if end_ns > self.warmup_ns {
+            let measured: Vec<metrics::OpStats> = interval
+                .ops
+                .iter()
+                .map(|phases| phases[Phase::Measure.index()].clone())
+                .collect();
+            let start = interval.start_ns.saturating_sub(self.warmup_ns);
+            let length = end_ns - self.warmup_ns.max(interval.start_ns);
+            if let Some(window) = judge.windows.push(start, length, &measured) {
+                self.judge(&mut judge, &window);
+            }
+        }
+        self.sla = Some(judge);
+    }
+
+    fn judge(&mut self, judge: &mut SlaJudge, window: &WindowStats) {
+        let verdict = judge_window(&judge.sla, window);
+        judge.verdict.add(&verdict);
+        if !verdict.pass {
+            let failed: Vec<String> = verdict
+                .outcomes
+                .iter()
+                .filter(|o| !o.pass)
+                .map(|o| format!("{} was {}", o.term, o.value))
+                .collect();
+            self.say(format!(
+                "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}",
+                window.index + 1,
+                window.start_ns as f64 / 1e9,
+                (window.start_ns + window.length_ns) as f64 / 1e9,
+                failed.join(", ")
+            ));
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.csv.window_row(self.warmup_ns, window, &verdict) {
+                self.error = Some(e);
+            }
         }
     }
 
@@ -702,5 +969,13 @@ impl IntervalSink for RunFiles {
                 self.error = Some(e);
             }
         }
+        self.judge_interval(interval);
     }
+}
+
+/// The SLA of a run and what it has judged so far.
+struct SlaJudge {
+    sla: Sla,
+    windows: WindowAccumulator,
+    verdict: RunVerdict,
 }

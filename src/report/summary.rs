@@ -170,4 +170,18 @@ pub struct RunSummary {
     pub populate: Option<PopulateSummary>,
     /// The client's own cost.
     pub client: ClientCost,
+    /// The SLA judged per window, and its verdict, when the run had one.
+    pub sla: Option<SlaSummary>,
+}
+
+/// A run's SLA verdict: the spec, whether every window passed, the worst window of each
+/// term, and every failing window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlaSummary {
+    /// The SLA in canonical form.
+    pub spec: String,
+    /// Window length, seconds.
+    pub window_s: f64,
+    /// The verdict, window by window.
+    pub verdict: crate::sla::RunVerdict,
 }

@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::spec::{Bound, Metric, Sla, Term, Threshold};
 use crate::metrics::{new_histogram, value_at_percentile, OpStats};
@@ -29,7 +29,7 @@ pub struct WindowStats {
 
 /// A measured value of a term: a latency or a share of requests. Values of one term always
 /// have the same kind and compare exactly.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Value {
     /// A response time in nanoseconds.
@@ -61,7 +61,7 @@ impl fmt::Display for Value {
 }
 
 /// How one term fared in one window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TermOutcome {
     /// The term's canonical name, e.g. `p99.9<100ms`.
     pub term: String,
@@ -77,7 +77,7 @@ pub struct TermOutcome {
 }
 
 /// How one window fared: each term's outcome, in the SLA's order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowVerdict {
     /// The window's index.
     pub index: u64,
@@ -176,7 +176,7 @@ fn latency<'a>(
 }
 
 /// The worst window of one term over a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorstTerm {
     /// The term's canonical name.
     pub term: String,
@@ -193,7 +193,7 @@ pub struct WorstTerm {
 }
 
 /// The verdict on a whole run, built window by window with [`RunVerdict::add`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunVerdict {
     /// Every judged window passed, and there was at least one.
     pub pass: bool,

@@ -27,7 +27,8 @@ pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries"];
 const WRITE: usize = 0;
 const READ: usize = 1;
 const DELETE: usize = 2;
-const OP_NAMES: &[&str] = &["write", "read", "delete"];
+/// The operation types of the built-in workloads, by index.
+pub const OP_NAMES: &[&str] = &["write", "read", "delete"];
 
 /// Rows the timeseries read fetches, newest first.
 pub const TIMESERIES_READ_ROWS: u32 = 500;
@@ -130,7 +131,20 @@ enum Kind {
     TimeSeries,
 }
 
+/// The table of the built-in workload `name`.
+pub fn table_of(name: &str) -> Result<&'static str, WorkloadError> {
+    Kind::of(name).map(Kind::table)
+}
+
 impl Kind {
+    fn of(name: &str) -> Result<Kind, WorkloadError> {
+        match name {
+            "keyvalue" => Ok(Kind::KeyValue),
+            "timeseries" => Ok(Kind::TimeSeries),
+            other => Err(WorkloadError::Unknown(other.to_string())),
+        }
+    }
+
     fn table(self) -> &'static str {
         match self {
             Kind::KeyValue => "keyvalue",
@@ -189,11 +203,7 @@ impl Builtin {
         config: &WorkloadConfig,
     ) -> Result<Builtin, WorkloadError> {
         let session_ref = &session;
-        let kind = match config.name.as_str() {
-            "keyvalue" => Kind::KeyValue,
-            "timeseries" => Kind::TimeSeries,
-            other => return Err(WorkloadError::Unknown(other.to_string())),
-        };
+        let kind = Kind::of(&config.name)?;
         config.validate().map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;

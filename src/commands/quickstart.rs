@@ -1,0 +1,150 @@
+//! `headroom quickstart`: from nothing to an answer. Starts a local Cassandra node (fetching
+//! Cassandra first if needed), runs a short automatic capacity search of an 80% write / 20%
+//! read time-series workload, prints the capacity and where the files are, and removes the
+//! node again — also when the search fails or is interrupted.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+
+use super::capacity::{self, SearchConfig};
+use crate::capacity::{Status, Store};
+use crate::cli::{CapacityArgs, QuickstartArgs, StartArgs};
+use crate::cluster::{self, ClusterConfig, LocalCluster, StartOptions};
+
+/// Partition keys of the quickstart's time series: few enough that reads find rows.
+const PARTITIONS: &str = "10k";
+
+/// Length of the closed-loop probe.
+const PROBE: &str = "15s";
+
+/// Parses the arguments of the capacity search the quickstart runs, so that it gets the
+/// same defaults and checks as `headroom capacity`.
+#[derive(Debug, Parser)]
+#[command(name = "headroom capacity")]
+struct CapacityLine {
+    #[command(flatten)]
+    args: CapacityArgs,
+}
+
+/// Runs `headroom quickstart`.
+pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
+    let cluster_dir = args.cluster_dir.clone().unwrap_or_else(default_cluster_dir);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| capacity::default_dir("quickstart"));
+    let config = search_config(&args, &out)?;
+    let start = StartArgs {
+        nodes: Some(1),
+        cassandra_version: args.cassandra_version.clone(),
+        heap: args.heap,
+        gc: args.gc,
+        ..StartArgs::default()
+    };
+    let cluster_config = ClusterConfig::from_start_args(&start, None)?;
+    let fetch = !cluster::jars::is_cached(&cluster_config.cassandra_version);
+    let setup = if fetch { 90.0 } else { 20.0 };
+    let minutes = ((config.estimate().as_secs_f64() + setup) / 60.0).ceil();
+    println!(
+        "headroom quickstart: the capacity of one local Cassandra {} node for a time series \
+         (80% writes, 20% reads of the latest rows) under SLA {}.",
+        cluster_config.cassandra_version, config.sla.terms
+    );
+    println!(
+        "It takes about {minutes:.0} minutes{}. Ctrl-C stops it cleanly.\n",
+        if fetch {
+            ", including about a minute to fetch Cassandra from Maven Central (once)"
+        } else {
+            ""
+        }
+    );
+
+    let started = Instant::now();
+    if let Ok(old) = LocalCluster::open(&cluster_dir) {
+        // Left by an earlier quickstart that did not finish: this directory is ours.
+        old.destroy(Duration::from_secs(30))?;
+    }
+    let cluster = LocalCluster::start(&cluster_dir, cluster_config, &StartOptions::default())?;
+    // From here on the node is stopped when `cluster` is dropped, whatever happens.
+    let store = Store::create(&out, serde_json::to_value(&config)?)?;
+    let result = capacity::search(&config, store, None, None);
+    println!("\nRemoving the quickstart's node...");
+    cluster.destroy(Duration::from_secs(60))?;
+    let (status, outcome) = result?;
+    let took = started.elapsed().as_secs_f64() / 60.0;
+    match (status, outcome.capacity_per_s) {
+        (Status::Interrupted, _) => {
+            println!(
+                "Stopped after {took:.1} minutes. What finished is in {}.",
+                out.display()
+            );
+            return Ok(ExitCode::from(130));
+        }
+        (_, Some(capacity)) => println!(
+            "\nCapacity: {capacity:.0} requests/s on this machine under {} ({took:.1} minutes). \
+             The highest throughput without an SLA was {:.0}/s.",
+            config.sla.terms, outcome.highest_achieved_per_s
+        ),
+        (_, None) => println!(
+            "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes).",
+            config.sla.terms
+        ),
+    }
+    println!(
+        "Results: {}/capacity.json, one run directory per trial under {}/trials.\n\
+         Longer trials (--duration 2m) and repeats (--repeats 3) make the answer more faithful.",
+        out.display(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// headroom/quickstart-cluster under the user's local data directory.
+fn default_cluster_dir() -> PathBuf {
+    cluster::default_dir()
+        .parent()
+        .map(|p| p.join("quickstart-cluster"))
+        .unwrap_or_else(|| PathBuf::from("quickstart-cluster"))
+}
+
+/// The capacity search the quickstart runs, checked like `headroom capacity`'s.
+fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result<SearchConfig> {
+    let duration = humantime::format_duration(args.duration).to_string();
+    let warmup = humantime::format_duration(args.warmup).to_string();
+    let populate = args.populate.to_string();
+    let repeats = args.repeats.to_string();
+    let out = out.display().to_string();
+    let line = [
+        "capacity",
+        "timeseries",
+        "--read-ratio",
+        "0.2",
+        "--partitions",
+        PARTITIONS,
+        "--populate",
+        &populate,
+        "--sla",
+        &args.sla,
+        "--rates",
+        "auto",
+        "--resolution",
+        &args.resolution,
+        "--repeats",
+        &repeats,
+        "--duration",
+        &duration,
+        "--warmup",
+        &warmup,
+        "--probe-duration",
+        PROBE,
+        "--fresh",
+        "none",
+        "--out",
+        &out,
+    ];
+    let parsed = CapacityLine::try_parse_from(line)?;
+    SearchConfig::from_args(&parsed.args)
+}
