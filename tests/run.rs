@@ -68,6 +68,10 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         "0.2",
         "--populate",
         "1000",
+        "--sla",
+        "p99.9 < 5s, errors < 1%",
+        "--window",
+        "2s",
         "--out",
         out_text,
     ]);
@@ -131,6 +135,49 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         .map(|f| f[4].parse::<u64>().unwrap())
         .sum();
     assert_eq!(measured_writes, writes["requests"].as_u64().unwrap());
+
+    // The SLA: three 2 s windows after the warmup, each a row of intervals.csv, all passing
+    // (p99.9 of 5 s holds on an idle node), the worst p99.9 the highest of the windows'.
+    let sla = &summary["sla"];
+    assert_eq!(sla["spec"], "p99.9<5s, errors<1%, window=2s");
+    assert_eq!(sla["verdict"]["pass"], true, "{sla}");
+    assert_eq!(sla["verdict"]["windows"], 3, "{sla}");
+    let windows: Vec<Vec<&str>> = csv
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[2] == "window")
+        .collect();
+    assert_eq!(windows.len(), 3, "{csv}");
+    assert_eq!(
+        windows.iter().map(|w| w[0]).collect::<Vec<_>>(),
+        ["2.000", "4.000", "6.000"],
+        "windows start at the end of the warmup"
+    );
+    assert!(windows.iter().all(|w| w[14] == "pass" && w[15].is_empty()));
+    assert_eq!(
+        windows
+            .iter()
+            .map(|w| w[4].parse::<u64>().unwrap())
+            .sum::<u64>(),
+        3000,
+        "the windows hold every measured request"
+    );
+    let worst_p999_ms = windows
+        .iter()
+        .map(|w| w[10].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    let reported_ns = sla["verdict"]["worst"][0]["value"]["latency_ns"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        (reported_ns as f64 / 1e6 - worst_p999_ms).abs() < 0.001,
+        "worst p99.9 {reported_ns} ns vs the windows' {worst_p999_ms} ms"
+    );
+    assert!(
+        text.contains("SLA p99.9<5s, errors<1%, window=2s: PASS"),
+        "{text}"
+    );
+
     let hlog = std::fs::read_to_string(out.join("histograms.hlog")).unwrap();
     assert!(hlog.contains("#[Histogram log format version 1.3]"));
     for tag in [
@@ -195,6 +242,28 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
             nowhere_text,
         ],
         "duration '1 fortnight' is not valid",
+    );
+    bad(
+        &[
+            "run",
+            "keyvalue",
+            "--sla",
+            "p99<10ms, p99.9<1O0ms",
+            "--out",
+            nowhere_text,
+        ],
+        "SLA 'p99<10ms, p99.9<1O0ms' is not valid",
+    );
+    bad(
+        &[
+            "run",
+            "keyvalue",
+            "--sla",
+            "scan:p99<10ms",
+            "--out",
+            nowhere_text,
+        ],
+        "scan",
     );
     assert!(!nowhere.exists(), "bad flags create no run directory");
 

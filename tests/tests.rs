@@ -6,6 +6,7 @@
 
 mod support;
 
+mod capacity;
 mod cluster;
 mod hdr_tools;
 mod run;

@@ -513,3 +513,28 @@ pub struct QuickstartArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    /// clap's own checks of the definitions (conflicting settings, unknown argument ids).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn capacity_needs_a_workload_unless_it_resumes() {
+        assert!(Cli::try_parse_from(["headroom", "capacity"]).is_err());
+        let resumed = Cli::try_parse_from(["headroom", "capacity", "--resume", "runs/x"]).unwrap();
+        let Command::Capacity(args) = resumed.command else {
+            panic!("not capacity")
+        };
+        assert_eq!(args.resume.as_deref(), Some(std::path::Path::new("runs/x")));
+        assert!(args.workload.name.is_none());
+        assert!(Cli::try_parse_from(["headroom", "run"]).is_err());
+    }
+}

@@ -440,6 +440,7 @@ pub async fn execute(
         None => None,
     };
     let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s, planned, sla)?;
+    sink.op_weights = workload.op_weights();
     let cpu_before = metrics::process::cpu_time();
     let outcome = engine::run(workload.clone(), clock, &engine_config, progress, &mut sink).await;
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
@@ -701,6 +702,22 @@ fn print_sla(sla: &SlaSummary) {
             worst.failing_windows
         );
     }
+    const LISTED: usize = 20;
+    for window in v.failing.iter().take(LISTED) {
+        println!(
+            "    failing window {} ({:.0}-{:.0} s after warmup): {}",
+            window.index + 1,
+            window.start_ns as f64 / 1e9,
+            (window.start_ns + window.length_ns) as f64 / 1e9,
+            window.failures()
+        );
+    }
+    if v.failing.len() > LISTED {
+        println!(
+            "    ... and {} more failing windows (summary.json lists them all)",
+            v.failing.len() - LISTED
+        );
+    }
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
@@ -738,6 +755,8 @@ struct RunFiles {
     hlog: HlogWriter<std::io::BufWriter<fs::File>>,
     csv: IntervalsCsv,
     op_names: Vec<String>,
+    /// Each op type's share; those without one are left out of the live header.
+    op_weights: Vec<f64>,
     has_warmup: bool,
     warmup_ns: u64,
     /// Judges the windows after the warmup, when the run has an SLA.
@@ -765,6 +784,7 @@ impl RunFiles {
             hlog,
             csv,
             op_names: op_names.to_vec(),
+            op_weights: vec![1.0; op_names.len()],
             has_warmup: warmup_s > 0.0,
             warmup_ns: (warmup_s * 1e9) as u64,
             sla: sla.map(|sla| SlaJudge {
@@ -836,18 +856,12 @@ impl RunFiles {
         let verdict = judge_window(&judge.sla, window);
         judge.verdict.add(&verdict);
         if !verdict.pass {
-            let failed: Vec<String> = verdict
-                .outcomes
-                .iter()
-                .filter(|o| !o.pass)
-                .map(|o| format!("{} was {}", o.term, o.value))
-                .collect();
             self.say(format!(
                 "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}",
                 window.index + 1,
                 window.start_ns as f64 / 1e9,
                 (window.start_ns + window.length_ns) as f64 / 1e9,
-                failed.join(", ")
+                verdict.failures()
             ));
         }
         if self.error.is_none() {
@@ -900,7 +914,9 @@ impl RunFiles {
             let ops: Vec<String> = self
                 .op_names
                 .iter()
-                .map(|n| format!("{n}: rate p50 p99 p99.9 max"))
+                .zip(&self.op_weights)
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(n, _)| format!("{n}: rate p50 p99 p99.9 max"))
                 .collect();
             self.say(format!(
                 "{:>8} {:>9} {:>7} {:>8} | {}   (ms)",

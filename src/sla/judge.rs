@@ -91,6 +91,19 @@ pub struct WindowVerdict {
     pub outcomes: Vec<TermOutcome>,
 }
 
+impl WindowVerdict {
+    /// The failing terms and their values, e.g. `p99.9<100ms was 231.4ms`.
+    pub fn failures(&self) -> String {
+        let failed: Vec<String> = self
+            .outcomes
+            .iter()
+            .filter(|o| !o.pass)
+            .map(|o| format!("{} was {}", o.term, o.value))
+            .collect();
+        failed.join(", ")
+    }
+}
+
 /// Judges one window against every term of `sla`.
 ///
 /// A latency term covering no successful requests in the window (an idle window, or one where

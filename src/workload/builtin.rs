@@ -118,6 +118,8 @@ pub fn parse_consistency(name: &str) -> Result<Consistency, WorkloadError> {
 pub struct Builtin {
     kind: Kind,
     mix: OpMix,
+    /// Shares of write, read and delete.
+    weights: [f64; 3],
     keys: PartitionKeys,
     text: TextPool,
     seed: u64,
@@ -255,13 +257,15 @@ impl Builtin {
             prepared.push(statement);
         }
         let statements: [PreparedStatement; 3] = prepared.try_into().expect("three statements");
+        let weights = [
+            1.0 - config.read_ratio - config.delete_ratio,
+            config.read_ratio,
+            config.delete_ratio,
+        ];
         Ok(Builtin {
             kind,
-            mix: OpMix::new(&[
-                1.0 - config.read_ratio - config.delete_ratio,
-                config.read_ratio,
-                config.delete_ratio,
-            ]),
+            mix: OpMix::new(&weights),
+            weights,
             keys: PartitionKeys::new(config.partitions, config.partition_generator),
             text: TextPool::new(config.seed),
             seed: config.seed,
@@ -338,6 +342,10 @@ impl Workload for Builtin {
 
     fn op_for(&self, seq: u64) -> usize {
         self.mix.op_for(seq)
+    }
+
+    fn op_weights(&self) -> Vec<f64> {
+        self.weights.to_vec()
     }
 
     fn populate_op(&self) -> usize {

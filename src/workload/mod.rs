@@ -24,6 +24,12 @@ pub trait Workload: Send + Sync + 'static {
     /// The operation type of request `seq`.
     fn op_for(&self, seq: u64) -> usize;
 
+    /// Each operation type's share of the requests, by index. Types with no share are left
+    /// out of the live output.
+    fn op_weights(&self) -> Vec<f64> {
+        vec![1.0; self.op_names().len()]
+    }
+
     /// The operation type used to populate the tables before a run.
     fn populate_op(&self) -> usize;
 

@@ -1,0 +1,187 @@
+//! `headroom capacity` and `headroom quickstart` against real local nodes: a short search
+//! whose files must agree with each other, and the quickstart from nothing to an answer.
+
+use std::path::Path;
+
+use headroom::cluster::LocalCluster;
+use serde_json::Value;
+
+use crate::support::{self, headroom, stderr, stdout};
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The rows of a run's intervals.csv that are judged SLA windows, as fields.
+fn window_rows(run_dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(run_dir.join("intervals.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| f[2] == "window")
+        .collect()
+}
+
+/// Two rates, one repeat, short trials: capacity.jsonl, capacity.json and each trial's own
+/// run directory tell the same story.
+#[test]
+fn a_short_search_leaves_files_that_agree() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("capacity");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("search");
+
+    let search = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        "127.0.0.1:9042",
+        "--rates",
+        "300,600",
+        "--duration",
+        "4s",
+        "--warmup",
+        "1s",
+        "--window",
+        "2s",
+        // Met on an idle node at these rates; a trial fails only on a stall of seconds.
+        "--sla",
+        "p99<3s",
+        "--fresh",
+        "truncate",
+        "--populate",
+        "500",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(search.status.success(), "{}", stderr(&search));
+    let text = stdout(&search);
+    assert!(text.contains("Capacity: 600/s"), "{text}");
+
+    let summary = read_json(&out.join("capacity.json"));
+    assert_eq!(summary["status"], "complete");
+    assert_eq!(summary["capacity_per_s"], 600.0);
+    let records: Vec<Value> = std::fs::read_to_string(out.join("capacity.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "one record per trial: {records:?}");
+    let rows = summary["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+
+    for (record, row) in records.iter().zip(rows) {
+        assert_eq!(record["kind"], "trial");
+        assert_eq!(
+            row["trials"][0], *record,
+            "capacity.json repeats the record"
+        );
+        assert_eq!(record["pass"], true, "{record}");
+        let rate = record["rate_per_s"].as_f64().unwrap();
+        let run_dir = out.join(record["dir"].as_str().unwrap());
+        let run = read_json(&run_dir.join("summary.json"));
+        assert_eq!(run["attempted_rate_per_s"].as_f64().unwrap(), rate);
+        assert_eq!(run["achieved_rate_per_s"], record["achieved_per_s"]);
+        assert_eq!(
+            record["requests"].as_u64().unwrap(),
+            (rate * 4.0) as u64,
+            "4 s at {rate}/s"
+        );
+        // Fresh data each trial: the populate ran before both.
+        assert_eq!(run["populate"]["written"], 500);
+
+        // The worst window's p99 in the record is the highest p99 among the trial's
+        // window rows, which are two 2 s windows after the 1 s warmup.
+        let windows = window_rows(&run_dir);
+        assert_eq!(windows.len(), 2, "{windows:?}");
+        let worst_ms = windows
+            .iter()
+            .map(|w| w[9].parse::<f64>().unwrap())
+            .fold(0.0, f64::max);
+        let term = &record["terms"][0];
+        assert_eq!(term["term"], "p99<3s");
+        assert_eq!(term["unit"], "ms");
+        assert!(
+            (term["value"].as_f64().unwrap() - worst_ms).abs() < 0.001,
+            "{term} vs {worst_ms}"
+        );
+        assert_eq!(run["sla"]["verdict"]["windows"], 2);
+    }
+    let config = read_json(&out.join("search.json"));
+    assert_eq!(config["rates"], "300,600");
+    assert_eq!(config["fresh"], "truncate");
+
+    // A second search into the same directory is refused; restarting an external cluster
+    // is refused before anything runs.
+    let again = headroom(&["capacity", "keyvalue", "--out", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    assert!(stderr(&again).contains("--resume"), "{}", stderr(&again));
+    let restart = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        "127.0.0.1",
+        "--fresh",
+        "restart",
+        "--out",
+        runs.path().join("refused").to_str().unwrap(),
+    ]);
+    assert_eq!(restart.status.code(), Some(2), "{}", stderr(&restart));
+    assert!(
+        stderr(&restart).contains("--fresh restart restarts a local cluster"),
+        "{}",
+        stderr(&restart)
+    );
+    assert!(!runs.path().join("refused").exists());
+}
+
+/// The README's main command, made short: a node of its own, an automatic search, the
+/// capacity printed, the node gone afterwards.
+#[test]
+fn the_quickstart_goes_from_nothing_to_a_capacity() {
+    let _machine = support::exclusive();
+    let cluster_dir = support::cluster_dir("quickstart");
+    // The quickstart removes its node itself; this stops it should the test fail first.
+    let _guard = support::StopOnDrop(cluster_dir.clone());
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("quickstart");
+
+    let quickstart = headroom(&[
+        "quickstart",
+        "--cluster-dir",
+        cluster_dir.to_str().unwrap(),
+        "--heap",
+        "768M",
+        "--duration",
+        "10s",
+        "--warmup",
+        "2s",
+        "--resolution",
+        "20%",
+        "--populate",
+        "2k",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&quickstart);
+    assert!(
+        quickstart.status.success(),
+        "{text}\n{}",
+        stderr(&quickstart)
+    );
+    assert!(text.contains("It takes about"), "{text}");
+    let summary = read_json(&out.join("capacity.json"));
+    assert_eq!(summary["status"], "complete");
+    assert!(summary["probe"]["achieved_per_s"].as_f64().unwrap() > 0.0);
+    match summary["capacity_per_s"].as_f64() {
+        Some(capacity) => assert!(text.contains(&format!("Capacity: {capacity:.0} requests/s"))),
+        None => assert!(text.contains("No capacity"), "{text}"),
+    }
+    assert!(
+        !cluster_dir.exists(),
+        "the quickstart removes its node and its data"
+    );
+}
