@@ -163,7 +163,7 @@ def main():
             for kind in ("headroom", "latte"):
                 samples = []
                 if kind == "headroom":
-                    result = run_headroom(args.rate, seconds, "500us", ROOT / "target" / "bench-runs" / "rss", samples)
+                    result = run_headroom(args.rate, seconds, "1ms", ROOT / "target" / "bench-runs" / "rss", samples)
                 else:
                     result = run_latte(latte, args.rate, seconds, samples)
                 def at(t):

@@ -343,7 +343,7 @@ pub struct ClientArgs {
     /// at the price of at most this much extra wait, which is measured and counted in
     /// response time. Rates below 1/DURATION are unaffected. 0 sends every request at its
     /// own moment: the most precise, about twice the client CPU per request at 10k/s.
-    #[arg(long, default_value = "500us", value_name = "DURATION", value_parser = units::parse_duration)]
+    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = units::parse_duration)]
     pub send_resolution: Duration,
 
     /// Client threads (tokio workers). [default: the number of cores]
