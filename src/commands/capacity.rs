@@ -178,10 +178,9 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             let config = SearchConfig::from_args(&args)?;
-            let out = args
-                .out
-                .clone()
-                .unwrap_or_else(|| default_dir(&format!("capacity-{}", config.run.workload.name)));
+            let out = args.out.clone().unwrap_or_else(|| {
+                run::default_out_dir(&format!("capacity-{}", config.run.workload.name))
+            });
             let store = Store::create(&out, serde_json::to_value(&config)?)?;
             (config, store)
         }
@@ -191,17 +190,6 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         Status::Interrupted => ExitCode::from(130),
         _ => ExitCode::SUCCESS,
     })
-}
-
-/// runs/<UTC time>-<what>
-pub fn default_dir(what: &str) -> PathBuf {
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let stamp: String = stamp
-        .chars()
-        .filter(|c| c.is_ascii_digit() || *c == 'T')
-        .collect::<String>()
-        .replace('T', "-");
-    PathBuf::from("runs").join(format!("{stamp}-{what}"))
 }
 
 /// Runs a whole search, printing the table as it grows; returns how it ended and its

@@ -35,7 +35,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| capacity::default_dir("quickstart"));
+        .unwrap_or_else(|| super::run::default_out_dir("quickstart"));
     let config = search_config(&args, &out)?;
     let start = StartArgs {
         nodes: Some(1),

@@ -212,7 +212,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_run_dir(&config.workload.name));
+        .unwrap_or_else(|| default_out_dir(&config.workload.name));
     let runtime = runtime(config.threads)?;
     let stop = StopSignal::new();
     runtime.spawn(stop.clone().on_ctrl_c_or_term());
@@ -338,15 +338,15 @@ pub enum Executed {
     Finished(Box<RunSummary>),
 }
 
-/// runs/<UTC time>-<workload>
-fn default_run_dir(workload: &str) -> PathBuf {
+/// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue.
+pub fn default_out_dir(what: &str) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let stamp: String = stamp
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .collect::<String>()
         .replace('T', "-");
-    PathBuf::from("runs").join(format!("{stamp}-{workload}"))
+    PathBuf::from("runs").join(format!("{stamp}-{what}"))
 }
 
 /// Leaves a note of why a run could not start, and nothing else, in its directory.

@@ -39,32 +39,15 @@ impl IntervalsCsv {
         op: &str,
         stats: &OpStats,
     ) -> anyhow::Result<()> {
-        let h = &stats.response_ns;
-        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
-        let length_s = interval.length_ns as f64 / 1e9;
-        writeln!(
-            self.out,
-            "{:.3},{:.3},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},,",
-            interval.start_ns as f64 / 1e9,
-            length_s,
+        self.write_row(
+            interval.start_ns,
+            interval.length_ns,
             phase.name(),
             op,
-            stats.total(),
-            stats.error_count(),
-            stats.total() as f64 / length_s,
-            ms(50.0),
-            ms(90.0),
-            ms(99.0),
-            ms(99.9),
-            ms(99.99),
-            if h.is_empty() {
-                0.0
-            } else {
-                h.max() as f64 / 1e6
-            },
-            interval.backlog
-        )?;
-        Ok(())
+            stats,
+            &interval.backlog.to_string(),
+            "",
+        )
     }
 
     /// One row for a judged SLA window: its start and length from the start of the run
@@ -80,23 +63,52 @@ impl IntervalsCsv {
         for (_, stats) in &window.ops {
             all.add(stats);
         }
-        let h = &all.response_ns;
-        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
-        let length_s = window.length_ns as f64 / 1e9;
         let failed: Vec<&str> = verdict
             .outcomes
             .iter()
             .filter(|o| !o.pass)
             .map(|o| o.term.as_str())
             .collect();
+        let sla = format!(
+            "{},{}",
+            if verdict.pass { "pass" } else { "fail" },
+            failed.join(";")
+        );
+        self.write_row(
+            offset_ns + window.start_ns,
+            window.length_ns,
+            "window",
+            "all",
+            &all,
+            "",
+            &sla,
+        )
+    }
+
+    /// The columns of one row; `sla` is the last two (`,` for none).
+    #[allow(clippy::too_many_arguments)]
+    fn write_row(
+        &mut self,
+        start_ns: u64,
+        length_ns: u64,
+        phase: &str,
+        op: &str,
+        stats: &OpStats,
+        backlog: &str,
+        sla: &str,
+    ) -> anyhow::Result<()> {
+        let h = &stats.response_ns;
+        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
+        let length_s = length_ns as f64 / 1e9;
+        let sla = if sla.is_empty() { "," } else { sla };
         writeln!(
             self.out,
-            "{:.3},{:.3},window,all,{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},,{},{}",
-            (offset_ns + window.start_ns) as f64 / 1e9,
+            "{:.3},{:.3},{phase},{op},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{backlog},{sla}",
+            start_ns as f64 / 1e9,
             length_s,
-            all.total(),
-            all.error_count(),
-            all.total() as f64 / length_s.max(1e-9),
+            stats.total(),
+            stats.error_count(),
+            stats.total() as f64 / length_s.max(1e-9),
             ms(50.0),
             ms(90.0),
             ms(99.0),
@@ -107,8 +119,6 @@ impl IntervalsCsv {
             } else {
                 h.max() as f64 / 1e6
             },
-            if verdict.pass { "pass" } else { "fail" },
-            failed.join(";")
         )?;
         Ok(())
     }
@@ -116,5 +126,63 @@ impl IntervalsCsv {
     /// Makes every row so far reach the file.
     pub fn flush(&mut self) -> anyhow::Result<()> {
         self.out.flush().context("writing intervals.csv")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::metrics::ErrorClass;
+    use crate::sla::{judge_window, Sla};
+
+    /// Interval rows and window rows have the header's columns, in its order.
+    #[test]
+    fn rows_fit_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("intervals.csv");
+        let mut csv = IntervalsCsv::create(&path).unwrap();
+        let mut stats = OpStats::default();
+        for ms in 1..=100u64 {
+            stats.record_ok(ms * 1_000_000, ms * 900_000);
+        }
+        stats.record_error(ErrorClass::Timeout, || "slow".into());
+        let interval = Interval {
+            index: 2,
+            start_ns: 2_000_000_000,
+            length_ns: 1_000_000_000,
+            ops: vec![[OpStats::default(), stats.clone()]],
+            hiccups: None,
+            backlog: 7,
+        };
+        csv.row(&interval, Phase::Measure, "write", &stats).unwrap();
+        let window = WindowStats {
+            index: 0,
+            start_ns: 0,
+            length_ns: 2_000_000_000,
+            ops: vec![("write".to_string(), stats)],
+        };
+        let sla = Sla::parse("p99<50ms, errors<5%", Duration::from_secs(2)).unwrap();
+        let verdict = judge_window(&sla, &window);
+        csv.window_row(1_000_000_000, &window, &verdict).unwrap();
+        csv.flush().unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+        let columns = HEADER.split(',').count();
+        assert!(rows.iter().all(|r| r.len() == columns), "{text}");
+        assert_eq!(
+            rows[1][..6],
+            ["2.000", "1.000", "measure", "write", "101", "1"]
+        );
+        assert_eq!(rows[1][13..], ["7", "", ""]);
+        assert_eq!(
+            rows[2][..6],
+            ["1.000", "2.000", "window", "all", "101", "1"]
+        );
+        // p99.9 of 1..=100 ms: the top bucket, reported as its highest equivalent value.
+        assert_eq!(rows[2][10], "100.008");
+        assert_eq!(rows[2][13..], ["", "fail", "p99<50ms"]);
     }
 }
