@@ -43,11 +43,11 @@ def find_latte():
     return ROOT / "target" / "bench-tools" / "bin" / "latte"
 
 
-def timed(cmd, rss_samples=None):
+def timed(cmd, rss_samples=None, cwd=None):
     """Runs cmd; returns (stdout, cpu seconds, peak RSS bytes). With rss_samples, appends
     (seconds since start, RSS bytes) every 10 s."""
     start = time.monotonic()
-    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
     out = []
     reader = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)
     reader.start()
@@ -98,6 +98,8 @@ def run_latte(latte, rate, seconds, rss_samples=None):
         [latte, "run", LATTE_WORKLOAD, "127.0.0.1", "-r", rate, "-d", f"{seconds}s", "-t", "1",
          "--drop-sampling-log", "-o", report],
         rss_samples,
+        # latte leaves a log file in its working directory.
+        cwd=report.parent,
     )
     requests = int(re.search(r"Requests\s+\[req\]\s+(\d+)", text).group(1))
     throughput = float(re.search(r"Throughput\s+\[op/s\]\s+([\d.]+)", text).group(1))
