@@ -18,13 +18,13 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{format_number, Axis, Chart, Scale, Style};
+use super::{format_number, Axis, Chart, Kind, Scale, Style};
 
 /// The chart's own colour type (plotters' prelude has a `Color` trait).
 type Rgb = super::Color;
 
 /// The size of every chart, pixels.
-pub const SIZE: (u32, u32) = (960, 440);
+pub const SIZE: (u32, u32) = (1000, 440);
 
 /// Font sizes as plotters takes them (it writes size / 1.24 as the SVG font-size).
 const TITLE_FONT: f64 = 21.0;
@@ -34,7 +34,11 @@ const LEGEND_FONT: f64 = 16.0;
 /// The estimated width of one character of [`LEGEND_FONT`] or [`LABEL_FONT`], pixels.
 const CHAR_PX: f64 = 7.4;
 /// A legend line longer than this is wrapped.
-const LEGEND_LINE_CHARS: usize = 34;
+const LEGEND_LINE_CHARS: usize = 28;
+/// The legend's column, pixels: a swatch and [`LEGEND_LINE_CHARS`] characters.
+const LEGEND_WIDTH: u32 = 250;
+/// The narrowest area for an axis' tick labels and title, pixels.
+const MIN_LABEL_AREA: u32 = 80;
 
 /// How an axis maps its values onto plotters' linear coordinates, and its ticks.
 #[derive(Debug, Clone, PartialEq)]
@@ -410,13 +414,8 @@ fn draw(chart: &Chart, out: &mut String) -> Result<(), Box<dyn std::error::Error
     );
 
     let entries = legend(chart);
-    let legend_chars = entries
-        .iter()
-        .flat_map(|(_, text)| wrap(text))
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0);
-    let legend_width = (legend_chars as f64 * CHAR_PX + 52.0).clamp(150.0, 320.0) as u32;
+    // The same frame for every chart, wide enough for most labels, so that charts over the
+    // same time axis (the two of a timeline) line up one above the other.
     let label_width = |map: &AxisMap| {
         let chars = map
             .ticks
@@ -424,8 +423,9 @@ fn draw(chart: &Chart, out: &mut String) -> Result<(), Box<dyn std::error::Error
             .map(|t| map.label(*t).chars().count())
             .max()
             .unwrap_or(1);
-        (chars as f64 * CHAR_PX + 34.0) as u32
+        ((chars as f64 * CHAR_PX + 34.0) as u32).max(MIN_LABEL_AREA)
     };
+    let legend_width = LEGEND_WIDTH;
 
     let root = SVGBackend::with_string(out, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
@@ -438,6 +438,9 @@ fn draw(chart: &Chart, out: &mut String) -> Result<(), Box<dyn std::error::Error
         .y_label_area_size(label_width(&y));
     if chart.y2.is_some() {
         builder.right_y_label_area_size(label_width(&y2));
+    } else if chart.kind == Kind::TimelineLatency {
+        // Room for the right-hand axis of the throughput chart drawn below it.
+        builder.right_y_label_area_size(MIN_LABEL_AREA);
     }
     let coord = |map: &AxisMap| Ticked(map.clone());
     let mut cc = builder
@@ -695,7 +698,7 @@ mod tests {
         });
         let svg = svg(&chart).unwrap();
         assert!(
-            svg.starts_with("<svg width=\"960\" height=\"440\""),
+            svg.starts_with("<svg width=\"1000\" height=\"440\""),
             "{}",
             &svg[..100]
         );
@@ -712,7 +715,7 @@ mod tests {
             assert!(svg.contains(text), "{text} missing");
         }
         let inline = inline(&svg);
-        assert!(inline.starts_with("<svg class=\"chart\" role=\"img\" viewBox=\"0 0 960 440\">"));
+        assert!(inline.starts_with("<svg class=\"chart\" role=\"img\" viewBox=\"0 0 1000 440\">"));
         assert!(!inline.contains("http"));
     }
 

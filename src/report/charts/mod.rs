@@ -912,13 +912,34 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             }
         }
         chart.bands = bands.clone();
-        chart.caption = format!(
+        let mut caption = format!(
             "Each point is one interval (plotted at its end): the {kind_of_latency} \
-             percentiles of every request that ended in it, all operation types together. \
-             The grey dashed line is the client's own hiccup meter (a 1 ms sleep that took \
-             longer): when it rises with the latencies, the client stalled, not the cluster. \
-             The SLA is judged per window after the warmup; red spans are windows that failed."
+             percentiles of every request that ended in it, all operation types together."
         );
+        if chart.series_named("client hiccup (max)").is_some() {
+            caption.push_str(
+                " The grey dashed line is the client's own hiccup meter (a 1 ms sleep that \
+                 took longer): when it rises with the latencies, the client stalled, not the \
+                 cluster.",
+            );
+        } else {
+            caption.push_str(" The histogram log holds no client hiccups for this run.");
+        }
+        let failing = run.windows.iter().filter(|w| !w.pass).count();
+        match (run.windows.len(), failing) {
+            (0, _) => {}
+            (1, 0) => caption.push_str(
+                " The SLA is judged per window after the warmup: the run's one window passed.",
+            ),
+            (n, 0) => caption.push_str(&format!(
+                " The SLA is judged per window after the warmup: all {n} windows passed."
+            )),
+            (n, f) => caption.push_str(&format!(
+                " The SLA is judged per window after the warmup: red spans mark the {f} of {n} \
+                 windows that failed."
+            )),
+        }
+        chart.caption = caption;
         charts.push(chart);
     }
 
@@ -1203,6 +1224,8 @@ pub(crate) mod tests {
         let xs: Vec<f64> = p99.points.iter().map(|p| p.0).collect();
         assert_eq!(xs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
         assert_eq!(p99.points[0].1, run.timeline[0].latency.unwrap().p99_ms);
+        assert!(latency.caption.contains("the run's one window passed"));
+        assert!(latency.caption.contains("hiccup meter"));
         let hiccups = latency.series_named("client hiccup (max)").unwrap();
         assert_eq!(hiccups.points.len(), 10);
         assert!(!hiccups.fit);
@@ -1246,6 +1269,10 @@ pub(crate) mod tests {
                 ("failing SLA window", 2.0, 7.0)
             ]
         );
+        assert!(charts[0]
+            .caption
+            .contains("red spans mark the 1 of 1 windows that failed"));
+        assert!(charts[0].caption.contains("no client hiccups"));
         // The interval from 7 s only collected two late answers: in the latency chart,
         // not in the rate.
         assert_eq!(charts[0].series[0].points.last().unwrap().0, 8.0);

@@ -41,8 +41,8 @@ p { margin: 6px 0 10px; max-width: 78ch; }
 nav.toc { font-size: 15px; margin: 6px 0 0; }
 nav.toc ol { margin: 4px 0; padding-left: 22px; columns: 2; }
 figure { margin: 18px 0 26px; }
-svg.chart { display: block; width: 100%; height: auto; max-width: 960px; border: 1px solid var(--line); border-radius: 6px; }
-figcaption { color: var(--muted); font-size: 14px; margin-top: 6px; max-width: 960px; }
+svg.chart { display: block; width: 100%; height: auto; max-width: 1000px; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 14px; margin-top: 6px; max-width: 1000px; }
 table { border-collapse: collapse; margin: 8px 0 18px; font-size: 14px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f1f3f5; font-weight: 600; white-space: nowrap; }
