@@ -92,14 +92,19 @@ pub enum Command {
     /// one per garbage collector, are compared as configurations, each named after its
     /// directory. The page shows, where the directories hold the data:
     ///
-    /// - the worst window's SLA percentile against the attempted rate, the SLA threshold and
-    ///   each configuration's capacity;
-    /// - latency percentiles (p50, p99, p99.9, max) against achieved throughput;
-    /// - percentile spectra on a 90% / 99% / 99.9% axis with the SLA as a step line;
-    /// - a timeline of each run: latency and throughput per interval, the warmup shaded,
-    ///   failing SLA windows marked, client hiccups and errors;
-    /// - throughput and latency against concurrency for several closed-loop runs;
-    /// - the capacity table, each run's summary, SLA, errors by class and configuration.
+    /// 1. the worst window's SLA percentile against the attempted rate, the SLA threshold
+    ///    and each configuration's capacity;
+    ///
+    /// 2. latency percentiles (p50, p99, p99.9, max) against achieved throughput;
+    ///
+    /// 3. percentile spectra on a 90% / 99% / 99.9% axis with the SLA as a step line;
+    ///
+    /// 4. a timeline of each run: latency and throughput per interval, the warmup shaded,
+    ///    failing SLA windows marked, client hiccups and errors;
+    ///
+    /// 5. throughput and latency against concurrency for several closed-loop runs;
+    ///
+    /// and the capacity table, each run's summary, SLA, errors by class and configuration.
     ///
     /// The page needs no network: inline SVG and CSS, no scripts or external fonts.
     ///

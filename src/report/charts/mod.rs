@@ -511,16 +511,30 @@ fn format_window(window: Duration) -> String {
     format!("{} s", format_number(window.as_secs_f64()))
 }
 
+/// Dots mark the points of short lines; a long run's hundreds of intervals would only
+/// blur the line (and weigh down the page).
+fn line_style(points: usize) -> Style {
+    if points <= MAX_DOTTED_POINTS {
+        Style::LineWithPoints
+    } else {
+        Style::Line
+    }
+}
+
+/// The most points a line gets dots for.
+const MAX_DOTTED_POINTS: usize = 120;
+
 /// The four latency lines of a set of points (x, percentiles), sorted by x.
 fn latency_series(mut points: Vec<(f64, Percentiles)>) -> Vec<Series> {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let style = line_style(points.len());
     LATENCY_LINES
         .iter()
         .enumerate()
         .map(|(i, (name, color))| Series {
             name: name.to_string(),
             color: *color,
-            style: Style::LineWithPoints,
+            style,
             points: points
                 .iter()
                 .map(|(x, p)| (*x, latency_values(p)[i]))
@@ -954,24 +968,21 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
         // Requests and errors of every op type and phase, by interval start. Intervals
         // after the schedule's end hold only late answers: a rate over them means nothing.
         let scheduled = |start_s: f64| run.planned_end_s.is_none_or(|end| start_s < end - 1e-6);
-        let mut per_interval: Vec<(f64, f64, u64, u64)> = Vec::new();
+        let mut by_start: std::collections::BTreeMap<i64, (f64, f64, u64, u64)> =
+            std::collections::BTreeMap::new();
         for row in run.intervals.iter().filter(|r| scheduled(r.start_s)) {
-            match per_interval
-                .iter_mut()
-                .find(|p| (p.0 - row.start_s).abs() < 1e-6)
-            {
-                Some(p) => {
-                    p.2 += row.requests;
-                    p.3 += row.errors;
-                }
-                None => per_interval.push((row.start_s, row.length_s, row.requests, row.errors)),
-            }
+            let slot = by_start
+                .entry((row.start_s * 1000.0).round() as i64)
+                .or_insert((row.start_s, row.length_s, 0, 0));
+            slot.2 += row.requests;
+            slot.3 += row.errors;
         }
-        per_interval.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let per_interval: Vec<(f64, f64, u64, u64)> = by_start.into_values().collect();
+        let style = line_style(per_interval.len());
         chart.series.push(Series {
             name: "throughput".to_string(),
             color: THROUGHPUT_BLUE,
-            style: Style::LineWithPoints,
+            style,
             points: per_interval
                 .iter()
                 .map(|p| (p.0 + p.1, p.2 as f64 / p.1.max(1e-9)))
@@ -993,7 +1004,7 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
                 format!("errors ({} in all)", format_number(errors as f64))
             },
             color: ERROR_RED,
-            style: Style::LineWithPoints,
+            style,
             points: per_interval
                 .iter()
                 .map(|p| (p.0 + p.1, p.3 as f64))
