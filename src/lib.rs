@@ -25,6 +25,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Run(args) => commands::run::run(*args),
         cli::Command::Capacity(args) => commands::capacity::run(*args),
         cli::Command::Quickstart(args) => commands::quickstart::run(*args),
+        cli::Command::Report(args) => commands::report::run(args),
     }
 }
 

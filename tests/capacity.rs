@@ -110,6 +110,10 @@ fn a_short_search_leaves_files_that_agree() {
         );
         assert_eq!(run["sla"]["verdict"]["windows"], 2);
     }
+    assert!(
+        out.join("report.html").is_file(),
+        "the search writes its report"
+    );
     let config = read_json(&out.join("search.json"));
     assert_eq!(config["rates"], "300,600");
     assert_eq!(config["fresh"], "truncate");
@@ -184,4 +188,6 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
         !cluster_dir.exists(),
         "the quickstart removes its node and its data"
     );
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(report.contains("<svg"), "the report has its charts");
 }

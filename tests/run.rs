@@ -91,6 +91,7 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         "summary.json",
         "write.hgrm",
         "read.hgrm",
+        "report.html",
     ] {
         assert!(out.join(file).is_file(), "{file} is missing");
     }

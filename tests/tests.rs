@@ -1,5 +1,5 @@
 //! Integration tests: the `headroom` binary and library against real local Cassandra nodes,
-//! and headroom's exports against the tools that read them.
+//! headroom's exports against the tools that read them, and its HTML report in a browser.
 //!
 //! One test binary; the tests take turns on the machine (see `support::exclusive`). Each
 //! starts its nodes in its own directory and stops them even when it fails.
@@ -9,4 +9,5 @@ mod support;
 mod capacity;
 mod cluster;
 mod hdr_tools;
+mod report;
 mod run;

@@ -11,43 +11,7 @@ const FAILED: &str = "✗";
 /// The table and the lines under it, for the SLA terms `terms` (canonical spellings; a trial
 /// without a value for a term shows "-"). Ends with a newline.
 pub fn render(outcome: &Outcome, terms: &[String]) -> String {
-    let mut header: Vec<String> = ["Attempted/s", "Repeat", "Achieved/s"]
-        .map(String::from)
-        .to_vec();
-    header.extend(terms.iter().cloned());
-    header.extend(["Errors", "Verdict"].map(String::from));
-
-    let mut lines = vec![header];
-    for row in &outcome.rows {
-        for (i, trial) in row.trials.iter().enumerate() {
-            let mut cells = vec![
-                format_rate(row.rate_per_s),
-                trial.repeat.to_string(),
-                format_rate(trial.achieved_per_s),
-            ];
-            for term in terms {
-                cells.push(match trial.terms.iter().find(|t| &t.term == term) {
-                    // Passing values keep the mark's room, so that the numbers line up.
-                    Some(v) if v.pass => format!("{}  ", format_value(v.value, &v.unit)),
-                    Some(v) => format!("{} {FAILED}", format_value(v.value, &v.unit)),
-                    None => "-  ".to_string(),
-                });
-            }
-            cells.push(group_thousands(trial.errors));
-            let last = i + 1 == row.trials.len();
-            cells.push(if !trial.pass {
-                match &trial.reason {
-                    Some(reason) => format!("FAIL: {reason}"),
-                    None => "FAIL".to_string(),
-                }
-            } else if last && row.verdict == Verdict::Incomplete {
-                "pass (more repeats to run)".to_string()
-            } else {
-                "pass".to_string()
-            });
-            lines.push(cells);
-        }
-    }
+    let lines = cells(outcome, terms);
 
     let columns = lines[0].len();
     let widths: Vec<usize> = (0..columns)
@@ -87,8 +51,56 @@ pub fn render(outcome: &Outcome, terms: &[String]) -> String {
     out
 }
 
-/// The lines under the table.
-fn summary_lines(outcome: &Outcome) -> Vec<String> {
+/// The table's cells: the header first, then one line per attempted rate and repeat, each
+/// with the same number of cells. The terminal table and the HTML report show these.
+///
+/// A term's cell ends in two spaces when it passed and in " ✗" when it failed in some
+/// window, so that the numbers line up in a terminal; the last cell is the verdict.
+pub fn cells(outcome: &Outcome, terms: &[String]) -> Vec<Vec<String>> {
+    let mut header: Vec<String> = ["Attempted/s", "Repeat", "Achieved/s"]
+        .map(String::from)
+        .to_vec();
+    header.extend(terms.iter().cloned());
+    header.extend(["Errors", "Verdict"].map(String::from));
+
+    let mut lines = vec![header];
+    for row in &outcome.rows {
+        for (i, trial) in row.trials.iter().enumerate() {
+            let mut cells = vec![
+                format_rate(row.rate_per_s),
+                trial.repeat.to_string(),
+                format_rate(trial.achieved_per_s),
+            ];
+            for term in terms {
+                cells.push(match trial.terms.iter().find(|t| &t.term == term) {
+                    // Passing values keep the mark's room, so that the numbers line up.
+                    Some(v) if v.pass => format!("{}  ", format_value(v.value, &v.unit)),
+                    Some(v) => format!("{} {FAILED}", format_value(v.value, &v.unit)),
+                    None => "-  ".to_string(),
+                });
+            }
+            cells.push(group_thousands(trial.errors));
+            let last = i + 1 == row.trials.len();
+            cells.push(if !trial.pass {
+                match &trial.reason {
+                    Some(reason) => format!("FAIL: {reason}"),
+                    None => "FAIL".to_string(),
+                }
+            } else if last && row.verdict == Verdict::Incomplete {
+                "pass (more repeats to run)".to_string()
+            } else {
+                "pass".to_string()
+            });
+            lines.push(cells);
+        }
+    }
+
+    lines
+}
+
+/// The lines under the table: the highest achieved throughput, the capacity and any
+/// unstable rates.
+pub fn summary_lines(outcome: &Outcome) -> Vec<String> {
     let mut lines = Vec::new();
     let highest = outcome.highest_achieved_per_s;
     let source = match &outcome.probe {
@@ -139,7 +151,7 @@ fn summary_lines(outcome: &Outcome) -> Vec<String> {
 
 /// A rate per second: whole numbers with thousands separated by spaces (`12 000`), a tenth
 /// for small fractional rates.
-fn format_rate(rate: f64) -> String {
+pub fn format_rate(rate: f64) -> String {
     if !rate.is_finite() {
         "-".to_string()
     } else if rate >= 100.0 || rate.fract() == 0.0 {
@@ -150,7 +162,7 @@ fn format_rate(rate: f64) -> String {
 }
 
 /// A term's value with its unit, to 3 significant digits below 100 and whole above.
-fn format_value(value: f64, unit: &str) -> String {
+pub fn format_value(value: f64, unit: &str) -> String {
     let number = if !value.is_finite() {
         "-".to_string()
     } else if value == 0.0 {
@@ -172,7 +184,7 @@ fn format_value(value: f64, unit: &str) -> String {
 }
 
 /// `12345678` as `12 345 678`.
-fn group_thousands(n: u64) -> String {
+pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {

@@ -83,6 +83,33 @@ pub enum Command {
     /// to fetch Cassandra from Maven Central); it says how long at the start. Longer
     /// --duration and more --repeats make the answer more faithful.
     Quickstart(Box<QuickstartArgs>),
+
+    /// Write an HTML report of run and capacity-search directories: one self-contained
+    /// page with charts and tables, to read on screen, print or send.
+    ///
+    /// Give one directory or several: a run directory (from `run`) or a capacity search's
+    /// (from `capacity` or `quickstart`). Several capacity searches of the same workload, say
+    /// one per garbage collector, are compared as configurations, each named after its
+    /// directory. The page shows, where the directories hold the data:
+    ///
+    /// 1. the worst window's SLA percentile against the attempted rate, the SLA threshold
+    ///    and each configuration's capacity;
+    ///
+    /// 2. latency percentiles (p50, p99, p99.9, max) against achieved throughput;
+    ///
+    /// 3. percentile spectra on a 90% / 99% / 99.9% axis with the SLA as a step line;
+    ///
+    /// 4. a timeline of each run: latency and throughput per interval, the warmup shaded,
+    ///    failing SLA windows marked, client hiccups and errors;
+    ///
+    /// 5. throughput and latency against concurrency for several closed-loop runs;
+    ///
+    /// and the capacity table, each run's summary, SLA, errors by class and configuration.
+    ///
+    /// The page needs no network: inline SVG and CSS, no scripts or external fonts.
+    ///
+    /// Example: headroom report runs/capacity-g1 runs/capacity-zgc -o gc.html --svg charts/
+    Report(ReportArgs),
 }
 
 /// `headroom cluster ...`
@@ -463,6 +490,26 @@ pub struct CapacityArgs {
     /// trials it finished. Other flags are ignored.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+}
+
+/// `headroom report`
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// Run or capacity-search directories, shown in this order.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+
+    /// The HTML file to write. [default: report.html in the first DIR]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Also write each chart as its own SVG file into DIR, for slides.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+
+    /// The page's title. [default: made from what the directories hold]
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
 }
 
 /// `headroom quickstart`

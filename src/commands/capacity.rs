@@ -266,6 +266,7 @@ pub fn search(
     if !printed {
         println!("\n{}", capacity::table::render(&outcome, &terms));
     }
+    run::write_report(&dir);
     match status {
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",

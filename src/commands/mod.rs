@@ -4,4 +4,5 @@
 pub mod capacity;
 pub mod cluster;
 pub mod quickstart;
+pub mod report;
 pub mod run;

@@ -94,8 +94,11 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         ),
     }
     println!(
-        "Results: {}/capacity.json, one run directory per trial under {}/trials.\n\
-         Longer trials (--duration 2m) and repeats (--repeats 3) make the answer more faithful.",
+        "Open {}/report.html for the charts; the figures are in {}/capacity.json and one run \
+         directory per trial under {}/trials.\n\
+         One repeat per rate gives an upper bound: repeats (--repeats 3) and longer trials \
+         (--duration 2m) give a capacity to plan by.",
+        out.display(),
         out.display(),
         out.display()
     );

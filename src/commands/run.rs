@@ -222,8 +222,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(match result? {
         Executed::StoppedDuringPopulate => ExitCode::from(130),
-        Executed::Finished(summary) => exit_code(summary.stop),
+        Executed::Finished(summary) => {
+            write_report(&out);
+            exit_code(summary.stop)
+        }
     })
+}
+
+/// Writes DIR/report.html for a run or search directory; a failure is reported, not fatal:
+/// the run's own files are complete without it.
+pub fn write_report(dir: &Path) {
+    let path = dir.join("report.html");
+    match crate::report::write_report(&[dir.to_path_buf()], &path) {
+        Ok(()) => println!("Report: {}", path.display()),
+        Err(e) => eprintln!("Warning: could not write {}: {e:#}", path.display()),
+    }
 }
 
 /// The exit code for a run that ended this way.

@@ -1,4 +1,111 @@
-//! Everything a run leaves for people and tools to read.
+//! Everything a run leaves for people and tools to read: the files written as a run goes
+//! ([`export`]), its summary ([`summary`]), and the HTML report made from run and capacity
+//! directories afterwards ([`load`] reads them, [`charts`] turns them into charts,
+//! [`export::html`] into a page).
 
+pub mod charts;
 pub mod export;
+pub mod load;
 pub mod summary;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// How a report is made, beyond its directories and output file.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// The page's title; by default one is made from what the directories hold.
+    pub title: Option<String>,
+    /// Also write each chart as its own SVG file into this directory (created if needed).
+    pub svg_dir: Option<PathBuf>,
+}
+
+/// What writing a report produced.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The HTML file.
+    pub html: PathBuf,
+    /// The SVG files written for `--svg`, in page order.
+    pub svgs: Vec<PathBuf>,
+    /// The number of charts on the page.
+    pub charts: usize,
+}
+
+/// Writes the HTML report of run and capacity-search directories to `out`: one
+/// self-contained page with the charts and tables of every directory, in the order given.
+/// Commands call this when they finish, with their own directory.
+pub fn write_report(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
+    write_report_with(dirs, out, &ReportOptions::default()).map(|_| ())
+}
+
+/// [`write_report`] with a title and SVG files.
+pub fn write_report_with(
+    dirs: &[PathBuf],
+    out: &Path,
+    options: &ReportOptions,
+) -> anyhow::Result<Written> {
+    anyhow::ensure!(!dirs.is_empty(), "a report needs at least one directory");
+    let input = load::Input::load(dirs)?;
+    let (html, charts) = export::html::render(&input, options.title.as_deref())?;
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    fs::write(out, html).with_context(|| format!("writing {}", out.display()))?;
+    let mut svgs = Vec::new();
+    if let Some(dir) = &options.svg_dir {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for placed in &charts {
+            let path = dir.join(format!("{}.svg", placed.chart.id));
+            fs::write(&path, &placed.svg).with_context(|| format!("writing {}", path.display()))?;
+            svgs.push(path);
+        }
+    }
+    Ok(Written {
+        html: out.to_path_buf(),
+        svgs,
+        charts: charts.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::load::tests::{capacity_fixture, run_fixture};
+
+    #[test]
+    fn a_report_is_written_with_each_chart_as_its_own_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("deeper/report.html");
+        let options = ReportOptions {
+            title: Some("Two directories".into()),
+            svg_dir: Some(dir.path().join("svg")),
+        };
+        let written =
+            write_report_with(&[capacity_fixture(), run_fixture()], &out, &options).unwrap();
+        let html = fs::read_to_string(&out).unwrap();
+        assert!(html.contains("<h1>Two directories</h1>"));
+        assert_eq!(written.charts, html.matches("<figure").count());
+        assert_eq!(written.svgs.len(), written.charts);
+        let mut names: Vec<String> = written
+            .svgs
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names[0], "01-sla-vs-rate-p99.svg");
+        names.dedup();
+        assert_eq!(names.len(), written.charts);
+        for path in &written.svgs {
+            let svg = fs::read_to_string(path).unwrap();
+            // A standalone SVG file needs its namespace.
+            assert!(svg.starts_with("<svg "), "{}", path.display());
+            assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+            assert!(svg.trim_end().ends_with("</svg>"));
+        }
+
+        write_report(&[run_fixture()], &dir.path().join("plain.html")).unwrap();
+        assert!(dir.path().join("plain.html").exists());
+        assert!(write_report(&[], &dir.path().join("none.html")).is_err());
+    }
+}

@@ -1,0 +1,1330 @@
+//! The HTML report: one self-contained page (inline CSS and SVG, no script, no font or URL
+//! from elsewhere) with the charts of [`crate::report::charts`] and the tables a reader
+//! needs beside them: the capacity table as the terminal prints it, each run's summary and
+//! configuration, the SLA's worst windows, and errors by class with example messages.
+//!
+//! Every text that comes from a user or a server (workload and directory names, labels,
+//! CQL, settings, error messages, paths) goes through [`escape`].
+
+use std::fmt::Write as _;
+
+use crate::capacity::table::{self, format_rate};
+use crate::report::charts::{self, draw, format_number, Chart};
+use crate::report::load::{Input, RunData, SearchData};
+use crate::report::summary::{Latency, RunSummary};
+use crate::sla::Value;
+
+/// The page's stylesheet: readable on a laptop screen, and in print.
+const CSS: &str = r#"
+:root { --ink: #1d1d1f; --muted: #5f6368; --line: #d9dce1; --pass: #1e7d32; --fail: #c0261f;
+  --pass-bg: #e8f5e9; --fail-bg: #fdecea; --note-bg: #fff8e1; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: #fff;
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+header.top, main, footer { max-width: 1120px; margin: 0 auto; padding: 0 24px; }
+header.top { padding-top: 28px; padding-bottom: 8px; border-bottom: 1px solid var(--line); }
+.kicker { margin: 0; color: var(--muted); text-transform: uppercase; letter-spacing: .08em; font-size: 13px; }
+h1 { font-size: 30px; line-height: 1.2; margin: 4px 0 8px; overflow-wrap: anywhere; }
+h2 { font-size: 24px; margin: 40px 0 8px; padding-top: 8px; border-top: 2px solid var(--ink); overflow-wrap: anywhere; }
+h3 { font-size: 19px; margin: 28px 0 6px; overflow-wrap: anywhere; }
+p { margin: 6px 0 10px; max-width: 78ch; }
+.tested { color: var(--muted); }
+.verdicts { display: flex; flex-wrap: wrap; gap: 14px; margin: 18px 0 14px; }
+.card { flex: 1 1 300px; border-radius: 8px; padding: 14px 18px; border: 1px solid var(--line); background: #f7f8fa; }
+.card.pass { background: var(--pass-bg); border-color: #a5d6a7; }
+.card.fail { background: var(--fail-bg); border-color: #f3a9a4; }
+.card .big { font-size: 40px; font-weight: 700; line-height: 1.1; }
+.card.pass .big { color: var(--pass); }
+.card.fail .big { color: var(--fail); }
+.card .what { font-weight: 600; overflow-wrap: anywhere; }
+.card .sub { color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
+nav.toc { font-size: 15px; margin: 6px 0 0; }
+nav.toc ol { margin: 4px 0; padding-left: 22px; columns: 2; }
+figure { margin: 18px 0 26px; }
+svg.chart { display: block; width: 100%; height: auto; max-width: 1000px; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 14px; margin-top: 6px; max-width: 1000px; }
+table { border-collapse: collapse; margin: 8px 0 18px; font-size: 14px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #f1f3f5; font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.fail td { background: var(--fail-bg); }
+tr.sub td { color: var(--muted); }
+td.bad { color: var(--fail); font-weight: 600; }
+.scroll { overflow-x: auto; max-width: 100%; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
+pre { background: #f7f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+td code { overflow-wrap: anywhere; }
+dl.settings { display: grid; grid-template-columns: max-content minmax(0, 1fr) max-content minmax(0, 1fr);
+  gap: 3px 16px; font-size: 14px; margin: 8px 0 18px; }
+dl.settings dt { color: var(--muted); }
+dl.settings dd { margin: 0; overflow-wrap: anywhere; }
+@media (max-width: 800px) { dl.settings { grid-template-columns: max-content minmax(0, 1fr); } }
+.note { background: var(--note-bg); border-left: 4px solid #f0b400; padding: 6px 12px; margin: 8px 0; max-width: 78ch; }
+.lines p { margin: 2px 0; font-weight: 600; }
+footer { color: var(--muted); font-size: 13px; padding-top: 18px; padding-bottom: 30px; margin-top: 40px;
+  border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+@media print {
+  body { font-size: 10.5pt; }
+  header.top, main, footer { max-width: none; padding: 0; }
+  nav.toc { display: none; }
+  h2 { break-before: page; margin-top: 0; }
+  h2.first { break-before: auto; }
+  figure, table, .card, pre { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  svg.chart { max-width: 100%; border: none; }
+  .card, tr.fail td, th { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .scroll { overflow: visible; }
+  a { color: inherit; text-decoration: none; }
+  @page { margin: 14mm; }
+}
+"#;
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A chart placed on the page: its data, with its final id, and its SVG document.
+#[derive(Debug, Clone)]
+pub struct PlacedChart {
+    /// The chart's data; its id is unique within the page and names its SVG file.
+    pub chart: Chart,
+    /// The chart as a standalone SVG document.
+    pub svg: String,
+}
+
+/// The page, built section by section.
+struct Page {
+    body: String,
+    charts: Vec<PlacedChart>,
+    toc: Vec<(String, String)>,
+}
+
+impl Page {
+    /// Adds a section heading (and its entry in the contents).
+    fn section(&mut self, id: &str, heading: &str) {
+        let class = if self.toc.is_empty() {
+            " class=\"first\""
+        } else {
+            ""
+        };
+        let _ = writeln!(self.body, "<h2 id=\"{id}\"{class}>{}</h2>", escape(heading));
+        self.toc.push((id.to_string(), heading.to_string()));
+    }
+
+    /// Adds a chart as a figure with its caption; numbers it.
+    fn figure(&mut self, mut chart: Chart) -> anyhow::Result<()> {
+        let n = self.charts.len() + 1;
+        let mut id = format!("{n:02}-{}", charts::slug(&chart.id));
+        if self.charts.iter().any(|c| c.chart.id == id) {
+            id.push_str("-b");
+        }
+        chart.id = id;
+        let svg = draw::svg(&chart)?;
+        let _ = writeln!(
+            self.body,
+            "<figure id=\"chart-{id}\">\n{}\n<figcaption>Figure {n}. {}</figcaption>\n</figure>",
+            draw::inline(&svg),
+            escape(&chart.caption),
+            id = escape(&chart.id)
+        );
+        self.charts.push(PlacedChart { chart, svg });
+        Ok(())
+    }
+
+    fn para(&mut self, text: &str) {
+        let _ = writeln!(self.body, "<p>{}</p>", escape(text));
+    }
+
+    fn note(&mut self, text: &str) {
+        let _ = writeln!(self.body, "<p class=\"note\">{}</p>", escape(text));
+    }
+
+    fn h3(&mut self, text: &str) {
+        let _ = writeln!(self.body, "<h3>{}</h3>", escape(text));
+    }
+}
+
+/// A table: header cells, rows of (cells, row class); cells starting with a digit, a minus
+/// or a dash alone are right-aligned numbers.
+fn table(header: &[&str], rows: &[(Vec<String>, &str)], numeric: &[bool]) -> String {
+    let mut out = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
+    for (i, h) in header.iter().enumerate() {
+        let class = if numeric.get(i).copied().unwrap_or(false) {
+            " class=\"num\""
+        } else {
+            ""
+        };
+        let _ = write!(out, "<th{class}>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for (cells, class) in rows {
+        if class.is_empty() {
+            out.push_str("<tr>");
+        } else {
+            let _ = write!(out, "<tr class=\"{class}\">");
+        }
+        for (i, cell) in cells.iter().enumerate() {
+            let mut classes = Vec::new();
+            if numeric.get(i).copied().unwrap_or(false) {
+                classes.push("num");
+            }
+            let text = match cell.strip_suffix(" ✗") {
+                Some(value) => {
+                    classes.push("bad");
+                    format!("{} ✗", escape(value.trim()))
+                }
+                None => escape(cell.trim()),
+            };
+            if classes.is_empty() {
+                let _ = write!(out, "<td>{text}</td>");
+            } else {
+                let _ = write!(out, "<td class=\"{}\">{text}</td>", classes.join(" "));
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+    out
+}
+
+/// "80% writes, 20% reads" from a workload configuration.
+fn mix(workload: &serde_json::Value) -> Option<String> {
+    let reads = workload.get("read_ratio")?.as_f64()?;
+    let deletes = workload
+        .get("delete_ratio")
+        .and_then(|d| d.as_f64())
+        .unwrap_or(0.0);
+    let writes = (1.0 - reads - deletes).max(0.0);
+    let mut parts = Vec::new();
+    for (share, what) in [(writes, "writes"), (reads, "reads"), (deletes, "deletes")] {
+        if share > 0.0 {
+            parts.push(format!("{}% {what}", format_number(share * 100.0)));
+        }
+    }
+    Some(parts.join(", "))
+}
+
+/// One sentence on what a run configuration sends where.
+fn workload_sentence(config: &serde_json::Value) -> String {
+    let workload = config.get("workload");
+    let name = workload
+        .and_then(|w| w.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or("an unknown workload");
+    let mut text = format!("The {name} workload");
+    if let Some(mix) = workload.and_then(mix) {
+        let _ = write!(text, " ({mix})");
+    }
+    if let Some(consistency) = workload
+        .and_then(|w| w.get("consistency"))
+        .and_then(|c| c.as_str())
+    {
+        let _ = write!(text, " at consistency {consistency}");
+    }
+    if let Some(hosts) = config.get("hosts").and_then(|h| h.as_array()) {
+        let hosts: Vec<&str> = hosts.iter().filter_map(|h| h.as_str()).collect();
+        let _ = write!(text, " against {}", hosts.join(", "));
+    }
+    text
+}
+
+/// What a run did, in a sentence.
+fn run_sentence(run: &RunData) -> String {
+    let mut text = run
+        .config
+        .as_ref()
+        .map(workload_sentence)
+        .unwrap_or_else(|| format!("The {} workload", run.workload().unwrap_or_default()));
+    match (run.attempted_rate(), run.concurrency()) {
+        (Some(rate), _) => {
+            let _ = write!(
+                text,
+                ", at a fixed rate of {}/s (open loop: latency is response time, from each \
+                 request's intended start)",
+                format_rate(rate)
+            );
+        }
+        (None, Some(c)) => {
+            let _ = write!(
+                text,
+                ", with {c} requests in flight (closed loop: latency is service time, which \
+                 under-counts stalls)"
+            );
+        }
+        _ => {}
+    }
+    if let Some(s) = &run.summary {
+        let _ = write!(
+            text,
+            "; {} s of warmup, then {} s measured, from {}",
+            format_number(s.warmup_s),
+            format_number(s.measured_s),
+            s.started_at
+        );
+    }
+    text.push('.');
+    text
+}
+
+/// What a search did, in a sentence.
+fn search_sentence(search: &SearchData) -> String {
+    let config = &search.summary.config;
+    let mut text = config
+        .get("run")
+        .map(workload_sentence)
+        .unwrap_or_else(|| "A workload".to_string());
+    if search.sla.is_some() {
+        let _ = write!(
+            text,
+            ": a capacity search under the SLA {}",
+            charts::sla_words(&search.sla)
+        );
+    }
+    let number = |key: &str| config.get(key).and_then(|v| v.as_f64());
+    if let (Some(duration), Some(warmup)) = (number("duration_s"), number("warmup_s")) {
+        let _ = write!(
+            text,
+            ", trials of {} s after {} s of warmup",
+            format_number(duration),
+            format_number(warmup)
+        );
+    }
+    let _ = write!(text, ", {} repeat(s) per rate", search.repeats());
+    if let Some(rates) = config.get("rates").and_then(|r| r.as_str()) {
+        let _ = write!(text, ", rates {rates}");
+    }
+    text.push('.');
+    text
+}
+
+/// The headline card of a search: its capacity.
+fn search_card(search: &SearchData) -> String {
+    let outcome = &search.summary.outcome;
+    let (big, class) = match outcome.capacity_per_s {
+        Some(c) => (format!("{}/s", format_rate(c)), "pass"),
+        None if outcome.rows.is_empty() => ("not known yet".to_string(), ""),
+        None => ("none".to_string(), "fail"),
+    };
+    let sla = charts::sla_words(&search.sla);
+    let mut sub = Vec::new();
+    if outcome.highest_achieved_per_s > 0.0 {
+        sub.push(format!(
+            "highest achieved throughput {}/s",
+            format_rate(outcome.highest_achieved_per_s)
+        ));
+    }
+    if !outcome.unstable.is_empty() {
+        let rates: Vec<String> = outcome
+            .unstable
+            .iter()
+            .map(|r| format!("{}/s", format_rate(*r)))
+            .collect();
+        sub.push(format!("unstable at {}", rates.join(", ")));
+    }
+    let status = serde_json::to_value(search.summary.status)
+        .ok()
+        .and_then(|s| s.as_str().map(str::to_string))
+        .unwrap_or_default();
+    if status != "complete" {
+        sub.push(format!("search {status}"));
+    }
+    format!(
+        "<div class=\"card {class}\"><div class=\"big\">{}</div><div class=\"what\">capacity of \
+         {} under {}</div><div class=\"sub\">{}</div></div>",
+        escape(&big),
+        escape(&search.label),
+        escape(&sla),
+        escape(&sub.join(" · "))
+    )
+}
+
+/// The headline card of a run: its SLA verdict, or its throughput.
+fn run_card(run: &RunData) -> String {
+    let achieved = run.achieved_rate();
+    let rate_line = match (achieved, run.attempted_rate()) {
+        (Some(a), Some(t)) => format!(
+            "achieved {}/s of {}/s attempted",
+            format_rate(a),
+            format_rate(t)
+        ),
+        (Some(a), None) => format!("achieved {}/s", format_rate(a)),
+        _ => String::new(),
+    };
+    let sla = run.summary.as_ref().and_then(|s| s.sla.as_ref());
+    let (big, class, what) = match sla {
+        Some(sla) if sla.verdict.pass => (
+            "PASS".to_string(),
+            "pass",
+            format!(
+                "{}: every one of {} windows met {}",
+                run.label, sla.verdict.windows, sla.spec
+            ),
+        ),
+        Some(sla) if sla.verdict.windows == 0 => (
+            "FAIL".to_string(),
+            "fail",
+            format!("{}: no complete window to judge {}", run.label, sla.spec),
+        ),
+        Some(sla) => (
+            "FAIL".to_string(),
+            "fail",
+            format!(
+                "{}: {} failed in {} of {} windows",
+                run.label,
+                sla.spec,
+                sla.verdict.failing.len(),
+                sla.verdict.windows
+            ),
+        ),
+        None => (
+            achieved.map_or("-".to_string(), |a| format!("{}/s", format_rate(a))),
+            "",
+            format!("{}: throughput (no SLA was given)", run.label),
+        ),
+    };
+    format!(
+        "<div class=\"card {class}\"><div class=\"big\">{}</div><div class=\"what\">{}</div>\
+         <div class=\"sub\">{}</div></div>",
+        escape(&big),
+        escape(&what),
+        escape(&rate_line)
+    )
+}
+
+/// The page's title when none is given.
+fn default_title(input: &Input) -> String {
+    match (input.searches.as_slice(), input.runs.as_slice()) {
+        ([search], []) => format!(
+            "Capacity of {}: {}",
+            search.workload().unwrap_or_else(|| "a workload".into()),
+            search.label
+        ),
+        ([], [run]) => {
+            let how = match (run.attempted_rate(), run.concurrency()) {
+                (Some(r), _) => format!(" at {}/s", format_rate(r)),
+                (None, Some(c)) => format!(" with {c} in flight"),
+                _ => String::new(),
+            };
+            format!(
+                "Run of {}{how}: {}",
+                run.workload().unwrap_or_else(|| "a workload".into()),
+                run.label
+            )
+        }
+        (searches, runs) => {
+            let labels: Vec<&str> = searches
+                .iter()
+                .map(|s| s.label.as_str())
+                .chain(runs.iter().map(|r| r.label.as_str()))
+                .collect();
+            format!("Comparison: {}", labels.join(", "))
+        }
+    }
+}
+
+/// The whole page, and its charts.
+pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec<PlacedChart>)> {
+    let title = title.map_or_else(|| default_title(input), str::to_string);
+    let mut page = Page {
+        body: String::new(),
+        charts: Vec::new(),
+        toc: Vec::new(),
+    };
+
+    // Capacity: chart 1 across configurations, then each search's table and chart 2.
+    let sla_charts = charts::sla_vs_rate(&input.searches, &input.runs);
+    if !input.searches.is_empty() || !sla_charts.is_empty() {
+        page.section("capacity", "Capacity");
+        page.para(
+            "The load-carrying capacity is the highest attempted rate at which every window of \
+             every repeat met the SLA and the cluster achieved at least 99% of the rate, and \
+             every lower rate passed too (a pass above a failure is unstable, not capacity).",
+        );
+        for chart in sla_charts {
+            page.figure(chart)?;
+        }
+        let throughput_charts = charts::latency_vs_throughput(&input.searches, &[]);
+        for search in &input.searches {
+            page.h3(&format!("Configuration {}", search.label));
+            page.para(&search_sentence(search));
+            capacity_table(&mut page, search);
+            if let Some(chart) = throughput_charts
+                .iter()
+                .find(|c| c.title.ends_with(&format!(": {}", search.label)))
+            {
+                page.figure(chart.clone())?;
+            }
+        }
+    }
+
+    for (n, search) in input.searches.iter().enumerate() {
+        search_section(&mut page, search, n)?;
+    }
+
+    let compared: Vec<Chart> = charts::latency_vs_throughput(&[], &input.runs)
+        .into_iter()
+        .chain(charts::concurrency(&input.runs))
+        .collect();
+    if !compared.is_empty() {
+        page.section("compared", "Runs compared");
+        page.para(
+            "The runs given side by side: open-loop runs at fixed rates, closed-loop runs at \
+             fixed concurrencies (their latency is service time).",
+        );
+        runs_table(&mut page, &input.runs);
+        for chart in compared {
+            page.figure(chart)?;
+        }
+    }
+
+    let alone = input.runs.len() == 1 && input.searches.is_empty();
+    for (n, run) in input.runs.iter().enumerate() {
+        run_section(&mut page, run, n, alone)?;
+    }
+
+    let mut notes: Vec<String> = Vec::new();
+    for search in &input.searches {
+        notes.extend(
+            search
+                .notes
+                .iter()
+                .map(|n| format!("{}: {n}", search.label)),
+        );
+        for run in search.trials.iter().filter_map(|t| t.run.as_ref()) {
+            notes.extend(
+                run.notes
+                    .iter()
+                    .map(|n| format!("{} / {}: {n}", search.label, run.label)),
+            );
+        }
+    }
+    for run in &input.runs {
+        notes.extend(run.notes.iter().map(|n| format!("{}: {n}", run.label)));
+    }
+    if !notes.is_empty() {
+        page.section("notes", "Notes on the files");
+        for note in notes {
+            page.note(&note);
+        }
+    }
+
+    // The header comes last: it lists the sections.
+    let mut head = String::new();
+    let _ = writeln!(
+        head,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"headroom {}\">\n<title>{}</title>\n<style>{CSS}</style>\n\
+         </head>\n<body>\n<header class=\"top\">\n<p class=\"kicker\">headroom report</p>\n<h1>{}</h1>",
+        env!("CARGO_PKG_VERSION"),
+        escape(&title),
+        escape(&title)
+    );
+    let several = input.searches.len() + input.runs.len() > 1;
+    let sentences = input
+        .searches
+        .iter()
+        .map(|s| (&s.label, search_sentence(s)))
+        .chain(input.runs.iter().map(|r| (&r.label, run_sentence(r))));
+    for (label, sentence) in sentences {
+        let sentence = if several {
+            format!("{label}: {sentence}")
+        } else {
+            sentence
+        };
+        let _ = writeln!(head, "<p class=\"tested\">{}</p>", escape(&sentence));
+    }
+    head.push_str("<div class=\"verdicts\">\n");
+    for search in &input.searches {
+        head.push_str(&search_card(search));
+        head.push('\n');
+    }
+    for run in &input.runs {
+        head.push_str(&run_card(run));
+        head.push('\n');
+    }
+    head.push_str("</div>\n");
+    if page.toc.len() > 1 {
+        head.push_str("<nav class=\"toc\" aria-label=\"Contents\"><ol>\n");
+        for (id, heading) in &page.toc {
+            let _ = writeln!(head, "<li><a href=\"#{id}\">{}</a></li>", escape(heading));
+        }
+        head.push_str("</ol></nav>\n");
+    }
+    head.push_str("</header>\n<main>\n");
+
+    let mut html = head;
+    html.push_str(&page.body);
+    let mut dirs: Vec<String> = input
+        .searches
+        .iter()
+        .map(|s| s.dir.display().to_string())
+        .collect();
+    dirs.extend(input.runs.iter().map(|r| r.dir.display().to_string()));
+    let _ = write!(
+        html,
+        "</main>\n<footer>Made by headroom {} from {}. Every chart's data comes from the \
+         files in these directories: histograms.hlog, intervals.csv, the .hgrm files, \
+         summary.json and capacity.json.</footer>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        escape(&dirs.join(", "))
+    );
+    Ok((html, page.charts))
+}
+
+/// The capacity table of a search, as the terminal prints it, and the lines under it.
+fn capacity_table(page: &mut Page, search: &SearchData) {
+    let terms: Vec<String> = charts::parse_sla(&search.sla)
+        .map(|sla| sla.terms.iter().map(|t| t.name()).collect())
+        .unwrap_or_default();
+    let cells = table::cells(&search.summary.outcome, &terms);
+    let Some((header, rows)) = cells.split_first() else {
+        return;
+    };
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let numeric: Vec<bool> = (0..header.len()).map(|i| i + 1 < header.len()).collect();
+    let rows: Vec<(Vec<String>, &str)> = rows
+        .iter()
+        .map(|cells| {
+            let fail = cells.last().is_some_and(|v| v.starts_with("FAIL"));
+            (cells.clone(), if fail { "fail" } else { "" })
+        })
+        .collect();
+    if rows.is_empty() {
+        page.note("No trial has finished yet.");
+    } else {
+        page.body.push_str(&table(&header, &rows, &numeric));
+    }
+    page.body.push_str("<div class=\"lines\">\n");
+    for line in table::summary_lines(&search.summary.outcome) {
+        let _ = writeln!(page.body, "<p>{}</p>", escape(&line));
+    }
+    page.body.push_str("</div>\n");
+}
+
+/// A search's own section: spectra per rate, the timelines of the trials that tell the most,
+/// each trial's whole-run latencies, its errors and its settings.
+fn search_section(page: &mut Page, search: &SearchData, n: usize) -> anyhow::Result<()> {
+    page.section(
+        &format!("search-{}", n + 1),
+        &format!("Trials of {}", search.label),
+    );
+    if let Some(probe) = &search.summary.outcome.probe {
+        page.para(&format!(
+            "The probe kept {} requests in flight (closed loop) and achieved {}/s: the ceiling \
+             the automatic rates were chosen from. Its latencies are service times and are not \
+             judged.",
+            probe.concurrency,
+            format_rate(probe.achieved_per_s)
+        ));
+    }
+    let spectra: Vec<Chart> = charts::spectrum(std::slice::from_ref(search), &[]);
+    for chart in spectra {
+        page.figure(chart)?;
+    }
+    let picked = charts::timeline_trials(search);
+    let capacity = search.summary.outcome.capacity_per_s;
+    for index in picked {
+        let trial = &search.trials[index];
+        let Some(run) = &trial.run else { continue };
+        let why = if Some(trial.record.rate_per_s) == capacity {
+            "at the capacity"
+        } else if trial.record.pass {
+            "the lowest rate"
+        } else {
+            "the first failing rate"
+        };
+        let heading = format!(
+            "Timeline of the trial at {}/s, repeat {} ({why})",
+            format_rate(trial.record.rate_per_s),
+            trial.record.repeat
+        );
+        page.h3(&heading);
+        if let Some(reason) = &trial.record.reason {
+            page.para(&format!("Verdict: FAIL: {reason}."));
+        } else {
+            page.para("Verdict: pass.");
+        }
+        let title = format!(
+            "{} at {}/s #{}",
+            search.label,
+            format_rate(trial.record.rate_per_s),
+            trial.record.repeat
+        );
+        for chart in charts::timeline(run, &title) {
+            page.figure(chart)?;
+        }
+    }
+
+    page.h3("Each trial's whole-run latency");
+    page.para(
+        "Response time of every measured request of each trial, all operation types together \
+         (from its histogram log): the SLA is judged per window, so these can pass while a \
+         window failed.",
+    );
+    let header = [
+        "Attempted/s",
+        "Repeat",
+        "Achieved/s",
+        "Requests",
+        "Errors",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "Verdict",
+    ];
+    let rows: Vec<(Vec<String>, &str)> = search
+        .trials
+        .iter()
+        .map(|t| {
+            let r = &t.record;
+            let whole = t.run.as_ref().and_then(|run| run.whole);
+            let ms = |f: fn(&crate::report::load::Percentiles) -> f64| {
+                whole
+                    .as_ref()
+                    .map_or("-".to_string(), |w| format_number(f(w)))
+            };
+            (
+                vec![
+                    format_rate(r.rate_per_s),
+                    r.repeat.to_string(),
+                    format_rate(r.achieved_per_s),
+                    table::group_thousands(r.requests),
+                    table::group_thousands(r.errors),
+                    ms(|w| w.p50_ms),
+                    ms(|w| w.p99_ms),
+                    ms(|w| w.p999_ms),
+                    ms(|w| w.max_ms),
+                    if r.pass { "pass" } else { "FAIL" }.to_string(),
+                ],
+                if r.pass { "" } else { "fail" },
+            )
+        })
+        .collect();
+    let numeric = [true, true, true, true, true, true, true, true, true, false];
+    page.body.push_str(&table(&header, &rows, &numeric));
+
+    let runs: Vec<&RunData> = search
+        .trials
+        .iter()
+        .filter_map(|t| t.run.as_ref())
+        .collect();
+    errors_table(page, &runs, true);
+
+    page.h3("Settings of the search");
+    // The trial's rate, length and SLA are set per trial from the search's own settings.
+    settings_table(
+        page,
+        &search.summary.config,
+        &[
+            "run.mode.rate_per_s",
+            "run.duration_s",
+            "run.warmup_s",
+            "run.sla",
+        ],
+    );
+    Ok(())
+}
+
+/// One line per run given, to compare them.
+fn runs_table(page: &mut Page, runs: &[RunData]) {
+    let header = [
+        "Run",
+        "Loop",
+        "Attempted/s",
+        "Achieved/s",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "SLA",
+    ];
+    let rows: Vec<(Vec<String>, &str)> = runs
+        .iter()
+        .map(|run| {
+            let ms = |f: fn(&crate::report::load::Percentiles) -> f64| {
+                run.whole
+                    .as_ref()
+                    .map_or("-".to_string(), |w| format_number(f(w)))
+            };
+            let sla = run.summary.as_ref().and_then(|s| s.sla.as_ref());
+            let fail = sla.is_some_and(|s| !s.verdict.pass);
+            (
+                vec![
+                    run.label.clone(),
+                    match (run.attempted_rate(), run.concurrency()) {
+                        (Some(_), _) => "open".to_string(),
+                        (None, Some(c)) => format!("closed, {c} in flight"),
+                        _ => "-".to_string(),
+                    },
+                    run.attempted_rate().map_or("-".to_string(), format_rate),
+                    run.achieved_rate().map_or("-".to_string(), format_rate),
+                    ms(|w| w.p50_ms),
+                    ms(|w| w.p99_ms),
+                    ms(|w| w.p999_ms),
+                    ms(|w| w.max_ms),
+                    match sla {
+                        Some(s) if s.verdict.pass => "pass".to_string(),
+                        Some(_) => "FAIL".to_string(),
+                        None => "-".to_string(),
+                    },
+                ],
+                if fail { "fail" } else { "" },
+            )
+        })
+        .collect();
+    let numeric = [false, false, true, true, true, true, true, true, false];
+    page.body.push_str(&table(&header, &rows, &numeric));
+}
+
+/// A run's own section: its timeline, spectrum, summary, SLA, errors and configuration.
+/// `alone`: the page holds this run only, and its header says what the run did already.
+fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow::Result<()> {
+    page.section(&format!("run-{}", n + 1), &format!("Run {}", run.label));
+    if !alone {
+        page.para(&run_sentence(run));
+    }
+    for chart in charts::timeline(run, &run.label) {
+        page.figure(chart)?;
+    }
+    for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
+        page.figure(chart)?;
+    }
+    if let Some(summary) = &run.summary {
+        page.h3("Summary");
+        summary_table(page, summary);
+        if let Some(sla) = &summary.sla {
+            page.h3(&format!("Service level: {}", sla.spec));
+            sla_table(page, summary);
+        }
+    }
+    errors_table(page, std::slice::from_ref(&run), false);
+    page.h3("Configuration");
+    match &run.config {
+        Some(config) => settings_table(page, config, &[]),
+        None => page.note("config.json is missing."),
+    }
+    Ok(())
+}
+
+/// Per operation type: requests, errors, rate, and the latency percentiles of response,
+/// service and wait time.
+fn summary_table(page: &mut Page, s: &RunSummary) {
+    let header = [
+        "Operation",
+        "Latency",
+        "Requests",
+        "Errors",
+        "Rate/s",
+        "mean ms",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "p99.99 ms",
+        "max ms",
+    ];
+    let latency = |l: &Latency| {
+        [
+            l.mean_ms, l.p50_ms, l.p95_ms, l.p99_ms, l.p999_ms, l.p9999_ms, l.max_ms,
+        ]
+        .map(format_number)
+        .to_vec()
+    };
+    let mut rows = Vec::new();
+    for op in &s.ops {
+        let errors: u64 = op.errors.values().sum();
+        let mut cells = vec![
+            op.op.clone(),
+            "response time".to_string(),
+            table::group_thousands(op.requests),
+            table::group_thousands(errors),
+            format_rate(op.rate_per_s),
+        ];
+        cells.extend(latency(&op.response_time));
+        rows.push((cells, ""));
+        for (what, l) in [
+            ("service time", &op.service_time),
+            ("wait in client", &op.wait_time),
+        ] {
+            let mut cells = vec![
+                String::new(),
+                what.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ];
+            cells.extend(latency(l));
+            rows.push((cells, "sub"));
+        }
+    }
+    let numeric = [
+        false, false, true, true, true, true, true, true, true, true, true, true,
+    ];
+    page.body.push_str(&table(&header, &rows, &numeric));
+    let c = &s.client;
+    page.para(&format!(
+        "Latency is {}. The client used {} s of CPU ({} µs per request) and at most {} MiB of \
+         memory; its largest hiccup was {} ms (p99.9 {} ms). The largest backlog in the client \
+         was {} requests. The run ended: {}.",
+        s.latency_kind,
+        format_number(c.cpu_s),
+        format_number(c.cpu_us_per_request),
+        c.peak_rss_bytes >> 20,
+        format_number(c.hiccup_max_ms),
+        format_number(c.hiccup_p999_ms),
+        s.max_backlog,
+        serde_json::to_value(s.stop)
+            .ok()
+            .and_then(|v| v.as_str().map(|t| t.replace('_', " ")))
+            .unwrap_or_default()
+    ));
+}
+
+/// Each SLA term's worst window.
+fn sla_table(page: &mut Page, s: &RunSummary) {
+    let Some(sla) = &s.sla else { return };
+    let v = &sla.verdict;
+    let header = [
+        "Term",
+        "Worst window",
+        "In window",
+        "Windows failed",
+        "Judged on max",
+    ];
+    let rows: Vec<(Vec<String>, &str)> = v
+        .worst
+        .iter()
+        .map(|w| {
+            let value = match w.value {
+                Some(Value::LatencyNs(ns)) => format!("{} ms", format_number(ns as f64 / 1e6)),
+                Some(Value::Fraction(f)) => format!("{}%", format_number(f * 100.0)),
+                None => "-".to_string(),
+            };
+            let value = if w.failing_windows > 0 {
+                format!("{value} ✗")
+            } else {
+                value
+            };
+            (
+                vec![
+                    w.term.clone(),
+                    value,
+                    w.window_index
+                        .map_or("-".to_string(), |i| (i + 1).to_string()),
+                    format!("{} of {}", w.failing_windows, v.windows),
+                    w.judged_on_max_windows.to_string(),
+                ],
+                if w.failing_windows > 0 { "fail" } else { "" },
+            )
+        })
+        .collect();
+    page.body
+        .push_str(&table(&header, &rows, &[false, true, true, true, true]));
+    page.para(&format!(
+        "Windows of {} s after the warmup, {} judged. \"Judged on max\" counts windows with too \
+         few requests to resolve the percentile, judged on their largest value instead.",
+        format_number(sla.window_s),
+        v.windows
+    ));
+}
+
+/// Failed requests by class, with the first message of each, over `runs` (labelled by run
+/// when `by_run`).
+fn errors_table(page: &mut Page, runs: &[&RunData], by_run: bool) {
+    let mut rows: Vec<(Vec<String>, &str)> = Vec::new();
+    let mut total = 0;
+    for run in runs {
+        let Some(summary) = &run.summary else {
+            continue;
+        };
+        for op in &summary.ops {
+            for (class, count) in &op.errors {
+                total += count;
+                let share = if op.requests > 0 {
+                    format!(
+                        "{}%",
+                        format_number(*count as f64 * 100.0 / op.requests as f64)
+                    )
+                } else {
+                    "-".to_string()
+                };
+                let mut cells = Vec::new();
+                if by_run {
+                    cells.push(run.label.clone());
+                }
+                cells.extend([
+                    op.op.clone(),
+                    class.clone(),
+                    table::group_thousands(*count),
+                    share,
+                    op.error_examples.get(class).cloned().unwrap_or_default(),
+                ]);
+                rows.push((cells, ""));
+            }
+        }
+    }
+    page.h3("Errors by class");
+    if total == 0 {
+        page.para("No request failed in the measured part.");
+        return;
+    }
+    let mut header = Vec::new();
+    let mut numeric = Vec::new();
+    if by_run {
+        header.push("Trial");
+        numeric.push(false);
+    }
+    header.extend(["Operation", "Class", "Failed", "Share", "Example message"]);
+    numeric.extend([false, false, true, true, false]);
+    page.body.push_str(&table(&header, &rows, &numeric));
+}
+
+/// A configuration file as a grid of settings (nested keys joined with dots), leaving out
+/// `skip`, and its command line as code.
+fn settings_table(page: &mut Page, config: &serde_json::Value, skip: &[&str]) {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut command: Option<String> = None;
+    flatten(config, "", &mut rows, &mut command);
+    page.body.push_str("<dl class=\"settings\">\n");
+    for (key, value) in rows.iter().filter(|(k, _)| !skip.contains(&k.as_str())) {
+        let _ = writeln!(
+            page.body,
+            "<dt>{}</dt><dd>{}</dd>",
+            escape(key),
+            escape(value)
+        );
+    }
+    page.body.push_str("</dl>\n");
+    if let Some(command) = command {
+        let _ = writeln!(
+            page.body,
+            "<p>Command line:</p>\n<pre><code>{}</code></pre>",
+            escape(&command)
+        );
+    }
+}
+
+fn flatten(
+    value: &serde_json::Value,
+    prefix: &str,
+    rows: &mut Vec<(String, String)>,
+    command: &mut Option<String>,
+) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                if key == "command_line" {
+                    if let Some(args) = v.as_array() {
+                        let args: Vec<&str> = args.iter().filter_map(|a| a.as_str()).collect();
+                        command.get_or_insert_with(|| shell_words(&args));
+                    }
+                    continue;
+                }
+                flatten(v, &path, rows, command);
+            }
+        }
+        other => {
+            let text = match other {
+                serde_json::Value::Null => "-".to_string(),
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                v => v.to_string(),
+            };
+            rows.push((prefix.to_string(), text));
+        }
+    }
+}
+
+/// A command line as a shell would take it back: arguments with spaces or quotes quoted.
+fn shell_words(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=,%@+".contains(c))
+            {
+                a.to_string()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::report::charts::tests::closed_loop_runs;
+    use crate::report::load::tests::{capacity_fixture, run_fixture};
+
+    fn load(dirs: &[PathBuf]) -> Input {
+        Input::load(dirs).unwrap()
+    }
+
+    /// The page must stand alone: nothing fetched, nothing run.
+    fn assert_self_contained(html: &str) {
+        for forbidden in [
+            "http://",
+            "https://",
+            "<script",
+            "<link",
+            "<img",
+            "<iframe",
+            "<object",
+            "<embed",
+            "@import",
+            "@font-face",
+            "url(",
+        ] {
+            assert!(!html.contains(forbidden), "the page contains {forbidden}");
+        }
+    }
+
+    fn count(html: &str, what: &str) -> usize {
+        html.matches(what).count()
+    }
+
+    /// The headings of the page, in order.
+    fn headings(html: &str, tag: &str) -> Vec<String> {
+        let open = format!("<{tag}");
+        html.split(&open)
+            .skip(1)
+            .filter_map(|rest| {
+                let start = rest.find('>')? + 1;
+                let end = rest.find(&format!("</{tag}>"))?;
+                Some(rest[start..end].to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_report_has_its_verdict_charts_and_tables() {
+        let (html, charts) = render(&load(&[run_fixture()]), None).unwrap();
+        assert_self_contained(&html);
+        assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+        assert!(html.contains("<meta charset=\"utf-8\">"));
+        assert!(html.contains("@media print"));
+        assert_eq!(headings(&html, "h1"), ["Run of timeseries at 1 000/s: run"]);
+        assert_eq!(headings(&html, "h2"), ["Run run"]);
+        assert_eq!(
+            headings(&html, "h3"),
+            [
+                "Summary",
+                "Service level: p99.9&lt;100ms, max&lt;50ms, read:p99&lt;5ms, window=5s",
+                "Errors by class",
+                "Configuration"
+            ]
+        );
+        assert!(html.contains("<div class=\"big\">PASS</div>"));
+        // A single section needs no table of contents.
+        assert!(!html.contains("<nav"));
+        // The timeline (latency, throughput) and the spectrum.
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                charts::Kind::TimelineLatency,
+                charts::Kind::TimelineThroughput,
+                charts::Kind::Spectrum
+            ]
+        );
+        assert_eq!(count(&html, "<figure"), 3);
+        assert_eq!(count(&html, "<svg class=\"chart\""), 3);
+        assert_eq!(count(&html, "<figcaption>Figure "), 3);
+        // The summary (3 rows per op), the SLA's terms; the settings as a grid.
+        assert_eq!(count(&html, "<table>"), 2);
+        assert_eq!(count(&html, "<tr class=\"sub\">"), 4);
+        assert!(html.contains("<td>read:p99&lt;5ms</td>"));
+        assert!(html.contains("<dt>workload.consistency</dt><dd>LOCAL_ONE</dd>"));
+        assert!(html.contains("No request failed in the measured part."));
+        assert!(
+            html.contains("<pre><code>./target/debug/headroom run timeseries -r 0.2 --rate 1000")
+        );
+        // Chart ids are numbered in page order.
+        let ids: Vec<&str> = charts.iter().map(|c| c.chart.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "01-timeline-latency-run",
+                "02-timeline-throughput-run",
+                "03-spectrum-run"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_capacity_report_has_the_table_the_charts_and_the_timelines_that_tell() {
+        let (html, charts) = render(&load(&[capacity_fixture()]), None).unwrap();
+        assert_self_contained(&html);
+        assert_eq!(headings(&html, "h1"), ["Capacity of keyvalue: capacity"]);
+        assert_eq!(
+            headings(&html, "h2"),
+            ["Capacity", "Trials of capacity", "Notes on the files"]
+        );
+        assert!(html.contains("<div class=\"big\">5 200/s</div>"));
+        assert!(html.contains("capacity of capacity under p99&lt;20ms in every 5 s window"));
+        assert_eq!(count(&html, "<li><a href=\"#"), 3);
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        use charts::Kind::*;
+        assert_eq!(
+            kinds,
+            [
+                SlaVsRate,
+                LatencyVsThroughput,
+                Spectrum,
+                TimelineLatency,
+                TimelineThroughput,
+                TimelineLatency,
+                TimelineThroughput
+            ]
+        );
+        let h3 = headings(&html, "h3");
+        assert!(h3.contains(&"Timeline of the trial at 5 200/s, repeat 1 (at the capacity)".into()));
+        assert!(h3.contains(
+            &"Timeline of the trial at 5 500/s, repeat 1 (the first failing rate)".into()
+        ));
+        // The capacity table as the terminal prints it: 6 trials, 2 failing.
+        assert!(html.contains("<th class=\"num\">p99&lt;20ms</th>"));
+        assert!(html.contains("<td class=\"num bad\">71.8 ms ✗</td>"));
+        assert_eq!(count(&html, "<tr class=\"fail\">"), 4);
+        assert!(html.contains(
+            "<p>Capacity: 5 200/s — the highest rate at which every repeat passed (and every \
+             lower rate)</p>"
+        ));
+        assert!(html.contains("<p>Highest achieved throughput: 27 170/s (probe)</p>"));
+        // Trials without logs are said to be so.
+        assert!(html.contains("capacity / 2 800/s #1: histograms.hlog is missing."));
+        // Settings set per trial are not shown as the search's.
+        assert!(!html.contains("<dt>run.mode.rate_per_s</dt>"));
+        assert!(html.contains("<dt>probe_concurrency</dt><dd>256</dd>"));
+    }
+
+    #[test]
+    fn configurations_and_closed_loop_runs_are_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let second = dir.path().join("zgc");
+        copy_dir(&capacity_fixture(), &second);
+        let mut input = load(&[capacity_fixture(), second]);
+        input.runs = closed_loop_runs(&[(8, 9_000.0), (64, 30_000.0)]);
+        let (html, charts) = render(&input, Some("G1 or ZGC?")).unwrap();
+        assert_self_contained(&html);
+        assert_eq!(headings(&html, "h1"), ["G1 or ZGC?"]);
+        let h2 = headings(&html, "h2");
+        assert_eq!(
+            h2[..5],
+            [
+                "Capacity",
+                "Trials of capacity",
+                "Trials of zgc",
+                "Runs compared",
+                "Run c8"
+            ]
+        );
+        let sla = &charts[0].chart;
+        assert_eq!(sla.kind, charts::Kind::SlaVsRate);
+        assert_eq!(sla.series.len(), 2);
+        assert_eq!(sla.vlines.len(), 2);
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        assert!(kinds.contains(&charts::Kind::ConcurrencyThroughput));
+        assert!(kinds.contains(&charts::Kind::ConcurrencyLatency));
+        assert_eq!(count(&html, "<div class=\"card"), 4);
+        // Every chart id is unique.
+        let mut ids: Vec<&str> = charts.iter().map(|c| c.chart.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), charts.len());
+    }
+
+    const HOSTILE: &str = "<script>alert(\"x\")</script>&'";
+
+    #[test]
+    fn text_from_users_and_servers_is_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let run_dir = dir.path().join("run <b>one</b> & \"two\"");
+        copy_dir(&run_fixture(), &run_dir);
+        let edit = |file: &str, change: &dyn Fn(&mut serde_json::Value)| {
+            let path = run_dir.join(file);
+            let mut value: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            change(&mut value);
+            fs::write(&path, serde_json::to_string(&value).unwrap()).unwrap();
+        };
+        edit("summary.json", &|s| {
+            s["workload"] = HOSTILE.into();
+            s["ops"][0]["errors"] = serde_json::json!({ "timeout": 3 });
+            s["ops"][0]["error_examples"] = serde_json::json!({
+                "timeout": format!("<img src=x onerror=alert(1)> timed out: INSERT INTO {HOSTILE}")
+            });
+        });
+        edit("config.json", &|c| {
+            c["workload"]["name"] = HOSTILE.into();
+            c["workload"]["keyspace"] = HOSTILE.into();
+            c["command_line"] = serde_json::json!(["headroom", "run", HOSTILE]);
+        });
+        let (html, charts) = render(&load(&[run_dir]), Some(HOSTILE)).unwrap();
+        assert_self_contained(&html);
+        assert!(!html.contains("<b>one</b>"));
+        assert!(!html.contains("<img"));
+        assert!(!html.contains("alert(\"x\")"));
+        assert!(html.contains(
+            "<title>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</title>"
+        ));
+        assert!(html.contains("run &lt;b&gt;one&lt;/b&gt; &amp; &quot;two&quot;"));
+        assert!(html
+            .contains("&lt;img src=x onerror=alert(1)&gt; timed out: INSERT INTO &lt;script&gt;"));
+        assert!(html.contains("<dt>workload.keyspace</dt><dd>&lt;script&gt;"));
+        // The errors table: class, count, share, example.
+        assert!(
+            html.contains("<td>timeout</td><td class=\"num\">3</td><td class=\"num\">0.019%</td>")
+        );
+        for placed in &charts {
+            assert!(!placed.svg.contains("<b>"), "{}", placed.chart.id);
+            assert!(!placed.svg.contains("<script"), "{}", placed.chart.id);
+        }
+        assert_eq!(
+            escape("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
+    }
+
+    pub(crate) fn copy_dir(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+}

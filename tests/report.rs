@@ -1,0 +1,173 @@
+//! The HTML report in a real browser: `headroom report` on fixture directories of real
+//! output (a 10-second run with an SLA, and an automatic capacity search), opened with
+//! headless Chromium, which must log no console message; the screenshots are kept in
+//! target/tmp/report-screenshots/ for a person to look at.
+//!
+//! The fixtures stand in for a run against Cassandra so that this test needs no cluster;
+//! they are trimmed copies of what `headroom run` and `headroom capacity` wrote (see
+//! tests/fixtures/report/README.md).
+//!
+//! Chromium comes from Debian's `chromium` package. Without it the test is skipped with a
+//! message, except in CI (`CI` set), where a missing browser fails it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest Chromium may take to render one page.
+const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/report")
+        .join(name)
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Chromium, or `None` (with a message) when it is missing outside CI.
+fn chromium() -> Option<PathBuf> {
+    match which::which("chromium") {
+        Ok(path) => Some(path),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("chromium is missing: CI must have it (apt-get install chromium; .ci/run does)")
+        }
+        Err(_) => {
+            eprintln!(
+                "SKIPPED: chromium is not installed; `apt-get install chromium` to run the \
+                 browser test of the HTML report"
+            );
+            None
+        }
+    }
+}
+
+/// Opens `page` in headless Chromium, saves a screenshot to `png`, and returns the console
+/// messages it logged.
+fn open_in_chromium(chromium: &Path, page: &Path, png: &Path, height: u32) -> Vec<String> {
+    let profile = tempfile::tempdir().unwrap();
+    let _ = std::fs::remove_file(png);
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("--window-size=1280,{height}"))
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting chromium");
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "chromium failed: {status}");
+            break;
+        }
+        if started.elapsed() > CHROMIUM_TIMEOUT {
+            // Our own child, by its handle.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "chromium took longer than {CHROMIUM_TIMEOUT:?} on {}",
+                page.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = reader.join().unwrap();
+    let png_bytes = std::fs::read(png).expect("chromium wrote no screenshot");
+    assert_eq!(&png_bytes[1..4], b"PNG", "{} is not a PNG", png.display());
+    log.lines()
+        .filter(|line| line.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `headroom report` on `dirs` into `out`.
+fn headroom_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
+    let output = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .arg("report")
+        .args(dirs)
+        .arg("-o")
+        .arg(out)
+        .arg("--svg")
+        .arg(svg)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "headroom report failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("Report: "), "{stdout}");
+}
+
+#[test]
+fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
+    let Some(chromium) = chromium() else { return };
+    let out = screenshot_dir();
+    for (name, dirs, height) in [
+        ("run", vec![fixture("run")], 3000),
+        ("capacity", vec![fixture("capacity")], 4200),
+    ] {
+        let page = out.join(format!("{name}.html"));
+        let svg = out.join(format!("{name}-svg"));
+        let _ = std::fs::remove_dir_all(&svg);
+        headroom_report(&dirs, &page, &svg);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(!html.contains("http://") && !html.contains("https://"));
+        assert!(!html.contains("<script"));
+        let charts = html.matches("<figure").count();
+        assert!(charts >= 3, "{name}: {charts} charts");
+        assert_eq!(std::fs::read_dir(&svg).unwrap().count(), charts);
+
+        let png = out.join(format!("{name}.png"));
+        let console = open_in_chromium(&chromium, &page, &png, height);
+        assert!(
+            console.is_empty(),
+            "{name}: the browser console says:\n{}",
+            console.join("\n")
+        );
+        eprintln!("screenshot of the {name} report: {}", png.display());
+    }
+}
+
+#[test]
+fn a_page_with_a_console_error_is_caught() {
+    // The check above is only worth something if Chromium's console reaches us.
+    let Some(chromium) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("broken.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><body><p>broken</p>\
+         <script>console.error('boom'); notDefinedAnywhere();</script></body></html>",
+    )
+    .unwrap();
+    let console = open_in_chromium(&chromium, &page, &dir.path().join("broken.png"), 300);
+    assert!(
+        console.iter().any(|l| l.contains("boom")),
+        "console: {console:?}"
+    );
+    assert!(
+        console.iter().any(|l| l.contains("notDefinedAnywhere")),
+        "console: {console:?}"
+    );
+}
