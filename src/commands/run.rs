@@ -804,6 +804,9 @@ impl RunFiles {
                 windows: WindowAccumulator::new(op_names.to_vec(), sla.window.as_nanos() as u64),
                 verdict: RunVerdict::new(&sla),
                 sla,
+                measured_ns: planned
+                    .map(|p| (p.as_nanos() as u64).saturating_sub((warmup_s * 1e9) as u64)),
+                last: None,
             }),
             error: None,
             header_printed: false,
@@ -822,9 +825,9 @@ impl RunFiles {
     /// Judges the last (partial) window, closes the files and returns the SLA verdict.
     fn finish(mut self) -> anyhow::Result<Option<SlaSummary>> {
         if let Some(mut judge) = self.sla.take() {
-            let last = std::mem::replace(&mut judge.windows, WindowAccumulator::new(Vec::new(), 1))
+            let open = std::mem::replace(&mut judge.windows, WindowAccumulator::new(Vec::new(), 1))
                 .finish();
-            if let Some(window) = last {
+            if let Some(window) = judge.last.take().or(open) {
                 self.judge(&mut judge, &window);
             }
             self.sla = Some(judge);
@@ -858,8 +861,35 @@ impl RunFiles {
                 .collect();
             let start = interval.start_ns.saturating_sub(self.warmup_ns);
             let length = end_ns - self.warmup_ns.max(interval.start_ns);
-            if let Some(window) = judge.windows.push(start, length, &measured) {
-                self.judge(&mut judge, &window);
+            match judge.measured_ns {
+                // After the measured part: the answers to its last requests, which belong to
+                // the last window (held back until the run ends), not to a window of their
+                // own.
+                Some(measured_ns) if start >= measured_ns => match &mut judge.last {
+                    Some(last) => {
+                        for ((_, into), from) in last.ops.iter_mut().zip(&measured) {
+                            into.add(from);
+                        }
+                    }
+                    None => {
+                        // The last window is a partial one, still open: add without time.
+                        let inside = measured_ns.saturating_sub(1);
+                        if let Some(window) = judge.windows.push(inside, 0, &measured) {
+                            self.judge(&mut judge, &window);
+                        }
+                    }
+                },
+                measured_ns => {
+                    if let Some(window) = judge.windows.push(start, length, &measured) {
+                        let is_last =
+                            measured_ns.is_some_and(|m| window.start_ns + window.length_ns >= m);
+                        if is_last {
+                            judge.last = Some(window);
+                        } else {
+                            self.judge(&mut judge, &window);
+                        }
+                    }
+                }
             }
         }
         self.sla = Some(judge);
@@ -1007,4 +1037,9 @@ struct SlaJudge {
     sla: Sla,
     windows: WindowAccumulator,
     verdict: RunVerdict,
+    /// Length of the measured part, when the run has a duration.
+    measured_ns: Option<u64>,
+    /// The window that ends the measured part, held until the answers that arrive after the
+    /// end (to requests intended before it) are in.
+    last: Option<WindowStats>,
 }
