@@ -551,45 +551,53 @@ fn latency_series(mut points: Vec<(f64, Percentiles)>) -> Vec<Series> {
 /// two runs.
 pub fn latency_vs_throughput(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
     let mut charts = Vec::new();
-    let mut add = |label: &str, kind_of_latency: &str, points: Vec<(f64, Percentiles)>| {
-        if points.len() < 2 {
-            return;
-        }
-        let mut chart = Chart::new(
-            Kind::LatencyVsThroughput,
-            format!("latency-vs-throughput-{label}"),
-            format!("Latency against achieved throughput: {label}"),
-            Axis::linear("achieved throughput (requests/s)"),
-            Axis::log(format!("{kind_of_latency} (ms, log scale)")),
-        );
-        chart.series = latency_series(points);
-        chart.caption = format!(
-            "One point per run: the {kind_of_latency} of all its measured requests (every \
+    let mut add =
+        |label: &str, kind_of_latency: &str, points: Vec<(f64, Percentiles)>, repeated: bool| {
+            if points.len() < 2 {
+                return;
+            }
+            let mut chart = Chart::new(
+                Kind::LatencyVsThroughput,
+                format!("latency-vs-throughput-{label}"),
+                format!("Latency against achieved throughput: {label}"),
+                Axis::linear("achieved throughput (requests/s)"),
+                Axis::log(format!("{kind_of_latency} (ms, log scale)")),
+            );
+            chart.series = latency_series(points);
+            if repeated {
+                // Repeats of one rate lie side by side: a line through them would zigzag.
+                for series in &mut chart.series {
+                    series.style = Style::Points;
+                }
+            }
+            chart.caption = format!(
+                "One point per run: the {kind_of_latency} of all its measured requests (every \
              operation type together) against the throughput it achieved. \
              Whole-run percentiles hide how bad single windows were; the SLA charts show those."
-        );
-        charts.push(chart);
-    };
+            );
+            charts.push(chart);
+        };
     for search in searches {
         let points = search
             .trials
             .iter()
             .filter_map(|t| Some((t.record.achieved_per_s, t.run.as_ref()?.whole?)))
             .collect();
-        add(&search.label, "response time", points);
+        let repeated = search.trials.iter().any(|t| t.record.repeat > 1);
+        add(&search.label, "response time", points, repeated);
     }
     let open: Vec<(f64, Percentiles)> = runs
         .iter()
         .filter(|r| r.is_open_loop())
         .filter_map(|r| Some((r.achieved_rate()?, r.whole?)))
         .collect();
-    add("open-loop runs", "response time", open);
+    add("open-loop runs", "response time", open, false);
     let closed: Vec<(f64, Percentiles)> = runs
         .iter()
         .filter(|r| r.concurrency().is_some())
         .filter_map(|r| Some((r.achieved_rate()?, r.whole?)))
         .collect();
-    add("closed-loop runs", "service time", closed);
+    add("closed-loop runs", "service time", closed, false);
     charts
 }
 
@@ -1185,8 +1193,16 @@ pub(crate) mod tests {
         assert_eq!(chart.series[1].points[4].1, 71.434239);
         assert_eq!(chart.series[1].points[0].1, 1.029631);
         assert_eq!(chart.series[3].points[4].1, 122.683391);
+        assert!(chart.series.iter().all(|s| s.style != Style::Points));
         // One run is no line.
         assert!(latency_vs_throughput(&[], &[fixture_run()]).is_empty());
+        // Repeats of a rate are points, not a zigzag line.
+        let mut repeated = fixture_search();
+        let mut again = repeated.trials[0].clone();
+        again.record.repeat = 2;
+        repeated.trials.push(again);
+        let charts = latency_vs_throughput(&[repeated], &[]);
+        assert!(charts[0].series.iter().all(|s| s.style == Style::Points));
     }
 
     #[test]
