@@ -79,7 +79,7 @@ pub enum Command {
     /// 80% write / 20% read time-series workload under p99.9<100ms, write the results, stop
     /// the node.
     ///
-    /// Takes about 6-10 minutes on a 2-core machine (plus about a minute the first time,
+    /// Takes about 5 minutes on a 2-core machine (plus about a minute the first time,
     /// to fetch Cassandra from Maven Central); it says how long at the start. Longer
     /// --duration and more --repeats make the answer more faithful.
     Quickstart(Box<QuickstartArgs>),
