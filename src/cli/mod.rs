@@ -238,10 +238,6 @@ pub struct LogsArgs {
 /// `headroom run`
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// What to send.
-    #[command(flatten)]
-    pub workload: WorkloadArgs,
-
     /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
     #[arg(long, value_name = "RATE", value_parser = units::parse_rate)]
     pub rate: Option<f64>,
@@ -275,12 +271,16 @@ pub struct RunArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub window: Duration,
 
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
     /// How to reach the cluster and how the client sends.
     #[command(flatten)]
     pub client: ClientArgs,
 
     /// Run directory. [default: runs/<timestamp>-<workload>]
-    #[arg(long, short = 'o', value_name = "DIR")]
+    #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
 }
 
@@ -422,10 +422,6 @@ pub enum Fresh {
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
 pub struct CapacityArgs {
-    /// What to send.
-    #[command(flatten)]
-    pub workload: WorkloadArgs,
-
     /// The service level every window of every trial must meet, e.g.
     /// 'p99.9<100ms, errors<0.1%' (terms as for `run --sla`).
     #[arg(long, default_value = "p99.9<100ms", value_name = "TERMS")]
@@ -477,18 +473,28 @@ pub struct CapacityArgs {
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
 
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
     /// How to reach the cluster and how the client sends.
     #[command(flatten)]
     pub client: ClientArgs,
 
     /// The search's directory: capacity.json, capacity.jsonl and one run directory per
     /// trial. [default: runs/<timestamp>-capacity-<workload>]
-    #[arg(long, short = 'o', value_name = "DIR", conflicts_with = "resume")]
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "DIR",
+        conflicts_with = "resume",
+        help_heading = "Output"
+    )]
     pub out: Option<PathBuf>,
 
     /// Continue the interrupted search in DIR with its own settings, without redoing the
     /// trials it finished. Other flags are ignored.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub resume: Option<PathBuf>,
 }
 
