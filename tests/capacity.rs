@@ -6,12 +6,7 @@ use std::path::Path;
 use headroom::cluster::LocalCluster;
 use serde_json::Value;
 
-use crate::support::{self, headroom, stderr, stdout};
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
+use crate::support::{self, headroom, read_json, stderr, stdout};
 
 /// The rows of a run's intervals.csv that are judged SLA windows, as fields.
 fn window_rows(run_dir: &Path) -> Vec<Vec<String>> {

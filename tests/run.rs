@@ -2,7 +2,6 @@
 //! test of METHOD.md §2.
 
 use std::io::{BufRead, BufReader, Lines};
-use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,12 +9,7 @@ use headroom::cluster::LocalCluster;
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
-use crate::support::{self, headroom, stderr, stdout};
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
+use crate::support::{self, headroom, read_json, stderr, stdout};
 
 /// Starts `headroom run ARGS` and returns once its load begins (the "Running" line), with
 /// the rest of its standard output still to read.

@@ -139,3 +139,9 @@ pub fn alive(pid: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// A JSON file a command wrote, parsed; panics with the path when it is missing.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
