@@ -25,8 +25,8 @@ use crate::report::summary::{
     ClientCost, Latency, OpSummary, PopulateSummary, RunSummary, SlaSummary,
 };
 use crate::sla::{judge_window, RunVerdict, Sla, WindowAccumulator, WindowStats};
-use crate::workload::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
-use crate::workload::{compaction_map, replication_map, Workload, WorkloadConfig};
+use crate::workload::builtin::WorkloadError;
+use crate::workload::{compaction_map, replication_map, AnyWorkload, Workload, WorkloadConfig};
 
 /// The contact point when no --hosts is given: the first local node.
 pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
@@ -116,11 +116,10 @@ impl RunConfig {
     ) -> Result<RunConfig, WorkloadError> {
         let args = workload_args;
         let name = args.name.clone().unwrap_or_default();
-        if !BUILTIN_NAMES.contains(&name.as_str()) {
-            return Err(WorkloadError::Unknown(name));
-        }
+        let definition = crate::workload::any::check_name(&name)?;
         let workload = WorkloadConfig {
             name,
+            definition,
             keyspace: args.keyspace.clone(),
             partitions: args.partitions,
             partition_generator: args.partition_generator,
@@ -272,8 +271,9 @@ pub fn sla_config(
         return Ok(None);
     };
     let sla = Sla::parse(text, window)?;
-    sla.check_ops(crate::workload::builtin::OP_NAMES)
-        .map_err(WorkloadError::Invalid)?;
+    let op_names = AnyWorkload::op_names_of(&config.workload)?;
+    let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
+    sla.check_ops(&op_names).map_err(WorkloadError::Invalid)?;
     crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
         .map_err(WorkloadError::Invalid)?;
     Ok(Some(SlaConfig {
@@ -395,7 +395,7 @@ pub async fn execute(
             return Err(e.into());
         }
     };
-    let workload = match Builtin::prepare(session, &config.workload).await {
+    let workload = match AnyWorkload::prepare(session, &config.workload).await {
         Ok(w) => Arc::new(w),
         Err(e) => {
             note_failure(out, &e);
@@ -444,7 +444,7 @@ pub async fn execute(
     );
     let started_at = SystemTime::now();
     let clock = RealClock::start_now();
-    let op_names: Vec<String> = workload.op_names().iter().map(|s| s.to_string()).collect();
+    let op_names: Vec<String> = workload.op_names().to_vec();
     let planned = config
         .duration_s
         .map(|d| Duration::from_secs_f64(d + config.warmup_s));
@@ -496,7 +496,7 @@ fn describe_mode(mode: &LoadMode) -> String {
 }
 
 async fn populate_rows(
-    workload: &Arc<Builtin>,
+    workload: &Arc<AnyWorkload>,
     config: &RunConfig,
     progress: Arc<Progress>,
 ) -> PopulateSummary {

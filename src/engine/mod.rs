@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::metrics::hiccup::HiccupMeter;
 use crate::metrics::{new_histogram, ErrorClass, OpStats, Phase};
-use crate::workload::Workload;
+use crate::workload::{Parts, Workload};
 use clock::Clock;
 use clock::Timer;
 use schedule::{take_closed, Arrivals, End, Progress, Ticket, WorkerSchedule};
@@ -329,6 +329,8 @@ struct Completion {
     send_ns: u64,
     done_ns: u64,
     error: Option<(ErrorClass, String)>,
+    /// The steps of a compound request, each also recorded under its own op type.
+    parts: Parts,
 }
 
 impl<W: Workload, C: Clock> WorkerContext<W, C> {
@@ -386,12 +388,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                     let done: Completion = done;
                     self.hand_over(&mut current, &mut ops, done.done_ns / self.interval_ns);
-                    let stats = &mut ops[done.op][done.phase.index()];
-                    stats.record_wait(done.send_ns.saturating_sub(done.intended_ns));
-                    match done.error {
-                        None => stats.record_ok(done.done_ns.saturating_sub(done.intended_ns), done.done_ns.saturating_sub(done.send_ns)),
-                        Some((class, message)) => stats.record_error(class, || message),
-                    }
+                    record(&mut ops, done);
                 }
                 _ = timer.sleep_until_ns(due), if pending.is_some() && in_flight.len() < self.limit => {
                     let ticket = pending.take().expect("checked by the guard");
@@ -446,7 +443,8 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         };
         self.progress.sent.fetch_add(1, Ordering::Relaxed);
         let send_ns = self.clock.now_ns();
-        let result = self.workload.execute(op, seq).await;
+        let mut parts = Parts::default();
+        let result = self.workload.execute(op, seq, &mut parts).await;
         let done_ns = self.clock.now_ns();
         Completion {
             op,
@@ -455,7 +453,36 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             send_ns,
             done_ns,
             error: result.err().map(|e| (ErrorClass::of(&e), e.to_string())),
+            parts,
         }
+    }
+}
+
+/// Records one finished request in its interval's statistics, and each of its steps under
+/// their own op types.
+fn record(ops: &mut [[OpStats; 2]], done: Completion) {
+    let phase = done.phase.index();
+    let wait_ns = done.send_ns.saturating_sub(done.intended_ns);
+    for (i, part) in done.parts.iter().enumerate() {
+        let stats = &mut ops[part.op][phase];
+        // Only the first step waited to be sent; the others follow the step before.
+        let lead_ns = if i == 0 { wait_ns } else { 0 };
+        if i == 0 {
+            stats.record_wait(wait_ns);
+        }
+        match &done.error {
+            Some((class, message)) if part.failed => stats.record_error(*class, || message.clone()),
+            _ => stats.record_ok(lead_ns + part.elapsed_ns, part.elapsed_ns),
+        }
+    }
+    let stats = &mut ops[done.op][phase];
+    stats.record_wait(wait_ns);
+    match done.error {
+        None => stats.record_ok(
+            done.done_ns.saturating_sub(done.intended_ns),
+            done.done_ns.saturating_sub(done.send_ns),
+        ),
+        Some((class, message)) => stats.record_error(class, || message),
     }
 }
 

@@ -9,7 +9,7 @@ use scylla::errors::ExecutionError;
 use super::clock::{Clock, Timer, TokioClock};
 use super::schedule::{End, Progress};
 use super::*;
-use crate::workload::{OpMix, Workload};
+use crate::workload::{OpMix, Parts, Workload};
 
 /// A simulated server: answers after `service`, except that it is frozen from `stall.0` to
 /// `stall.1` (ns since start): requests arriving in or before the freeze are answered after it.
@@ -20,6 +20,14 @@ struct Simulated {
     mix: OpMix,
     /// Every request fails from this moment on (ns since start).
     fail_from: Option<u64>,
+    /// write, read, and a compound read-then-write.
+    names: Vec<String>,
+}
+
+const RMW: usize = 2;
+
+fn names() -> Vec<String> {
+    ["write", "read", "rmw"].map(String::from).to_vec()
 }
 
 impl Simulated {
@@ -31,13 +39,14 @@ impl Simulated {
             stall: None,
             mix: OpMix::new(&[1.0, 0.0]),
             fail_from,
+            names: names(),
         }
     }
 }
 
 impl Workload for Simulated {
-    fn op_names(&self) -> &[&'static str] {
-        &["write", "read"]
+    fn op_names(&self) -> &[String] {
+        &self.names
     }
     fn op_for(&self, seq: u64) -> usize {
         self.mix.op_for(seq)
@@ -45,7 +54,23 @@ impl Workload for Simulated {
     fn populate_op(&self) -> usize {
         0
     }
-    async fn execute(&self, _op: usize, _seq: u64) -> Result<(), ExecutionError> {
+    async fn execute(&self, op: usize, _seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
+        if op == RMW {
+            // A read taking the service time, then a write taking twice that; the write fails
+            // from `fail_from` on.
+            tokio::time::sleep(self.service).await;
+            parts.push(1, self.service, false);
+            tokio::time::sleep(self.service * 2).await;
+            let failed = self
+                .fail_from
+                .is_some_and(|from| self.clock.now_ns() >= from);
+            parts.push(0, self.service * 2, failed);
+            return if failed {
+                Err(ExecutionError::EmptyPlan)
+            } else {
+                Ok(())
+            };
+        }
         let now = self.clock.now_ns();
         if let Some((from, to)) = self.stall {
             if now >= from && now < to {
@@ -104,6 +129,7 @@ async fn simulate(
         stall,
         mix: OpMix::new(&[0.8, 0.2]),
         fail_from: None,
+        names: names(),
     });
     let mut kept = Kept::default();
     let outcome = run(
@@ -309,4 +335,59 @@ async fn a_run_where_everything_fails_stops_by_itself() {
     assert_eq!(writes.ok, 300);
     assert!(writes.errors[&crate::metrics::ErrorClass::Connection] >= 1000);
     assert!(writes.error_examples[&crate::metrics::ErrorClass::Connection].contains("empty plan"));
+}
+
+/// A compound request is recorded as itself and as each of its steps: the first step's
+/// response time includes the wait before sending, the steps add up to the whole, and an
+/// error counts against the step it happened in.
+#[tokio::test(start_paused = true)]
+async fn compound_requests_are_recorded_with_their_steps() {
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated {
+        clock,
+        service: Duration::from_millis(2),
+        stall: None,
+        mix: OpMix::new(&[0.0, 0.0, 1.0]),
+        fail_from: Some(5_000_000_000),
+        names: names(),
+    });
+    let mut kept = Kept::default();
+    let out = run(
+        workload,
+        clock,
+        &config(open(100.0, 100), 10),
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
+    let [write, read, rmw] = [0, 1, 2].map(|op| out.totals[op][Phase::Measure.index()].clone());
+    assert_eq!(rmw.ok + rmw.error_count(), 1000);
+    assert_eq!(read.ok, 1000, "every read step succeeded");
+    assert_eq!(read.error_count(), 0);
+    // Writes fail from 5 s on: the compound request's error is the write step's.
+    assert_eq!(write.ok, rmw.ok);
+    assert_eq!(write.error_count(), rmw.error_count());
+    assert!(
+        (450..=550).contains(&write.error_count()),
+        "{}",
+        write.error_count()
+    );
+    let ms = |ns: u64| ns as f64 / 1e6;
+    assert!(
+        (ms(read.service_ns.max()) - 2.0).abs() < 0.1,
+        "{}",
+        ms(read.service_ns.max())
+    );
+    assert!((ms(write.service_ns.max()) - 4.0).abs() < 0.1);
+    assert!((ms(rmw.response_ns.value_at_quantile(0.5)) - 6.0).abs() < 0.1);
+    // Under the paused clock nothing waits before sending: read + write = the whole.
+    assert!(
+        (ms(read.response_ns.value_at_quantile(0.5))
+            + ms(write.response_ns.value_at_quantile(0.5))
+            - ms(rmw.response_ns.value_at_quantile(0.5)))
+        .abs()
+            < 0.1
+    );
+    assert_eq!(read.wait_ns.len(), 1000, "the first step records the wait");
+    assert_eq!(write.wait_ns.len(), 0, "later steps record none");
 }

@@ -18,7 +18,7 @@ use scylla::statement::Consistency;
 use scylla::value::CqlTimestamp;
 
 use super::generators::{request_rng, PartitionKeys, TextPool};
-use super::{OpMix, Workload, WorkloadConfig};
+use super::{OpMix, Parts, Workload, WorkloadConfig};
 
 /// The names `headroom run` accepts.
 pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries"];
@@ -125,6 +125,7 @@ pub struct Builtin {
     seed: u64,
     statements: [PreparedStatement; 3],
     session: Arc<Session>,
+    op_names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -271,6 +272,7 @@ impl Builtin {
             seed: config.seed,
             statements,
             session,
+            op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
         })
     }
 }
@@ -336,8 +338,8 @@ async fn check_columns(
 }
 
 impl Workload for Builtin {
-    fn op_names(&self) -> &[&'static str] {
-        OP_NAMES
+    fn op_names(&self) -> &[String] {
+        &self.op_names
     }
 
     fn op_for(&self, seq: u64) -> usize {
@@ -352,7 +354,7 @@ impl Workload for Builtin {
         WRITE
     }
 
-    async fn execute(&self, op: usize, seq: u64) -> Result<(), ExecutionError> {
+    async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
         let session = &self.session;
         let mut rng = request_rng(self.seed, seq);
         let key = self.keys.key(seq, &mut rng).to_string();

@@ -5,21 +5,24 @@
 //! repeats exactly whichever worker sends which request. Later formats (YCSB property files,
 //! cassandra-stress profiles, headroom's YAML) implement the same trait.
 
+pub mod any;
 pub mod builtin;
 pub mod generators;
 pub mod mix;
 
 use std::future::Future;
+use std::time::Duration;
 
 use scylla::errors::ExecutionError;
 use serde::{Deserialize, Serialize};
 
+pub use any::AnyWorkload;
 pub use mix::OpMix;
 
 /// One workload, prepared against a session (schema created, statements prepared).
 pub trait Workload: Send + Sync + 'static {
     /// The operation types, by index: e.g. `["write", "read", "delete"]`.
-    fn op_names(&self) -> &[&'static str];
+    fn op_names(&self) -> &[String];
 
     /// The operation type of request `seq`.
     fn op_for(&self, seq: u64) -> usize;
@@ -33,12 +36,67 @@ pub trait Workload: Send + Sync + 'static {
     /// The operation type used to populate the tables before a run.
     fn populate_op(&self) -> usize;
 
-    /// Sends request `seq` of operation type `op` and waits for its answer.
+    /// Sends request `seq` of operation type `op` and waits for its answer. A compound
+    /// request (YCSB's read-modify-write) also notes its steps in `parts`, each of which is
+    /// then recorded under its own operation type as well.
     fn execute(
         &self,
         op: usize,
         seq: u64,
+        parts: &mut Parts,
     ) -> impl Future<Output = Result<(), ExecutionError>> + Send;
+}
+
+/// One step of a compound request: its operation type, how long it took, and whether the
+/// request's error (if any) happened in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The step's operation type (an index into `op_names`).
+    pub op: usize,
+    /// From the step's start (the end of the step before it) to its answer.
+    pub elapsed_ns: u64,
+    /// The request's error happened in this step.
+    pub failed: bool,
+}
+
+/// The steps of one compound request, in order; empty for a simple request (no allocation).
+///
+/// The engine records each step under its own operation type: its service time is its own
+/// length; its response time adds, for the first step only, the request's wait before it was
+/// sent. The steps' response times thus add up to the whole request's.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Parts {
+    steps: [Option<Part>; Parts::MAX],
+}
+
+impl Parts {
+    /// The most steps a request can note.
+    pub const MAX: usize = 2;
+
+    /// Notes a step that took `elapsed`; `failed` when the request's error happened in it.
+    /// Steps past [`Parts::MAX`] are a bug in the workload.
+    pub fn push(&mut self, op: usize, elapsed: Duration, failed: bool) {
+        let slot = self
+            .steps
+            .iter_mut()
+            .find(|s| s.is_none())
+            .expect("a request notes at most Parts::MAX steps");
+        *slot = Some(Part {
+            op,
+            elapsed_ns: elapsed.as_nanos() as u64,
+            failed,
+        });
+    }
+
+    /// The steps noted, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Part> {
+        self.steps.iter().map_while(Option::as_ref)
+    }
+
+    /// No step noted: a simple request.
+    pub fn is_empty(&self) -> bool {
+        self.steps[0].is_none()
+    }
 }
 
 /// How partition keys are drawn from `0..partitions`.
@@ -53,11 +111,25 @@ pub enum PartitionGenerator {
     Sequence,
 }
 
-/// The settings every built-in workload shares, as stored in the run's config.json.
+/// Where a workload's definition comes from, beyond the shared settings of
+/// [`WorkloadConfig`]: as stored in config.json, so that a run can be repeated from it alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "format", rename_all = "kebab-case")]
+pub enum Definition {
+    /// A built-in workload, named by [`WorkloadConfig::name`].
+    #[default]
+    Builtin,
+}
+
+/// The settings of a workload, as stored in the run's config.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadConfig {
-    /// Built-in workload name: keyvalue or timeseries.
+    /// The workload's name: a built-in (keyvalue, timeseries), or the format's name for a
+    /// workload read from a file.
     pub name: String,
+    /// The definition beyond the shared settings.
+    #[serde(default)]
+    pub definition: Definition,
     /// Keyspace of the workload's table.
     pub keyspace: String,
     /// Number of distinct partition keys.

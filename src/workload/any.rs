@@ -1,0 +1,85 @@
+//! One type for every workload format, so that the engine (generic over [`Workload`]) and the
+//! commands deal with a single type whichever format the user chose.
+//!
+//! A new format adds a variant here, a [`Definition`] variant, and its branch in
+//! [`check_name`] (from the command line) and [`AnyWorkload::prepare`] (against a session).
+
+use std::sync::Arc;
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+
+use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
+use super::{Definition, Parts, Workload, WorkloadConfig};
+
+/// A prepared workload of any format.
+pub enum AnyWorkload {
+    /// keyvalue or timeseries.
+    Builtin(Builtin),
+}
+
+impl AnyWorkload {
+    /// Creates the schema the workload needs and prepares its statements.
+    pub async fn prepare(
+        session: Arc<Session>,
+        config: &WorkloadConfig,
+    ) -> Result<AnyWorkload, WorkloadError> {
+        match &config.definition {
+            Definition::Builtin => Ok(AnyWorkload::Builtin(
+                Builtin::prepare(session, config).await?,
+            )),
+        }
+    }
+
+    /// The operation types `config` will have, known before connecting (for checking an
+    /// SLA's `op:` terms).
+    pub fn op_names_of(config: &WorkloadConfig) -> Result<Vec<String>, WorkloadError> {
+        match &config.definition {
+            Definition::Builtin => Ok(super::builtin::OP_NAMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect()),
+        }
+    }
+}
+
+/// Checks that `name` is a workload headroom knows, before anything else is done.
+pub fn check_name(name: &str) -> Result<Definition, WorkloadError> {
+    if BUILTIN_NAMES.contains(&name) {
+        Ok(Definition::Builtin)
+    } else {
+        Err(WorkloadError::Unknown(name.to_string()))
+    }
+}
+
+impl Workload for AnyWorkload {
+    fn op_names(&self) -> &[String] {
+        match self {
+            AnyWorkload::Builtin(w) => w.op_names(),
+        }
+    }
+
+    fn op_for(&self, seq: u64) -> usize {
+        match self {
+            AnyWorkload::Builtin(w) => w.op_for(seq),
+        }
+    }
+
+    fn op_weights(&self) -> Vec<f64> {
+        match self {
+            AnyWorkload::Builtin(w) => w.op_weights(),
+        }
+    }
+
+    fn populate_op(&self) -> usize {
+        match self {
+            AnyWorkload::Builtin(w) => w.populate_op(),
+        }
+    }
+
+    async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
+        match self {
+            AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
+        }
+    }
+}
