@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use serde::{Deserialize, Serialize};
 
 use crate::cluster::GcKind;
 use crate::engine::ArrivalKind;
@@ -235,6 +236,59 @@ pub struct LogsArgs {
     pub gc: bool,
 }
 
+/// What `--ops` says: a count of requests, or a mix of named operations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpsArg {
+    /// Requests in the measured run.
+    Count(u64),
+    /// Operation names and their weights, in the order given.
+    Mix(Vec<(String, f64)>),
+}
+
+/// Reads `--ops`: `20k`, or `insert=1,simple1=9` (cassandra-stress's `ops(insert=1,...)` too).
+pub fn parse_ops(text: &str) -> Result<OpsArg, String> {
+    let text = text.trim();
+    if !text.contains('=') {
+        return units::parse_count(text)
+            .map(OpsArg::Count)
+            .map_err(|e| e.to_string());
+    }
+    let inner = text
+        .strip_prefix("ops(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(text);
+    let mut mix = Vec::new();
+    for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (name, weight) = item
+            .split_once('=')
+            .ok_or_else(|| format!("'{item}': write each operation as NAME=WEIGHT"))?;
+        let weight: f64 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| format!("'{item}': the weight must be a number, 0 or more"))?;
+        mix.push((name.trim().to_string(), weight));
+    }
+    if mix.iter().all(|(_, w)| *w == 0.0) {
+        return Err("at least one operation needs a weight above 0".into());
+    }
+    Ok(OpsArg::Mix(mix))
+}
+
+/// The phases of `headroom run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RunPhase {
+    /// The populate (load) alone.
+    Load,
+    /// The measured run alone.
+    Run,
+    /// The populate, then the measured run.
+    #[default]
+    Both,
+}
+
 /// `headroom run`
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
@@ -251,9 +305,15 @@ pub struct RunArgs {
     #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
     pub duration: Option<Duration>,
 
-    /// Requests in the measured run, instead of a --duration.
-    #[arg(long, value_name = "N", value_parser = units::parse_count, conflicts_with = "duration")]
-    pub ops: Option<u64>,
+    /// Requests in the measured run, instead of a --duration; or, for a cassandra-stress
+    /// profile, the mix of its operations by weight, e.g. 'insert=1,simple1=9'.
+    #[arg(long, value_name = "N|OP=W,...", value_parser = parse_ops)]
+    pub ops: Option<OpsArg>,
+
+    /// Which phases to run: load (the populate alone: --populate rows, or YCSB's
+    /// recordcount), run (the measured run alone, on data loaded before), or both.
+    #[arg(long, value_enum, default_value = "both", value_name = "PHASE")]
+    pub phase: RunPhase,
 
     /// Load before the measured run, excluded from the results and logged on its own.
     #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
@@ -288,18 +348,38 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Workload")]
 pub struct WorkloadArgs {
-    /// The workload: keyvalue or timeseries.
+    /// The workload: keyvalue, timeseries, ycsb, or a YAML file (a cassandra-stress user
+    /// profile, or headroom's own format; see docs/workloads.md).
     ///
     /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
     /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
     /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
     /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
+    /// ycsb: YCSB's core workloads on table ycsb.usertable (-P, -p, --workload).
     #[arg(value_name = "WORKLOAD", required = true)]
     pub name: Option<String>,
 
     /// Number of distinct partition keys, e.g. 100M.
-    #[arg(long, short = 'p', default_value = "1M", value_name = "N", value_parser = units::parse_count)]
+    #[arg(long, default_value = "1M", value_name = "N", value_parser = units::parse_count)]
     pub partitions: u64,
+
+    /// -p N: the number of partitions, as --partitions (tlp-stress). -p KEY=VALUE: a YCSB
+    /// property, overriding the -P files and --workload (YCSB). Repeatable.
+    #[arg(short = 'p', value_name = "N|KEY=VALUE", action = clap::ArgAction::Append)]
+    pub p: Vec<String>,
+
+    /// YCSB: a workload property file, as YCSB reads them (e.g. workloads/workloadf).
+    /// Repeatable; later files override earlier ones.
+    #[arg(short = 'P', long = "property-file", value_name = "FILE")]
+    pub property_files: Vec<PathBuf>,
+
+    /// YCSB: one of YCSB's core workloads, a to f, with the values of its own files.
+    #[arg(long = "workload", value_name = "A-F")]
+    pub ycsb_workload: Option<String>,
+
+    /// The mix of a cassandra-stress profile's operations, set from --ops.
+    #[arg(skip)]
+    pub op_mix: Option<Vec<(String, f64)>>,
 
     /// How partition keys are chosen: uniformly, normally around the middle, or in
     /// sequence (wrapping around).
@@ -589,5 +669,38 @@ mod tests {
         assert_eq!(args.resume.as_deref(), Some(std::path::Path::new("runs/x")));
         assert!(args.workload.name.is_none());
         assert!(Cli::try_parse_from(["headroom", "run"]).is_err());
+    }
+
+    #[test]
+    fn ops_is_a_count_or_a_mix() {
+        assert_eq!(parse_ops("20k"), Ok(OpsArg::Count(20_000)));
+        let mix = OpsArg::Mix(vec![("insert".into(), 1.0), ("simple1".into(), 9.0)]);
+        assert_eq!(parse_ops("insert=1,simple1=9").as_ref(), Ok(&mix));
+        assert_eq!(parse_ops("ops(insert=1, simple1=9)").as_ref(), Ok(&mix));
+        assert!(parse_ops("insert=x").unwrap_err().contains("number"));
+        assert!(parse_ops("insert=0").is_err());
+        assert!(parse_ops("many").is_err());
+    }
+
+    #[test]
+    fn dash_p_is_partitions_or_a_property() {
+        let cli = Cli::try_parse_from([
+            "headroom",
+            "run",
+            "ycsb",
+            "-P",
+            "w",
+            "-p",
+            "recordcount=5",
+            "-p",
+            "10k",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(args.workload.p, ["recordcount=5", "10k"]);
+        assert_eq!(args.workload.property_files, [PathBuf::from("w")]);
+        assert_eq!(args.phase, RunPhase::Both);
     }
 }

@@ -350,7 +350,8 @@ impl LiveRunner<'_> {
             populate,
         ))?;
         match executed {
-            Executed::StoppedDuringPopulate => Ok(None),
+            // Trials always run both phases; a load-only run cannot happen here.
+            Executed::StoppedDuringPopulate | Executed::LoadedOnly => Ok(None),
             Executed::Finished(summary) if summary.stop == StopReason::Interrupted => Ok(None),
             Executed::Finished(summary) => {
                 self.populated = true;

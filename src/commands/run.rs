@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{ClientArgs, RunArgs, WorkloadArgs};
+use crate::cli::{ClientArgs, OpsArg, RunArgs, RunPhase, WorkloadArgs};
 use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
@@ -63,6 +63,9 @@ pub struct RunConfig {
     pub send_resolution_s: f64,
     /// The service level judged per window, if any.
     pub sla: Option<SlaConfig>,
+    /// The phases run: the populate (load), the measured run, or both.
+    #[serde(default)]
+    pub phase: RunPhase,
     /// The command line, as typed.
     pub command_line: Vec<String>,
 }
@@ -90,19 +93,28 @@ impl RunConfig {
                 concurrency: c.unwrap_or(64),
             },
         };
-        let duration = match (args.duration, args.ops) {
+        let mut workload = args.workload.clone();
+        let ops = match &args.ops {
+            Some(OpsArg::Count(n)) => Some(*n),
+            Some(OpsArg::Mix(mix)) => {
+                workload.op_mix = Some(mix.clone());
+                None
+            }
+            None => None,
+        };
+        let duration = match (args.duration, ops) {
+            (Some(_), Some(_)) => {
+                return Err(WorkloadError::Invalid(
+                    "give --duration or --ops N, not both".into(),
+                ))
+            }
             (Some(d), _) => Some(d),
             (None, Some(_)) => None,
             (None, None) => Some(Duration::from_secs(60)),
         };
-        RunConfig::new(
-            &args.workload,
-            client,
-            mode,
-            args.warmup,
-            duration,
-            args.ops,
-        )
+        let mut config = RunConfig::new(&workload, client, mode, args.warmup, duration, ops)?;
+        config.phase = args.phase;
+        Ok(config)
     }
 
     /// A run of `workload` sent by `client` in `mode`, checked.
@@ -116,12 +128,18 @@ impl RunConfig {
     ) -> Result<RunConfig, WorkloadError> {
         let args = workload_args;
         let name = args.name.clone().unwrap_or_default();
-        let definition = crate::workload::any::check_name(&name)?;
+        let definition = crate::workload::any::resolve(&name, args)?;
+        // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
+        let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
+            Some(n) => crate::units::parse_count(n)
+                .map_err(|e| WorkloadError::Invalid(format!("-p {n}: {e}")))?,
+            None => args.partitions,
+        };
         let workload = WorkloadConfig {
             name,
             definition,
             keyspace: args.keyspace.clone(),
-            partitions: args.partitions,
+            partitions,
             partition_generator: args.partition_generator,
             read_ratio: args.read_ratio,
             delete_ratio: args.delete_ratio,
@@ -191,6 +209,7 @@ impl RunConfig {
             connections: client.connections,
             send_resolution_s: client.send_resolution.as_secs_f64(),
             sla: None,
+            phase: RunPhase::Both,
             command_line: std::env::args().collect(),
         })
     }
@@ -221,6 +240,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(match result? {
         Executed::StoppedDuringPopulate => ExitCode::from(130),
+        Executed::LoadedOnly => ExitCode::SUCCESS,
         Executed::Finished(summary) => {
             write_report(&out);
             exit_code(summary.stop)
@@ -349,6 +369,8 @@ pub enum Executed {
     StoppedDuringPopulate,
     /// The measured run ended (completed or not; see its stop reason).
     Finished(Box<RunSummary>),
+    /// `--phase load`: the populate alone ran (if there was anything to populate).
+    LoadedOnly,
 }
 
 /// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue.
@@ -409,7 +431,7 @@ pub async fn execute(
 
     let progress = Arc::new(Progress::default());
     let watcher = watch(stop, &progress);
-    let populated = if populate && config.workload.populate > 0 {
+    let populated = if populate && config.phase != RunPhase::Run && config.workload.populate > 0 {
         Some(populate_rows(&workload, config, progress.clone()).await)
     } else {
         None
@@ -418,6 +440,14 @@ pub async fn execute(
         watcher.abort();
         println!("Stopped during populate.");
         return Ok(Executed::StoppedDuringPopulate);
+    }
+    if config.phase == RunPhase::Load {
+        watcher.abort();
+        if let Some(p) = &populated {
+            write_json(&out.join("load.json"), p)?;
+        }
+        println!("Load phase done (--phase load); no measured run.");
+        return Ok(Executed::LoadedOnly);
     }
     // The measured run gets a fresh count of requests.
     let progress = Arc::new(Progress::default());

@@ -2,7 +2,7 @@
 //! commands deal with a single type whichever format the user chose.
 //!
 //! A new format adds a variant here, a [`Definition`] variant, and its branch in
-//! [`check_name`] (from the command line) and [`AnyWorkload::prepare`] (against a session).
+//! [`resolve`] (from the command line) and [`AnyWorkload::prepare`] (against a session).
 
 use std::sync::Arc;
 
@@ -11,6 +11,7 @@ use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::{Definition, Parts, Workload, WorkloadConfig};
+use crate::cli::WorkloadArgs;
 
 /// A prepared workload of any format.
 pub enum AnyWorkload {
@@ -43,13 +44,40 @@ impl AnyWorkload {
     }
 }
 
-/// Checks that `name` is a workload headroom knows, before anything else is done.
-pub fn check_name(name: &str) -> Result<Definition, WorkloadError> {
+/// Reads the workload the command line names (`name` and the format's own flags in `args`)
+/// into its definition, before anything else is done: every error here is the user's input.
+pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadError> {
     if BUILTIN_NAMES.contains(&name) {
+        refuse_foreign_flags(name, args)?;
         Ok(Definition::Builtin)
     } else {
         Err(WorkloadError::Unknown(name.to_string()))
     }
+}
+
+/// The flags of the other formats make no sense for a built-in workload: say so rather than
+/// ignore them.
+fn refuse_foreign_flags(name: &str, args: &WorkloadArgs) -> Result<(), WorkloadError> {
+    let ycsb = if !args.property_files.is_empty() {
+        Some("-P")
+    } else if args.ycsb_workload.is_some() {
+        Some("--workload")
+    } else if args.p.iter().any(|p| p.contains('=')) {
+        Some("-p KEY=VALUE")
+    } else {
+        None
+    };
+    if let Some(flag) = ycsb {
+        return Err(WorkloadError::Invalid(format!(
+            "{flag} is for the ycsb workload, not {name}"
+        )));
+    }
+    if args.op_mix.is_some() {
+        return Err(WorkloadError::Invalid(format!(
+            "--ops with weights is for cassandra-stress profiles; {name} takes --read-ratio and --delete-ratio"
+        )));
+    }
+    Ok(())
 }
 
 impl Workload for AnyWorkload {
