@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
@@ -63,11 +63,27 @@ pub fn start_options() -> StartOptions {
     }
 }
 
-/// A small-heap configuration of `nodes` nodes.
+/// The first node's address for tests that use [`small_cluster`] and [`hosts`]:
+/// `HEADROOM_TEST_ADDRESS` (e.g. 127.0.0.3, to test beside another node on this machine),
+/// else 127.0.0.1.
+pub fn address() -> Ipv4Addr {
+    std::env::var("HEADROOM_TEST_ADDRESS")
+        .ok()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(Ipv4Addr::LOCALHOST)
+}
+
+/// `--hosts` for the first node of [`small_cluster`].
+pub fn hosts() -> String {
+    format!("{}:9042", address())
+}
+
+/// A small-heap configuration of `nodes` nodes, from [`address`] on.
 pub fn small_cluster(nodes: u32) -> ClusterConfig {
     ClusterConfig {
         nodes,
         heap: ByteSize::mib(768),
+        first_address: address(),
         ..ClusterConfig::default()
     }
 }
