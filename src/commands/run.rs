@@ -129,6 +129,7 @@ impl RunConfig {
         let args = workload_args;
         let name = args.name.clone().unwrap_or_default();
         let definition = crate::workload::any::resolve(&name, args)?;
+        let definition_populate = definition.populate()?;
         // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
         let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
             Some(n) => crate::units::parse_count(n)
@@ -143,7 +144,12 @@ impl RunConfig {
             partition_generator: args.partition_generator,
             read_ratio: args.read_ratio,
             delete_ratio: args.delete_ratio,
-            populate: args.populate,
+            // --populate wins; else the workload's own count (a file's populate, YCSB's
+            // recordcount).
+            populate: match args.populate {
+                0 => definition_populate,
+                n => n,
+            },
             replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
             compaction: args
                 .compaction
@@ -381,7 +387,24 @@ pub fn default_out_dir(what: &str) -> PathBuf {
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .collect::<String>()
         .replace('T', "-");
-    PathBuf::from("runs").join(format!("{stamp}-{what}"))
+    PathBuf::from("runs").join(format!("{stamp}-{}", out_dir_label(what)))
+}
+
+/// What names a run directory: a workload file's stem (`workloads/kv.yaml` gives `kv`),
+/// with anything but letters, digits, `-` and `_` made a `-`.
+fn out_dir_label(what: &str) -> String {
+    let stem = Path::new(what)
+        .file_stem()
+        .map_or(what.into(), |s| s.to_string_lossy());
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// Leaves a note of why a run could not start, and nothing else, in its directory.
@@ -1072,4 +1095,18 @@ struct SlaJudge {
     /// The window that ends the measured part, held until the answers that arrive after the
     /// end (to requests intended before it) are in.
     last: Option<WindowStats>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_directories_are_named_after_the_workload_file_stem() {
+        assert_eq!(out_dir_label("keyvalue"), "keyvalue");
+        assert_eq!(out_dir_label("workloads/time series.yaml"), "time-series");
+        let dir = default_out_dir("../x/kv.yml");
+        assert_eq!(dir.parent(), Some(Path::new("runs")));
+        assert!(dir.to_string_lossy().ends_with("-kv"), "{}", dir.display());
+    }
 }

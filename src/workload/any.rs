@@ -4,19 +4,25 @@
 //! A new format adds a variant here, a [`Definition`] variant, and its branch in
 //! [`resolve`] (from the command line) and [`AnyWorkload::prepare`] (against a session).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
+use super::declarative::{self, Declarative};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
 /// A prepared workload of any format.
+// One per run, behind an Arc: the size of its variants does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyWorkload {
     /// keyvalue or timeseries.
     Builtin(Builtin),
+    /// A file in headroom's own format.
+    Declarative(Declarative),
 }
 
 impl AnyWorkload {
@@ -29,6 +35,12 @@ impl AnyWorkload {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
                 Builtin::prepare(session, config).await?,
             )),
+            Definition::Declarative { path, text, op_mix } => {
+                let checked = declarative::parse(text, path)?;
+                Ok(AnyWorkload::Declarative(
+                    Declarative::prepare(session, &checked, config, op_mix.as_deref()).await?,
+                ))
+            }
         }
     }
 
@@ -40,6 +52,9 @@ impl AnyWorkload {
                 .iter()
                 .map(|s| s.to_string())
                 .collect()),
+            Definition::Declarative { path, text, .. } => {
+                Ok(declarative::parse(text, path)?.op_names)
+            }
         }
     }
 }
@@ -49,9 +64,43 @@ impl AnyWorkload {
 pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadError> {
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
-        Ok(Definition::Builtin)
-    } else {
-        Err(WorkloadError::Unknown(name.to_string()))
+        return Ok(Definition::Builtin);
+    }
+    if is_yaml(name) {
+        let path = Path::new(name);
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            WorkloadError::Invalid(format!("cannot read the workload file {name}: {e}"))
+        })?;
+        if has_top_level_key(&text, "operations") {
+            let checked = declarative::parse(&text, name)?;
+            if let Some(mix) = &args.op_mix {
+                declarative::mix_weights(&checked.op_names, mix)?;
+            }
+            return Ok(Definition::Declarative {
+                path: name.to_string(),
+                text,
+                op_mix: args.op_mix.clone(),
+            });
+        }
+        return Err(WorkloadError::Invalid(format!(
+            "{name} is not a headroom workload file: it has no top-level `operations` (see docs/workloads.md)"
+        )));
+    }
+    Err(WorkloadError::Unknown(name.to_string()))
+}
+
+/// A workload file, by its name.
+fn is_yaml(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yaml") || lower.ends_with(".yml")
+}
+
+/// Whether a YAML text's top-level mapping has `key` (what tells headroom's own format from a
+/// cassandra-stress profile). A text that is no mapping has none.
+fn has_top_level_key(text: &str, key: &str) -> bool {
+    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+        Ok(serde_yaml_ng::Value::Mapping(map)) => map.contains_key(key),
+        _ => false,
     }
 }
 
@@ -84,30 +133,35 @@ impl Workload for AnyWorkload {
     fn op_names(&self) -> &[String] {
         match self {
             AnyWorkload::Builtin(w) => w.op_names(),
+            AnyWorkload::Declarative(w) => w.op_names(),
         }
     }
 
     fn op_for(&self, seq: u64) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.op_for(seq),
+            AnyWorkload::Declarative(w) => w.op_for(seq),
         }
     }
 
     fn op_weights(&self) -> Vec<f64> {
         match self {
             AnyWorkload::Builtin(w) => w.op_weights(),
+            AnyWorkload::Declarative(w) => w.op_weights(),
         }
     }
 
     fn populate_op(&self) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.populate_op(),
+            AnyWorkload::Declarative(w) => w.populate_op(),
         }
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
         match self {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::Declarative(w) => w.execute(op, seq, parts).await,
         }
     }
 }

@@ -39,7 +39,7 @@ pub const TIMESERIES_DELETE_DEPTH_S: i64 = 60;
 #[derive(Debug, thiserror::Error)]
 pub enum WorkloadError {
     /// The workload's name is not a built-in.
-    #[error("unknown workload '{0}': the built-in workloads are {names}", names = BUILTIN_NAMES.join(", "))]
+    #[error("unknown workload '{0}': give a built-in ({names}), ycsb, or a workload file (.yaml: headroom's own format or a cassandra-stress profile)", names = BUILTIN_NAMES.join(", "))]
     Unknown(String),
     /// A setting that cannot work.
     #[error("{0}")]
@@ -60,7 +60,7 @@ pub enum WorkloadError {
     #[error("{action} failed: {reason}\n  CQL: {cql}")]
     Cql {
         /// What headroom was doing.
-        action: &'static str,
+        action: String,
         /// The statement.
         cql: String,
         /// The server's or driver's message.
@@ -70,11 +70,12 @@ pub enum WorkloadError {
 
 impl WorkloadError {
     /// Wraps a driver error with what was being done and the statement.
-    fn cql<E: std::fmt::Display>(
-        action: &'static str,
+    pub(crate) fn cql<E: std::fmt::Display>(
+        action: impl Into<String>,
         cql: &str,
     ) -> impl FnOnce(E) -> WorkloadError {
         let cql = cql.to_string();
+        let action = action.into();
         move |e| WorkloadError::Cql {
             action,
             cql,
@@ -132,6 +133,13 @@ pub struct Builtin {
 enum Kind {
     KeyValue,
     TimeSeries,
+}
+
+/// The CQL of the built-in workload `name` in keyspace `ks`: its table (without options),
+/// then its write, read and delete statements.
+pub fn cql_of(name: &str, ks: &str) -> Result<(String, [String; 3]), WorkloadError> {
+    let kind = Kind::of(name)?;
+    Ok((kind.create_table(ks, ""), kind.statements(ks)))
 }
 
 /// The table of the built-in workload `name`.
@@ -283,7 +291,7 @@ async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError>
         .await
         .map(|_| ())
         .map_err(|e| WorkloadError::Cql {
-            action: "a schema change",
+            action: "a schema change".into(),
             cql,
             reason: e.to_string(),
         })

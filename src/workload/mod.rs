@@ -7,6 +7,7 @@
 
 pub mod any;
 pub mod builtin;
+pub mod declarative;
 pub mod generators;
 pub mod mix;
 
@@ -119,6 +120,28 @@ pub enum Definition {
     /// A built-in workload, named by [`WorkloadConfig::name`].
     #[default]
     Builtin,
+    /// A file in headroom's own format (docs/workloads.md).
+    Declarative {
+        /// Where it was read from.
+        path: String,
+        /// The file's text, as read: the run can be repeated from config.json alone.
+        text: String,
+        /// Weights from `--ops NAME=W,...`, replacing the file's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op_mix: Option<Vec<(String, f64)>>,
+    },
+}
+
+impl Definition {
+    /// The rows the definition itself asks to populate (0 when it says nothing).
+    pub fn populate(&self) -> Result<u64, builtin::WorkloadError> {
+        match self {
+            Definition::Builtin => Ok(0),
+            Definition::Declarative { path, text, .. } => {
+                Ok(declarative::parse(text, path)?.populate.0)
+            }
+        }
+    }
 }
 
 /// The settings of a workload, as stored in the run's config.json.

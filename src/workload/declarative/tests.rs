@@ -1,0 +1,130 @@
+//! Reading and checking workload files, and the built-ins written in the format.
+
+use super::*;
+use crate::workload::builtin::{cql_of, OP_NAMES};
+
+fn err(text: &str) -> String {
+    parse(text, "w.yaml").unwrap_err().to_string()
+}
+
+const MINIMAL: &str = "
+operations:
+  write:
+    cql: INSERT INTO {keyspace}.t (k, v) VALUES (?, ?)
+    args: [sequence(10), text(5)]
+";
+
+#[test]
+fn a_minimal_file_has_defaults() {
+    let checked = parse(MINIMAL, "w.yaml").unwrap();
+    assert_eq!(checked.op_names, ["write"]);
+    assert_eq!(checked.populate, (0, 0));
+    assert_eq!(checked.spec.operations.0[0].1.weight, 1.0);
+    assert_eq!(
+        checked.args[0],
+        [
+            Arg::Inline(Generator::Sequence { min: 0, max: 9 }),
+            Arg::Inline(Generator::Text { min: 5, max: 5 })
+        ]
+    );
+}
+
+#[test]
+fn mistakes_name_the_line_the_operation_or_the_generator() {
+    let unknown_key = err("operations:\n  w:\n    cql: SELECT 1\n    wieght: 2\n");
+    assert!(
+        unknown_key.contains("unknown field `wieght`"),
+        "{unknown_key}"
+    );
+    assert!(unknown_key.contains("line 4"), "{unknown_key}");
+    assert!(err("schema: []\n").contains("missing field `operations`"));
+    let markers = err("operations:\n  w:\n    cql: SELECT * FROM t WHERE k = ?\n");
+    assert!(
+        markers.contains("operation w: the CQL has 1 bind marker(s) (?) but `args` lists 0"),
+        "{markers}"
+    );
+    let generator =
+        err("operations:\n  w:\n    cql: SELECT * FROM t WHERE k = ?\n    args: [key]\n");
+    assert!(
+        generator.contains("'key' is not a generator"),
+        "{generator}"
+    );
+    assert!(
+        generator.contains("nor is it one of the named generators"),
+        "{generator}"
+    );
+    let populate = err(&format!(
+        "{MINIMAL}populate: {{count: 5, operation: read}}\n"
+    ));
+    assert!(
+        populate.contains("no operation is named 'read'; the operations are write"),
+        "{populate}"
+    );
+    assert!(err("operations:\n  w:\n    cql: SELECT 1\n    weight: 0\n")
+        .contains("every operation has weight 0"));
+    assert!(err("operations:\n  w:\n    cql: SELECT 1\n    consistency: MOST\n").contains("MOST"));
+    let twice = err("operations:\n  w:\n    cql: SELECT 1\n  w:\n    cql: SELECT 2\n");
+    assert!(twice.contains("defined twice"), "{twice}");
+}
+
+#[test]
+fn populate_takes_a_count_or_a_count_and_an_operation() {
+    let with = |p: &str| {
+        parse(&format!("{MINIMAL}  read:\n    cql: SELECT 1\n{p}"), "w")
+            .unwrap()
+            .populate
+    };
+    assert_eq!(with("populate: 100k\n"), (100_000, 0));
+    assert_eq!(with("populate: 250\n"), (250, 0));
+    assert_eq!(
+        with("populate:\n  count: 2M\n  operation: read\n"),
+        (2_000_000, 1)
+    );
+}
+
+#[test]
+fn named_generators_are_shared_by_reference() {
+    let checked = parse(
+        "generators:\n  key: uniform(1..100)\noperations:\n  w:\n    cql: UPDATE t SET v = ? WHERE k = ?\n    args: [text(3), key]\n",
+        "w",
+    )
+    .unwrap();
+    assert_eq!(checked.named[0].0, "key");
+    assert_eq!(checked.args[0][1], Arg::Named(0));
+}
+
+#[test]
+fn ops_weights_come_from_the_mix_by_name() {
+    let names = ["insert".to_string(), "read".to_string()];
+    let mix = [("read".to_string(), 9.0)];
+    assert_eq!(mix_weights(&names, &mix).unwrap(), [0.0, 9.0]);
+    let e = mix_weights(&names, &[("scan".to_string(), 1.0)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("its operations are insert, read"), "{e}");
+}
+
+/// The built-ins are expressible in the format: workloads/*.yaml state the same tables and
+/// statements, operation by operation.
+#[test]
+fn the_builtins_are_written_in_the_format() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+    for name in ["keyvalue", "timeseries"] {
+        let (_, checked) = load(&root.join(format!("{name}.yaml"))).unwrap();
+        let (table, statements) = cql_of(name, "{keyspace}").unwrap();
+        let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(checked.op_names, OP_NAMES, "{name}");
+        assert_eq!(
+            checked
+                .spec
+                .schema
+                .iter()
+                .map(|s| squash(s))
+                .collect::<Vec<_>>(),
+            [squash(&table)]
+        );
+        for ((op, spec), cql) in checked.spec.operations.0.iter().zip(&statements) {
+            assert_eq!(squash(&spec.cql), squash(cql), "{name} {op}");
+        }
+    }
+}
