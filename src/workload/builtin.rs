@@ -365,20 +365,22 @@ impl Workload for Builtin {
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
         let session = &self.session;
         let mut rng = request_rng(self.seed, seq);
-        let key = self.keys.key(seq, &mut rng).to_string();
+        // The key's decimal text, formatted on the stack: no allocation per request.
+        let mut key_text = itoa::Buffer::new();
+        let key = key_text.format(self.keys.key(seq, &mut rng));
         let statement = &self.statements[op];
         match (self.kind, op) {
             (_, WRITE) => {
                 let value = self.text.text(&mut rng, 100, 200);
                 session
-                    .execute_unpaged(statement, (key.as_str(), value))
+                    .execute_unpaged(statement, (key, value))
                     .await?;
             }
             (_, READ) => {
-                session.execute_unpaged(statement, (key.as_str(),)).await?;
+                session.execute_unpaged(statement, (key,)).await?;
             }
             (Kind::KeyValue, DELETE) => {
-                session.execute_unpaged(statement, (key.as_str(),)).await?;
+                session.execute_unpaged(statement, (key,)).await?;
             }
             (Kind::TimeSeries, DELETE) => {
                 let now_ms = SystemTime::now()
@@ -386,7 +388,7 @@ impl Workload for Builtin {
                     .map_or(0, |d| d.as_millis() as i64);
                 let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
                 session
-                    .execute_unpaged(statement, (key.as_str(), before))
+                    .execute_unpaged(statement, (key, before))
                     .await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
