@@ -10,6 +10,7 @@ use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
+use super::stress::{self, StressWorkload};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
@@ -17,6 +18,8 @@ use crate::cli::WorkloadArgs;
 pub enum AnyWorkload {
     /// keyvalue or timeseries.
     Builtin(Builtin),
+    /// A cassandra-stress user profile.
+    CassandraStress(StressWorkload),
 }
 
 impl AnyWorkload {
@@ -29,6 +32,9 @@ impl AnyWorkload {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
                 Builtin::prepare(session, config).await?,
             )),
+            Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
+                StressWorkload::prepare(session, config, d).await?,
+            )),
         }
     }
 
@@ -40,6 +46,7 @@ impl AnyWorkload {
                 .iter()
                 .map(|s| s.to_string())
                 .collect()),
+            Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
         }
     }
 }
@@ -50,6 +57,8 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
         Ok(Definition::Builtin)
+    } else if stress::is_profile_path(name) {
+        Ok(Definition::CassandraStress(stress::resolve(name, args)?))
     } else {
         Err(WorkloadError::Unknown(name.to_string()))
     }
@@ -84,30 +93,35 @@ impl Workload for AnyWorkload {
     fn op_names(&self) -> &[String] {
         match self {
             AnyWorkload::Builtin(w) => w.op_names(),
+            AnyWorkload::CassandraStress(w) => w.op_names(),
         }
     }
 
     fn op_for(&self, seq: u64) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.op_for(seq),
+            AnyWorkload::CassandraStress(w) => w.op_for(seq),
         }
     }
 
     fn op_weights(&self) -> Vec<f64> {
         match self {
             AnyWorkload::Builtin(w) => w.op_weights(),
+            AnyWorkload::CassandraStress(w) => w.op_weights(),
         }
     }
 
     fn populate_op(&self) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.populate_op(),
+            AnyWorkload::CassandraStress(w) => w.populate_op(),
         }
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
         match self {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
         }
     }
 }

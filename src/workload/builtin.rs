@@ -70,7 +70,7 @@ pub enum WorkloadError {
 
 impl WorkloadError {
     /// Wraps a driver error with what was being done and the statement.
-    fn cql<E: std::fmt::Display>(
+    pub(crate) fn cql<E: std::fmt::Display>(
         action: &'static str,
         cql: &str,
     ) -> impl FnOnce(E) -> WorkloadError {

@@ -7,8 +7,10 @@
 
 pub mod any;
 pub mod builtin;
+pub mod distribution;
 pub mod generators;
 pub mod mix;
+pub mod stress;
 
 use std::future::Future;
 use std::time::Duration;
@@ -119,6 +121,8 @@ pub enum Definition {
     /// A built-in workload, named by [`WorkloadConfig::name`].
     #[default]
     Builtin,
+    /// A cassandra-stress user profile.
+    CassandraStress(stress::StressDefinition),
 }
 
 /// The settings of a workload, as stored in the run's config.json.
