@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use headroom::cluster::LocalCluster;
+use headroom::workload::stress::profile::Profile;
+use headroom::workload::stress::rows::{Column, CqlType, Kind, Rows};
+use scylla::value::CqlValue;
 use serde_json::Value;
 
 use crate::support::{self, headroom, read_json, stderr, stdout};
@@ -17,9 +20,9 @@ fn profile(name: &str) -> PathBuf {
 
 /// Runs `profile` briefly with `ops` and returns its summary.json, checking that each
 /// operation sent requests and none failed.
-fn run_profile(profile: &Path, ops: &str, expected: &[&str], out: &Path) -> Value {
+fn run_profile(profile: &Path, ops: &str, expected: &[&str], extra: &[&str], out: &Path) -> Value {
     let hosts = support::hosts();
-    let run = headroom(&[
+    let mut args = vec![
         "run",
         profile.to_str().unwrap(),
         "--ops",
@@ -35,7 +38,9 @@ fn run_profile(profile: &Path, ops: &str, expected: &[&str], out: &Path) -> Valu
         &hosts,
         "--out",
         out.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let run = headroom(&args);
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("Populated 300 rows"), "{text}");
@@ -84,19 +89,20 @@ fn profiles_run_unmodified_and_bad_ones_are_refused() {
         &profile("blogposts.yaml"),
         "insert=1,timeline=1,since=1",
         &["insert", "timeline", "since"],
+        // Few partitions, so that every one is written and can be checked below.
+        &["-p", "50"],
         &runs.path().join("blog"),
     );
     run_profile(
         &profile("typestest.yaml"),
         "insert=1,simple1=1,range1=1",
         &["insert", "simple1", "range1"],
+        &[],
         &runs.path().join("types"),
     );
 
-    // The inserts wrote rows the queries can find: the populate's 300 inserts of 1 to 3
-    // domains, 1 to 10 posts each.
-    let count = headroom_count("stress_blog.blogposts");
-    assert!((300..=9000).contains(&count), "{count} rows");
+    // The rows written are the rows the model describes, which the queries bind from.
+    check_blog_rows(&profile("blogposts.yaml"), 50);
 
     let hosts = support::hosts();
     let nowhere = runs.path().join("nowhere");
@@ -138,7 +144,7 @@ fn profiles_run_unmodified_and_bad_ones_are_refused() {
     std::fs::write(
         &lists,
         "keyspace: stress_lists\n\
-         keyspace_definition: CREATE KEYSPACE stress_lists WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n\
+         keyspace_definition: |\n  CREATE KEYSPACE stress_lists WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n\
          table: t\n\
          table_definition: CREATE TABLE t (k int PRIMARY KEY, tags list<text>)\n",
     )
@@ -152,7 +158,7 @@ fn profiles_run_unmodified_and_bad_ones_are_refused() {
     std::fs::write(
         &limit,
         "keyspace: stress_limit\n\
-         keyspace_definition: CREATE KEYSPACE stress_limit WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n\
+         keyspace_definition: |\n  CREATE KEYSPACE stress_limit WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n\
          table: t\n\
          table_definition: CREATE TABLE t (k int PRIMARY KEY, v text)\n\
          queries:\n  top:\n    cql: select * from t where k = ? limit ?\n",
@@ -160,7 +166,7 @@ fn profiles_run_unmodified_and_bad_ones_are_refused() {
     .unwrap();
     bad(
         &[limit.to_str().unwrap()],
-        "line 6: query top: the bind variable '[limit]' is not a column",
+        "line 7: query top: the bind variable '[limit]' is not a column",
     );
     // An unknown key, with its line.
     let seeded = runs.path().join("seeded.yml");
@@ -171,8 +177,27 @@ fn profiles_run_unmodified_and_bad_ones_are_refused() {
     );
 }
 
-/// Counts a table's rows through the library's client (a full scan: small tables only).
-fn headroom_count(table: &str) -> i64 {
+/// Reads back partitions 0..`partitions` of the blog table: each was written (the populate's
+/// 300 inserts of 1 to 3 of 50 partitions reach them all), and each stored row's url is the
+/// one the model generates for its published_date.
+fn check_blog_rows(profile_path: &Path, partitions: u64) {
+    let text = std::fs::read_to_string(profile_path).unwrap();
+    let profile = Profile::parse(&text).unwrap();
+    let column = |name: &str, kind, ty| Column {
+        name: name.to_string(),
+        kind,
+        ty,
+    };
+    let columns = vec![
+        column("domain", Kind::PartitionKey, CqlType::Text),
+        column("published_date", Kind::Clustering, CqlType::TimeUuid),
+        column("author", Kind::Regular, CqlType::Text),
+        column("body", Kind::Regular, CqlType::Text),
+        column("title", Kind::Regular, CqlType::Text),
+        column("url", Kind::Regular, CqlType::Text),
+    ];
+    // The default --seed.
+    let rows = Rows::new(&profile, columns, 1);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let session = headroom::client::connect(&headroom::client::ClientConfig {
@@ -183,13 +208,35 @@ fn headroom_count(table: &str) -> i64 {
         })
         .await
         .unwrap();
-        let cql = format!("SELECT COUNT(*) FROM {table}");
-        let rows = session
-            .query_unpaged(cql.as_str(), &[])
-            .await
-            .unwrap()
-            .into_rows_result()
-            .unwrap();
-        rows.single_row::<(i64,)>().unwrap().0
-    })
+        let cql = "SELECT published_date, url FROM stress_blog.blogposts WHERE domain = ?";
+        let mut checked = 0;
+        for p in 0..partitions {
+            let partition = rows.partition(p);
+            let generated: Vec<Vec<CqlValue>> = (0..partition.rows)
+                .map(|r| rows.row(&partition, r))
+                .collect();
+            let domain = generated[0][0].clone();
+            let stored = session
+                .query_unpaged(cql, (&domain,))
+                .await
+                .unwrap()
+                .into_rows_result()
+                .unwrap();
+            let stored: Vec<(CqlValue, CqlValue)> = stored
+                .rows::<(CqlValue, CqlValue)>()
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert!(!stored.is_empty(), "partition {p} ({domain:?}) has no rows");
+            for (published, url) in stored {
+                let row = generated
+                    .iter()
+                    .find(|g| g[1] == published)
+                    .unwrap_or_else(|| panic!("partition {p}: {published:?} was not generated"));
+                assert_eq!(row[5], url, "partition {p}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= partitions as usize, "{checked} rows checked");
+    });
 }

@@ -115,25 +115,21 @@ pub fn resolve(path: &str, args: &WorkloadArgs) -> Result<StressDefinition, Work
 
 /// Flags of other formats, and table settings the profile's CQL owns: refused, not ignored.
 fn refuse_foreign_flags(args: &WorkloadArgs) -> Result<(), WorkloadError> {
+    let ycsb = "is for the ycsb workload, not a cassandra-stress profile";
     let refused = if !args.property_files.is_empty() {
-        Some("-P is for the ycsb workload")
+        Some(format!("-P {ycsb}"))
     } else if args.ycsb_workload.is_some() {
-        Some("--workload is for the ycsb workload")
+        Some(format!("--workload {ycsb}"))
     } else if args.p.iter().any(|p| p.contains('=')) {
-        Some("-p KEY=VALUE is for the ycsb workload")
+        Some(format!("-p KEY=VALUE {ycsb}"))
     } else if args.read_ratio != 0.0 || args.delete_ratio != 0.0 {
-        Some("--read-ratio and --delete-ratio are for the built-in workloads; a profile's mix is --ops 'insert=1,QUERY=W,...'")
+        Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
     } else if args.compaction.is_some() || args.ttl.is_some() {
-        Some("--compaction and --ttl cannot change a profile's table: write them in its table_definition")
+        Some("--compaction and --ttl cannot change a cassandra-stress profile's table: write them in its table_definition".to_string())
     } else {
         None
     };
-    match refused {
-        Some(why) => Err(WorkloadError::Invalid(format!(
-            "{why}, not a cassandra-stress profile"
-        ))),
-        None => Ok(()),
-    }
+    refused.map_or(Ok(()), |why| Err(WorkloadError::Invalid(why)))
 }
 
 /// The operation names of a definition, before connecting.

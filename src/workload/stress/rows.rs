@@ -429,7 +429,11 @@ mod tests {
         assert_eq!(rows.max_rows(), 12);
         for n in 0..50 {
             let p = rows.partition(n);
-            assert!((6..=12).contains(&p.rows) && p.rows.is_multiple_of(3), "{}", p.rows);
+            assert!(
+                (6..=12).contains(&p.rows) && p.rows.is_multiple_of(3),
+                "{}",
+                p.rows
+            );
         }
     }
 
