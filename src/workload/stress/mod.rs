@@ -29,6 +29,9 @@ use super::generators::{request_rng, PartitionKeys};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
+/// `--keyspace` when not given: a profile's own keyspace replaces it.
+const DEFAULT_KEYSPACE: &str = "headroom";
+
 /// Cassandra refuses batches of more statements than this.
 const MAX_BATCH_STATEMENTS: u64 = 65_535;
 
@@ -124,6 +127,8 @@ fn refuse_foreign_flags(args: &WorkloadArgs) -> Result<(), WorkloadError> {
         Some(format!("-p KEY=VALUE {ycsb}"))
     } else if args.read_ratio != 0.0 || args.delete_ratio != 0.0 {
         Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
+    } else if args.keyspace != DEFAULT_KEYSPACE {
+        Some("--keyspace does not apply: a cassandra-stress profile names its keyspace (its `keyspace:` key)".to_string())
     } else if args.compaction.is_some() || args.ttl.is_some() {
         Some("--compaction and --ttl cannot change a cassandra-stress profile's table: write them in its table_definition".to_string())
     } else {
@@ -570,6 +575,7 @@ mod tests {
         assert!(err(&["--ops", "insert=1,insert=2"]).contains("twice"));
         assert!(err(&["--ops", "insert=1", "-r", "0.5"]).contains("--read-ratio"));
         assert!(err(&["--ops", "insert=1", "--ttl", "1h"]).contains("table_definition"));
+        assert!(err(&["--ops", "insert=1", "--keyspace", "other"]).contains("names its keyspace"));
         assert!(err(&["--ops", "insert=1", "-P", "w"]).contains("-P is for the ycsb"));
     }
 
