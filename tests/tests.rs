@@ -11,4 +11,5 @@ mod cluster;
 mod hdr_tools;
 mod report;
 mod run;
+mod stress_profile;
 mod workload_file;

@@ -26,7 +26,9 @@ use crate::report::summary::{
 };
 use crate::sla::{judge_window, RunVerdict, Sla, WindowAccumulator, WindowStats};
 use crate::workload::builtin::WorkloadError;
-use crate::workload::{compaction_map, replication_map, AnyWorkload, Workload, WorkloadConfig};
+use crate::workload::{
+    compaction_map, replication_map, AnyWorkload, Definition, Workload, WorkloadConfig,
+};
 
 /// The contact point when no --hosts is given: the first local node.
 pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
@@ -129,6 +131,11 @@ impl RunConfig {
         let args = workload_args;
         let name = args.name.clone().unwrap_or_default();
         let definition = crate::workload::any::resolve(&name, args)?;
+        // A profile names its own keyspace; its name in the run is its format's.
+        let (name, keyspace) = match &definition {
+            Definition::CassandraStress(d) => ("cassandra-stress".to_string(), d.keyspace.clone()),
+            _ => (name, args.keyspace.clone()),
+        };
         let definition_populate = definition.populate()?;
         // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
         let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
@@ -139,7 +146,7 @@ impl RunConfig {
         let workload = WorkloadConfig {
             name,
             definition,
-            keyspace: args.keyspace.clone(),
+            keyspace,
             partitions,
             partition_generator: args.partition_generator,
             read_ratio: args.read_ratio,

@@ -12,6 +12,7 @@ use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::declarative::{self, Declarative};
+use super::stress::{self, StressWorkload};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
@@ -23,6 +24,8 @@ pub enum AnyWorkload {
     Builtin(Builtin),
     /// A file in headroom's own format.
     Declarative(Declarative),
+    /// A cassandra-stress user profile.
+    CassandraStress(StressWorkload),
 }
 
 impl AnyWorkload {
@@ -41,6 +44,9 @@ impl AnyWorkload {
                     Declarative::prepare(session, &checked, config, op_mix.as_deref()).await?,
                 ))
             }
+            Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
+                StressWorkload::prepare(session, config, d).await?,
+            )),
         }
     }
 
@@ -55,6 +61,7 @@ impl AnyWorkload {
             Definition::Declarative { path, text, .. } => {
                 Ok(declarative::parse(text, path)?.op_names)
             }
+            Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
         }
     }
 }
@@ -66,25 +73,23 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
         refuse_foreign_flags(name, args)?;
         return Ok(Definition::Builtin);
     }
+    if stress::is_profile_path(name) {
+        return Ok(Definition::CassandraStress(stress::resolve(name, args)?));
+    }
     if is_yaml(name) {
-        let path = Path::new(name);
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        // A readable YAML file with a top-level `operations`: headroom's own format.
+        let text = std::fs::read_to_string(Path::new(name)).map_err(|e| {
             WorkloadError::Invalid(format!("cannot read the workload file {name}: {e}"))
         })?;
-        if has_top_level_key(&text, "operations") {
-            let checked = declarative::parse(&text, name)?;
-            if let Some(mix) = &args.op_mix {
-                declarative::mix_weights(&checked.op_names, mix)?;
-            }
-            return Ok(Definition::Declarative {
-                path: name.to_string(),
-                text,
-                op_mix: args.op_mix.clone(),
-            });
+        let checked = declarative::parse(&text, name)?;
+        if let Some(mix) = &args.op_mix {
+            declarative::mix_weights(&checked.op_names, mix)?;
         }
-        return Err(WorkloadError::Invalid(format!(
-            "{name} is not a headroom workload file: it has no top-level `operations` (see docs/workloads.md)"
-        )));
+        return Ok(Definition::Declarative {
+            path: name.to_string(),
+            text,
+            op_mix: args.op_mix.clone(),
+        });
     }
     Err(WorkloadError::Unknown(name.to_string()))
 }
@@ -93,15 +98,6 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
 fn is_yaml(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".yaml") || lower.ends_with(".yml")
-}
-
-/// Whether a YAML text's top-level mapping has `key` (what tells headroom's own format from a
-/// cassandra-stress profile). A text that is no mapping has none.
-fn has_top_level_key(text: &str, key: &str) -> bool {
-    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
-        Ok(serde_yaml_ng::Value::Mapping(map)) => map.contains_key(key),
-        _ => false,
-    }
 }
 
 /// The flags of the other formats make no sense for a built-in workload: say so rather than
@@ -134,6 +130,7 @@ impl Workload for AnyWorkload {
         match self {
             AnyWorkload::Builtin(w) => w.op_names(),
             AnyWorkload::Declarative(w) => w.op_names(),
+            AnyWorkload::CassandraStress(w) => w.op_names(),
         }
     }
 
@@ -141,6 +138,7 @@ impl Workload for AnyWorkload {
         match self {
             AnyWorkload::Builtin(w) => w.op_for(seq),
             AnyWorkload::Declarative(w) => w.op_for(seq),
+            AnyWorkload::CassandraStress(w) => w.op_for(seq),
         }
     }
 
@@ -148,6 +146,7 @@ impl Workload for AnyWorkload {
         match self {
             AnyWorkload::Builtin(w) => w.op_weights(),
             AnyWorkload::Declarative(w) => w.op_weights(),
+            AnyWorkload::CassandraStress(w) => w.op_weights(),
         }
     }
 
@@ -155,6 +154,7 @@ impl Workload for AnyWorkload {
         match self {
             AnyWorkload::Builtin(w) => w.populate_op(),
             AnyWorkload::Declarative(w) => w.populate_op(),
+            AnyWorkload::CassandraStress(w) => w.populate_op(),
         }
     }
 
@@ -162,6 +162,7 @@ impl Workload for AnyWorkload {
         match self {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Declarative(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
         }
     }
 }

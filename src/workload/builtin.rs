@@ -372,9 +372,7 @@ impl Workload for Builtin {
         match (self.kind, op) {
             (_, WRITE) => {
                 let value = self.text.text(&mut rng, 100, 200);
-                session
-                    .execute_unpaged(statement, (key, value))
-                    .await?;
+                session.execute_unpaged(statement, (key, value)).await?;
             }
             (_, READ) => {
                 session.execute_unpaged(statement, (key,)).await?;
@@ -387,9 +385,7 @@ impl Workload for Builtin {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_millis() as i64);
                 let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
-                session
-                    .execute_unpaged(statement, (key, before))
-                    .await?;
+                session.execute_unpaged(statement, (key, before)).await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
         }

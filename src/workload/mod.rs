@@ -8,8 +8,10 @@
 pub mod any;
 pub mod builtin;
 pub mod declarative;
+pub mod distribution;
 pub mod generators;
 pub mod mix;
+pub mod stress;
 
 use std::future::Future;
 use std::time::Duration;
@@ -130,6 +132,8 @@ pub enum Definition {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         op_mix: Option<Vec<(String, f64)>>,
     },
+    /// A cassandra-stress user profile.
+    CassandraStress(stress::StressDefinition),
 }
 
 impl Definition {
@@ -140,6 +144,8 @@ impl Definition {
             Definition::Declarative { path, text, .. } => {
                 Ok(declarative::parse(text, path)?.populate.0)
             }
+            // A profile says nothing of a populate; --populate counts its inserts.
+            Definition::CassandraStress(_) => Ok(0),
         }
     }
 }

@@ -1,0 +1,624 @@
+//! cassandra-stress user profiles, run unmodified: `headroom run profile.yaml --ops
+//! 'insert=1,simple1=9'`.
+//!
+//! The profile's keyspace and table are created from its CQL when missing; the column types
+//! are read back from system_schema; `insert` writes rows of the partitions the insert
+//! section chooses (in one batch of its batchtype), and each named query binds its `?`
+//! variables by column name from the same rows (see [`rows`]). docs/stress-profiles.md
+//! says what is supported and how it maps onto cassandra-stress.
+
+pub mod profile;
+pub mod rows;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rand::Rng;
+use scylla::client::session::Session;
+use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
+use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::Consistency;
+use scylla::value::CqlValue;
+use serde::{Deserialize, Serialize};
+
+use self::profile::{BatchKind, Fields, Profile, INSERT};
+use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
+use super::builtin::{parse_consistency, WorkloadError};
+use super::generators::{request_rng, PartitionKeys};
+use super::{OpMix, Parts, Workload, WorkloadConfig};
+use crate::cli::WorkloadArgs;
+
+/// `--keyspace` when not given: a profile's own keyspace replaces it.
+const DEFAULT_KEYSPACE: &str = "headroom";
+
+/// Cassandra refuses batches of more statements than this.
+const MAX_BATCH_STATEMENTS: u64 = 65_535;
+
+/// A cassandra-stress profile as stored in config.json: its text, so that a run can be
+/// repeated from config.json alone, and the operation mix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StressDefinition {
+    /// The profile's path, as given.
+    pub path: String,
+    /// The profile's keyspace.
+    pub keyspace: String,
+    /// The profile's text.
+    pub profile: String,
+    /// Each operation's weight, in the profile's order: insert, then the queries.
+    pub ops: Vec<(String, f64)>,
+}
+
+impl StressDefinition {
+    /// The profile, parsed (it was checked when the definition was made).
+    fn parsed(&self) -> Result<Profile, WorkloadError> {
+        Profile::parse(&self.profile)
+            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", self.path)))
+    }
+}
+
+/// Whether the WORKLOAD argument names a cassandra-stress profile: a .yaml or .yml file
+/// whose top-level mapping has no `operations` key (that key marks headroom's own format).
+pub fn is_profile_path(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if !(lower.ends_with(".yaml") || lower.ends_with(".yml")) {
+        return false;
+    }
+    // An unreadable file is this format's to report.
+    std::fs::read_to_string(name).map_or(true, |text| profile::is_stress_profile(&text))
+}
+
+/// Reads the profile `path` and the operation mix from the command line.
+pub fn resolve(path: &str, args: &WorkloadArgs) -> Result<StressDefinition, WorkloadError> {
+    let text = std::fs::read_to_string(Path::new(path))
+        .map_err(|e| WorkloadError::Invalid(format!("cannot read the profile {path}: {e}")))?;
+    let profile =
+        Profile::parse(&text).map_err(|e| WorkloadError::Invalid(format!("{path}: {e}")))?;
+    refuse_foreign_flags(args)?;
+    let names = profile.op_names();
+    let ops = match &args.op_mix {
+        None if names.len() == 1 => vec![(INSERT.to_string(), 1.0)],
+        None => {
+            let example: Vec<String> = names.iter().map(|n| format!("{n}=1")).collect();
+            return Err(WorkloadError::Invalid(format!(
+                "{path} has the operations {}: give their mix with --ops, e.g. --ops '{}'",
+                names.join(", "),
+                example.join(",")
+            )));
+        }
+        Some(mix) => {
+            let mut weights = vec![0.0; names.len()];
+            let mut given = vec![false; names.len()];
+            for (name, weight) in mix {
+                let lower = name.to_ascii_lowercase();
+                let Some(i) = names.iter().position(|n| *n == lower) else {
+                    return Err(WorkloadError::Invalid(format!(
+                        "--ops: '{name}' is not an operation of {path}; its operations are {}",
+                        names.join(", ")
+                    )));
+                };
+                if given[i] {
+                    return Err(WorkloadError::Invalid(format!(
+                        "--ops names '{name}' twice"
+                    )));
+                }
+                given[i] = true;
+                weights[i] = *weight;
+            }
+            names.into_iter().zip(weights).collect()
+        }
+    };
+    Ok(StressDefinition {
+        path: path.to_string(),
+        keyspace: profile.keyspace.clone(),
+        profile: text,
+        ops,
+    })
+}
+
+/// Flags of other formats, and table settings the profile's CQL owns: refused, not ignored.
+fn refuse_foreign_flags(args: &WorkloadArgs) -> Result<(), WorkloadError> {
+    let ycsb = "is for the ycsb workload, not a cassandra-stress profile";
+    let refused = if !args.property_files.is_empty() {
+        Some(format!("-P {ycsb}"))
+    } else if args.ycsb_workload.is_some() {
+        Some(format!("--workload {ycsb}"))
+    } else if args.p.iter().any(|p| p.contains('=')) {
+        Some(format!("-p KEY=VALUE {ycsb}"))
+    } else if args.read_ratio != 0.0 || args.delete_ratio != 0.0 {
+        Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
+    } else if args.keyspace != DEFAULT_KEYSPACE {
+        Some("--keyspace does not apply: a cassandra-stress profile names its keyspace (its `keyspace:` key)".to_string())
+    } else if args.compaction.is_some() || args.ttl.is_some() {
+        Some("--compaction and --ttl cannot change a cassandra-stress profile's table: write them in its table_definition".to_string())
+    } else {
+        None
+    };
+    refused.map_or(Ok(()), |why| Err(WorkloadError::Invalid(why)))
+}
+
+/// The operation names of a definition, before connecting.
+pub fn op_names_of(definition: &StressDefinition) -> Vec<String> {
+    definition.ops.iter().map(|(n, _)| n.clone()).collect()
+}
+
+/// A named query, prepared.
+#[derive(Debug)]
+struct PreparedQuery {
+    statement: PreparedStatement,
+    fields: Fields,
+    /// For each bind variable, its column's index in [`Rows`] order.
+    columns: Vec<usize>,
+    /// A variable of the partition key takes its value from the partition, whichever row.
+    partition_key: Vec<bool>,
+}
+
+/// A cassandra-stress profile, ready to send requests.
+#[derive(Debug)]
+pub struct StressWorkload {
+    session: Arc<Session>,
+    rows: Rows,
+    profile: Profile,
+    insert: PreparedStatement,
+    queries: Vec<PreparedQuery>,
+    op_names: Vec<String>,
+    weights: Vec<f64>,
+    mix: OpMix,
+    keys: PartitionKeys,
+    seed: u64,
+    consistency: Consistency,
+}
+
+impl StressWorkload {
+    /// Creates the keyspace, table and extra definitions when missing, reads the table's
+    /// columns, and prepares the insert and the queries.
+    pub async fn prepare(
+        session: Arc<Session>,
+        config: &WorkloadConfig,
+        definition: &StressDefinition,
+    ) -> Result<StressWorkload, WorkloadError> {
+        let profile = definition.parsed()?;
+        let consistency = parse_consistency(&config.consistency)?;
+        let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
+        let path = &definition.path;
+        if config.drop {
+            schema(&session, &format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+        }
+        if !exists(&session, ks, None).await? {
+            let cql = match &profile.keyspace_definition {
+                Some(cql) => cql.clone(),
+                // cassandra-stress needs the keyspace to exist; headroom makes it with
+                // --replication instead.
+                None => format!(
+                    "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
+                    config.replication
+                ),
+            };
+            schema(&session, &cql).await?;
+        }
+        session
+            .use_keyspace(ks, false)
+            .await
+            .map_err(WorkloadError::cql("using the profile's keyspace", ks))?;
+        let created = if exists(&session, ks, Some(table)).await? {
+            false
+        } else {
+            let Some(cql) = &profile.table_definition else {
+                return Err(WorkloadError::Invalid(format!(
+                    "{path}: table {ks}.{table} does not exist and the profile has no table_definition to create it"
+                )));
+            };
+            schema(&session, cql).await?;
+            true
+        };
+        for cql in &profile.extra_definitions {
+            match session.query_unpaged(cql.as_str(), &[]).await {
+                Ok(_) => {}
+                // Run again on an existing schema: cassandra-stress ignores these too.
+                Err(ExecutionError::LastAttemptError(RequestAttemptError::DbError(
+                    DbError::AlreadyExists { .. },
+                    _,
+                ))) => {}
+                Err(e) => {
+                    return Err(WorkloadError::Cql {
+                        action: "an extra definition".into(),
+                        cql: cql.clone(),
+                        reason: e.to_string(),
+                    })
+                }
+            }
+        }
+        session
+            .await_schema_agreement()
+            .await
+            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
+
+        let columns = table_columns(&session, ks, table).await?;
+        if columns.is_empty() {
+            return Err(WorkloadError::Invalid(format!(
+                "{path}: table {ks}.{table} was not found after creating it; is `table: {table}` the table table_definition creates?"
+            )));
+        }
+        let mut typed = Vec::with_capacity(columns.len());
+        for (name, kind, ty) in &columns {
+            let Some(cql_type) = CqlType::parse(ty) else {
+                return Err(WorkloadError::Invalid(format!(
+                    "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values yet; the types it can: {SUPPORTED_TYPES}"
+                )));
+            };
+            typed.push(Column {
+                name: name.clone(),
+                kind: *kind,
+                ty: cql_type,
+            });
+        }
+        for spec in &profile.columns {
+            if !typed.iter().any(|c| c.name == spec.name) {
+                let names: Vec<&str> = typed.iter().map(|c| c.name.as_str()).collect();
+                let how = if created {
+                    ""
+                } else {
+                    " (the table existed before: use another keyspace, or --drop to recreate it, which deletes its data)"
+                };
+                return Err(WorkloadError::Incompatible {
+                    table: format!("{ks}.{table}"),
+                    workload: path.to_string(),
+                    found: names.join(", "),
+                    expected: format!(
+                        "the column '{}' of its columnspec (line {}){how}",
+                        spec.name, spec.line
+                    ),
+                });
+            }
+        }
+        let rows = Rows::new(&profile, typed, config.seed);
+        check_batch_size(&profile, &rows, path)?;
+
+        let names: Vec<String> = rows.columns().map(|c| quoted(&c.name)).collect();
+        let insert_cql = format!(
+            "INSERT INTO {ks}.{table} ({}) VALUES ({})",
+            names.join(", "),
+            vec!["?"; names.len()].join(", ")
+        );
+        let insert = prepare(&session, &insert_cql, consistency).await?;
+        let mut queries = Vec::with_capacity(profile.queries.len());
+        for query in &profile.queries {
+            let statement = prepare(&session, &query.cql, consistency).await?;
+            let mut columns = Vec::new();
+            let mut partition_key = Vec::new();
+            for spec in statement.get_variable_col_specs().iter() {
+                let Some(index) = rows.index_of(spec.name()) else {
+                    return Err(WorkloadError::Invalid(format!(
+                        "{path}: line {}: query {}: the bind variable '{}' is not a column of {ks}.{table}; headroom binds each ? by the column it is compared with (LIMIT ? and functions of ? are not supported yet)",
+                        query.line, query.name, spec.name()
+                    )));
+                };
+                let kind = rows.columns().nth(index).map(|c| c.kind);
+                partition_key.push(kind == Some(Kind::PartitionKey));
+                columns.push(index);
+            }
+            queries.push(PreparedQuery {
+                statement,
+                fields: query.fields,
+                columns,
+                partition_key,
+            });
+        }
+
+        let op_names = op_names_of(definition);
+        let weights: Vec<f64> = definition.ops.iter().map(|(_, w)| *w).collect();
+        Ok(StressWorkload {
+            session,
+            rows,
+            insert,
+            queries,
+            mix: OpMix::new(&weights),
+            weights,
+            op_names,
+            keys: PartitionKeys::new(config.partitions, config.partition_generator),
+            seed: config.seed,
+            consistency,
+            profile,
+        })
+    }
+
+    /// One insert: the rows the insert section selects, of the partitions it chooses, in
+    /// one statement or a batch.
+    async fn insert(&self, seq: u64) -> Result<(), ExecutionError> {
+        let mut rng = request_rng(self.seed, seq);
+        let spec = &self.profile.insert;
+        let count = spec.partitions.sample(&mut rng);
+        let mut values: Vec<Vec<CqlValue>> = Vec::new();
+        for i in 0..count {
+            // In sequence, insert n covers partitions n·max .. n·max + count.
+            let place = seq.wrapping_mul(spec.partitions.max()).wrapping_add(i);
+            let partition = self.rows.partition(self.keys.key(place, &mut rng));
+            let chance = spec.select.sample(&mut rng);
+            let wanted = (chance * partition.rows as f64).round() as u64;
+            for row in pick_rows(&mut rng, partition.rows, wanted) {
+                values.push(self.rows.row(&partition, row));
+            }
+        }
+        if values.len() == 1 {
+            self.session
+                .execute_unpaged(&self.insert, &values[0])
+                .await?;
+            return Ok(());
+        }
+        let kind = match spec.batch {
+            BatchKind::Logged => BatchType::Logged,
+            BatchKind::Unlogged => BatchType::Unlogged,
+        };
+        for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
+            let mut batch = Batch::new(kind);
+            for _ in chunk {
+                batch.append_statement(self.insert.clone());
+            }
+            batch.set_consistency(self.consistency);
+            batch.set_is_idempotent(false);
+            self.session.batch(&batch, chunk).await?;
+        }
+        Ok(())
+    }
+
+    /// One named query, its variables bound from the rows of one partition: all from one
+    /// row (samerow), or each from a row of its own (multirow).
+    async fn query(&self, query: &PreparedQuery, seq: u64) -> Result<(), ExecutionError> {
+        let mut rng = request_rng(self.seed, seq);
+        let partition = self.rows.partition(self.keys.key(seq, &mut rng));
+        let same_row = rng.random_range(0..partition.rows);
+        let values: Vec<CqlValue> = query
+            .columns
+            .iter()
+            .zip(&query.partition_key)
+            .map(|(&column, &is_key)| {
+                let row = match query.fields {
+                    Fields::MultiRow if !is_key => rng.random_range(0..partition.rows),
+                    _ => same_row,
+                };
+                self.rows.value(column, &partition, row)
+            })
+            .collect();
+        self.session
+            .execute_unpaged(&query.statement, &values)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Refuses, as cassandra-stress does, a LOGGED insert that can exceed Cassandra's limit of
+/// statements in a batch; an UNLOGGED one is sent in several batches instead.
+fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
+    let insert = &profile.insert;
+    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
+    let most = per_partition.saturating_mul(insert.partitions.max());
+    if insert.batch == BatchKind::Logged && most > MAX_BATCH_STATEMENTS {
+        return Err(WorkloadError::Invalid(format!(
+            "{path}: an insert can write {most} rows ({} partitions × {per_partition} rows), more than the {MAX_BATCH_STATEMENTS} statements a LOGGED batch can hold: lower insert.partitions, insert.select or the cluster counts, or use batchtype: UNLOGGED",
+            insert.partitions.max()
+        )));
+    }
+    Ok(())
+}
+
+/// A column name as CQL must write it to keep its case.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+async fn schema(session: &Session, cql: &str) -> Result<(), WorkloadError> {
+    session
+        .query_unpaged(cql, &[])
+        .await
+        .map(|_| ())
+        .map_err(|e| WorkloadError::Cql {
+            action: "a schema change from the profile".into(),
+            cql: cql.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+async fn prepare(
+    session: &Session,
+    cql: &str,
+    consistency: Consistency,
+) -> Result<PreparedStatement, WorkloadError> {
+    let mut statement = session
+        .prepare(cql)
+        .await
+        .map_err(WorkloadError::cql("preparing a statement", cql))?;
+    statement.set_consistency(consistency);
+    // A retried request hides latency; a failed one is data.
+    statement.set_is_idempotent(false);
+    Ok(statement)
+}
+
+/// Whether the keyspace (or, given `table`, its table) exists.
+async fn exists(session: &Session, ks: &str, table: Option<&str>) -> Result<bool, WorkloadError> {
+    let result = match table {
+        None => {
+            let cql = "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?";
+            session
+                .query_unpaged(cql, (ks,))
+                .await
+                .map_err(WorkloadError::cql("reading the schema", cql))?
+        }
+        Some(table) => {
+            let cql = "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
+            session
+                .query_unpaged(cql, (ks, table))
+                .await
+                .map_err(WorkloadError::cql("reading the schema", cql))?
+        }
+    };
+    let rows = result
+        .into_rows_result()
+        .map_err(WorkloadError::cql("reading the schema", ""))?;
+    Ok(rows.rows_num() > 0)
+}
+
+/// The table's columns in key order: name, kind, type as system_schema writes it.
+async fn table_columns(
+    session: &Session,
+    ks: &str,
+    table: &str,
+) -> Result<Vec<(String, Kind, String)>, WorkloadError> {
+    let cql = "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
+    let result = session
+        .query_unpaged(cql, (ks, table))
+        .await
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+        .into_rows_result()
+        .map_err(WorkloadError::cql("reading the schema", cql))?;
+    let mut columns = Vec::new();
+    for row in result
+        .rows::<(String, String, i32, String)>()
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+    {
+        let (name, kind, position, ty) =
+            row.map_err(WorkloadError::cql("reading the schema", cql))?;
+        let kind = match kind.as_str() {
+            "partition_key" => Kind::PartitionKey,
+            "clustering" => Kind::Clustering,
+            "static" => Kind::Static,
+            _ => Kind::Regular,
+        };
+        columns.push((position, name, kind, ty));
+    }
+    // Key columns by their position in the key; the others by name.
+    columns.sort_by(|a, b| (a.2 as u8, a.0, &a.1).cmp(&(b.2 as u8, b.0, &b.1)));
+    Ok(columns
+        .into_iter()
+        .map(|(_, name, kind, ty)| (name, kind, ty))
+        .collect())
+}
+
+impl Workload for StressWorkload {
+    fn op_names(&self) -> &[String] {
+        &self.op_names
+    }
+
+    fn op_for(&self, seq: u64) -> usize {
+        self.mix.op_for(seq)
+    }
+
+    fn op_weights(&self) -> Vec<f64> {
+        self.weights.clone()
+    }
+
+    fn populate_op(&self) -> usize {
+        0
+    }
+
+    async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
+        match op {
+            0 => self.insert(seq).await,
+            q => self.query(&self.queries[q - 1], seq).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str], profile: &Path) -> WorkloadArgs {
+        let mut argv = vec!["headroom", "run", profile.to_str().unwrap()];
+        argv.extend_from_slice(extra);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            crate::cli::Command::Run(run) => {
+                let mut w = run.workload;
+                if let Some(crate::cli::OpsArg::Mix(mix)) = run.ops {
+                    w.op_mix = Some(mix);
+                }
+                w
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/profiles")
+            .join(name)
+    }
+
+    #[test]
+    fn the_mix_names_the_profile_operations() {
+        let path = fixture("blogposts.yaml");
+        let def = resolve(
+            path.to_str().unwrap(),
+            &args(&["--ops", "insert=1,Timeline=2"], &path),
+        )
+        .unwrap();
+        assert_eq!(def.keyspace, "stress_blog");
+        assert_eq!(
+            def.ops,
+            [
+                ("insert".to_string(), 1.0),
+                ("timeline".to_string(), 2.0),
+                ("since".to_string(), 0.0)
+            ]
+        );
+        let err = |extra: &[&str]| {
+            resolve(path.to_str().unwrap(), &args(extra, &path))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(&["--ops", "insert=1,read=1"]).contains("'read' is not an operation of"));
+        assert!(err(&["--ops", "insert=1,read=1"])
+            .contains("its operations are insert, timeline, since"));
+        assert!(err(&[])
+            .contains("give their mix with --ops, e.g. --ops 'insert=1,timeline=1,since=1'"));
+        assert!(err(&["--ops", "insert=1,insert=2"]).contains("twice"));
+        assert!(err(&["--ops", "insert=1", "-r", "0.5"]).contains("--read-ratio"));
+        assert!(err(&["--ops", "insert=1", "--ttl", "1h"]).contains("table_definition"));
+        assert!(err(&["--ops", "insert=1", "--keyspace", "other"]).contains("names its keyspace"));
+        assert!(err(&["--ops", "insert=1", "-P", "w"]).contains("-P is for the ycsb"));
+    }
+
+    #[test]
+    fn paths_are_told_apart_by_extension_and_operations_key() {
+        assert!(!is_profile_path("keyvalue"));
+        assert!(is_profile_path(fixture("blogposts.yaml").to_str().unwrap()));
+        assert!(is_profile_path("missing.yml"), "its error is this format's");
+        let own = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+        std::fs::write(own.path(), "operations:\n  read: {}\n").unwrap();
+        assert!(!is_profile_path(own.path().to_str().unwrap()));
+        let text = resolve("missing.yml", &args(&[], Path::new("missing.yml")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("cannot read the profile missing.yml"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_profile_error_names_the_file_and_line() {
+        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+        std::fs::write(
+            file.path(),
+            "keyspace: k\ntable: t\ninsert:\n  batchsize: 3\n",
+        )
+        .unwrap();
+        let path = file.path().to_str().unwrap();
+        let text = resolve(path, &args(&[], file.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(text.starts_with(&format!("{path}: line 4: ")), "{text}");
+        assert!(text.contains("unknown field `batchsize`"), "{text}");
+    }
+
+    #[test]
+    fn an_insert_only_profile_needs_no_mix() {
+        let file = tempfile::Builder::new().suffix(".yml").tempfile().unwrap();
+        std::fs::write(file.path(), "keyspace: k\ntable: t\n").unwrap();
+        let path = file.path().to_str().unwrap();
+        let def = resolve(path, &args(&[], file.path())).unwrap();
+        assert_eq!(def.ops, [("insert".to_string(), 1.0)]);
+        assert_eq!(op_names_of(&def), ["insert"]);
+    }
+}

@@ -1,0 +1,751 @@
+//! Reading a cassandra-stress user profile (YAML) into a checked [`Profile`].
+//!
+//! Every key cassandra-stress documents is either understood or refused with its line:
+//! an unknown key is serde's "unknown field" error (which carries the line), a key
+//! cassandra-stress knows but headroom does not support yet says so, and a value that does
+//! not parse names its key and the line it is on. Nothing is silently ignored.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+use crate::workload::distribution::{Distribution, Ratio};
+
+/// The operation every profile has: writing rows of the table.
+pub const INSERT: &str = "insert";
+
+/// A profile, checked.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// The keyspace of the table.
+    pub keyspace: String,
+    /// CQL creating the keyspace, when it is missing.
+    pub keyspace_definition: Option<String>,
+    /// The table written and read.
+    pub table: String,
+    /// CQL creating the table, when it is missing.
+    pub table_definition: Option<String>,
+    /// More CQL run after the table is created (indexes, views...).
+    pub extra_definitions: Vec<String>,
+    /// How the values of named columns are generated; other columns take the defaults.
+    pub columns: Vec<ColumnSpec>,
+    /// How an insert chooses its partitions and rows.
+    pub insert: InsertSpec,
+    /// The named queries, in the order of the file.
+    pub queries: Vec<Query>,
+}
+
+/// The generation of one column's values.
+#[derive(Debug, Clone)]
+pub struct ColumnSpec {
+    /// The column.
+    pub name: String,
+    /// Text and blob lengths. Default uniform(4..8).
+    pub size: Distribution,
+    /// The distinct values the column draws from. Default uniform(1..100B).
+    pub population: Distribution,
+    /// For a clustering column: how many values it has under each value of the columns
+    /// before it. Default fixed(1).
+    pub cluster: Distribution,
+    /// The line of its entry in the profile.
+    pub line: usize,
+}
+
+impl ColumnSpec {
+    /// The defaults cassandra-stress gives a column the profile does not name.
+    pub fn default_for(name: &str) -> ColumnSpec {
+        ColumnSpec {
+            name: name.to_string(),
+            size: Distribution::parse(DEFAULT_SIZE).expect("a valid default"),
+            population: Distribution::parse(DEFAULT_POPULATION).expect("a valid default"),
+            cluster: Distribution::fixed(1),
+            line: 0,
+        }
+    }
+}
+
+const DEFAULT_SIZE: &str = "uniform(4..8)";
+const DEFAULT_POPULATION: &str = "uniform(1..100B)";
+
+/// The insert section.
+#[derive(Debug, Clone)]
+pub struct InsertSpec {
+    /// Partitions written by one insert. Default fixed(1).
+    pub partitions: Distribution,
+    /// The chance of each row of a partition to be written, drawn per partition and insert.
+    /// Default fixed(1)/1: all its rows.
+    pub select: Ratio,
+    /// The batch of an insert of more than one row.
+    pub batch: BatchKind,
+}
+
+/// The type of the batch an insert sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchKind {
+    /// Written to the batch log first: all or nothing. cassandra-stress's default.
+    Logged,
+    /// Sent as is.
+    Unlogged,
+}
+
+/// How a query's bind variables are filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// All from one row of a partition.
+    SameRow,
+    /// Each from a row of the partition chosen on its own. cassandra-stress's default.
+    MultiRow,
+}
+
+/// A named query.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// Its name (lower case, as cassandra-stress matches them): the operation's name.
+    pub name: String,
+    /// Its CQL, with `?` for the values to bind.
+    pub cql: String,
+    /// Where its values come from.
+    pub fields: Fields,
+    /// The line of its entry in the profile.
+    pub line: usize,
+}
+
+/// An error in a profile: where it is and what would be right.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, naming the key.
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// The file as written: plain strings, checked afterwards so that each error can name its
+/// key and line.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    /// Only names a profile among several (which headroom does not combine): harmless.
+    #[serde(default)]
+    #[allow(dead_code)]
+    specname: Option<String>,
+    keyspace: String,
+    #[serde(default)]
+    keyspace_definition: Option<String>,
+    table: String,
+    #[serde(default)]
+    table_definition: Option<String>,
+    #[serde(default)]
+    extra_definitions: Option<Vec<String>>,
+    #[serde(default)]
+    columnspec: Option<Vec<RawColumn>>,
+    #[serde(default)]
+    insert: Option<RawInsert>,
+    #[serde(default)]
+    queries: Option<serde_yaml_ng::Mapping>,
+    // Keys of cassandra-stress that headroom does not support yet: refused below.
+    #[serde(default)]
+    token_range_queries: Option<IgnoredAny>,
+    #[serde(default)]
+    seed: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawColumn {
+    name: String,
+    #[serde(default)]
+    size: Option<Scalar>,
+    #[serde(default)]
+    population: Option<Scalar>,
+    #[serde(default)]
+    cluster: Option<Scalar>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInsert {
+    #[serde(default)]
+    partitions: Option<Scalar>,
+    #[serde(default)]
+    select: Option<Scalar>,
+    #[serde(default)]
+    batchtype: Option<Scalar>,
+    #[serde(default, rename = "row-population")]
+    row_population: Option<IgnoredAny>,
+    #[serde(default)]
+    visits: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuery {
+    cql: String,
+    #[serde(default)]
+    fields: Option<String>,
+}
+
+/// A scalar written as text or a number (`size: 10` as well as `size: fixed(10)`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Text(String),
+    Number(u64),
+}
+
+impl Scalar {
+    fn text(&self) -> String {
+        match self {
+            Scalar::Text(t) => t.clone(),
+            Scalar::Number(n) => n.to_string(),
+        }
+    }
+}
+
+/// Whether a YAML text is a cassandra-stress profile rather than headroom's own format:
+/// a mapping at the top, without the `operations` key of headroom's format.
+pub fn is_stress_profile(text: &str) -> bool {
+    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+        Ok(serde_yaml_ng::Value::Mapping(m)) => !m.contains_key("operations"),
+        // Not a mapping, or not YAML: the profile reader says what is wrong.
+        _ => true,
+    }
+}
+
+impl Profile {
+    /// Parses and checks a profile's text.
+    pub fn parse(text: &str) -> Result<Profile, ProfileError> {
+        let source = Source(text);
+        let raw: RawProfile = serde_yaml_ng::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line());
+            let mut message = e.to_string();
+            // The line leads the message already.
+            if let Some(at) = message.rfind(" at line ") {
+                message.truncate(at);
+            }
+            ProfileError { line, message }
+        })?;
+        for (present, key) in [
+            (raw.token_range_queries.is_some(), "token_range_queries"),
+            (raw.seed.is_some(), "seed"),
+        ] {
+            if present {
+                return Err(source.error(
+                    key,
+                    None,
+                    format!(
+                        "{key} is a cassandra-stress key headroom does not support yet; remove it"
+                    ),
+                ));
+            }
+        }
+        for (key, value) in [("keyspace", &raw.keyspace), ("table", &raw.table)] {
+            if !is_plain_name(value) {
+                return Err(source.error(
+                    key,
+                    Some(value),
+                    format!(
+                        "{key} '{value}' is not a plain CQL name (letters, digits, underscores)"
+                    ),
+                ));
+            }
+        }
+
+        let mut columns = Vec::new();
+        let mut seen = BTreeSet::new();
+        for raw_column in raw.columnspec.unwrap_or_default() {
+            let name = raw_column.name.clone();
+            let lines = source.lines_of("name", Some(&name));
+            let line = lines.first().copied();
+            if !seen.insert(name.clone()) {
+                return Err(ProfileError {
+                    line: lines.get(1).copied(),
+                    message: format!("columnspec names column '{name}' twice"),
+                });
+            }
+            let mut spec = ColumnSpec::default_for(&name);
+            spec.line = line.unwrap_or(0);
+            for (key, value, slot) in [
+                ("size", &raw_column.size, &mut spec.size),
+                ("population", &raw_column.population, &mut spec.population),
+                ("cluster", &raw_column.cluster, &mut spec.cluster),
+            ] {
+                if let Some(value) = value {
+                    let text = value.text();
+                    *slot = Distribution::parse(&text).map_err(|e| {
+                        source.error(key, Some(&text), format!("columnspec '{name}', {key}: {e}"))
+                    })?;
+                }
+            }
+            if spec.cluster.min() == 0 {
+                return Err(source.error(
+                    "cluster",
+                    Some(&spec.cluster.to_string()),
+                    format!("columnspec '{name}', cluster: {} can draw 0: a clustering column has at least one value per parent", spec.cluster),
+                ));
+            }
+            columns.push(spec);
+        }
+
+        let insert = match raw.insert {
+            None => InsertSpec {
+                partitions: Distribution::fixed(1),
+                select: Ratio::parse("fixed(1)/1").expect("a valid default"),
+                batch: BatchKind::Logged,
+            },
+            Some(raw_insert) => insert_spec(&source, raw_insert)?,
+        };
+
+        let mut queries: Vec<Query> = Vec::new();
+        let queries_line = source.line_of("queries", None).unwrap_or(0);
+        for (key, value) in raw.queries.unwrap_or_default() {
+            let Some(written) = key.as_str() else {
+                return Err(source.error(
+                    "queries",
+                    None,
+                    "queries: each query is named by a text key, e.g. `simple1:`".into(),
+                ));
+            };
+            let name = written.to_ascii_lowercase();
+            // Its key under `queries:` (a query may be named like a top-level key).
+            let line = source
+                .lines_of(written, None)
+                .into_iter()
+                .find(|&l| l > queries_line);
+            let raw_query: RawQuery =
+                serde_yaml_ng::from_value(value).map_err(|e| ProfileError {
+                    line,
+                    message: format!("queries, {name}: {e}"),
+                })?;
+            if name == INSERT || queries.iter().any(|q| q.name == name) {
+                return Err(ProfileError {
+                    line,
+                    message: format!(
+                        "queries: the name '{name}' is taken (query names are case-insensitive, and 'insert' is the insert operation)"
+                    ),
+                });
+            }
+            let fields = match raw_query
+                .fields
+                .as_deref()
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                None | Some("multirow") => Fields::MultiRow,
+                Some("samerow") => Fields::SameRow,
+                Some(other) => {
+                    return Err(source.error(
+                        "fields",
+                        Some(other),
+                        format!("queries, {name}, fields: '{other}' is not samerow or multirow"),
+                    ))
+                }
+            };
+            let cql = raw_query
+                .cql
+                .trim()
+                .trim_end_matches(';')
+                .trim()
+                .to_string();
+            if cql.is_empty() {
+                return Err(ProfileError {
+                    line,
+                    message: format!("queries, {name}: cql is empty"),
+                });
+            }
+            queries.push(Query {
+                name,
+                cql,
+                fields,
+                line: line.unwrap_or(0),
+            });
+        }
+
+        let definition = |text: Option<String>| {
+            text.map(|t| t.trim().trim_end_matches(';').trim().to_string())
+                .filter(|t| !t.is_empty())
+        };
+        Ok(Profile {
+            keyspace: raw.keyspace,
+            keyspace_definition: definition(raw.keyspace_definition),
+            table: raw.table,
+            table_definition: definition(raw.table_definition),
+            extra_definitions: raw
+                .extra_definitions
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|t| definition(Some(t)))
+                .collect(),
+            columns,
+            insert,
+            queries,
+        })
+    }
+
+    /// The operation names: `insert`, then the queries in the order of the file.
+    pub fn op_names(&self) -> Vec<String> {
+        std::iter::once(INSERT.to_string())
+            .chain(self.queries.iter().map(|q| q.name.clone()))
+            .collect()
+    }
+
+    /// The generation of column `name`: its columnspec entry or the defaults.
+    pub fn column(&self, name: &str) -> ColumnSpec {
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .cloned()
+            .unwrap_or_else(|| ColumnSpec::default_for(name))
+    }
+}
+
+fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileError> {
+    for (present, key) in [
+        (raw.row_population.is_some(), "row-population"),
+        (raw.visits.is_some(), "visits"),
+    ] {
+        if present {
+            return Err(source.error(
+                key,
+                None,
+                format!("insert, {key}: a cassandra-stress key headroom does not support yet; remove it"),
+            ));
+        }
+    }
+    let partitions = match raw.partitions {
+        None => Distribution::fixed(1),
+        Some(value) => {
+            let text = value.text();
+            let d = Distribution::parse(&text).map_err(|e| {
+                source.error(
+                    "partitions",
+                    Some(&text),
+                    format!("insert, partitions: {e}"),
+                )
+            })?;
+            if d.min() == 0 {
+                return Err(source.error(
+                    "partitions",
+                    Some(&text),
+                    format!("insert, partitions: {d} can draw 0: an insert writes at least one partition"),
+                ));
+            }
+            d
+        }
+    };
+    let select = match raw.select {
+        None => Ratio::parse("fixed(1)/1").expect("a valid default"),
+        Some(value) => {
+            let text = value.text();
+            Ratio::parse(&text)
+                .map_err(|e| source.error("select", Some(&text), format!("insert, select: {e}")))?
+        }
+    };
+    let batch = match raw.batchtype.map(|b| b.text()) {
+        None => BatchKind::Logged,
+        Some(text) => match text.to_ascii_uppercase().as_str() {
+            "LOGGED" => BatchKind::Logged,
+            "UNLOGGED" => BatchKind::Unlogged,
+            _ => {
+                return Err(source.error(
+                    "batchtype",
+                    Some(&text),
+                    format!("insert, batchtype: '{text}' is not LOGGED or UNLOGGED (COUNTER batches are not supported yet)"),
+                ))
+            }
+        },
+    };
+    Ok(InsertSpec {
+        partitions,
+        select,
+        batch,
+    })
+}
+
+/// A plain CQL name: letters, digits, underscores.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The profile's text, to find the line of a key when serde does not report it.
+struct Source<'a>(&'a str);
+
+impl Source<'_> {
+    /// The first line holding `key:` (as a mapping key, possibly a list item's first) with,
+    /// when given, `value` after it.
+    fn line_of(&self, key: &str, value: Option<&str>) -> Option<usize> {
+        self.lines_of(key, value).first().copied()
+    }
+
+    /// Every such line, in order.
+    fn lines_of(&self, key: &str, value: Option<&str>) -> Vec<usize> {
+        let unquote = |v: &str| v.trim().trim_matches(|c| c == '\'' || c == '"').to_string();
+        self.0
+            .lines()
+            .enumerate()
+            .filter_map(|(i, line)| {
+                let line = line.trim_start();
+                let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+                let line = unquote(line.split(" #").next().unwrap_or(line));
+                let rest = line
+                    .strip_prefix(key)?
+                    .trim_start_matches(['\'', '"'])
+                    .trim_start()
+                    .strip_prefix(':')?;
+                match value {
+                    Some(v) if unquote(rest) != v.trim() => None,
+                    _ => Some(i + 1),
+                }
+            })
+            .collect()
+    }
+
+    fn error(&self, key: &str, value: Option<&str>, message: String) -> ProfileError {
+        ProfileError {
+            line: self.line_of(key, value),
+            message,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str = "\
+specname: blog
+keyspace: ks
+keyspace_definition: |
+  CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+table: posts
+table_definition: |
+  CREATE TABLE posts (domain text, published timeuuid, body text, PRIMARY KEY (domain, published))
+extra_definitions:
+  - CREATE INDEX IF NOT EXISTS ON posts (body);
+columnspec:
+  - name: domain
+    size: gaussian(5..100)
+    population: uniform(1..10M)
+  - name: published
+    cluster: fixed(1000)
+  - name: body
+    size: fixed(100)
+insert:
+  partitions: uniform(1..5)
+  select: fixed(1)/1000
+  batchtype: unlogged
+queries:
+  Latest:
+    cql: select * from posts where domain = ? LIMIT 1;
+    fields: SAMEROW
+  range:
+    cql: select * from posts where domain = ? and published >= ?
+";
+
+    #[test]
+    fn a_full_profile_reads_with_each_key() {
+        let p = Profile::parse(FULL).unwrap();
+        assert_eq!(p.keyspace, "ks");
+        assert!(p
+            .keyspace_definition
+            .as_deref()
+            .unwrap()
+            .ends_with("'replication_factor': 1}"));
+        assert_eq!(p.table, "posts");
+        assert_eq!(
+            p.extra_definitions,
+            ["CREATE INDEX IF NOT EXISTS ON posts (body)"]
+        );
+        assert_eq!(p.columns.len(), 3);
+        assert_eq!(p.columns[0].population.max(), 10_000_000);
+        assert_eq!(p.columns[0].line, 11);
+        assert_eq!(p.column("published").cluster.min(), 1000);
+        assert_eq!(p.column("body").size.max(), 100);
+        // Unnamed columns take cassandra-stress's defaults.
+        let other = p.column("other");
+        assert_eq!((other.size.min(), other.size.max()), (4, 8));
+        assert_eq!(other.population.max(), 100_000_000_000);
+        assert_eq!(other.cluster.max(), 1);
+        assert_eq!(p.insert.partitions.max(), 5);
+        assert_eq!(p.insert.select.max(), 0.001);
+        assert_eq!(p.insert.batch, BatchKind::Unlogged);
+        assert_eq!(p.op_names(), ["insert", "latest", "range"]);
+        assert_eq!(p.queries[0].fields, Fields::SameRow);
+        assert_eq!(
+            p.queries[0].cql,
+            "select * from posts where domain = ? LIMIT 1"
+        );
+        assert_eq!(p.queries[0].line, 23);
+        assert_eq!(
+            p.queries[1].fields,
+            Fields::MultiRow,
+            "multirow is the default"
+        );
+    }
+
+    #[test]
+    fn insert_defaults_are_cassandra_stress_ones() {
+        let p = Profile::parse("keyspace: k\ntable: t\n").unwrap();
+        assert_eq!(p.insert.partitions.max(), 1);
+        assert_eq!(p.insert.select.max(), 1.0);
+        assert_eq!(p.insert.batch, BatchKind::Logged);
+        assert_eq!(p.op_names(), ["insert"]);
+        assert!(p.keyspace_definition.is_none() && p.table_definition.is_none());
+    }
+
+    fn error(text: &str) -> ProfileError {
+        Profile::parse(text).unwrap_err()
+    }
+
+    fn replaced(from: &str, to: &str) -> String {
+        assert!(FULL.contains(from), "{from}");
+        FULL.replacen(from, to, 1)
+    }
+
+    #[test]
+    fn each_error_names_its_key_and_line() {
+        let cases: &[(String, usize, &str)] = &[
+            (
+                replaced("  - name: body\n", "  - name: body\n    sise: 1\n"),
+                17,
+                "unknown field `sise`",
+            ),
+            (
+                replaced("specname: blog\n", "specname: blog\nseeds: 4\n"),
+                2,
+                "unknown field `seeds`",
+            ),
+            (
+                replaced(
+                    "specname: blog\n",
+                    "token_range_queries:\n  all:\n    columns: '*'\n",
+                ),
+                1,
+                "token_range_queries is a cassandra-stress key headroom does not support yet",
+            ),
+            (
+                replaced("specname: blog\n", "seed: x\n"),
+                1,
+                "seed is a cassandra-stress key",
+            ),
+            (
+                replaced(
+                    "  batchtype: unlogged\n",
+                    "  batchtype: unlogged\n  row-population: fixed(1)/1\n",
+                ),
+                22,
+                "insert, row-population",
+            ),
+            (
+                replaced(
+                    "  batchtype: unlogged\n",
+                    "  batchtype: unlogged\n  visits: fixed(1)\n",
+                ),
+                22,
+                "insert, visits",
+            ),
+            (
+                replaced("  batchtype: unlogged\n", "  batchtype: counter\n"),
+                21,
+                "'counter' is not LOGGED or UNLOGGED",
+            ),
+            (
+                replaced(
+                    "  batchtype: unlogged\n",
+                    "  batchtype: unlogged\n  partition: fixed(1)\n",
+                ),
+                22,
+                "unknown field `partition`",
+            ),
+            (
+                replaced("size: gaussian(5..100)", "size: gaussian(5..)"),
+                12,
+                "columnspec 'domain', size: 'gaussian(5..)'",
+            ),
+            (
+                replaced("population: uniform(1..10M)", "population: zipf(1..10M)"),
+                13,
+                "unknown distribution 'zipf'",
+            ),
+            (
+                replaced("size: fixed(100)", "size: 100"),
+                17,
+                "columnspec 'body', size: '100' is not a distribution",
+            ),
+            (
+                replaced("cluster: fixed(1000)", "cluster: uniform(0..10)"),
+                15,
+                "cluster: uniform(0..10) can draw 0",
+            ),
+            (
+                replaced("partitions: uniform(1..5)", "partitions: uniform(1..five)"),
+                19,
+                "insert, partitions: 'uniform(1..five)'",
+            ),
+            (
+                replaced("partitions: uniform(1..5)", "partitions: fixed(0)"),
+                19,
+                "can draw 0",
+            ),
+            (
+                replaced("select: fixed(1)/1000", "select: fixed(1)"),
+                20,
+                "insert, select: 'fixed(1)' is not a ratio",
+            ),
+            (
+                replaced("fields: SAMEROW", "fields: somerow"),
+                25,
+                "fields: 'somerow' is not samerow or multirow",
+            ),
+            (
+                replaced("    fields: SAMEROW\n", "    field: samerow\n"),
+                23,
+                "queries, latest: unknown field `field`",
+            ),
+            (
+                replaced("  range:\n", "  LATEST:\n"),
+                26,
+                "the name 'latest' is taken",
+            ),
+            (
+                replaced("  range:\n", "  insert:\n"),
+                26,
+                "the name 'insert' is taken",
+            ),
+            (
+                replaced("  - name: body\n", "  - name: domain\n"),
+                16,
+                "names column 'domain' twice",
+            ),
+            (
+                replaced("table: posts\n", "table: my-posts\n"),
+                5,
+                "table 'my-posts' is not a plain CQL name",
+            ),
+            (replaced("table: posts\n", ""), 1, "missing field `table`"),
+        ];
+        for (text, line, message) in cases {
+            let e = error(text);
+            assert!(e.message.contains(message), "expected '{message}' in: {e}");
+            assert_eq!(e.line, Some(*line), "line of '{message}': {e}");
+            assert!(e.to_string().starts_with(&format!("line {line}: ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn headroom_format_is_told_apart_by_its_operations_key() {
+        assert!(is_stress_profile(FULL));
+        assert!(!is_stress_profile("name: x\noperations:\n  - read\n"));
+        assert!(is_stress_profile("- a list\n"));
+    }
+}

@@ -1,0 +1,524 @@
+//! The rows a cassandra-stress profile describes: which partitions exist, how many rows each
+//! has, and every column's value, all derived from the run's seed so that a query finds the
+//! rows an insert wrote.
+//!
+//! The model, after cassandra-stress's:
+//! - partition `p` (0..`--partitions`, drawn by `--partition-generator`) has, for each
+//!   partition-key column, a value drawn from that column's `population`, seeded by `p`;
+//! - a clustering column has `cluster` values under each value of the columns before it
+//!   (drawn once per partition and column), so a partition has the product of those counts
+//!   as rows; row `r` is numbered in clustering order, and each clustering value is drawn
+//!   from the column's `population`, seeded by the partition and the row's path to it;
+//! - a regular column's value is drawn from its `population`, seeded by partition and row;
+//!   a static column's, by the partition;
+//! - a value is a function of its column and the number drawn from the population (its
+//!   identity): numbers are the identity itself, text and blobs take a length from `size`
+//!   and their content from the identity. So `population: uniform(1..10)` gives a column ten
+//!   distinct values, whatever its type.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+use scylla::value::{CqlDate, CqlDecimal, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint};
+use uuid::Uuid;
+
+use super::profile::{ColumnSpec, Profile};
+use crate::workload::distribution::Distribution;
+use crate::workload::generators::TextPool;
+
+/// The CQL types headroom generates values for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CqlType {
+    /// text, varchar
+    Text,
+    /// ascii
+    Ascii,
+    /// int
+    Int,
+    /// bigint
+    BigInt,
+    /// smallint
+    SmallInt,
+    /// tinyint
+    TinyInt,
+    /// float
+    Float,
+    /// double
+    Double,
+    /// boolean
+    Boolean,
+    /// uuid
+    Uuid,
+    /// timeuuid
+    TimeUuid,
+    /// timestamp
+    Timestamp,
+    /// date
+    Date,
+    /// time
+    Time,
+    /// blob
+    Blob,
+    /// inet
+    Inet,
+    /// decimal
+    Decimal,
+    /// varint
+    Varint,
+}
+
+/// The types [`CqlType::parse`] accepts, for messages.
+pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint";
+
+impl CqlType {
+    /// The type as system_schema.columns writes it; None for types headroom cannot generate
+    /// yet (collections, counters, user types, tuples, durations, vectors).
+    pub fn parse(name: &str) -> Option<CqlType> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "text" | "varchar" => CqlType::Text,
+            "ascii" => CqlType::Ascii,
+            "int" => CqlType::Int,
+            "bigint" => CqlType::BigInt,
+            "smallint" => CqlType::SmallInt,
+            "tinyint" => CqlType::TinyInt,
+            "float" => CqlType::Float,
+            "double" => CqlType::Double,
+            "boolean" => CqlType::Boolean,
+            "uuid" => CqlType::Uuid,
+            "timeuuid" => CqlType::TimeUuid,
+            "timestamp" => CqlType::Timestamp,
+            "date" => CqlType::Date,
+            "time" => CqlType::Time,
+            "blob" => CqlType::Blob,
+            "inet" => CqlType::Inet,
+            "decimal" => CqlType::Decimal,
+            "varint" => CqlType::Varint,
+            _ => return None,
+        })
+    }
+}
+
+/// What a column is in its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Part of the partition key.
+    PartitionKey,
+    /// A clustering column.
+    Clustering,
+    /// A static column: one value per partition.
+    Static,
+    /// Any other column.
+    Regular,
+}
+
+/// One column of the table, as read from system_schema.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its type.
+    pub ty: CqlType,
+}
+
+/// A column with its generation.
+#[derive(Debug, Clone)]
+struct Generated {
+    column: Column,
+    spec: ColumnSpec,
+    /// Separates the columns' random streams.
+    salt: u64,
+}
+
+/// The rows of the table, as the profile describes them.
+#[derive(Debug, Clone)]
+pub struct Rows {
+    seed: u64,
+    /// In insert order: partition key, clustering, static, regular.
+    columns: Vec<Generated>,
+    /// Indexes into `columns`.
+    clustering: Vec<usize>,
+    text: TextPool,
+}
+
+/// One partition: its number and the row counts of its clustering levels.
+#[derive(Debug, Clone)]
+pub struct Partition {
+    /// The partition's number.
+    pub number: u64,
+    /// Values of each clustering column under one value of the columns before it.
+    counts: Vec<u64>,
+    /// Rows in the partition: the product of `counts`.
+    pub rows: u64,
+}
+
+impl Rows {
+    /// The rows of `columns` (in the table's key order) generated as `profile` says.
+    pub fn new(profile: &Profile, columns: Vec<Column>, seed: u64) -> Rows {
+        let mut ordered: Vec<Generated> = Vec::with_capacity(columns.len());
+        for kind in [
+            Kind::PartitionKey,
+            Kind::Clustering,
+            Kind::Static,
+            Kind::Regular,
+        ] {
+            for column in columns.iter().filter(|c| c.kind == kind) {
+                ordered.push(Generated {
+                    spec: profile.column(&column.name),
+                    salt: mix(fnv(column.name.as_bytes())),
+                    column: column.clone(),
+                });
+            }
+        }
+        let clustering = ordered
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.column.kind == Kind::Clustering)
+            .map(|(i, _)| i)
+            .collect();
+        Rows {
+            seed,
+            columns: ordered,
+            clustering,
+            text: TextPool::new(seed),
+        }
+    }
+
+    /// The columns in insert order.
+    pub fn columns(&self) -> impl Iterator<Item = &Column> {
+        self.columns.iter().map(|g| &g.column)
+    }
+
+    /// The index of column `name` in insert order.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|g| g.column.name == name)
+    }
+
+    /// The most rows a partition can have.
+    pub fn max_rows(&self) -> u64 {
+        self.clustering
+            .iter()
+            .map(|&i| self.columns[i].spec.cluster.max())
+            .fold(1u64, u64::saturating_mul)
+    }
+
+    /// Partition `number`, with its row counts.
+    pub fn partition(&self, number: u64) -> Partition {
+        let counts: Vec<u64> = self
+            .clustering
+            .iter()
+            .map(|&i| {
+                let g = &self.columns[i];
+                let mut rng = rng3(self.seed, g.salt ^ CLUSTER, mix(number));
+                g.spec.cluster.sample(&mut rng).max(1)
+            })
+            .collect();
+        let rows = counts.iter().copied().fold(1u64, u64::saturating_mul);
+        Partition {
+            number,
+            counts,
+            rows,
+        }
+    }
+
+    /// Every column's value in row `row` of `partition`, in insert order.
+    pub fn row(&self, partition: &Partition, row: u64) -> Vec<CqlValue> {
+        (0..self.columns.len())
+            .map(|i| self.value(i, partition, row))
+            .collect()
+    }
+
+    /// The value of column `index` (insert order) in row `row` of `partition`.
+    pub fn value(&self, index: usize, partition: &Partition, row: u64) -> CqlValue {
+        let g = &self.columns[index];
+        let p = mix(partition.number);
+        let place = match g.column.kind {
+            Kind::PartitionKey => p,
+            Kind::Static => p ^ STATIC,
+            Kind::Clustering => {
+                let level = self
+                    .clustering
+                    .iter()
+                    .position(|&i| i == index)
+                    .expect("a clustering column");
+                self.path(partition, row, level)
+            }
+            Kind::Regular => mix(p ^ mix(row ^ REGULAR)),
+        };
+        let identity = g
+            .spec
+            .population
+            .sample(&mut rng3(self.seed, g.salt, place));
+        self.value_of(g, identity)
+    }
+
+    /// A hash of row `row`'s clustering values down to `level`: rows sharing them share it.
+    fn path(&self, partition: &Partition, row: u64, level: usize) -> u64 {
+        // Row numbers are mixed-radix: the last clustering column varies fastest.
+        let mut digits = vec![0u64; partition.counts.len()];
+        let mut rest = row;
+        for (d, &count) in digits.iter_mut().zip(&partition.counts).rev() {
+            *d = rest % count;
+            rest /= count;
+        }
+        digits[..=level]
+            .iter()
+            .fold(mix(partition.number), |h, &d| mix(h ^ mix(d)))
+    }
+
+    fn value_of(&self, g: &Generated, identity: u64) -> CqlValue {
+        let h = mix(g.salt ^ identity);
+        match g.column.ty {
+            CqlType::Text | CqlType::Ascii => {
+                let mut rng = SmallRng::seed_from_u64(h);
+                let len = length(&g.spec.size, &mut rng);
+                let text = self.text.text(&mut rng, len, len).to_string();
+                if g.column.ty == CqlType::Text {
+                    CqlValue::Text(text)
+                } else {
+                    CqlValue::Ascii(text)
+                }
+            }
+            CqlType::Blob => {
+                let mut rng = SmallRng::seed_from_u64(h);
+                let mut bytes = vec![0u8; length(&g.spec.size, &mut rng)];
+                rng.fill_bytes(&mut bytes);
+                CqlValue::Blob(bytes)
+            }
+            // Numbers are the identity itself, as in cassandra-stress: a population of
+            // uniform(1..1000) gives the values 1 to 1000.
+            CqlType::Int => CqlValue::Int(identity as i32),
+            CqlType::BigInt => CqlValue::BigInt(identity as i64),
+            CqlType::SmallInt => CqlValue::SmallInt(identity as i16),
+            CqlType::TinyInt => CqlValue::TinyInt(identity as i8),
+            CqlType::Float => CqlValue::Float(identity as f32),
+            CqlType::Double => CqlValue::Double(identity as f64),
+            CqlType::Boolean => CqlValue::Boolean(identity % 2 == 1),
+            CqlType::Decimal => CqlValue::Decimal(CqlDecimal::from_signed_be_bytes_and_exponent(
+                (identity as i64).to_be_bytes().to_vec(),
+                2,
+            )),
+            CqlType::Varint => CqlValue::Varint(CqlVarint::from_signed_bytes_be(
+                (identity as i64).to_be_bytes().to_vec(),
+            )),
+            // Milliseconds since the epoch.
+            CqlType::Timestamp => CqlValue::Timestamp(CqlTimestamp(identity as i64)),
+            // Days since the epoch (CQL counts from 2^31), within about a century.
+            CqlType::Date => CqlValue::Date(CqlDate((1u32 << 31) + (identity % 36_525) as u32)),
+            CqlType::Time => CqlValue::Time(CqlTime((identity % 86_400_000_000_000) as i64)),
+            CqlType::Inet => CqlValue::Inet(IpAddr::V4(Ipv4Addr::from(identity as u32))),
+            CqlType::Uuid => {
+                let mut bytes = [0u8; 16];
+                bytes[..8].copy_from_slice(&h.to_be_bytes());
+                bytes[8..].copy_from_slice(&mix(h).to_be_bytes());
+                CqlValue::Uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
+            }
+            CqlType::TimeUuid => CqlValue::Timeuuid(CqlTimeuuid::from(time_uuid(identity, h))),
+        }
+    }
+}
+
+/// A version-1 UUID whose time is `identity` milliseconds after the Unix epoch, with clock
+/// sequence and node from `h`: timeuuids sort as their identities do.
+fn time_uuid(identity: u64, h: u64) -> Uuid {
+    // 100 ns intervals since 1582-10-15.
+    const GREGORIAN_TO_UNIX: u64 = 0x01B2_1DD2_1381_4000;
+    let t = GREGORIAN_TO_UNIX.wrapping_add(identity.wrapping_mul(10_000)) & ((1 << 60) - 1);
+    let mut bytes = [0u8; 16];
+    bytes[0..4].copy_from_slice(&(t as u32).to_be_bytes());
+    bytes[4..6].copy_from_slice(&((t >> 32) as u16).to_be_bytes());
+    bytes[6..8].copy_from_slice(&((((t >> 48) as u16) & 0x0FFF) | 0x1000).to_be_bytes());
+    // The variant (10xx) in the clock sequence's top bits.
+    bytes[8] = 0x80 | ((h >> 56) as u8 & 0x3F);
+    bytes[9] = (h >> 48) as u8;
+    bytes[10..16].copy_from_slice(&h.to_be_bytes()[2..8]);
+    Uuid::from_bytes(bytes)
+}
+
+/// A text or blob length drawn from `size`, capped at the text pool's size.
+fn length(size: &Distribution, rng: &mut SmallRng) -> usize {
+    size.sample(rng).min(1 << 20) as usize
+}
+
+/// Tags separating the streams of one column that serve different purposes.
+const CLUSTER: u64 = 0xC1A5_7E12;
+const STATIC: u64 = 0x57A7_1C00;
+const REGULAR: u64 = 0x0E6A_1A12;
+
+/// A random-number generator for one draw of one column in one place.
+fn rng3(seed: u64, salt: u64, place: u64) -> SmallRng {
+    SmallRng::seed_from_u64(mix(seed ^ mix(salt ^ mix(place))))
+}
+
+/// SplitMix64's finaliser: spreads nearby inputs over the whole range.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// FNV-1a of a column name: a stable salt across runs and platforms.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Draws `count` distinct row numbers below `rows`, in order.
+pub fn pick_rows<R: Rng>(rng: &mut R, rows: u64, count: u64) -> Vec<u64> {
+    let count = count.clamp(1, rows.max(1));
+    if count >= rows {
+        return (0..rows).collect();
+    }
+    let mut picked: Vec<u64> = if rows <= usize::MAX as u64 {
+        rand::seq::index::sample(rng, rows as usize, count as usize)
+            .into_iter()
+            .map(|i| i as u64)
+            .collect()
+    } else {
+        (0..count).map(|_| rng.random_range(0..rows)).collect()
+    };
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(columnspec: &str) -> Profile {
+        Profile::parse(&format!("keyspace: k\ntable: t\ncolumnspec:\n{columnspec}")).unwrap()
+    }
+
+    fn column(name: &str, kind: Kind, ty: CqlType) -> Column {
+        Column {
+            name: name.into(),
+            kind,
+            ty,
+        }
+    }
+
+    fn blog() -> Rows {
+        let p = profile(
+            "  - name: domain\n    size: fixed(12)\n    population: uniform(1..1000)\n\
+             \x20 - name: day\n    cluster: uniform(2..4)\n    population: uniform(1..100k)\n\
+             \x20 - name: seq\n    cluster: fixed(3)\n\
+             \x20 - name: body\n    size: uniform(50..60)\n",
+        );
+        Rows::new(
+            &p,
+            vec![
+                column("body", Kind::Regular, CqlType::Text),
+                column("domain", Kind::PartitionKey, CqlType::Text),
+                column("day", Kind::Clustering, CqlType::Date),
+                column("seq", Kind::Clustering, CqlType::Int),
+            ],
+            7,
+        )
+    }
+
+    #[test]
+    fn rows_come_in_key_order_with_the_product_of_cluster_counts() {
+        let rows = blog();
+        let names: Vec<&str> = rows.columns().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["domain", "day", "seq", "body"]);
+        assert_eq!(rows.max_rows(), 12);
+        for n in 0..50 {
+            let p = rows.partition(n);
+            assert!(
+                (6..=12).contains(&p.rows) && p.rows.is_multiple_of(3),
+                "{}",
+                p.rows
+            );
+        }
+    }
+
+    #[test]
+    fn values_repeat_per_place_and_follow_the_spec() {
+        let rows = blog();
+        let p = rows.partition(5);
+        assert_eq!(rows.row(&p, 1), rows.row(&rows.partition(5), 1));
+        let (a, b) = (rows.row(&p, 0), rows.row(&p, 1));
+        // Same partition key; same first clustering value (rows 0..3 share day); new seq.
+        assert_eq!(a[0], b[0]);
+        assert_eq!(a[1], b[1]);
+        assert_ne!(a[2], b[2]);
+        assert_ne!(a[1], rows.row(&p, 3)[1], "row 3 has the next day");
+        match (&a[0], &a[3]) {
+            (CqlValue::Text(key), CqlValue::Text(body)) => {
+                assert_eq!(key.len(), 12);
+                assert!((50..=60).contains(&body.len()));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Another partition: another key (population 1..1000 makes a clash unlikely).
+        assert_ne!(rows.row(&rows.partition(6), 0)[0], a[0]);
+    }
+
+    #[test]
+    fn a_small_population_bounds_the_distinct_values() {
+        let p = profile("  - name: n\n    population: uniform(1..5)\n");
+        let rows = Rows::new(
+            &p,
+            vec![column("n", Kind::PartitionKey, CqlType::BigInt)],
+            1,
+        );
+        let mut seen: Vec<i64> = (0..1000)
+            .map(|i| match rows.row(&rows.partition(i), 0)[0] {
+                CqlValue::BigInt(v) => v,
+                ref other => panic!("{other:?}"),
+            })
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen, [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn every_supported_type_gets_a_value_of_its_type() {
+        let types = SUPPORTED_TYPES
+            .split(", ")
+            .map(|t| CqlType::parse(t).unwrap());
+        let columns: Vec<Column> = types
+            .enumerate()
+            .map(|(i, ty)| column(&format!("c{i}"), Kind::Regular, ty))
+            .collect();
+        let rows = Rows::new(&profile("  - name: c0\n"), columns, 3);
+        let row = rows.row(&rows.partition(0), 0);
+        assert_eq!(row.len(), 19);
+        assert!(matches!(row[0], CqlValue::Text(_)));
+        assert!(matches!(row[2], CqlValue::Ascii(_)));
+        assert!(matches!(row[14], CqlValue::Time(_)));
+        match &row[11] {
+            CqlValue::Timeuuid(t) => assert_eq!(Uuid::from(*t).get_version_num(), 1),
+            other => panic!("{other:?}"),
+        }
+        match &row[10] {
+            CqlValue::Uuid(u) => assert_eq!(u.get_version_num(), 4),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(CqlType::parse("list<int>"), None);
+        assert_eq!(CqlType::parse("counter"), None);
+    }
+
+    #[test]
+    fn timeuuids_carry_their_identity_as_time() {
+        let u = time_uuid(1_700_000_000_000, 42);
+        let (secs, nanos) = u.get_timestamp().unwrap().to_unix();
+        assert_eq!((secs, nanos), (1_700_000_000, 0));
+    }
+
+    #[test]
+    fn picked_rows_are_distinct_sorted_and_at_least_one() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        assert_eq!(pick_rows(&mut rng, 5, 9), [0, 1, 2, 3, 4]);
+        assert_eq!(pick_rows(&mut rng, 1000, 0).len(), 1);
+        let rows = pick_rows(&mut rng, 1000, 10);
+        assert_eq!(rows.len(), 10);
+        assert!(rows.windows(2).all(|w| w[0] < w[1]) && rows[9] < 1000);
+    }
+}
