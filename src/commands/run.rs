@@ -102,6 +102,8 @@ impl RunConfig {
             }
             None => None,
         };
+        // Unbounded by the flags: the format's own count (YCSB's operationcount) or 60 s.
+        let unbounded = args.duration.is_none() && ops.is_none();
         let duration = match (args.duration, ops) {
             (Some(_), Some(_)) => {
                 return Err(WorkloadError::Invalid(
@@ -114,6 +116,12 @@ impl RunConfig {
         };
         let mut config = RunConfig::new(&workload, client, mode, args.warmup, duration, ops)?;
         config.phase = args.phase;
+        if unbounded {
+            if let Some(n) = AnyWorkload::default_ops(&config.workload) {
+                config.duration_s = None;
+                config.ops = Some(n);
+            }
+        }
         Ok(config)
     }
 
@@ -135,7 +143,7 @@ impl RunConfig {
                 .map_err(|e| WorkloadError::Invalid(format!("-p {n}: {e}")))?,
             None => args.partitions,
         };
-        let workload = WorkloadConfig {
+        let mut workload = WorkloadConfig {
             name,
             definition,
             keyspace: args.keyspace.clone(),
@@ -156,6 +164,7 @@ impl RunConfig {
             drop: args.drop,
             seed: args.seed,
         };
+        crate::workload::any::settle(&mut workload);
         workload.validate().map_err(WorkloadError::Invalid)?;
         crate::workload::builtin::parse_consistency(&workload.consistency)?;
         match mode {

@@ -10,13 +10,18 @@ use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
+use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
 /// A prepared workload of any format.
+// One per run, behind an Arc: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyWorkload {
     /// keyvalue or timeseries.
     Builtin(Builtin),
+    /// YCSB's CoreWorkload.
+    Ycsb(Ycsb),
 }
 
 impl AnyWorkload {
@@ -29,6 +34,7 @@ impl AnyWorkload {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
                 Builtin::prepare(session, config).await?,
             )),
+            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(session, config, y).await?)),
         }
     }
 
@@ -40,7 +46,34 @@ impl AnyWorkload {
                 .iter()
                 .map(|s| s.to_string())
                 .collect()),
+            Definition::Ycsb(_) => Ok(ycsb::OP_NAMES.iter().map(|s| s.to_string()).collect()),
         }
+    }
+
+    /// The table whose rows the workload writes, for truncating between trials.
+    pub fn table_of(config: &WorkloadConfig) -> Result<String, WorkloadError> {
+        match &config.definition {
+            Definition::Builtin => super::builtin::table_of(&config.name).map(String::from),
+            Definition::Ycsb(y) => Ok(y.table.clone()),
+        }
+    }
+
+    /// The measured run's number of requests when neither --duration nor --ops is given,
+    /// for a format that has its own (YCSB's operationcount); None for the default duration.
+    pub fn default_ops(config: &WorkloadConfig) -> Option<u64> {
+        match &config.definition {
+            Definition::Builtin => None,
+            Definition::Ycsb(y) => y.default_ops(),
+        }
+    }
+}
+
+/// Sets the shared settings a format decides itself (YCSB: the populate is recordcount, the
+/// keyspace ycsb), once the definition is resolved.
+pub fn settle(config: &mut WorkloadConfig) {
+    match config.definition.clone() {
+        Definition::Builtin => {}
+        Definition::Ycsb(y) => ycsb::settle(&y, config),
     }
 }
 
@@ -50,6 +83,8 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
         Ok(Definition::Builtin)
+    } else if name == ycsb::NAME {
+        Ok(Definition::Ycsb(ycsb::resolve(args)?))
     } else {
         Err(WorkloadError::Unknown(name.to_string()))
     }
@@ -84,30 +119,35 @@ impl Workload for AnyWorkload {
     fn op_names(&self) -> &[String] {
         match self {
             AnyWorkload::Builtin(w) => w.op_names(),
+            AnyWorkload::Ycsb(w) => w.op_names(),
         }
     }
 
     fn op_for(&self, seq: u64) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.op_for(seq),
+            AnyWorkload::Ycsb(w) => w.op_for(seq),
         }
     }
 
     fn op_weights(&self) -> Vec<f64> {
         match self {
             AnyWorkload::Builtin(w) => w.op_weights(),
+            AnyWorkload::Ycsb(w) => w.op_weights(),
         }
     }
 
     fn populate_op(&self) -> usize {
         match self {
             AnyWorkload::Builtin(w) => w.populate_op(),
+            AnyWorkload::Ycsb(w) => w.populate_op(),
         }
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
         match self {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::Ycsb(w) => w.execute(op, seq, parts).await,
         }
     }
 }

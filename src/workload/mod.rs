@@ -9,6 +9,7 @@ pub mod any;
 pub mod builtin;
 pub mod generators;
 pub mod mix;
+pub mod ycsb;
 
 use std::future::Future;
 use std::time::Duration;
@@ -119,6 +120,8 @@ pub enum Definition {
     /// A built-in workload, named by [`WorkloadConfig::name`].
     #[default]
     Builtin,
+    /// YCSB's CoreWorkload, from its property format.
+    Ycsb(ycsb::YcsbConfig),
 }
 
 /// The settings of a workload, as stored in the run's config.json.
