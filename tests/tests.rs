@@ -13,3 +13,4 @@ mod report;
 mod run;
 mod stress_profile;
 mod workload_file;
+mod ycsb;

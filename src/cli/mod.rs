@@ -301,7 +301,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "rate")]
     pub concurrency: Option<usize>,
 
-    /// Length of the measured run (after --warmup). [default: 60s unless --ops is given]
+    /// Length of the measured run (after --warmup). [default: 60s unless --ops is given;
+    /// for ycsb, operationcount requests]
     #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
     pub duration: Option<Duration>,
 

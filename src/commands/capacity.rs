@@ -22,7 +22,7 @@ use crate::cluster::{self, LocalCluster, StartOptions};
 use crate::engine::{LoadMode, StopReason};
 use crate::report::summary::RunSummary;
 use crate::sla::{Sla, Value};
-use crate::workload::builtin::{table_of, WorkloadError};
+use crate::workload::builtin::WorkloadError;
 
 /// Everything that decides what a search does, stored as search.json so that `--resume`
 /// continues with the same settings.
@@ -513,12 +513,12 @@ async fn truncate(config: &RunConfig, credentials: Option<(String, String)>) -> 
     .await?;
     let (keyspace, table) = (
         config.workload.keyspace.as_str(),
-        table_of(&config.workload.name)?,
+        crate::workload::AnyWorkload::table_of(&config.workload)?,
     );
     let exists = session
         .query_unpaged(
             "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
-            (keyspace, table),
+            (keyspace, table.as_str()),
         )
         .await?
         .into_rows_result()?

@@ -26,9 +26,7 @@ use crate::report::summary::{
 };
 use crate::sla::{judge_window, RunVerdict, Sla, WindowAccumulator, WindowStats};
 use crate::workload::builtin::WorkloadError;
-use crate::workload::{
-    compaction_map, replication_map, AnyWorkload, Definition, Workload, WorkloadConfig,
-};
+use crate::workload::{compaction_map, replication_map, AnyWorkload, Workload, WorkloadConfig};
 
 /// The contact point when no --hosts is given: the first local node.
 pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
@@ -104,6 +102,8 @@ impl RunConfig {
             }
             None => None,
         };
+        // Unbounded by the flags: the format's own count (YCSB's operationcount) or 60 s.
+        let unbounded = args.duration.is_none() && ops.is_none();
         let duration = match (args.duration, ops) {
             (Some(_), Some(_)) => {
                 return Err(WorkloadError::Invalid(
@@ -116,6 +116,12 @@ impl RunConfig {
         };
         let mut config = RunConfig::new(&workload, client, mode, args.warmup, duration, ops)?;
         config.phase = args.phase;
+        if unbounded {
+            if let Some(n) = AnyWorkload::default_ops(&config.workload) {
+                config.duration_s = None;
+                config.ops = Some(n);
+            }
+        }
         Ok(config)
     }
 
@@ -131,32 +137,21 @@ impl RunConfig {
         let args = workload_args;
         let name = args.name.clone().unwrap_or_default();
         let definition = crate::workload::any::resolve(&name, args)?;
-        // A profile names its own keyspace; its name in the run is its format's.
-        let (name, keyspace) = match &definition {
-            Definition::CassandraStress(d) => ("cassandra-stress".to_string(), d.keyspace.clone()),
-            _ => (name, args.keyspace.clone()),
-        };
-        let definition_populate = definition.populate()?;
         // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
         let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
             Some(n) => crate::units::parse_count(n)
                 .map_err(|e| WorkloadError::Invalid(format!("-p {n}: {e}")))?,
             None => args.partitions,
         };
-        let workload = WorkloadConfig {
+        let mut workload = WorkloadConfig {
             name,
             definition,
-            keyspace,
+            keyspace: args.keyspace.clone(),
             partitions,
             partition_generator: args.partition_generator,
             read_ratio: args.read_ratio,
             delete_ratio: args.delete_ratio,
-            // --populate wins; else the workload's own count (a file's populate, YCSB's
-            // recordcount).
-            populate: match args.populate {
-                0 => definition_populate,
-                n => n,
-            },
+            populate: args.populate,
             replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
             compaction: args
                 .compaction
@@ -169,6 +164,7 @@ impl RunConfig {
             drop: args.drop,
             seed: args.seed,
         };
+        crate::workload::any::settle(&mut workload)?;
         workload.validate().map_err(WorkloadError::Invalid)?;
         crate::workload::builtin::parse_consistency(&workload.consistency)?;
         match mode {

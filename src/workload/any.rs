@@ -13,6 +13,7 @@ use scylla::errors::ExecutionError;
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::declarative::{self, Declarative};
 use super::stress::{self, StressWorkload};
+use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
 
@@ -26,6 +27,8 @@ pub enum AnyWorkload {
     Declarative(Declarative),
     /// A cassandra-stress user profile.
     CassandraStress(StressWorkload),
+    /// YCSB's CoreWorkload.
+    Ycsb(Ycsb),
 }
 
 impl AnyWorkload {
@@ -47,6 +50,7 @@ impl AnyWorkload {
             Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
                 StressWorkload::prepare(session, config, d).await?,
             )),
+            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(session, config, y).await?)),
         }
     }
 
@@ -62,8 +66,57 @@ impl AnyWorkload {
                 Ok(declarative::parse(text, path)?.op_names)
             }
             Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
+            Definition::Ycsb(_) => Ok(ycsb::OP_NAMES.iter().map(|s| s.to_string()).collect()),
         }
     }
+
+    /// The table whose rows the workload writes, for truncating between trials.
+    pub fn table_of(config: &WorkloadConfig) -> Result<String, WorkloadError> {
+        match &config.definition {
+            Definition::Builtin => super::builtin::table_of(&config.name).map(String::from),
+            Definition::Ycsb(y) => Ok(y.table.clone()),
+            Definition::CassandraStress(d) => d.table(),
+            Definition::Declarative { path, text, .. } => declarative::parse(text, path)?
+                .table()
+                .ok_or_else(|| WorkloadError::Invalid(format!(
+                    "{path}: --fresh truncate needs a CREATE TABLE in the file's schema, to know which table to empty"
+                ))),
+        }
+    }
+
+    /// The measured run's number of requests when neither --duration nor --ops is given,
+    /// for a format that has its own (YCSB's operationcount); None for the default duration.
+    pub fn default_ops(config: &WorkloadConfig) -> Option<u64> {
+        match &config.definition {
+            Definition::Ycsb(y) => y.default_ops(),
+            _ => None,
+        }
+    }
+}
+
+/// Sets the shared settings a format decides itself, once the definition is resolved: YCSB's
+/// populate is recordcount and its keyspace ycsb; a profile names its keyspace (and the run
+/// is named after the format); a workload file may name its keyspace and a populate count
+/// (`--populate` wins).
+pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
+    match config.definition.clone() {
+        Definition::Builtin => {}
+        Definition::Ycsb(y) => ycsb::settle(&y, config),
+        Definition::CassandraStress(d) => {
+            config.name = "cassandra-stress".to_string();
+            config.keyspace = d.keyspace.clone();
+        }
+        Definition::Declarative { path, text, .. } => {
+            let checked = declarative::parse(&text, &path)?;
+            if let Some(ks) = &checked.spec.keyspace {
+                config.keyspace = ks.clone();
+            }
+            if config.populate == 0 {
+                config.populate = checked.populate.0;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads the workload the command line names (`name` and the format's own flags in `args`)
@@ -72,6 +125,9 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
         return Ok(Definition::Builtin);
+    }
+    if name == ycsb::NAME {
+        return Ok(Definition::Ycsb(ycsb::resolve(args)?));
     }
     if stress::is_profile_path(name) {
         return Ok(Definition::CassandraStress(stress::resolve(name, args)?));
@@ -131,6 +187,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_names(),
             AnyWorkload::Declarative(w) => w.op_names(),
             AnyWorkload::CassandraStress(w) => w.op_names(),
+            AnyWorkload::Ycsb(w) => w.op_names(),
         }
     }
 
@@ -139,6 +196,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_for(seq),
             AnyWorkload::Declarative(w) => w.op_for(seq),
             AnyWorkload::CassandraStress(w) => w.op_for(seq),
+            AnyWorkload::Ycsb(w) => w.op_for(seq),
         }
     }
 
@@ -147,6 +205,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_weights(),
             AnyWorkload::Declarative(w) => w.op_weights(),
             AnyWorkload::CassandraStress(w) => w.op_weights(),
+            AnyWorkload::Ycsb(w) => w.op_weights(),
         }
     }
 
@@ -155,6 +214,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.populate_op(),
             AnyWorkload::Declarative(w) => w.populate_op(),
             AnyWorkload::CassandraStress(w) => w.populate_op(),
+            AnyWorkload::Ycsb(w) => w.populate_op(),
         }
     }
 
@@ -163,6 +223,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Declarative(w) => w.execute(op, seq, parts).await,
             AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::Ycsb(w) => w.execute(op, seq, parts).await,
         }
     }
 }

@@ -285,7 +285,8 @@ impl Builtin {
     }
 }
 
-async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
+/// Runs one schema statement (CREATE, DROP).
+pub(crate) async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
     session
         .query_unpaged(cql.as_str(), &[])
         .await
@@ -304,9 +305,26 @@ async fn check_columns(
     kind: Kind,
     workload: &str,
 ) -> Result<(), WorkloadError> {
+    let expected: Vec<(String, String)> = kind
+        .columns()
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    check_table_columns(session, ks, kind.table(), &expected, workload).await
+}
+
+/// Fails when `ks.table` exists with other columns than `expected` (name, type as
+/// system_schema.columns reports it, e.g. `text` for varchar).
+pub(crate) async fn check_table_columns(
+    session: &Session,
+    ks: &str,
+    table: &str,
+    expected: &[(String, String)],
+    workload: &str,
+) -> Result<(), WorkloadError> {
     let cql = "SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
     let result = session
-        .query_unpaged(cql, (ks, kind.table()))
+        .query_unpaged(cql, (ks, table))
         .await
         .map_err(WorkloadError::cql("reading the schema", cql))?;
     let rows = result
@@ -323,11 +341,7 @@ async fn check_columns(
     if found.is_empty() {
         return Ok(());
     }
-    let expected: BTreeMap<String, String> = kind
-        .columns()
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect();
+    let expected: BTreeMap<String, String> = expected.iter().cloned().collect();
     if found != expected {
         let describe = |m: &BTreeMap<String, String>| {
             m.iter()
@@ -336,7 +350,7 @@ async fn check_columns(
                 .join(", ")
         };
         return Err(WorkloadError::Incompatible {
-            table: format!("{ks}.{}", kind.table()),
+            table: format!("{ks}.{table}"),
             workload: workload.to_string(),
             found: describe(&found),
             expected: describe(&expected),

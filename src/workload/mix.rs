@@ -44,6 +44,13 @@ impl OpMix {
         }
         last
     }
+
+    /// How many of the first `n` requests are of type 0: exactly floor(n · share₀), so a
+    /// workload can tell how many requests of its first type came before any request
+    /// without counting them.
+    pub fn first_type_count(&self, n: u64) -> u64 {
+        (n as f64 * self.conditional[0]).floor() as u64
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +78,24 @@ mod tests {
                     "n={n} type {t}: {} vs {expected}",
                     c[t]
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_type_is_counted_without_dealing() {
+        for weights in [
+            [0.05, 0.95, 0.0],
+            [1.0 / 3.0, 0.5, 1.0 / 6.0],
+            [0.0, 1.0, 0.0],
+        ] {
+            let mix = OpMix::new(&weights);
+            let mut seen = 0;
+            for n in 0..20_000 {
+                assert_eq!(mix.first_type_count(n), seen, "{weights:?} n={n}");
+                if mix.op_for(n) == 0 {
+                    seen += 1;
+                }
             }
         }
     }

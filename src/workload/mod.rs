@@ -12,6 +12,7 @@ pub mod distribution;
 pub mod generators;
 pub mod mix;
 pub mod stress;
+pub mod ycsb;
 
 use std::future::Future;
 use std::time::Duration;
@@ -134,20 +135,8 @@ pub enum Definition {
     },
     /// A cassandra-stress user profile.
     CassandraStress(stress::StressDefinition),
-}
-
-impl Definition {
-    /// The rows the definition itself asks to populate (0 when it says nothing).
-    pub fn populate(&self) -> Result<u64, builtin::WorkloadError> {
-        match self {
-            Definition::Builtin => Ok(0),
-            Definition::Declarative { path, text, .. } => {
-                Ok(declarative::parse(text, path)?.populate.0)
-            }
-            // A profile says nothing of a populate; --populate counts its inserts.
-            Definition::CassandraStress(_) => Ok(0),
-        }
-    }
+    /// YCSB's CoreWorkload, from its property format.
+    Ycsb(ycsb::YcsbConfig),
 }
 
 /// The settings of a workload, as stored in the run's config.json.

@@ -258,6 +258,29 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
     })
 }
 
+impl Checked {
+    /// The table the first `CREATE TABLE` of the schema creates (what `--fresh truncate`
+    /// empties), without its keyspace.
+    pub fn table(&self) -> Option<String> {
+        self.spec.schema.iter().find_map(|statement| {
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            let upper: Vec<String> = words.iter().map(|w| w.to_ascii_uppercase()).collect();
+            if upper.first().map(String::as_str) != Some("CREATE")
+                || upper.get(1).map(String::as_str) != Some("TABLE")
+            {
+                return None;
+            }
+            let at = if upper.get(2).map(String::as_str) == Some("IF") {
+                5
+            } else {
+                2
+            };
+            let name = words.get(at)?.split('(').next()?;
+            Some(name.rsplit('.').next()?.to_string())
+        })
+    }
+}
+
 /// A workload file, prepared against a session.
 pub struct Declarative {
     session: Arc<Session>,
@@ -273,11 +296,6 @@ pub struct Declarative {
 }
 
 impl Declarative {
-    /// The keyspace the file names, else `--keyspace`.
-    fn keyspace<'a>(checked: &'a Checked, config: &'a WorkloadConfig) -> &'a str {
-        checked.spec.keyspace.as_deref().unwrap_or(&config.keyspace)
-    }
-
     /// Runs the schema, prepares every operation and checks each argument's generator
     /// against its variable's CQL type.
     pub async fn prepare(
@@ -286,7 +304,8 @@ impl Declarative {
         config: &WorkloadConfig,
         op_mix: Option<&[(String, f64)]>,
     ) -> Result<Declarative, WorkloadError> {
-        let ks = Self::keyspace(checked, config);
+        // The file's keyspace, else --keyspace (settled into the config).
+        let ks = config.keyspace.as_str();
         if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
             return Err(WorkloadError::Invalid(format!(
                 "keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"

@@ -128,3 +128,21 @@ fn the_builtins_are_written_in_the_format() {
         }
     }
 }
+
+#[test]
+fn the_table_to_truncate_is_the_first_one_the_schema_creates() {
+    let with = |schema: &str| {
+        parse(&format!("schema:\n  - {schema}\n{MINIMAL}"), "w")
+            .unwrap()
+            .table()
+    };
+    assert_eq!(
+        with("CREATE TABLE IF NOT EXISTS {keyspace}.kv (k text PRIMARY KEY)").as_deref(),
+        Some("kv")
+    );
+    assert_eq!(
+        with("create table ks.events(k int PRIMARY KEY)").as_deref(),
+        Some("events")
+    );
+    assert_eq!(with("CREATE INDEX ON t (v)"), None);
+}

@@ -50,6 +50,11 @@ pub struct StressDefinition {
 }
 
 impl StressDefinition {
+    /// The profile's table.
+    pub fn table(&self) -> Result<String, WorkloadError> {
+        Ok(self.parsed()?.table)
+    }
+
     /// The profile, parsed (it was checked when the definition was made).
     fn parsed(&self) -> Result<Profile, WorkloadError> {
         Profile::parse(&self.profile)

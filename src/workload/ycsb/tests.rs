@@ -1,0 +1,281 @@
+//! Tests of the YCSB format without a cluster: properties to settings, the operation mix,
+//! and which keys requests use.
+
+use clap::Parser;
+
+use super::properties::{Origin, Properties};
+use super::*;
+use crate::cli::{Cli, Command};
+use crate::commands::run::RunConfig;
+use crate::workload::Definition;
+
+fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
+    let mut props = Properties::default();
+    if !core.is_empty() {
+        props.add_core(core).unwrap();
+    }
+    for (key, value) in extra {
+        props.set(key, value, Origin::CommandLine);
+    }
+    props.check().map_err(|e| e.to_string())?;
+    YcsbConfig::from_properties(&props).map_err(|e| e.to_string())
+}
+
+fn run_config(args: &[&str]) -> Result<RunConfig, String> {
+    let mut argv = vec!["headroom", "run", "ycsb", "--hosts", "127.0.0.2:9042"];
+    argv.extend_from_slice(args);
+    let Command::Run(run) = Cli::try_parse_from(argv).unwrap().command else {
+        panic!("run")
+    };
+    RunConfig::from_args(&run).map_err(|e| e.to_string())
+}
+
+#[test]
+fn workload_f_with_ycsbs_defaults() {
+    let f = config("f", &[]).unwrap();
+    assert_eq!(f.recordcount, 1000);
+    assert_eq!(f.operationcount, 1000);
+    assert_eq!(f.weights(), [0.5, 0.0, 0.0, 0.0, 0.5]);
+    assert_eq!(f.requestdistribution, RequestDistribution::Zipfian);
+    assert_eq!(f.zipfianconstant, 0.99);
+    assert_eq!((f.fieldcount, f.fieldlength), (10, 100));
+    assert!(f.readallfields && !f.writeallfields);
+    assert_eq!(f.insertorder, InsertOrder::Hashed);
+    assert_eq!(f.table, "usertable");
+    assert_eq!(f.read_consistency, None);
+    let e = config("e", &[]).unwrap();
+    assert_eq!((e.minscanlength, e.maxscanlength), (1, 100));
+    assert_eq!(e.scanlengthdistribution, ScanLengthDistribution::Uniform);
+    // CoreWorkload's own defaults, with no core workload under them.
+    let bare = config("", &[("recordcount", "10")]).unwrap();
+    assert_eq!(bare.weights(), [0.95, 0.05, 0.0, 0.0, 0.0]);
+    assert_eq!(bare.requestdistribution, RequestDistribution::Uniform);
+    assert_eq!(bare.maxscanlength, 1000);
+}
+
+#[test]
+fn bad_values_are_errors_naming_the_key() {
+    for (key, value, expected) in [
+        (
+            "readproportion",
+            "half",
+            "readproportion=half: not a number",
+        ),
+        ("updateproportion", "-0.1", "at least 0"),
+        (
+            "requestdistribution",
+            "exponential",
+            "does not implement YCSB's exponential",
+        ),
+        (
+            "requestdistribution",
+            "pareto",
+            "uniform, zipfian, latest, hotspot",
+        ),
+        ("zipfianconstant", "1.2", "between 0 and 1"),
+        (
+            "fieldcount",
+            "0",
+            "fieldcount=0: must be between 1 and 1024",
+        ),
+        ("fieldlength", "10k", "fieldlength=10k: not a whole number"),
+        (
+            "readallfields",
+            "yes",
+            "readallfields=yes: must be true or false",
+        ),
+        (
+            "insertorder",
+            "random",
+            "insertorder=random: headroom knows hashed, ordered",
+        ),
+        (
+            "cassandra.readconsistencylevel",
+            "SOMETIMES",
+            "not a consistency level",
+        ),
+        ("table", "user-table", "not a plain CQL table name"),
+        (
+            "maxscanlength",
+            "0",
+            "maxscanlength=0: must be at least minscanlength",
+        ),
+        ("fieldlengthdistribution", "histogram", "histogram"),
+        ("recordcount", "0", "recordcount=0: must be at least 1"),
+    ] {
+        let error = config("a", &[(key, value)]).unwrap_err();
+        assert!(error.starts_with("-p: "), "{error}");
+        assert!(error.contains(expected), "{key}={value}: {error}");
+    }
+    let error = config("a", &[("readproportion", "0"), ("updateproportion", "0")]).unwrap_err();
+    assert!(error.contains("every proportion"), "{error}");
+    // Inserts alone need no loaded records.
+    let inserts = config(
+        "a",
+        &[
+            ("recordcount", "0"),
+            ("readproportion", "0"),
+            ("updateproportion", "0"),
+            ("insertproportion", "1"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(inserts.recordcount, 0);
+    let consistency = config("a", &[("cassandra.writeconsistencylevel", "local_quorum")]).unwrap();
+    assert_eq!(
+        consistency.write_consistency.as_deref(),
+        Some("LOCAL_QUORUM")
+    );
+}
+
+#[test]
+fn the_mix_is_exact_and_rmw_is_half_of_f() {
+    let plan = Plan::new(config("f", &[]).unwrap(), 1);
+    let mut counts = [0u64; 5];
+    for seq in 1000..11_000 {
+        counts[plan.op_for(seq)] += 1;
+    }
+    assert_eq!(counts, [5000, 0, 0, 0, 5000]);
+    let plan = Plan::new(config("b", &[]).unwrap(), 1);
+    let updates = (1000..21_000).filter(|&s| plan.op_for(s) == UPDATE).count();
+    assert!((999..=1001).contains(&updates), "{updates}");
+}
+
+#[test]
+fn inserts_continue_after_the_loaded_keys_and_reads_find_existing_ones() {
+    // Workload D: 5% inserts of new keys, reads skewed to the newest.
+    let d = config("d", &[("recordcount", "100")]).unwrap();
+    let plan = Plan::new(d, 7);
+    // The load phase inserts key numbers 0..recordcount.
+    for seq in 0..100 {
+        assert_eq!(plan.keynum(INSERT, seq, &mut request_rng(7, seq)), seq);
+    }
+    let mut inserted = Vec::new();
+    let mut newest = 99;
+    let mut reads_of_new = 0;
+    for seq in 100..10_100 {
+        let mut rng = request_rng(7, seq);
+        let op = plan.op_for(seq);
+        let keynum = plan.keynum(op, seq, &mut rng);
+        if op == INSERT {
+            assert_eq!(keynum, newest + 1, "the next key number, seq {seq}");
+            newest = keynum;
+            inserted.push(keynum);
+        } else {
+            assert!(
+                keynum <= newest,
+                "seq {seq} reads {keynum}, newest is {newest}"
+            );
+            if keynum >= 100 {
+                reads_of_new += 1;
+            }
+        }
+        assert_eq!(plan.newest_keynum(seq + 1), newest);
+    }
+    assert_eq!(inserted.len(), 500);
+    assert!(
+        reads_of_new > 5000,
+        "latest favours the inserted keys: {reads_of_new}"
+    );
+    // The same request always uses the same key.
+    let again = |seq| plan.keynum(READ, seq, &mut request_rng(7, seq));
+    assert_eq!(again(5000), again(5000));
+}
+
+#[test]
+fn keys_are_ycsbs_and_values_have_fieldlength() {
+    let plan = Plan::new(config("a", &[]).unwrap(), 3);
+    assert_eq!(plan.key(42), "user55488592825689361");
+    let ordered = Plan::new(
+        config("a", &[("insertorder", "ordered"), ("zeropadding", "6")]).unwrap(),
+        3,
+    );
+    assert_eq!(ordered.key(42), "user000042");
+    let value = plan.value(&mut request_rng(3, 1)).to_string();
+    assert_eq!(value.len(), 100);
+    assert!(value.chars().all(|c| c.is_ascii_graphic()));
+    let uniform = Plan::new(
+        config(
+            "a",
+            &[
+                ("fieldlengthdistribution", "uniform"),
+                ("minfieldlength", "5"),
+                ("fieldlength", "9"),
+            ],
+        )
+        .unwrap(),
+        3,
+    );
+    for seq in 0..200 {
+        let len = uniform.value(&mut request_rng(3, seq)).len();
+        assert!((5..=9).contains(&len), "{len}");
+    }
+}
+
+#[test]
+fn the_command_line_settles_keyspace_load_and_length() {
+    let config = run_config(&[
+        "--workload",
+        "f",
+        "-p",
+        "recordcount=500",
+        "-p",
+        "operationcount=2000",
+    ])
+    .unwrap();
+    assert_eq!(config.workload.keyspace, "ycsb");
+    assert_eq!(config.workload.populate, 500);
+    assert_eq!(
+        config.ops,
+        Some(2000),
+        "operationcount when no --duration or --ops"
+    );
+    assert_eq!(config.duration_s, None);
+    let Definition::Ycsb(y) = &config.workload.definition else {
+        panic!("ycsb")
+    };
+    assert_eq!(y.readmodifywriteproportion, 0.5);
+    // Stored in config.json and read back the same.
+    let json = serde_json::to_string(&config.workload).unwrap();
+    assert!(json.contains(r#""format":"ycsb""#), "{json}");
+    let back: WorkloadConfig = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, config.workload);
+
+    let config =
+        run_config(&["--workload", "a", "--keyspace", "bench", "--duration", "5s"]).unwrap();
+    assert_eq!(config.workload.keyspace, "bench");
+    assert_eq!((config.duration_s, config.ops), (Some(5.0), None));
+    let config = run_config(&["--workload", "a", "--ops", "77"]).unwrap();
+    assert_eq!(config.ops, Some(77));
+
+    let error = run_config(&["--workload", "a", "--read-ratio", "0.5"]).unwrap_err();
+    assert!(
+        error.contains("--read-ratio") && error.contains("readproportion"),
+        "{error}"
+    );
+    let error = run_config(&["--workload", "a", "--populate", "10"]).unwrap_err();
+    assert!(error.contains("recordcount"), "{error}");
+}
+
+#[test]
+fn a_property_file_is_read_with_its_lines_in_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("workloadf");
+    std::fs::write(
+        &file,
+        "# Workload F\nrecordcount=100\noperationcount=100\nworkload=site.ycsb.workloads.CoreWorkload\n\n\
+         readallfields=true\nreadproportion=0.5\nreadmodifywriteproportion=0.5\nupdateproportion=0\n\
+         requestdistribution=zipfian\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let config = run_config(&["-P", path, "-p", "recordcount=50"]).unwrap();
+    assert_eq!(config.workload.populate, 50, "-p overrides the file");
+    assert_eq!(config.ops, Some(100));
+    std::fs::write(&file, "recordcount=100\n\nfieldcount=many\n").unwrap();
+    let error = run_config(&["-P", path]).unwrap_err();
+    assert_eq!(
+        error,
+        format!("{path}:3: fieldcount=many: not a whole number (YCSB reads it as a plain integer)")
+    );
+}
