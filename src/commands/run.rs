@@ -691,14 +691,16 @@ fn print_summary(s: &RunSummary) {
     if s.stop != StopReason::Completed {
         println!("  stopped early: {:?}", s.stop);
     }
+    // The op column is as wide as the longest name (YCSB's READ-MODIFY-WRITE).
+    let width = s.ops.iter().map(|o| o.op.len()).max().unwrap_or(0).max(8);
     println!(
-        "  {:<8} {:>10} {:>9}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; service time in brackets)",
+        "  {:<width$} {:>10} {:>9}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; service time in brackets)",
         "op", "requests", "rate/s", "mean", "p50", "p95", "p99", "p99.9", "p99.99", "max"
     );
     for op in &s.ops {
         let (r, v) = (&op.response_time, &op.service_time);
         println!(
-            "  {:<8} {:>10} {:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            "  {:<width$} {:>10} {:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             op.op,
             op.requests,
             op.rate_per_s,
@@ -711,12 +713,12 @@ fn print_summary(s: &RunSummary) {
             r.max_ms
         );
         println!(
-            "  {:<8} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
+            "  {:<width$} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
             "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
         );
         let w = &op.wait_time;
         println!(
-            "  {:<8} wait in client before the send: p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
+            "  {:<width$} wait in client before the send: p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
             "", w.p50_ms, w.p99_ms, w.p999_ms, w.max_ms
         );
         for (class, n) in &op.errors {
@@ -725,7 +727,7 @@ fn print_summary(s: &RunSummary) {
                 .get(class)
                 .map(String::as_str)
                 .unwrap_or("");
-            println!("  {:<8} {n} {class} errors, e.g. {example}", "");
+            println!("  {:<width$} {n} {class} errors, e.g. {example}", "");
         }
     }
     if let Some(sla) = &s.sla {
