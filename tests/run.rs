@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
 use nix::sys::signal::Signal;
-use serde_json::Value;
 
-use crate::support::{self, headroom, read_json, stderr, stdout};
+use crate::support::{self, headroom, op, read_json, stderr, stdout};
 
 /// Starts `headroom run ARGS` and returns once its load begins (the "Running" line), with
 /// the rest of its standard output still to read.
@@ -27,15 +26,6 @@ fn spawn_run(args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
         }
     }
     (child, lines)
-}
-
-fn op<'a>(summary: &'a Value, name: &str) -> &'a Value {
-    summary["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["op"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {summary}"))
 }
 
 /// The example, shortened, then every kind of bad input.

@@ -4,9 +4,8 @@
 use std::path::Path;
 
 use headroom::cluster::LocalCluster;
-use serde_json::Value;
 
-use crate::support::{self, headroom, read_json, stderr, stdout};
+use crate::support::{self, headroom, op, read_json, stderr, stdout};
 
 /// Every generator, bound to the column types that hold it.
 const TYPES: &str = r#"
@@ -34,15 +33,6 @@ populate:
   count: 300
   operation: insert
 "#;
-
-fn op<'a>(summary: &'a Value, name: &str) -> &'a Value {
-    summary["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["op"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {summary}"))
-}
 
 fn run(args: &[&str]) -> std::process::Output {
     let hosts = support::hosts();

@@ -29,14 +29,7 @@ requestdistribution=zipfian
 ";
 
 fn requests(summary: &Value, name: &str) -> u64 {
-    summary["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["op"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {summary}"))["requests"]
-        .as_u64()
-        .unwrap()
+    support::op(summary, name)["requests"].as_u64().unwrap()
 }
 
 #[test]

@@ -161,3 +161,13 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
+
+/// The entry of op type `name` in a summary.json's `ops`.
+pub fn op<'a>(summary: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    summary["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {summary}"))
+}

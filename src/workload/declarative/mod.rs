@@ -28,7 +28,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use serde::Deserialize;
 
-use super::builtin::{parse_consistency, WorkloadError};
+use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use generator::{convert, Generator};
@@ -313,7 +313,7 @@ impl Declarative {
         }
         let fill = |cql: &str| cql.replace("{keyspace}", ks);
         if config.drop {
-            schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
         }
         let creates_keyspace = checked.spec.schema.iter().any(|s| {
             s.trim_start()
@@ -321,7 +321,7 @@ impl Declarative {
                 .starts_with("CREATE KEYSPACE")
         });
         if !creates_keyspace {
-            schema(
+            run_schema(
                 &session,
                 format!(
                     "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
@@ -331,7 +331,7 @@ impl Declarative {
             .await?;
         }
         for statement in &checked.spec.schema {
-            schema(&session, fill(statement)).await?;
+            run_schema(&session, fill(statement)).await?;
         }
         session
             .await_schema_agreement()
@@ -422,14 +422,6 @@ pub fn mix_weights(names: &[String], mix: &[(String, f64)]) -> Result<Vec<f64>, 
 fn normalise(weights: &[f64]) -> Vec<f64> {
     let total: f64 = weights.iter().sum();
     weights.iter().map(|w| w / total).collect()
-}
-
-async fn schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
-    session
-        .query_unpaged(cql.as_str(), &[])
-        .await
-        .map(|_| ())
-        .map_err(WorkloadError::cql("a schema statement", &cql))
 }
 
 impl Workload for Declarative {

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use self::profile::{BatchKind, Fields, Profile, INSERT};
 use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
-use super::builtin::{parse_consistency, WorkloadError};
+use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
@@ -187,7 +187,7 @@ impl StressWorkload {
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
         let path = &definition.path;
         if config.drop {
-            schema(&session, &format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
         }
         if !exists(&session, ks, None).await? {
             let cql = match &profile.keyspace_definition {
@@ -199,7 +199,7 @@ impl StressWorkload {
                     config.replication
                 ),
             };
-            schema(&session, &cql).await?;
+            run_schema(&session, cql).await?;
         }
         session
             .use_keyspace(ks, false)
@@ -213,7 +213,7 @@ impl StressWorkload {
                     "{path}: table {ks}.{table} does not exist and the profile has no table_definition to create it"
                 )));
             };
-            schema(&session, cql).await?;
+            run_schema(&session, cql.to_string()).await?;
             true
         };
         for cql in &profile.extra_definitions {
@@ -409,18 +409,6 @@ fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), Wo
 /// A column name as CQL must write it to keep its case.
 fn quoted(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-async fn schema(session: &Session, cql: &str) -> Result<(), WorkloadError> {
-    session
-        .query_unpaged(cql, &[])
-        .await
-        .map(|_| ())
-        .map_err(|e| WorkloadError::Cql {
-            action: "a schema change from the profile".into(),
-            cql: cql.to_string(),
-            reason: e.to_string(),
-        })
 }
 
 async fn prepare(
