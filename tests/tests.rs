@@ -11,3 +11,4 @@ mod cluster;
 mod hdr_tools;
 mod report;
 mod run;
+mod sweep;

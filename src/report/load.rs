@@ -2,7 +2,8 @@
 //!
 //! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog and one
 //! `<op>.hgrm` per operation type (see `commands::run`); a capacity search's directory holds
-//! search.json, capacity.json and one run directory per trial (see [`crate::capacity`]).
+//! search.json, capacity.json and one run directory per trial (see [`crate::capacity`]); a
+//! concurrency sweep's holds sweep.json and one run directory per step (see [`crate::sweep`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note in the report rather than an error, so that a report can be
 //! made of any directory that holds something to show.
@@ -26,6 +27,7 @@ use crate::capacity::{Summary as SearchSummary, TrialRecord};
 use crate::engine::LoadMode;
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
+use crate::sweep::{SweepFile, SWEEP_FILE};
 
 /// The hlog tag of the client's hiccup meter.
 const HICCUP_TAG: &str = "client.hiccup";
@@ -37,6 +39,8 @@ pub struct Input {
     pub runs: Vec<RunData>,
     /// Capacity searches (each a "configuration" in the charts that compare them).
     pub searches: Vec<SearchData>,
+    /// Concurrency sweeps.
+    pub sweeps: Vec<SweepData>,
 }
 
 impl Input {
@@ -49,7 +53,9 @@ impl Input {
             if !dir.is_dir() {
                 bail!("{} is not a directory", dir.display());
             }
-            if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
+            if dir.join(SWEEP_FILE).exists() {
+                input.sweeps.push(SweepData::load(dir)?);
+            } else if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
                 input.searches.push(SearchData::load(dir)?);
             } else if ["summary.json", "config.json", "intervals.csv"]
                 .iter()
@@ -58,8 +64,8 @@ impl Input {
                 input.runs.push(RunData::load(dir, dir_label(dir)));
             } else {
                 bail!(
-                    "{} is neither a run directory (summary.json, config.json, intervals.csv) \
-                     nor a capacity search (capacity.json, search.json)",
+                    "{} is neither a run directory (summary.json, config.json, intervals.csv), \
+                     a capacity search (capacity.json, search.json) nor a sweep (sweep.json)",
                     dir.display()
                 );
             }
@@ -461,6 +467,45 @@ impl SearchData {
                 .as_str()?
                 .to_string(),
         )
+    }
+}
+
+/// A concurrency sweep's directory (see [`crate::sweep`]).
+#[derive(Debug, Clone)]
+pub struct SweepData {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its name in headings: the directory's name.
+    pub label: String,
+    /// sweep.json: the settings, the steps and why the sweep stopped.
+    pub file: SweepFile,
+    /// Steps whose run directory is missing.
+    pub notes: Vec<String>,
+}
+
+impl SweepData {
+    /// Reads a sweep's directory. The charts and the table come from sweep.json alone
+    /// (each step's record holds its percentiles, from the sum of its measured
+    /// histograms); a step's run directory that is missing becomes a note.
+    pub fn load(dir: &Path) -> anyhow::Result<SweepData> {
+        let file = SweepFile::read(dir)?;
+        let notes = file
+            .steps
+            .iter()
+            .filter(|s| !dir.join(&s.dir).is_dir() && s.end != crate::sweep::StepEnd::Failed)
+            .map(|s| {
+                format!(
+                    "The run directory of the step at concurrency {}, {}, is missing.",
+                    s.concurrency, s.dir
+                )
+            })
+            .collect();
+        Ok(SweepData {
+            dir: dir.to_path_buf(),
+            label: dir_label(dir),
+            file,
+            notes,
+        })
     }
 }
 

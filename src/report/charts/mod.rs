@@ -13,12 +13,14 @@
 //!    marked, client hiccups overlaid, errors per interval.
 //! 5. [`concurrency`]: throughput and latency against concurrency, for closed-loop sweeps
 //!    (seed 001).
+//! 6. [`sweep`]: for a `headroom sweep` directory, its throughput against concurrency and
+//!    its p50/p99/p99.9 against throughput (seed 001's two charts).
 
 pub mod draw;
 
 use std::time::Duration;
 
-use super::load::{Percentiles, RunData, SearchData};
+use super::load::{Percentiles, RunData, SearchData, SweepData};
 use crate::capacity::table::format_rate;
 use crate::sla::{Metric, Sla, Term, Threshold};
 
@@ -1091,6 +1093,102 @@ pub fn concurrency(runs: &[RunData]) -> Vec<Chart> {
     latency.caption = "Whole-run service-time percentiles of each closed-loop run. A closed \
          loop waits for answers before sending more, so these latencies under-count stalls \
          (coordinated omission): use fixed-rate runs to judge an SLA."
+        .to_string();
+    vec![throughput, latency]
+}
+
+/// Chart 6: a sweep's two charts, from its complete steps (stable, not stable or of fixed
+/// length) that had answers: the throughput against the concurrency, and the service-time
+/// p50, p99 and p99.9 against the throughput, one point per step joined in the order the
+/// steps ran (so that a throughput that falls back shows as the line turning back). Nothing
+/// when fewer than two steps are complete.
+pub fn sweep(sweep: &SweepData) -> Vec<Chart> {
+    let steps: Vec<&crate::sweep::StepRecord> = sweep
+        .file
+        .complete_steps()
+        .filter(|s| s.requests > s.errors)
+        .collect();
+    if steps.len() < 2 {
+        return Vec::new();
+    }
+    let (first, last) = (steps[0].concurrency, steps[steps.len() - 1].concurrency);
+    let x = if last as f64 / first as f64 >= 10.0 {
+        Axis::log("requests in flight (concurrency, log scale)")
+    } else {
+        Axis::linear("requests in flight (concurrency)")
+    };
+    let mut throughput = Chart::new(
+        Kind::ConcurrencyThroughput,
+        format!("sweep-throughput-vs-concurrency-{}", sweep.label),
+        format!("Throughput against concurrency: {}", sweep.label),
+        x,
+        Axis::linear("achieved throughput (requests/s)"),
+    );
+    throughput.series.push(Series {
+        name: "throughput".to_string(),
+        color: THROUGHPUT_BLUE,
+        style: Style::LineWithPoints,
+        points: steps
+            .iter()
+            .map(|s| (s.concurrency as f64, s.achieved_per_s))
+            .collect(),
+        secondary: false,
+        fit: true,
+    });
+    let best = steps
+        .iter()
+        .max_by(|a, b| a.achieved_per_s.total_cmp(&b.achieved_per_s))
+        .expect("two steps or more");
+    throughput.hlines.push(Rule {
+        name: format!(
+            "highest: {}/s at {}",
+            format_rate(best.achieved_per_s),
+            best.concurrency
+        ),
+        at: best.achieved_per_s,
+        color: WARMUP_GREY,
+    });
+    throughput.caption = format!(
+        "One point per step of the sweep: more requests in flight raise the throughput until \
+         the cluster (or the client) saturates and the line flattens; past that point more \
+         concurrency only adds queueing. The highest throughput, {}/s, came with {} requests \
+         in flight.",
+        format_rate(best.achieved_per_s),
+        best.concurrency
+    );
+    let mut latency = Chart::new(
+        Kind::LatencyVsThroughput,
+        format!("sweep-latency-vs-throughput-{}", sweep.label),
+        format!("Latency against throughput: {}", sweep.label),
+        Axis::linear("achieved throughput (requests/s)"),
+        Axis::log("service time (ms, log scale)"),
+    );
+    for (name, color) in LATENCY_LINES.iter().take(3) {
+        latency.series.push(Series {
+            name: name.to_string(),
+            color: *color,
+            style: Style::LineWithPoints,
+            points: steps
+                .iter()
+                .map(|s| {
+                    let l = &s.service_time;
+                    let value = match *name {
+                        "p50" => l.p50_ms,
+                        "p99" => l.p99_ms,
+                        _ => l.p999_ms,
+                    };
+                    (s.achieved_per_s, value)
+                })
+                .collect(),
+            secondary: false,
+            fit: true,
+        });
+    }
+    latency.caption = "Each step's service-time percentiles (every operation type together) \
+         against the throughput it achieved, joined in the order of the steps. As the \
+         throughput nears its ceiling, the tail (p99, p99.9) climbs first. A closed loop \
+         waits for answers before sending more, so these latencies under-count stalls \
+         (coordinated omission): judge an SLA with a fixed-rate capacity search."
         .to_string();
     vec![throughput, latency]
 }
