@@ -786,6 +786,46 @@ pub(crate) mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/capacity")
     }
 
+    /// A real four-step sweep (`--concurrency 2..8 --step-duration 4s`); of each step's
+    /// directory only summary.json is kept.
+    pub(crate) fn sweep_fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/sweep")
+    }
+
+    #[test]
+    fn a_sweep_reads_from_its_sweep_json() {
+        let input = Input::load(&[sweep_fixture()]).unwrap();
+        assert!(input.runs.is_empty() && input.searches.is_empty());
+        let sweep = &input.sweeps[0];
+        assert_eq!(sweep.label, "sweep");
+        assert!(sweep.notes.is_empty(), "{:?}", sweep.notes);
+        assert_eq!(sweep.file.workload, "keyvalue");
+        assert_eq!(sweep.file.status, crate::sweep::SweepStatus::Completed);
+        let concurrencies: Vec<usize> = sweep.file.steps.iter().map(|s| s.concurrency).collect();
+        assert_eq!(concurrencies, [2, 3, 5, 7]);
+        // Each record holds what its step's own summary says.
+        for step in &sweep.file.steps {
+            let summary: RunSummary = serde_json::from_str(
+                &fs::read_to_string(sweep.dir.join(&step.dir).join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(summary.achieved_rate_per_s, step.achieved_per_s);
+            assert_eq!(summary.ops[0].requests, step.requests);
+            assert_eq!(summary.ops[0].service_time.p99_ms, step.service_time.p99_ms);
+        }
+
+        // A step directory that went missing is a note, not an error.
+        let dir = tempfile::tempdir().unwrap();
+        fs::copy(
+            sweep_fixture().join(SWEEP_FILE),
+            dir.path().join(SWEEP_FILE),
+        )
+        .unwrap();
+        let torn = SweepData::load(dir.path()).unwrap();
+        assert_eq!(torn.notes.len(), 4, "{:?}", torn.notes);
+        assert!(torn.notes[0].contains("steps/concurrency-2"));
+    }
+
     #[test]
     fn a_run_directory_reads_into_its_parts() {
         let run = RunData::load(&run_fixture(), "run".into());

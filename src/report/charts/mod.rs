@@ -1428,6 +1428,45 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn chart_6_shows_a_sweeps_two_charts_from_its_records() {
+        let sweep = SweepData::load(&crate::report::load::tests::sweep_fixture()).unwrap();
+        let charts = super::sweep(&sweep);
+        assert_eq!(charts.len(), 2);
+        let (throughput, latency) = (&charts[0], &charts[1]);
+        assert_eq!(throughput.kind, Kind::ConcurrencyThroughput);
+        let steps = &sweep.file.steps;
+        let expected: Vec<(f64, f64)> = steps
+            .iter()
+            .map(|s| (s.concurrency as f64, s.achieved_per_s))
+            .collect();
+        assert_eq!(throughput.series[0].points, expected);
+        // The highest throughput is marked.
+        let best = steps.iter().map(|s| s.achieved_per_s).fold(0.0, f64::max);
+        assert_eq!(throughput.hlines[0].at, best);
+        // 2 to 7 is less than ten times: a linear axis.
+        assert_eq!(throughput.x.scale, Scale::Linear);
+
+        assert_eq!(latency.kind, Kind::LatencyVsThroughput);
+        let names: Vec<&str> = latency.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["p50", "p99", "p99.9"]);
+        assert_eq!(latency.y.label, "service time (ms, log scale)");
+        // In the order of the steps, not sorted by throughput.
+        let p999: Vec<(f64, f64)> = steps
+            .iter()
+            .map(|s| (s.achieved_per_s, s.service_time.p999_ms))
+            .collect();
+        assert_eq!(latency.series_named("p99.9").unwrap().points, p999);
+
+        // Failed and interrupted steps are left out; one step alone makes no chart.
+        let mut cut = sweep.clone();
+        cut.file.steps[1].end = crate::sweep::StepEnd::Failed;
+        cut.file.steps[2].end = crate::sweep::StepEnd::Interrupted;
+        assert_eq!(super::sweep(&cut)[0].series[0].points.len(), 2);
+        cut.file.steps[3].end = crate::sweep::StepEnd::Failed;
+        assert!(super::sweep(&cut).is_empty());
+    }
+
+    #[test]
     fn labels_and_slugs() {
         assert_eq!(format_number(0.365823), "0.366");
         assert_eq!(format_number(21.381), "21.4");

@@ -1210,7 +1210,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::report::charts::tests::closed_loop_runs;
-    use crate::report::load::tests::{capacity_fixture, run_fixture};
+    use crate::report::load::tests::{capacity_fixture, run_fixture, sweep_fixture};
 
     fn load(dirs: &[PathBuf]) -> Input {
         Input::load(dirs).unwrap()
@@ -1388,6 +1388,41 @@ pub(crate) mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), charts.len());
+    }
+
+    #[test]
+    fn a_sweep_report_has_its_table_and_seed_001s_two_charts() {
+        let input = load(&[sweep_fixture()]);
+        let (html, charts) = render(&input, None).unwrap();
+        assert_self_contained(&html);
+        assert_eq!(
+            headings(&html, "h1"),
+            ["Concurrency sweep of keyvalue: sweep"]
+        );
+        assert_eq!(headings(&html, "h2"), ["Concurrency sweep sweep"]);
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                charts::Kind::ConcurrencyThroughput,
+                charts::Kind::LatencyVsThroughput
+            ]
+        );
+        assert_eq!(count(&html, "<figure"), 2);
+        assert!(html.contains("id=\"chart-01-sweep-throughput-vs-concurrency-sweep\""));
+        assert!(html.contains("id=\"chart-02-sweep-latency-vs-throughput-sweep\""));
+        // The table, as the terminal prints it: one row per step.
+        assert!(html.contains("<th class=\"num\">p99.9 ms</th>"), "{html}");
+        let step = &input.sweeps[0].file.steps[3];
+        let row: String = sweep_table::cells(step)[..3]
+            .iter()
+            .map(|c| format!("<td class=\"num\">{}</td>", escape(c)))
+            .collect();
+        assert!(html.contains(&format!("<tr>{row}")), "{row}");
+        assert!(html.contains("it stopped because every concurrency ran, up to 7"));
+        // The run settings each step sets itself are left out.
+        assert!(!html.contains("<dt>run.mode.concurrency</dt>"));
+        assert!(html.contains("<dt>stable_error</dt><dd>0.02</dd>"));
     }
 
     const HOSTILE: &str = "<script>alert(\"x\")</script>&'";
