@@ -1,6 +1,6 @@
 //! `headroom sweep` against a real local node: a short sweep of fixed-length steps whose
 //! table, sweep.json, step directories and report agree; steps that end once stable; Ctrl-C
-//! in the middle; and a bad range.
+//! in the middle; no node to reach; and a bad range.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -189,7 +189,32 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert_eq!(ends, ["fixed", "interrupted"], "{file}");
     assert!(Path::new(&out.join("report.html")).exists());
 
-    // 4. A range that goes down is the user's mistake: exit code 2, before connecting.
+    // 4. No node at the contact point: exit code 2, as for `run`, and sweep.json says why.
+    let out = runs.path().join("unreachable");
+    let unreachable = headroom(&[
+        "sweep",
+        "keyvalue",
+        "--concurrency",
+        "2,4",
+        "--step-duration",
+        "2s",
+        "--hosts",
+        &format!("{}:9", support::address()),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        unreachable.status.code(),
+        Some(2),
+        "{}",
+        stderr(&unreachable)
+    );
+    let file = read_json(&out.join("sweep.json"));
+    assert_eq!(file["status"], "failed", "{file}");
+    assert_eq!(file["stop"]["rule"], "step_failed");
+    assert_eq!(steps(&file).len(), 1);
+
+    // 5. A range that goes down is the user's mistake: exit code 2, before connecting.
     let bad = headroom(&["sweep", "keyvalue", "--concurrency", "64..8"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(

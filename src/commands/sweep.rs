@@ -190,7 +190,7 @@ pub fn sweep(
             "\n== Step {} of at most {total}: {concurrency} requests in flight ==",
             i + 1
         );
-        let step = run_step(
+        let (step, error) = run_step(
             config,
             out,
             &runtime,
@@ -199,6 +199,19 @@ pub fn sweep(
             concurrency,
             i == 0,
         );
+        if let Some(error) = error.filter(|e| i == 0 && crate::exit_code_for(e) == 2) {
+            // The first step could not start because of the command line (an unreachable
+            // contact point, a table with other columns): say so as `run` does.
+            runtime.shutdown_timeout(Duration::from_secs(1));
+            file.steps.push(step);
+            file.status = SweepStatus::Failed;
+            file.stop = Some(SweepStop::StepFailed {
+                concurrency,
+                error: format!("{error:#}"),
+            });
+            file.write(out)?;
+            return Err(error);
+        }
         println!("\n{}", table::render(&file.steps));
         file.steps.push(step.clone());
         println!("{}", table::row(&step));
@@ -260,8 +273,8 @@ pub fn sweep(
     Ok(file)
 }
 
-/// Runs one step and makes its record; a step that cannot run is a failed record, not an
-/// error, so that the sweep keeps what it has.
+/// Runs one step and makes its record; a step that cannot run is a failed record (with the
+/// error beside it), so that the sweep keeps what it has.
 fn run_step(
     config: &SweepConfig,
     out: &Path,
@@ -270,7 +283,7 @@ fn run_step(
     credentials: Option<(String, String)>,
     concurrency: usize,
     populate: bool,
-) -> StepRecord {
+) -> (StepRecord, Option<anyhow::Error>) {
     let mut run_config = config.run.clone();
     run_config.mode = LoadMode::Closed { concurrency };
     run_config.warmup_s = config.warmup_s;
@@ -314,14 +327,14 @@ fn run_step(
     };
     match executed {
         Err(e) => {
-            eprintln!("Error: the step at concurrency {concurrency} failed: {e:#}");
             record.error = Some(format!("{e:#}"));
+            return (record, Some(e));
         }
         Ok(Executed::StoppedDuringPopulate) => record.end = StepEnd::Interrupted,
         Ok(Executed::LoadedOnly) => record.error = Some("no measured run".into()),
         Ok(Executed::Finished(summary)) => fill(&mut record, &summary, &watch, config),
     }
-    record
+    (record, None)
 }
 
 /// The record of a step that ran, from its summary and what its watch saw.
