@@ -13,6 +13,7 @@ pub mod engine;
 pub mod metrics;
 pub mod report;
 pub mod sla;
+pub mod sweep;
 pub mod units;
 pub mod workload;
 
@@ -24,6 +25,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Cluster(args) => commands::cluster::run(args),
         cli::Command::Run(args) => commands::run::run(*args),
         cli::Command::Capacity(args) => commands::capacity::run(*args),
+        cli::Command::Sweep(args) => commands::sweep::run(*args),
         cli::Command::Quickstart(args) => commands::quickstart::run(*args),
         cli::Command::Report(args) => commands::report::run(args),
     }

@@ -1,5 +1,6 @@
 //! The HTML report in a real browser: `headroom report` on fixture directories of real
-//! output (a 10-second run with an SLA, and an automatic capacity search), opened with
+//! output (a 10-second run with an SLA, an automatic capacity search and a concurrency
+//! sweep), opened with
 //! headless Chromium, which must log no console message; the screenshots are kept in
 //! target/tmp/report-screenshots/ for a person to look at.
 //!
@@ -123,9 +124,10 @@ fn headroom_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
 fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
     let Some(chromium) = chromium() else { return };
     let out = screenshot_dir();
-    for (name, dirs, height) in [
-        ("run", vec![fixture("run")], 3000),
-        ("capacity", vec![fixture("capacity")], 4200),
+    for (name, dirs, height, least) in [
+        ("run", vec![fixture("run")], 3000, 3),
+        ("capacity", vec![fixture("capacity")], 4200, 3),
+        ("sweep", vec![fixture("sweep")], 2200, 2),
     ] {
         let page = out.join(format!("{name}.html"));
         let svg = out.join(format!("{name}-svg"));
@@ -135,7 +137,12 @@ fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
         assert!(!html.contains("http://") && !html.contains("https://"));
         assert!(!html.contains("<script"));
         let charts = html.matches("<figure").count();
-        assert!(charts >= 3, "{name}: {charts} charts");
+        assert!(charts >= least, "{name}: {charts} charts");
+        if name == "sweep" {
+            // Seed 001's two charts.
+            assert!(html.contains("Throughput against concurrency: sweep"));
+            assert!(html.contains("Latency against throughput: sweep"));
+        }
         assert_eq!(std::fs::read_dir(&svg).unwrap().count(), charts);
 
         let png = out.join(format!("{name}.png"));

@@ -12,5 +12,6 @@ mod hdr_tools;
 mod report;
 mod run;
 mod stress_profile;
+mod sweep;
 mod workload_file;
 mod ycsb;

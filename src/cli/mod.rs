@@ -76,6 +76,29 @@ pub enum Command {
     /// --repeats 3 --duration 2m
     Capacity(Box<CapacityArgs>),
 
+    /// Find the concurrency where throughput stops growing: closed-loop steps at more and
+    /// more requests in flight, as cassandra-stress's `-rate auto` (seed 001).
+    ///
+    /// Each step is a full closed-loop `run` with its own directory under steps/: a warmup,
+    /// then a measured part that lasts until its throughput is stable (the standard error of
+    /// the mean of the per-interval throughputs below --stable-error, and the second half of
+    /// the step within twice that of the first; at least --step-min, at most --step-max), or
+    /// exactly --step-duration. The sweep stops when the average improvement of the
+    /// throughput over the last 3 steps is 0 or less, or over the last 5 steps below
+    /// --stable-error; at the last concurrency; when a step fails entirely; or on Ctrl-C
+    /// (exit code 130, every finished step kept). --populate writes its rows once, before
+    /// the first step.
+    ///
+    /// The sweep's directory (--out) holds sweep.json (settings, steps, why it stopped),
+    /// steps/concurrency-N/ and report.html: the table, throughput against concurrency and
+    /// latency against throughput. Latencies of a closed loop are service times, which hide
+    /// stalls (coordinated omission): judge an SLA with `capacity`, not with a sweep.
+    ///
+    /// Example: headroom sweep keyvalue --concurrency 4..256 --populate 100k
+    ///
+    /// Example: headroom sweep timeseries -r 0.2 --concurrency 8,16,32,64 --step-duration 20s
+    Sweep(Box<SweepArgs>),
+
     /// From nothing to an answer: start a local Cassandra node, find the capacity of an
     /// 80% write / 20% read time-series workload under p99.9<100ms, write the results, stop
     /// the node.
@@ -88,8 +111,8 @@ pub enum Command {
     /// Write an HTML report of run and capacity-search directories: one self-contained
     /// page with charts and tables, to read on screen, print or send.
     ///
-    /// Give one directory or several: a run directory (from `run`) or a capacity search's
-    /// (from `capacity` or `quickstart`). Several capacity searches of the same workload, say
+    /// Give one directory or several: a run directory (from `run`), a capacity search's
+    /// (from `capacity` or `quickstart`) or a concurrency sweep's (from `sweep`). Several capacity searches of the same workload, say
     /// one per garbage collector, are compared as configurations, each named after its
     /// directory. The page shows, where the directories hold the data:
     ///
@@ -104,6 +127,9 @@ pub enum Command {
     ///    failing SLA windows marked, client hiccups and errors;
     ///
     /// 5. throughput and latency against concurrency for several closed-loop runs;
+    ///
+    /// 6. for a sweep: its table, throughput against concurrency, and p50/p99/p99.9
+    ///    against throughput;
     ///
     /// and the capacity table, each run's summary, SLA, errors by class and configuration.
     ///
@@ -579,10 +605,59 @@ pub struct CapacityArgs {
     pub resume: Option<PathBuf>,
 }
 
+/// `headroom sweep`
+#[derive(Debug, Args, Clone)]
+pub struct SweepArgs {
+    /// The requests in flight of each step: a range A..B starts at A and grows ×1.5 a step
+    /// (rounded, always at least +1) while at most B, e.g. 4..1024 runs 4, 6, 9, 14, 20,
+    /// 30, 46, 68, 103, 154, 231, 346, 519, 778; a list such as 4,8,16,32 runs exactly
+    /// those, in that order.
+    #[arg(long, default_value = "4..1024", value_name = "A..B|N,N,...")]
+    pub concurrency: String,
+
+    /// Measure every step for exactly this long instead of until its throughput is stable.
+    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    pub step_duration: Option<Duration>,
+
+    /// A step is stable once the standard error of the mean of its per-interval throughputs
+    /// is below this fraction of the mean (cassandra-stress's err<0.02), and the mean of its
+    /// second half differs from the first half's by at most twice this. Also the least
+    /// average improvement over the last 5 steps worth another step.
+    #[arg(long, default_value = "2%", value_name = "PERCENT")]
+    pub stable_error: String,
+
+    /// The shortest measured part of a step run until stable (cassandra-stress's n>30).
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub step_min: Duration,
+
+    /// The longest measured part of a step run until stable (cassandra-stress's n<200); a
+    /// step that reaches it is marked "not stable" and counts all the same.
+    #[arg(long, default_value = "200s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub step_max: Duration,
+
+    /// Load before each step's measured part, at the step's concurrency, excluded from its
+    /// results.
+    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
+    /// How to reach the cluster and how the client sends.
+    #[command(flatten)]
+    pub client: ClientArgs,
+
+    /// The sweep's directory: sweep.json, steps/concurrency-N/ and report.html.
+    /// [default: runs/<timestamp>-sweep-<workload>]
+    #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
+    pub out: Option<PathBuf>,
+}
+
 /// `headroom report`
 #[derive(Debug, Args, Clone)]
 pub struct ReportArgs {
-    /// Run or capacity-search directories, shown in this order.
+    /// Run, capacity-search or sweep directories, shown in this order.
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
 

@@ -147,7 +147,7 @@ impl SearchConfig {
 }
 
 /// Reads a fraction written as `2%` or `0.02`.
-fn parse_fraction(flag: &str, text: &str) -> Result<f64, WorkloadError> {
+pub(crate) fn parse_fraction(flag: &str, text: &str) -> Result<f64, WorkloadError> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),

@@ -6,3 +6,4 @@ pub mod cluster;
 pub mod quickstart;
 pub mod report;
 pub mod run;
+pub mod sweep;

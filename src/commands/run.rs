@@ -420,6 +420,35 @@ fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
     }
 }
 
+/// Looks at every finished interval of a run and may end it early, as completed: a sweep's
+/// step ends once its throughput is stable.
+pub trait IntervalWatch {
+    /// One finished interval (warmup and measured parts, as the engine hands it over);
+    /// true ends the run now: no new requests, those in flight are awaited.
+    fn interval(&mut self, interval: &Interval) -> bool;
+}
+
+/// The run's files, then the watch, for each interval; sets the run's stop when the watch
+/// says so.
+struct Watched<'a, 'w> {
+    files: &'a mut RunFiles,
+    watch: Option<&'a mut (dyn IntervalWatch + Send + 'w)>,
+    progress: Arc<Progress>,
+    ended: bool,
+}
+
+impl IntervalSink for Watched<'_, '_> {
+    fn interval(&mut self, interval: &Interval) {
+        self.files.interval(interval);
+        if let Some(watch) = self.watch.as_deref_mut() {
+            if watch.interval(interval) && !self.ended {
+                self.ended = true;
+                self.progress.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 /// One run, from connecting to the summary, writing its directory `out` as it goes. Errors
 /// before the run starts leave only error.txt in `out`. `populate` false skips the
 /// workload's populate (its rows are there from an earlier run).
@@ -429,6 +458,19 @@ pub async fn execute(
     credentials: Option<(String, String)>,
     stop: &Arc<StopSignal>,
     populate: bool,
+) -> anyhow::Result<Executed> {
+    execute_watched(config, out, credentials, stop, populate, None).await
+}
+
+/// [`execute`], with `interval_watch` shown every interval of the measured run; when it ends the run,
+/// the run counts as completed (unless `stop` was given too).
+pub async fn execute_watched(
+    config: &RunConfig,
+    out: &Path,
+    credentials: Option<(String, String)>,
+    stop: &Arc<StopSignal>,
+    populate: bool,
+    interval_watch: Option<&mut (dyn IntervalWatch + Send)>,
 ) -> anyhow::Result<Executed> {
     let client_config = ClientConfig {
         hosts: config.hosts.clone(),
@@ -511,7 +553,24 @@ pub async fn execute(
     let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s, planned, sla)?;
     sink.op_weights = workload.op_weights();
     let cpu_before = metrics::process::cpu_time();
-    let outcome = engine::run(workload.clone(), clock, &engine_config, progress, &mut sink).await;
+    let mut watched = Watched {
+        files: &mut sink,
+        watch: interval_watch,
+        progress: progress.clone(),
+        ended: false,
+    };
+    let mut outcome = engine::run(
+        workload.clone(),
+        clock,
+        &engine_config,
+        progress,
+        &mut watched,
+    )
+    .await;
+    if watched.ended && outcome.stop == StopReason::Interrupted && !stop.is_set() {
+        // The watch ended the measured part: it is complete by the caller's rule.
+        outcome.stop = StopReason::Completed;
+    }
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
     let verdict = sink.finish()?;
 

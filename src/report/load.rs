@@ -2,7 +2,8 @@
 //!
 //! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog and one
 //! `<op>.hgrm` per operation type (see `commands::run`); a capacity search's directory holds
-//! search.json, capacity.json and one run directory per trial (see [`crate::capacity`]).
+//! search.json, capacity.json and one run directory per trial (see [`crate::capacity`]); a
+//! concurrency sweep's holds sweep.json and one run directory per step (see [`crate::sweep`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note in the report rather than an error, so that a report can be
 //! made of any directory that holds something to show.
@@ -26,6 +27,7 @@ use crate::capacity::{Summary as SearchSummary, TrialRecord};
 use crate::engine::LoadMode;
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
+use crate::sweep::{SweepFile, SWEEP_FILE};
 
 /// The hlog tag of the client's hiccup meter.
 const HICCUP_TAG: &str = "client.hiccup";
@@ -37,6 +39,8 @@ pub struct Input {
     pub runs: Vec<RunData>,
     /// Capacity searches (each a "configuration" in the charts that compare them).
     pub searches: Vec<SearchData>,
+    /// Concurrency sweeps.
+    pub sweeps: Vec<SweepData>,
 }
 
 impl Input {
@@ -49,7 +53,9 @@ impl Input {
             if !dir.is_dir() {
                 bail!("{} is not a directory", dir.display());
             }
-            if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
+            if dir.join(SWEEP_FILE).exists() {
+                input.sweeps.push(SweepData::load(dir)?);
+            } else if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
                 input.searches.push(SearchData::load(dir)?);
             } else if ["summary.json", "config.json", "intervals.csv"]
                 .iter()
@@ -58,8 +64,8 @@ impl Input {
                 input.runs.push(RunData::load(dir, dir_label(dir)));
             } else {
                 bail!(
-                    "{} is neither a run directory (summary.json, config.json, intervals.csv) \
-                     nor a capacity search (capacity.json, search.json)",
+                    "{} is neither a run directory (summary.json, config.json, intervals.csv), \
+                     a capacity search (capacity.json, search.json) nor a sweep (sweep.json)",
                     dir.display()
                 );
             }
@@ -464,6 +470,45 @@ impl SearchData {
     }
 }
 
+/// A concurrency sweep's directory (see [`crate::sweep`]).
+#[derive(Debug, Clone)]
+pub struct SweepData {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its name in headings: the directory's name.
+    pub label: String,
+    /// sweep.json: the settings, the steps and why the sweep stopped.
+    pub file: SweepFile,
+    /// Steps whose run directory is missing.
+    pub notes: Vec<String>,
+}
+
+impl SweepData {
+    /// Reads a sweep's directory. The charts and the table come from sweep.json alone
+    /// (each step's record holds its percentiles, from the sum of its measured
+    /// histograms); a step's run directory that is missing becomes a note.
+    pub fn load(dir: &Path) -> anyhow::Result<SweepData> {
+        let file = SweepFile::read(dir)?;
+        let notes = file
+            .steps
+            .iter()
+            .filter(|s| !dir.join(&s.dir).is_dir() && s.end != crate::sweep::StepEnd::Failed)
+            .map(|s| {
+                format!(
+                    "The run directory of the step at concurrency {}, {}, is missing.",
+                    s.concurrency, s.dir
+                )
+            })
+            .collect();
+        Ok(SweepData {
+            dir: dir.to_path_buf(),
+            label: dir_label(dir),
+            file,
+            notes,
+        })
+    }
+}
+
 /// A trial's label: its rate, and its repeat when there may be several.
 fn trial_label(record: &TrialRecord) -> String {
     format!(
@@ -739,6 +784,46 @@ pub(crate) mod tests {
     /// histogram logs.
     pub(crate) fn capacity_fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/capacity")
+    }
+
+    /// A real four-step sweep (`--concurrency 2..8 --step-duration 4s`); of each step's
+    /// directory only summary.json is kept.
+    pub(crate) fn sweep_fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/sweep")
+    }
+
+    #[test]
+    fn a_sweep_reads_from_its_sweep_json() {
+        let input = Input::load(&[sweep_fixture()]).unwrap();
+        assert!(input.runs.is_empty() && input.searches.is_empty());
+        let sweep = &input.sweeps[0];
+        assert_eq!(sweep.label, "sweep");
+        assert!(sweep.notes.is_empty(), "{:?}", sweep.notes);
+        assert_eq!(sweep.file.workload, "keyvalue");
+        assert_eq!(sweep.file.status, crate::sweep::SweepStatus::Completed);
+        let concurrencies: Vec<usize> = sweep.file.steps.iter().map(|s| s.concurrency).collect();
+        assert_eq!(concurrencies, [2, 3, 5, 7]);
+        // Each record holds what its step's own summary says.
+        for step in &sweep.file.steps {
+            let summary: RunSummary = serde_json::from_str(
+                &fs::read_to_string(sweep.dir.join(&step.dir).join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(summary.achieved_rate_per_s, step.achieved_per_s);
+            assert_eq!(summary.ops[0].requests, step.requests);
+            assert_eq!(summary.ops[0].service_time.p99_ms, step.service_time.p99_ms);
+        }
+
+        // A step directory that went missing is a note, not an error.
+        let dir = tempfile::tempdir().unwrap();
+        fs::copy(
+            sweep_fixture().join(SWEEP_FILE),
+            dir.path().join(SWEEP_FILE),
+        )
+        .unwrap();
+        let torn = SweepData::load(dir.path()).unwrap();
+        assert_eq!(torn.notes.len(), 4, "{:?}", torn.notes);
+        assert!(torn.notes[0].contains("steps/concurrency-2"));
     }
 
     #[test]

@@ -10,9 +10,10 @@ use std::fmt::Write as _;
 
 use crate::capacity::table::{self, format_rate};
 use crate::report::charts::{self, draw, format_number, Chart};
-use crate::report::load::{Input, RunData, SearchData};
+use crate::report::load::{Input, RunData, SearchData, SweepData};
 use crate::report::summary::{Latency, RunSummary};
 use crate::sla::Value;
+use crate::sweep::{table as sweep_table, StepEnd};
 
 /// The page's stylesheet: readable on a laptop screen, and in print.
 const CSS: &str = r#"
@@ -406,6 +407,26 @@ fn run_card(run: &RunData) -> String {
 
 /// The page's title when none is given.
 fn default_title(input: &Input) -> String {
+    if let ([sweep], [], []) = (
+        input.sweeps.as_slice(),
+        input.searches.as_slice(),
+        input.runs.as_slice(),
+    ) {
+        return format!(
+            "Concurrency sweep of {}: {}",
+            sweep.file.workload, sweep.label
+        );
+    }
+    if !input.sweeps.is_empty() {
+        let labels: Vec<&str> = input
+            .sweeps
+            .iter()
+            .map(|s| s.label.as_str())
+            .chain(input.searches.iter().map(|s| s.label.as_str()))
+            .chain(input.runs.iter().map(|r| r.label.as_str()))
+            .collect();
+        return format!("Comparison: {}", labels.join(", "));
+    }
     match (input.searches.as_slice(), input.runs.as_slice()) {
         ([search], []) => format!(
             "Capacity of {}: {}",
@@ -474,6 +495,10 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         search_section(&mut page, search, n)?;
     }
 
+    for (n, sweep) in input.sweeps.iter().enumerate() {
+        sweep_section(&mut page, sweep, n)?;
+    }
+
     let compared: Vec<Chart> = charts::latency_vs_throughput(&[], &input.runs)
         .into_iter()
         .chain(charts::concurrency(&input.runs))
@@ -514,6 +539,9 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
     for run in &input.runs {
         notes.extend(run.notes.iter().map(|n| format!("{}: {n}", run.label)));
     }
+    for sweep in &input.sweeps {
+        notes.extend(sweep.notes.iter().map(|n| format!("{}: {n}", sweep.label)));
+    }
     if !notes.is_empty() {
         page.section("notes", "Notes on the files");
         for note in notes {
@@ -533,11 +561,12 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         escape(&title),
         escape(&title)
     );
-    let several = input.searches.len() + input.runs.len() > 1;
+    let several = input.searches.len() + input.runs.len() + input.sweeps.len() > 1;
     let sentences = input
         .searches
         .iter()
         .map(|s| (&s.label, search_sentence(s)))
+        .chain(input.sweeps.iter().map(|s| (&s.label, sweep_sentence(s))))
         .chain(input.runs.iter().map(|r| (&r.label, run_sentence(r))));
     for (label, sentence) in sentences {
         let sentence = if several {
@@ -573,12 +602,13 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         .iter()
         .map(|s| s.dir.display().to_string())
         .collect();
+    dirs.extend(input.sweeps.iter().map(|s| s.dir.display().to_string()));
     dirs.extend(input.runs.iter().map(|r| r.dir.display().to_string()));
     let _ = write!(
         html,
         "</main>\n<footer>Made by headroom {} from {}. Every chart's data comes from the \
          files in these directories: histograms.hlog, intervals.csv, the .hgrm files, \
-         summary.json and capacity.json.</footer>\n</body>\n</html>\n",
+         summary.json, capacity.json and sweep.json.</footer>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
         escape(&dirs.join(", "))
     );
@@ -735,6 +765,103 @@ fn search_section(page: &mut Page, search: &SearchData, n: usize) -> anyhow::Res
             "run.duration_s",
             "run.warmup_s",
             "run.sla",
+        ],
+    );
+    Ok(())
+}
+
+/// What a sweep did, in a sentence.
+fn sweep_sentence(sweep: &SweepData) -> String {
+    let settings = &sweep.file.settings;
+    let mut text = settings
+        .get("run")
+        .map(workload_sentence)
+        .unwrap_or_else(|| format!("The {} workload", sweep.file.workload));
+    let _ = write!(
+        text,
+        ": a concurrency sweep (closed loop: latency is service time, which under-counts \
+         stalls) of {} steps",
+        sweep.file.steps.len()
+    );
+    let number = |key: &str| settings.get(key).and_then(|v| v.as_f64());
+    match (number("step_duration_s"), number("stable_error")) {
+        (Some(d), _) => {
+            let _ = write!(text, " of {} s each", format_number(d));
+        }
+        (None, Some(e)) => {
+            let _ = write!(
+                text,
+                ", each until its throughput was stable to ±{}%",
+                format_number(e * 100.0)
+            );
+        }
+        _ => {}
+    }
+    if let Some(stop) = &sweep.file.stop {
+        let _ = write!(text, "; it stopped because {}", stop.describe());
+    } else {
+        text.push_str("; it had not finished when these files were read");
+    }
+    text.push('.');
+    text
+}
+
+/// A sweep's section: its table as the terminal prints it, its two charts, its settings.
+fn sweep_section(page: &mut Page, sweep: &SweepData, n: usize) -> anyhow::Result<()> {
+    page.section(
+        &format!("sweep-{}", n + 1),
+        &format!("Concurrency sweep {}", sweep.label),
+    );
+    page.para(&sweep_sentence(sweep));
+    let rows: Vec<(Vec<String>, &str)> = sweep
+        .file
+        .steps
+        .iter()
+        .map(|step| {
+            let class = if step.end == StepEnd::Failed {
+                "fail"
+            } else {
+                ""
+            };
+            (sweep_table::cells(step), class)
+        })
+        .collect();
+    if rows.is_empty() {
+        page.note("No step has finished yet.");
+    } else {
+        let mut header: Vec<String> = sweep_table::HEADER.iter().map(|h| h.to_string()).collect();
+        for cell in &mut header[3..9] {
+            cell.push_str(" ms");
+        }
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        let numeric: Vec<bool> = (0..header.len()).map(|i| i + 1 < header.len()).collect();
+        page.body.push_str(&table(&header, &rows, &numeric));
+        page.note(
+            "Latencies are service times of the successful requests of each step's measured \
+             part, every operation type together: in a closed loop they equal the response \
+             time, and they under-count stalls (coordinated omission).",
+        );
+    }
+    for step in sweep.file.steps.iter().filter(|s| s.error.is_some()) {
+        page.note(&format!(
+            "The step at concurrency {} failed: {}",
+            step.concurrency,
+            step.error.as_deref().unwrap_or_default()
+        ));
+    }
+    for chart in charts::sweep(sweep) {
+        page.figure(chart)?;
+    }
+    page.h3("Settings of the sweep");
+    // Each step's concurrency, warmup and length are set from the sweep's own settings.
+    settings_table(
+        page,
+        &sweep.file.settings,
+        &[
+            "run.mode.concurrency",
+            "run.mode.loop",
+            "run.duration_s",
+            "run.warmup_s",
         ],
     );
     Ok(())
@@ -1083,7 +1210,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::report::charts::tests::closed_loop_runs;
-    use crate::report::load::tests::{capacity_fixture, run_fixture};
+    use crate::report::load::tests::{capacity_fixture, run_fixture, sweep_fixture};
 
     fn load(dirs: &[PathBuf]) -> Input {
         Input::load(dirs).unwrap()
@@ -1261,6 +1388,41 @@ pub(crate) mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), charts.len());
+    }
+
+    #[test]
+    fn a_sweep_report_has_its_table_and_seed_001s_two_charts() {
+        let input = load(&[sweep_fixture()]);
+        let (html, charts) = render(&input, None).unwrap();
+        assert_self_contained(&html);
+        assert_eq!(
+            headings(&html, "h1"),
+            ["Concurrency sweep of keyvalue: sweep"]
+        );
+        assert_eq!(headings(&html, "h2"), ["Concurrency sweep sweep"]);
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                charts::Kind::ConcurrencyThroughput,
+                charts::Kind::LatencyVsThroughput
+            ]
+        );
+        assert_eq!(count(&html, "<figure"), 2);
+        assert!(html.contains("id=\"chart-01-sweep-throughput-vs-concurrency-sweep\""));
+        assert!(html.contains("id=\"chart-02-sweep-latency-vs-throughput-sweep\""));
+        // The table, as the terminal prints it: one row per step.
+        assert!(html.contains("<th class=\"num\">p99.9 ms</th>"), "{html}");
+        let step = &input.sweeps[0].file.steps[3];
+        let row: String = sweep_table::cells(step)[..3]
+            .iter()
+            .map(|c| format!("<td class=\"num\">{}</td>", escape(c)))
+            .collect();
+        assert!(html.contains(&format!("<tr>{row}")), "{row}");
+        assert!(html.contains("it stopped because every concurrency ran, up to 7"));
+        // The run settings each step sets itself are left out.
+        assert!(!html.contains("<dt>run.mode.concurrency</dt>"));
+        assert!(html.contains("<dt>stable_error</dt><dd>0.02</dd>"));
     }
 
     const HOSTILE: &str = "<script>alert(\"x\")</script>&'";
