@@ -302,6 +302,21 @@ pub fn parse_ops(text: &str) -> Result<OpsArg, String> {
     Ok(OpsArg::Mix(mix))
 }
 
+/// `--ops` of `capacity` and `sweep`: only a mix (their length is set otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpMixArg(pub Vec<(String, f64)>);
+
+/// Reads a mix for `capacity` and `sweep`: `insert=1,simple1=9`.
+pub fn parse_op_mix(text: &str) -> Result<OpMixArg, String> {
+    match parse_ops(text)? {
+        OpsArg::Mix(mix) => Ok(OpMixArg(mix)),
+        OpsArg::Count(_) => Err(
+            "here --ops is the mix of a profile's operations, e.g. 'insert=1,simple1=9'; the length of each run is set by its own flags"
+                .into(),
+        ),
+    }
+}
+
 /// The phases of `headroom run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -529,6 +544,11 @@ pub enum Fresh {
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
 pub struct CapacityArgs {
+    /// For a cassandra-stress profile or a workload file: the mix of its operations by
+    /// weight, e.g. 'insert=1,simple1=9'.
+    #[arg(long, value_name = "OP=W,...", value_parser = parse_op_mix)]
+    pub ops: Option<OpMixArg>,
+
     /// The service level every window of every trial must meet, e.g.
     /// 'p99.9<100ms, errors<0.1%' (terms as for `run --sla`).
     #[arg(long, default_value = "p99.9<100ms", value_name = "TERMS")]
@@ -608,6 +628,11 @@ pub struct CapacityArgs {
 /// `headroom sweep`
 #[derive(Debug, Args, Clone)]
 pub struct SweepArgs {
+    /// For a cassandra-stress profile or a workload file: the mix of its operations by
+    /// weight, e.g. 'insert=1,simple1=9'.
+    #[arg(long, value_name = "OP=W,...", value_parser = parse_op_mix)]
+    pub ops: Option<OpMixArg>,
+
     /// The requests in flight of each step: a range A..B starts at A and grows ×1.5 a step
     /// (rounded, always at least +1) while at most B, e.g. 4..1024 runs 4, 6, 9, 14, 20,
     /// 30, 46, 68, 103, 154, 231, 346, 519, 778; a list such as 4,8,16,32 runs exactly
@@ -756,6 +781,26 @@ mod tests {
         assert!(parse_ops("insert=x").unwrap_err().contains("number"));
         assert!(parse_ops("insert=0").is_err());
         assert!(parse_ops("many").is_err());
+    }
+
+    #[test]
+    fn capacity_and_sweep_take_a_mix_but_no_count() {
+        let cli =
+            Cli::try_parse_from(["headroom", "sweep", "p.yaml", "--ops", "insert=1,q=3"]).unwrap();
+        let Command::Sweep(args) = cli.command else {
+            panic!("not sweep")
+        };
+        assert_eq!(
+            args.ops,
+            Some(OpMixArg(vec![("insert".into(), 1.0), ("q".into(), 3.0)]))
+        );
+        let err =
+            Cli::try_parse_from(["headroom", "capacity", "p.yaml", "--ops", "1000"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the mix of a profile's operations"),
+            "{err}"
+        );
     }
 
     #[test]

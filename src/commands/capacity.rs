@@ -56,8 +56,10 @@ impl SearchConfig {
     /// Resolves and checks the flags of `headroom capacity`.
     pub fn from_args(args: &CapacityArgs) -> anyhow::Result<SearchConfig> {
         let resolution = parse_fraction("--resolution", &args.resolution)?;
+        let mut workload = args.workload.clone();
+        workload.op_mix = args.ops.clone().map(|m| m.0);
         let run = RunConfig::new(
-            &args.workload,
+            &workload,
             &args.client,
             // The rate is set per trial (and the probe is closed-loop).
             LoadMode::Open {

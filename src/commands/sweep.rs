@@ -76,8 +76,10 @@ impl SweepConfig {
             )));
         }
         let duration = args.step_duration.unwrap_or(args.step_max);
+        let mut workload = args.workload.clone();
+        workload.op_mix = args.ops.clone().map(|m| m.0);
         let run = RunConfig::new(
-            &args.workload,
+            &workload,
             &args.client,
             LoadMode::Closed {
                 concurrency: ladder.0[0],
