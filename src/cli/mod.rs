@@ -60,6 +60,13 @@ pub enum Command {
     /// per operation type and summary.json, written as the run goes.
     ///
     /// Example: headroom run timeseries --rate 2k --duration 60s --warmup 10s -r 0.2
+    ///
+    /// YCSB (docs/ycsb.md): headroom run ycsb -P workloads/workloadf --rate 5k
+    ///
+    /// cassandra-stress profile (docs/stress-profiles.md): headroom run profile.yaml --ops
+    /// 'insert=1,simple1=9'
+    ///
+    /// headroom's own format (docs/workloads.md): headroom run workloads/keyvalue.yaml
     Run(Box<RunArgs>),
 
     /// Find the load-carrying capacity: the highest fixed rate at which every window of
