@@ -55,6 +55,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use thiserror::Error;
 
+use super::NodeSpec;
 use crate::metrics::new_histogram;
 
 /// Slack for comparing uptime stamps, which the JVM prints to the millisecond.
@@ -174,6 +175,12 @@ pub struct PauseLog {
 }
 
 impl PauseLog {
+    /// Reads the GC log of a node headroom started: [`NodeSpec::gc_log_path`] and the files
+    /// it rotated into.
+    pub fn read_node(node: &NodeSpec) -> Result<PauseLog, PauseLogError> {
+        PauseLog::read_dir(&node.logs_dir())
+    }
+
     /// Reads a node's logs directory: `gc.log` and its rotated files `gc.log.<k>`.
     pub fn read_dir(dir: &Path) -> Result<PauseLog, PauseLogError> {
         let entries = fs::read_dir(dir).map_err(|source| PauseLogError::Io {
@@ -330,7 +337,9 @@ fn parse_line(line: &str) -> Option<Decorated<'_>> {
         let close = rest.find(']')?;
         let token = rest[..close].trim();
         rest = &rest[close + 1..];
-        if let Some(time) = parse_time(token) {
+        if token.bytes().all(|b| b.is_ascii_digit()) {
+            // pid or tid.
+        } else if let Some(time) = parse_time(token) {
             decorated.time = Some(time);
         } else if let Some(uptime) = parse_uptime(token) {
             decorated.uptime = Some(uptime);
@@ -856,6 +865,10 @@ mod tests {
             parse_time("2026-11-22T07:03:57.634+0000")
         );
         assert_eq!(parse_uptime("3052ms"), Some(Duration::from_millis(3052)));
+        // pid and tid decorations are skipped.
+        let d =
+            parse_line("[2026-11-22T07:03:57.634+0000][3.052s][8140][8152][info][gc] x").unwrap();
+        assert_eq!((d.tags, d.message), (Some("gc"), "x"));
         assert_eq!(parse_line("no decoration"), None);
         // Lines that look like pauses but are not.
         assert_eq!(
