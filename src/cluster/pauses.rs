@@ -51,7 +51,8 @@
 //! generational ZGC (`GC(n) Y: Pause Mark Start`) gives safepoint events without their GC
 //! names.
 
-use std::fs;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -214,33 +215,30 @@ impl PauseLog {
     }
 
     /// Reads log files of one node in any order: they are put in the order of the first
-    /// wall-clock stamp in each (files without one first).
+    /// wall-clock stamp in each (files without one first), then read line by line, so memory
+    /// does not grow with the size of the logs.
     pub fn read_files(paths: &[PathBuf]) -> Result<PauseLog, PauseLogError> {
-        let mut texts = Vec::with_capacity(paths.len());
+        let mut files = Vec::with_capacity(paths.len());
         for path in paths {
-            let bytes = fs::read(path).map_err(|source| PauseLogError::Io {
-                path: path.clone(),
-                source,
+            let mut first = None;
+            for_each_line(path, open(path)?, |_, line| {
+                first = parse_line(line).and_then(|d| d.time);
+                Ok(first.is_none())
             })?;
-            // A file cut by a crash can end mid character; keep what is readable.
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            let first = text
-                .lines()
-                .find_map(|l| parse_line(l).and_then(|d| d.time));
-            texts.push((first, path.clone(), text));
+            files.push((first, path.clone()));
         }
-        texts.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        files.sort();
         let mut parser = Parser::default();
-        for (_, path, text) in &texts {
-            parser.file(path, text)?;
+        for (_, path) in &files {
+            parser.file(path, open(path)?)?;
         }
-        Ok(parser.finish(texts.into_iter().map(|(_, p, _)| p).collect()))
+        Ok(parser.finish(files.into_iter().map(|(_, p)| p).collect()))
     }
 
     /// Parses the text of one log file; `path` only names it in errors.
     pub fn parse(path: &Path, text: &str) -> Result<PauseLog, PauseLogError> {
         let mut parser = Parser::default();
-        parser.file(path, text)?;
+        parser.file(path, text.as_bytes())?;
         Ok(parser.finish(vec![path.to_path_buf()]))
     }
 
@@ -301,6 +299,44 @@ impl PauseLog {
     pub fn stopped_ns(&self, from: SystemTime, to: SystemTime) -> u64 {
         let span = Duration::from_nanos(nanos_between(from, to).max(1));
         self.timeline(from, to, span).iter().sum()
+    }
+}
+
+fn open(path: &Path) -> Result<BufReader<File>, PauseLogError> {
+    File::open(path)
+        .map(BufReader::new)
+        .map_err(|source| PauseLogError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Calls `f` with each line (number from 1, text without its line end) until it returns
+/// `Ok(false)` or an error. A file cut by a crash can end mid character: bytes that are not
+/// UTF-8 are replaced, the rest of the line is kept.
+fn for_each_line(
+    path: &Path,
+    mut reader: impl BufRead,
+    mut f: impl FnMut(usize, &str) -> Result<bool, PauseLogError>,
+) -> Result<(), PauseLogError> {
+    let mut buffer = Vec::new();
+    let mut number = 0;
+    loop {
+        buffer.clear();
+        let read = reader
+            .read_until(b'\n', &mut buffer)
+            .map_err(|source| PauseLogError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let line = String::from_utf8_lossy(&buffer);
+        if !f(number, line.trim_end_matches(['\n', '\r']))? {
+            return Ok(());
+        }
     }
 }
 
@@ -451,40 +487,35 @@ struct Parser {
 }
 
 impl Parser {
-    fn file(&mut self, path: &Path, text: &str) -> Result<(), PauseLogError> {
+    fn file(&mut self, path: &Path, reader: impl BufRead) -> Result<(), PauseLogError> {
         let mut decorated_lines = 0usize;
         let mut legacy_lines = 0usize;
-        for (index, line) in text.lines().enumerate() {
+        for_each_line(path, reader, |number, line| {
             let Some(decorated) = parse_line(line) else {
                 if line.contains(" secs]") || line.starts_with("Total time for which") {
                     legacy_lines += 1;
                 }
-                continue;
+                return Ok(true);
             };
             decorated_lines += 1;
-            let missing = if decorated.time.is_none() {
-                Some("time")
-            } else if decorated.uptime.is_none() {
-                Some("uptime")
-            } else if decorated.tags.is_none() {
-                Some("tags")
-            } else {
-                None
-            };
-            if let Some(missing) = missing {
-                return Err(PauseLogError::MissingDecoration {
+            match (decorated.time, decorated.uptime, decorated.tags) {
+                (Some(time), Some(uptime), Some(tags)) => {
+                    self.line(time, uptime, tags, decorated.message);
+                    Ok(true)
+                }
+                (time, uptime, _) => Err(PauseLogError::MissingDecoration {
                     path: path.to_path_buf(),
-                    line: index + 1,
-                    missing,
-                });
+                    line: number,
+                    missing: if time.is_none() {
+                        "time"
+                    } else if uptime.is_none() {
+                        "uptime"
+                    } else {
+                        "tags"
+                    },
+                }),
             }
-            let (Some(time), Some(uptime), Some(tags)) =
-                (decorated.time, decorated.uptime, decorated.tags)
-            else {
-                unreachable!("checked above")
-            };
-            self.line(time, uptime, tags, decorated.message);
-        }
+        })?;
         if decorated_lines == 0 && legacy_lines > 0 {
             return Err(PauseLogError::LegacyFormat {
                 path: path.to_path_buf(),
@@ -773,6 +804,18 @@ mod tests {
             .collect();
         assert_eq!(names, ["gc.log.7", "gc.log.0", "gc.log"]);
         assert_eq!(rotated.jvm_runs, 1);
+    }
+
+    #[test]
+    fn a_file_cut_mid_line_and_mid_character_keeps_its_whole_lines() {
+        let (_, text) = fixture("zgc");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gc.log");
+        let mut bytes = text.into_bytes();
+        bytes.extend_from_slice(b"[2026-11-22T07:05:50.000+0000][49.3s][info][safep\xe2\x82");
+        fs::write(&path, bytes).unwrap();
+        let log = PauseLog::read_files(std::slice::from_ref(&path)).unwrap();
+        assert_eq!(log.events, parse_fixture("zgc").events);
     }
 
     #[test]
