@@ -9,6 +9,7 @@ pub mod cli;
 pub mod client;
 pub mod cluster;
 mod commands;
+pub mod compare;
 pub mod engine;
 pub mod metrics;
 pub mod report;

@@ -9,6 +9,7 @@ mod support;
 mod capacity;
 mod cluster;
 mod hdr_tools;
+mod pauses;
 mod report;
 mod run;
 mod stress_profile;

@@ -14,6 +14,7 @@ pub mod config;
 mod error;
 pub mod jars;
 pub mod java;
+pub mod pauses;
 pub mod probe;
 pub mod process;
 pub mod render;

@@ -7,4 +7,4 @@ pub mod process;
 pub mod stats;
 
 pub use errors::ErrorClass;
-pub use stats::{new_histogram, value_at_percentile, OpStats, Phase};
+pub use stats::{new_histogram, percentile_rank, value_at_percentile, OpStats, Phase};

@@ -54,13 +54,7 @@ pub fn value_at_percentile(h: &Histogram<u64>, percentile: f64) -> u64 {
     if h.is_empty() {
         return 0;
     }
-    let percentile = percentile.clamp(0.0, 100.0);
-    let just_below = if percentile > 0.0 {
-        f64::from_bits(percentile.to_bits() - 1)
-    } else {
-        0.0
-    };
-    let rank = ((just_below * h.len() as f64 / 100.0).ceil() as u64).max(1);
+    let rank = percentile_rank(percentile, h.len());
     let mut count = 0;
     for recorded in h.iter_recorded() {
         count += recorded.count_at_value();
@@ -69,6 +63,18 @@ pub fn value_at_percentile(h: &Histogram<u64>, percentile: f64) -> u64 {
         }
     }
     h.max()
+}
+
+/// The rank (from 1) of the value at `percentile` (0–100) among `count` values, by the rule
+/// of [`value_at_percentile`]; for code that keeps counts outside a histogram.
+pub fn percentile_rank(percentile: f64, count: u64) -> u64 {
+    let percentile = percentile.clamp(0.0, 100.0);
+    let just_below = if percentile > 0.0 {
+        f64::from_bits(percentile.to_bits() - 1)
+    } else {
+        0.0
+    };
+    ((just_below * count as f64 / 100.0).ceil() as u64).max(1)
 }
 
 /// What one operation type did in one span of time.
