@@ -153,10 +153,19 @@ fn mean_and_variance(what: &'static str, values: &[f64]) -> Result<(f64, f64), S
     if let Some((index, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(StatsError::NotFinite { what, index, value });
     }
+    Ok(sample_mean_variance(values).expect("two values or more"))
+}
+
+/// Mean and sample variance (divided by n − 1, two passes for accuracy with large, close
+/// values); `None` with fewer than two values.
+pub fn sample_mean_variance(values: &[f64]) -> Option<(f64, f64)> {
+    if values.len() < 2 {
+        return None;
+    }
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
-    Ok((mean, variance))
+    Some((mean, variance))
 }
 
 /// How a bootstrap runs.

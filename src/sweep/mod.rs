@@ -90,16 +90,11 @@ fn geometric(first: usize, last: usize) -> Vec<usize> {
 /// being the sample standard deviation (n − 1 in the denominator). `None` with fewer than
 /// two samples or a mean of 0 (nothing was measured).
 pub fn relative_standard_error(samples: &[f64]) -> Option<f64> {
-    let n = samples.len();
-    if n < 2 {
-        return None;
-    }
-    let mean = samples.iter().sum::<f64>() / n as f64;
+    let (mean, variance) = crate::compare::stats::sample_mean_variance(samples)?;
     if mean <= 0.0 {
         return None;
     }
-    let variance = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    Some(variance.sqrt() / (n as f64).sqrt() / mean)
+    Some(variance.sqrt() / (samples.len() as f64).sqrt() / mean)
 }
 
 /// When a step's throughput is stable, from the throughput of each whole interval of its

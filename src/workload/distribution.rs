@@ -322,8 +322,8 @@ pub fn parse_count(text: &str) -> Option<u64> {
     digits.trim().parse::<u64>().ok()?.checked_mul(factor)
 }
 
-/// A standard normal draw (Box–Muller).
-fn standard_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+/// A standard normal draw (Box–Muller): one draw from two uniform ones.
+pub fn standard_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
     let u2: f64 = rng.random();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()

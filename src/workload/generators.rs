@@ -4,6 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use super::distribution::standard_normal;
 use super::PartitionGenerator;
 
 /// A random-number generator for one request: seeded from the run's seed and the request's
@@ -37,10 +38,7 @@ impl PartitionKeys {
             PartitionGenerator::Sequence => seq % n,
             PartitionGenerator::Random => rng.random_range(0..n),
             PartitionGenerator::Normal => {
-                // Box–Muller: one standard normal draw from two uniform ones.
-                let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
-                let u2: f64 = rng.random();
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let z = standard_normal(rng);
                 let mean = (n as f64 - 1.0) / 2.0;
                 let x = (mean + z * n as f64 / 6.0).round();
                 x.clamp(0.0, n as f64 - 1.0) as u64

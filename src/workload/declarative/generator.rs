@@ -12,6 +12,7 @@ use scylla::frame::response::result::{ColumnType, NativeType};
 use scylla::value::{CqlTimestamp, CqlTimeuuid, CqlValue};
 use uuid::{Builder, Uuid};
 
+use super::super::distribution::standard_normal;
 use super::super::generators::TextPool;
 use crate::units;
 
@@ -212,10 +213,7 @@ impl Generator {
             }
             Generator::Uniform { min, max } => Drawn::Int(rng.random_range(*min..=*max)),
             Generator::Normal { min, max, sigma } => {
-                // Box–Muller: one standard normal draw from two uniform ones.
-                let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
-                let u2: f64 = rng.random();
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let z = standard_normal(rng);
                 let mean = (*min as f64 + *max as f64) / 2.0;
                 Drawn::Int(((mean + z * sigma).round() as i64).clamp(*min, *max))
             }
