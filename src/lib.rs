@@ -29,6 +29,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Sweep(args) => commands::sweep::run(*args),
         cli::Command::Quickstart(args) => commands::quickstart::run(*args),
         cli::Command::Report(args) => commands::report::run(args),
+        cli::Command::Compare(args) => commands::compare::run(*args),
     }
 }
 

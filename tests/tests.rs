@@ -8,6 +8,7 @@ mod support;
 
 mod capacity;
 mod cluster;
+mod compare;
 mod hdr_tools;
 mod pauses;
 mod report;

@@ -103,6 +103,7 @@ mod tests {
         SearchSettings {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats,
+            ladder_base_per_s: None,
         }
     }
 
@@ -238,6 +239,7 @@ mod tests {
         let settings = SearchSettings {
             plan: RatePlan::Ladder(vec![1000.0]),
             repeats: 1,
+            ladder_base_per_s: None,
         };
         let error = drive(&settings, &mut Confused, &mut store, |_| {}).unwrap_err();
         assert_eq!(

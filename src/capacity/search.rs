@@ -123,6 +123,12 @@ pub struct SearchSettings {
     pub plan: RatePlan,
     /// Trials per rate (at least 1; 0 counts as 1).
     pub repeats: u32,
+    /// For the automatic plan: climb the ladder by fractions of this rate instead of the
+    /// probe's ceiling. A configuration matrix gives every configuration the first one's
+    /// ceiling, so that their ladders share rates and can be compared rate by rate; each
+    /// still probes its own ceiling and bisects to its own capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder_base_per_s: Option<f64>,
 }
 
 /// What to run next.
@@ -162,16 +168,18 @@ pub fn next_step(settings: &SearchSettings, records: &[Record]) -> Step {
             }
             Step::Done
         }
-        RatePlan::Auto { resolution } => auto_step(*resolution, repeats, records),
+        RatePlan::Auto { resolution } => {
+            auto_step(*resolution, repeats, settings.ladder_base_per_s, records)
+        }
     }
 }
 
 /// [`next_step`] for the automatic plan.
-fn auto_step(resolution: f64, repeats: u32, records: &[Record]) -> Step {
+fn auto_step(resolution: f64, repeats: u32, base: Option<f64>, records: &[Record]) -> Step {
     let Some(probe) = first_probe(records) else {
         return Step::Probe;
     };
-    let ceiling = probe.achieved_per_s;
+    let ceiling = base.unwrap_or(probe.achieved_per_s);
     if !(ceiling.is_finite() && ceiling > 0.0) {
         return Step::Done;
     }
@@ -443,7 +451,11 @@ mod tests {
     }
 
     fn settings(plan: RatePlan, repeats: u32) -> SearchSettings {
-        SearchSettings { plan, repeats }
+        SearchSettings {
+            plan,
+            repeats,
+            ladder_base_per_s: None,
+        }
     }
 
     fn auto(repeats: u32) -> SearchSettings {
@@ -456,6 +468,36 @@ mod tests {
             .iter()
             .map(|&(rate, repeat)| (rate as u32, repeat))
             .collect()
+    }
+
+    /// A matrix's later configurations climb the first one's ladder: its rungs are fractions
+    /// of the given base, whatever their own probe found; the probe still runs first.
+    #[test]
+    fn a_ladder_base_replaces_the_probe_as_the_ladders_ceiling() {
+        let mut shared = auto(1);
+        shared.ladder_base_per_s = Some(10_000.0);
+        assert_eq!(next_step(&shared, &[]), Step::Probe);
+        let probe = Record::Probe(ProbeRecord {
+            concurrency: 256,
+            achieved_per_s: 5_000.0,
+            seconds: 20.0,
+            dir: "probe".into(),
+        });
+        assert_eq!(
+            next_step(&shared, std::slice::from_ref(&probe)),
+            Step::Trial {
+                rate_per_s: 4_000.0,
+                repeat: 1
+            }
+        );
+        // Without a base, its own probe's ceiling.
+        assert_eq!(
+            next_step(&auto(1), &[probe]),
+            Step::Trial {
+                rate_per_s: 2_000.0,
+                repeat: 1
+            }
+        );
     }
 
     #[test]

@@ -240,6 +240,7 @@ mod tests {
         let settings = SearchSettings {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0, 4000.0]),
             repeats: 2,
+            ladder_base_per_s: None,
         };
         let mut sim = Simulated::new(f64::INFINITY, 3_500.0);
         sim.noisy.push((2000.0, 2));
@@ -292,6 +293,7 @@ mod tests {
         let settings = SearchSettings {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats: 1,
+            ladder_base_per_s: None,
         };
         let mut sim = Simulated::new(12_345.0, 0.0);
         let records = run_in_memory(&settings, &mut sim);

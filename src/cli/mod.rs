@@ -144,6 +144,21 @@ pub enum Command {
     ///
     /// Example: headroom report runs/capacity-g1 runs/capacity-zgc -o gc.html --svg charts/
     Report(ReportArgs),
+
+    /// Compare capacity searches of one workload, one per configuration (garbage collector,
+    /// heap, instance type, Cassandra version), as seeds 000 and 002 do: capacity and
+    /// highest throughput per configuration, the worst window's SLA percentile per attempted
+    /// rate, the change against a baseline with whether it is more than noise (Welch's
+    /// t-test on per-window throughput, bootstrap intervals for the percentile), and with
+    /// --node-price the cost per hour, capacity per dollar-hour and the nodes and yearly cost
+    /// for --target-load.
+    ///
+    /// Prints the tables, writes compare.json and an HTML report (one line per configuration
+    /// in each chart) to --out. Name searches with `capacity --label`.
+    ///
+    /// Example: headroom compare runs/c5d runs/c6gd --node-price c5d=0.576/h
+    /// --node-price c6gd=0.461/h --target-load 100k
+    Compare(Box<CompareArgs>),
 }
 
 /// `headroom cluster ...`
@@ -185,7 +200,7 @@ pub enum ClusterCommand {
 }
 
 /// `headroom cluster start`
-#[derive(Debug, Args, Default, Clone)]
+#[derive(Debug, Args, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StartArgs {
     /// Number of nodes. [default: 1]
     #[arg(long, short = 'n', value_name = "N")]
@@ -602,8 +617,9 @@ pub struct CapacityArgs {
     #[arg(long, value_enum, default_value = "none", value_name = "HOW")]
     pub fresh: Fresh,
 
-    /// The local cluster to restart with --fresh restart.
-    /// [default: the one `headroom cluster` uses]
+    /// The local cluster to restart with --fresh restart; with --matrix, where each
+    /// configuration's cluster lives while it runs.
+    /// [default: the one `headroom cluster` uses; with --matrix, cluster/ in --out]
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
 
@@ -627,9 +643,106 @@ pub struct CapacityArgs {
     pub out: Option<PathBuf>,
 
     /// Continue the interrupted search in DIR with its own settings, without redoing the
-    /// trials it finished. Other flags are ignored.
+    /// trials it finished. Other flags are ignored. For a --matrix directory, finished
+    /// configurations are kept and the interrupted one starts again.
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub resume: Option<PathBuf>,
+
+    /// The search's name in reports and comparisons, e.g. the instance type of the cluster
+    /// at --hosts: searches run separately can then be compared with `headroom compare`.
+    /// [default: the directory's name]
+    #[arg(long, value_name = "NAME", help_heading = "Comparing configurations")]
+    pub label: Option<String>,
+
+    /// Run the whole search once per configuration of a local cluster that headroom starts,
+    /// restarts and removes itself: KEY=V1,V2,... with KEY one of gc (g1, zgc, shenandoah,
+    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3) or version (Cassandra versions).
+    /// Repeat the flag for more keys; every combination runs, in the order given. All
+    /// results go in one directory (--out) with matrix.json, one search directory per
+    /// configuration, compare.json and one report. With --rates auto every configuration
+    /// probes its own ceiling, but all climb the first configuration's ladder, so that
+    /// their rates line up in the tables.
+    ///
+    /// Example: --matrix gc=g1,zgc,shenandoah --matrix heap=2G
+    #[arg(
+        long,
+        value_name = "KEY=V1,V2",
+        conflicts_with = "hosts",
+        help_heading = "Comparing configurations"
+    )]
+    pub matrix: Vec<String>,
+
+    /// With --matrix: the loopback address of the local cluster's first node (the others
+    /// follow it). [default: 127.0.0.1]
+    #[arg(
+        long,
+        value_name = "IPV4",
+        requires = "matrix",
+        help_heading = "Comparing configurations"
+    )]
+    pub first_address: Option<std::net::Ipv4Addr>,
+
+    /// With --matrix: every node's JVM heap unless the matrix varies it, e.g. 2G.
+    /// [default: as `headroom cluster start`]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = units::parse_heap,
+        requires = "matrix",
+        help_heading = "Comparing configurations"
+    )]
+    pub heap: Option<units::ByteSize>,
+
+    /// The price of the configurations.
+    #[command(flatten)]
+    pub cost: CostArgs,
+}
+
+/// What the tested configurations cost (`capacity --matrix` and `compare`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CostArgs {
+    /// The price of one node: 0.576/h, 420/month or 5000/year; for one configuration when
+    /// prices differ: zgc=0.576/h (repeat the flag). Gives the cluster's cost per hour and
+    /// the capacity per dollar-hour.
+    #[arg(long, value_name = "PRICE", help_heading = "Cost")]
+    pub node_price: Vec<String>,
+
+    /// The nodes of the tested cluster, for the cost of a search against --hosts (a local
+    /// cluster's are known). With --matrix: the local cluster's nodes unless the matrix
+    /// sets them. [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Cost")]
+    pub nodes: Option<u32>,
+
+    /// The load to plan for, e.g. 100k: the nodes each configuration needs to carry it at
+    /// the SLA, and what they cost a year, assuming capacity grows with the nodes.
+    #[arg(long, value_name = "RATE", help_heading = "Cost")]
+    pub target_load: Option<String>,
+}
+
+/// `headroom compare`
+#[derive(Debug, Args, Clone)]
+pub struct CompareArgs {
+    /// Capacity-search directories (from `capacity`, one per configuration), or a
+    /// `capacity --matrix` directory (its configurations in order).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+
+    /// The configuration the others are measured against, by its label.
+    /// [default: the first]
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
+
+    /// Where compare.json and report.html go. [default: runs/<timestamp>-compare]
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Print compare.json to standard output instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The price of the configurations.
+    #[command(flatten)]
+    pub cost: CostArgs,
 }
 
 /// `headroom sweep`

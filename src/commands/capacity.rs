@@ -19,6 +19,7 @@ use crate::capacity::{
 use crate::cli::{CapacityArgs, Fresh};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, StartOptions};
+use crate::compare::matrix::MATRIX_FILE;
 use crate::engine::{LoadMode, StopReason};
 use crate::report::summary::RunSummary;
 use crate::sla::{Sla, Value};
@@ -50,6 +51,19 @@ pub struct SearchConfig {
     pub fresh: Fresh,
     /// The local cluster to restart, for `--fresh restart`.
     pub cluster_dir: Option<PathBuf>,
+    /// The search's name in reports and comparisons (`--label`, or a matrix's configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// With `--rates auto`: climb the ladder by fractions of this rate instead of the probe's
+    /// (a matrix gives every configuration the first one's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder_base_per_s: Option<f64>,
+    /// Nodes of the tested cluster: a matrix's local cluster, or `--nodes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// The local cluster tested, described, when headroom started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
 }
 
 impl SearchConfig {
@@ -113,6 +127,10 @@ impl SearchConfig {
                     .clone()
                     .unwrap_or_else(cluster::default_dir)
             }),
+            label: args.label.clone(),
+            ladder_base_per_s: None,
+            nodes: args.cost.nodes,
+            cluster: None,
         })
     }
 
@@ -122,6 +140,7 @@ impl SearchConfig {
             plan: RatePlan::parse(&self.rates, self.resolution)
                 .expect("checked when the search was configured"),
             repeats: self.repeats,
+            ladder_base_per_s: self.ladder_base_per_s,
         }
     }
 
@@ -166,6 +185,16 @@ pub(crate) fn parse_fraction(flag: &str, text: &str) -> Result<f64, WorkloadErro
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     let credentials = run::credentials(&args.client);
+    if let Some(dir) = args
+        .resume
+        .as_deref()
+        .filter(|d| d.join(MATRIX_FILE).exists())
+    {
+        return super::matrix::resume(dir, credentials);
+    }
+    if !args.matrix.is_empty() {
+        return super::matrix::run(&args, credentials);
+    }
     let (config, store) = match &args.resume {
         Some(dir) => {
             let (store, stored) = Store::resume(dir)?;

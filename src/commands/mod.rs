@@ -3,6 +3,8 @@
 
 pub mod capacity;
 pub mod cluster;
+pub mod compare;
+pub mod matrix;
 pub mod quickstart;
 pub mod report;
 pub mod run;

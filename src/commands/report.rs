@@ -15,6 +15,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let options = ReportOptions {
         title: args.title.clone(),
         svg_dir: args.svg.clone(),
+        ..ReportOptions::default()
     };
     let written = write_report_with(&args.dirs, &out, &options)?;
     println!(

@@ -3,13 +3,24 @@
 //!
 //! [`stats`] holds the statistics a comparison rests on (Welch's t-test on per-window
 //! throughput, bootstrap intervals for latency percentiles and their differences, and the
-//! verdict of one difference). The server's own pauses come from
+//! verdict of one difference); [`samples`] reads a run's windows; [`comparison`] compares
+//! capacity searches into what compare.json holds; [`cost`] prices them; [`render`] makes
+//! the tables the terminal and the report show. The server's own pauses come from
 //! [`crate::cluster::pauses`]. docs/compare.md describes the method.
 
+pub mod comparison;
+pub mod cost;
+pub mod matrix;
+pub mod render;
+pub mod samples;
 pub mod stats;
 
+pub use comparison::{compare, CompareOptions, Comparison};
 pub use stats::{
     compare_means, compare_percentile, percentile_difference_interval, percentile_interval,
     welch_t_test, Better, Bootstrap, Difference, Evidence, Interval, StatsError, Verdict, Welch,
     DEFAULT_LEVEL,
 };
+
+/// The file a comparison is written to.
+pub const COMPARE_FILE: &str = "compare.json";

@@ -24,6 +24,8 @@ use hdrhistogram::Histogram;
 
 use crate::capacity::store::{CONFIG_FILE, SUMMARY_FILE};
 use crate::capacity::{Summary as SearchSummary, TrialRecord};
+use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
+use crate::compare::CompareOptions;
 use crate::engine::LoadMode;
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
@@ -41,10 +43,13 @@ pub struct Input {
     pub searches: Vec<SearchData>,
     /// Concurrency sweeps.
     pub sweeps: Vec<SweepData>,
+    /// How the capacity searches are compared when there are several.
+    pub compare: CompareOptions,
 }
 
 impl Input {
-    /// Reads every directory: a capacity search when it holds capacity.json or search.json,
+    /// Reads every directory: a configuration matrix's searches when it holds matrix.json,
+    /// a capacity search when it holds capacity.json or search.json,
     /// a run when it holds summary.json, config.json or intervals.csv. Fails for a directory
     /// that is neither, naming it.
     pub fn load(dirs: &[PathBuf]) -> anyhow::Result<Input> {
@@ -53,7 +58,14 @@ impl Input {
             if !dir.is_dir() {
                 bail!("{} is not a directory", dir.display());
             }
-            if dir.join(SWEEP_FILE).exists() {
+            if dir.join(MATRIX_FILE).exists() {
+                // A configuration matrix: each configuration's search, compared as it asked.
+                let matrix = MatrixFile::load(dir)?;
+                for search in matrix.search_dirs(dir) {
+                    input.searches.push(SearchData::load(&search)?);
+                }
+                input.compare = matrix.compare;
+            } else if dir.join(SWEEP_FILE).exists() {
                 input.sweeps.push(SweepData::load(dir)?);
             } else if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
                 input.searches.push(SearchData::load(dir)?);
@@ -606,6 +618,75 @@ pub fn parse_intervals(text: &str, notes: &mut Vec<String>) -> (Vec<IntervalRow>
     (rows, windows)
 }
 
+/// One decoded interval of an HdrHistogram interval log.
+pub struct LoggedInterval<'a> {
+    /// The interval's tag.
+    pub tag: &'a str,
+    /// Start, seconds since the log's start time.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// Its values.
+    pub histogram: Histogram<u64>,
+}
+
+/// Decodes the intervals of an interval log whose tag `keep` accepts, handing each to `each`
+/// in file order. Reading stops at a line that does not parse (a crash can tear the last
+/// one), with a note naming `file`; histograms that cannot be decoded are counted in a note.
+pub fn for_each_interval(
+    bytes: &[u8],
+    file: &str,
+    notes: &mut Vec<String>,
+    keep: impl Fn(&str) -> bool,
+    mut each: impl FnMut(LoggedInterval<'_>),
+) {
+    let mut deserializer = Deserializer::new();
+    let mut undecodable = 0;
+    for entry in IntervalLogIterator::new(bytes) {
+        let interval = match entry {
+            Ok(LogEntry::Interval(interval)) => interval,
+            Ok(_) => continue,
+            Err(_) => {
+                notes.push(format!(
+                    "{file} ends in a line that could not be read (the run may have been cut \
+                     short); the intervals before it are shown."
+                ));
+                break;
+            }
+        };
+        let Some(tag) = interval.tag().map(|t| t.as_str()) else {
+            continue;
+        };
+        if !keep(tag) {
+            continue;
+        }
+        let decoded: Option<Histogram<u64>> = base64::engine::general_purpose::STANDARD
+            .decode(interval.encoded_histogram())
+            .ok()
+            .and_then(|raw| deserializer.deserialize(&mut &raw[..]).ok());
+        let Some(histogram) = decoded else {
+            undecodable += 1;
+            continue;
+        };
+        each(LoggedInterval {
+            tag,
+            start_s: interval.start_timestamp().as_secs_f64(),
+            length_s: interval.duration().as_secs_f64(),
+            histogram,
+        });
+    }
+    if undecodable > 0 {
+        notes.push(format!(
+            "{file}: {undecodable} histogram(s) could not be decoded and were left out."
+        ));
+    }
+}
+
+/// Whether a histograms.hlog tag holds measured response times (`<op>.rt`).
+pub fn is_measured_response_tag(tag: &str) -> bool {
+    tag.ends_with(".rt") && !tag.starts_with("warmup.")
+}
+
 /// histograms.hlog: per interval, the merged response times of every operation type (tags
 /// `<op>.rt` and `warmup.<op>.rt`) and the client's hiccups; and the sum of the measured
 /// response times (`<op>.rt`) over the run. Reading stops at a line that does not parse (a
@@ -622,64 +703,38 @@ pub fn read_hlog(
     }
     let mut slots: BTreeMap<u64, Slot> = BTreeMap::new();
     let mut whole = new_histogram();
-    let mut deserializer = Deserializer::new();
-    let mut undecodable = 0;
-    for entry in IntervalLogIterator::new(bytes) {
-        let interval = match entry {
-            Ok(LogEntry::Interval(interval)) => interval,
-            Ok(_) => continue,
-            Err(_) => {
-                notes.push(
-                    "histograms.hlog ends in a line that could not be read (the run may have \
-                     been cut short); the intervals before it are shown."
-                        .to_string(),
-                );
-                break;
-            }
-        };
-        let Some(tag) = interval.tag().map(|t| t.as_str()) else {
-            continue;
-        };
-        let measured_rt = tag.ends_with(".rt") && !tag.starts_with("warmup.");
-        let warmup_rt = tag.starts_with("warmup.") && tag.ends_with(".rt");
-        let hiccup = tag == HICCUP_TAG;
-        if !(measured_rt || warmup_rt || hiccup) {
-            continue;
-        }
-        let decoded: Option<Histogram<u64>> = base64::engine::general_purpose::STANDARD
-            .decode(interval.encoded_histogram())
-            .ok()
-            .and_then(|raw| deserializer.deserialize(&mut &raw[..]).ok());
-        let Some(histogram) = decoded else {
-            undecodable += 1;
-            continue;
-        };
-        let start = interval.start_timestamp();
+    let mut unaddable = 0;
+    let keep = |tag: &str| {
+        is_measured_response_tag(tag)
+            || (tag.starts_with("warmup.") && tag.ends_with(".rt"))
+            || tag == HICCUP_TAG
+    };
+    for_each_interval(bytes, "histograms.hlog", notes, keep, |interval| {
         let slot = slots
-            .entry(start.as_millis() as u64)
+            .entry((interval.start_s * 1000.0).round() as u64)
             .or_insert_with(|| Slot {
-                start_s: start.as_secs_f64(),
-                length_s: interval.duration().as_secs_f64(),
+                start_s: interval.start_s,
+                length_s: interval.length_s,
                 latency: new_histogram(),
                 hiccup: new_histogram(),
             });
-        let target = if hiccup {
+        let target = if interval.tag == HICCUP_TAG {
             &mut slot.hiccup
         } else {
             &mut slot.latency
         };
         // Histograms that cannot be added (another precision) are rare enough to skip.
-        if target.add(&histogram).is_err() {
-            undecodable += 1;
-            continue;
+        if target.add(&interval.histogram).is_err() {
+            unaddable += 1;
+            return;
         }
-        if measured_rt && whole.add(&histogram).is_err() {
-            undecodable += 1;
+        if is_measured_response_tag(interval.tag) && whole.add(&interval.histogram).is_err() {
+            unaddable += 1;
         }
-    }
-    if undecodable > 0 {
+    });
+    if unaddable > 0 {
         notes.push(format!(
-            "histograms.hlog: {undecodable} histogram(s) could not be decoded and were left out."
+            "histograms.hlog: {unaddable} histogram(s) could not be added up and were left out."
         ));
     }
     let timeline = slots

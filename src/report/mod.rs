@@ -20,6 +20,9 @@ pub struct ReportOptions {
     pub title: Option<String>,
     /// Also write each chart as its own SVG file into this directory (created if needed).
     pub svg_dir: Option<PathBuf>,
+    /// How several capacity searches are compared (baseline, prices); by default a matrix
+    /// directory's own, else the first search as the baseline and no cost.
+    pub compare: Option<crate::compare::CompareOptions>,
 }
 
 /// What writing a report produced.
@@ -47,7 +50,10 @@ pub fn write_report_with(
     options: &ReportOptions,
 ) -> anyhow::Result<Written> {
     anyhow::ensure!(!dirs.is_empty(), "a report needs at least one directory");
-    let input = load::Input::load(dirs)?;
+    let mut input = load::Input::load(dirs)?;
+    if let Some(compare) = &options.compare {
+        input.compare = compare.clone();
+    }
     let (html, charts) = export::html::render(&input, options.title.as_deref())?;
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
@@ -81,6 +87,7 @@ mod tests {
         let options = ReportOptions {
             title: Some("Two directories".into()),
             svg_dir: Some(dir.path().join("svg")),
+            ..ReportOptions::default()
         };
         let written =
             write_report_with(&[capacity_fixture(), run_fixture()], &out, &options).unwrap();

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 
 use crate::capacity::table::{self, format_rate};
+use crate::compare::render as compare_render;
 use crate::report::charts::{self, draw, format_number, Chart};
 use crate::report::load::{Input, RunData, SearchData, SweepData};
 use crate::report::summary::{Latency, RunSummary};
@@ -63,6 +64,8 @@ dl.settings dd { margin: 0; overflow-wrap: anywhere; }
 @media (max-width: 800px) { dl.settings { grid-template-columns: max-content minmax(0, 1fr); } }
 .note { background: var(--note-bg); border-left: 4px solid #f0b400; padding: 6px 12px; margin: 8px 0; max-width: 78ch; }
 .lines p { margin: 2px 0; font-weight: 600; }
+.legend p { margin: 2px 0 10px; color: var(--muted); font-size: 14px; max-width: 90ch; }
+.table-title { font-weight: 600; margin: 18px 0 4px; }
 footer { color: var(--muted); font-size: 13px; padding-top: 18px; padding-bottom: 30px; margin-top: 40px;
   border-top: 1px solid var(--line); overflow-wrap: anywhere; }
 @media print {
@@ -477,6 +480,9 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         for chart in sla_charts {
             page.figure(chart)?;
         }
+        if input.searches.len() >= 2 {
+            comparison_tables(&mut page, input);
+        }
         let throughput_charts = charts::latency_vs_throughput(&input.searches, &[]);
         for search in &input.searches {
             page.h3(&format!("Configuration {}", search.label));
@@ -613,6 +619,52 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         escape(&dirs.join(", "))
     );
     Ok((html, page.charts))
+}
+
+/// The configurations compared (`headroom compare`'s tables): capacity and throughput
+/// against the baseline, the worst window per rate, the change per rate and the cost.
+fn comparison_tables(page: &mut Page, input: &Input) {
+    let comparison = match crate::compare::compare(&input.searches, &input.compare) {
+        Ok(c) => c,
+        Err(e) => {
+            page.note(&format!("The configurations could not be compared: {e:#}"));
+            return;
+        }
+    };
+    page.h3(&format!(
+        "Configurations compared, against {}",
+        comparison.baseline
+    ));
+    for t in compare_render::tables(&comparison) {
+        let _ = writeln!(
+            page.body,
+            "<p class=\"table-title\">{}</p>",
+            escape(&t.title)
+        );
+        let header: Vec<&str> = t.header.iter().map(String::as_str).collect();
+        let numeric: Vec<bool> = (0..header.len()).map(|i| i > 0).collect();
+        let rows: Vec<(Vec<String>, &str)> = t
+            .rows
+            .iter()
+            .map(|cells| {
+                let class = if cells.iter().any(|c| c.contains(" worse")) {
+                    "fail"
+                } else {
+                    ""
+                };
+                (cells.clone(), class)
+            })
+            .collect();
+        page.body.push_str(&table(&header, &rows, &numeric));
+        page.body.push_str("<div class=\"legend\">\n");
+        for line in &t.footer {
+            let _ = writeln!(page.body, "<p>{}</p>", escape(line));
+        }
+        page.body.push_str("</div>\n");
+    }
+    for note in &comparison.notes {
+        page.note(note);
+    }
 }
 
 /// The capacity table of a search, as the terminal prints it, and the lines under it.
@@ -1375,6 +1427,11 @@ pub(crate) mod tests {
                 "Run c8"
             ]
         );
+        // The two searches compared, the first as the baseline, with seed 000's tables.
+        assert!(headings(&html, "h3")
+            .contains(&"Configurations compared, against capacity".to_string()));
+        assert!(html.contains("<p class=\"table-title\">Worst window&#39;s p"));
+        assert!(html.contains("<p class=\"table-title\">Change against capacity per"));
         let sla = &charts[0].chart;
         assert_eq!(sla.kind, charts::Kind::SlaVsRate);
         assert_eq!(sla.series.len(), 2);

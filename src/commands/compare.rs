@@ -1,0 +1,124 @@
+//! `headroom compare`: capacity searches side by side, one per configuration. Reads the
+//! searches' directories (a matrix directory stands for its configurations), prints the
+//! tables of [`crate::compare::render`], and writes compare.json and an HTML report.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::{CompareArgs, CostArgs};
+use crate::compare::cost::{parse_target_load, NodePrice};
+use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
+use crate::compare::{compare, render, CompareOptions, COMPARE_FILE};
+use crate::report::load::SearchData;
+use crate::report::{write_report_with, ReportOptions};
+use crate::workload::builtin::WorkloadError;
+
+/// Runs `headroom compare`.
+pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let mut options = options(&args.cost)?;
+    options.baseline = args.baseline.clone();
+    let dirs = expand(&args.dirs)?;
+    let mut searches = Vec::new();
+    for dir in &dirs {
+        let search = SearchData::load(dir).map_err(|e| {
+            WorkloadError::Invalid(format!(
+                "{} is not a capacity search's directory (capacity.json from `headroom \
+                 capacity`): {e:#}",
+                dir.display()
+            ))
+        })?;
+        searches.push(search);
+    }
+    if searches.len() < 2 {
+        return Err(WorkloadError::Invalid(format!(
+            "compare needs at least two capacity searches; {} given",
+            searches.len()
+        ))
+        .into());
+    }
+    let comparison =
+        compare(&searches, &options).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::run::default_out_dir("compare"));
+    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let json = serde_json::to_string_pretty(&comparison)?;
+    fs::write(out.join(COMPARE_FILE), &json)
+        .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;
+    let report = out.join("report.html");
+    write_report_with(
+        &dirs,
+        &report,
+        &ReportOptions {
+            compare: Some(options),
+            ..ReportOptions::default()
+        },
+    )?;
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{}", render::text(&comparison));
+        println!(
+            "Files: {} and {}",
+            out.join(COMPARE_FILE).display(),
+            report.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The comparison's options from the cost flags. Errors are the user's (exit code 2).
+pub fn options(cost: &CostArgs) -> Result<CompareOptions, WorkloadError> {
+    let prices = cost
+        .node_price
+        .iter()
+        .map(|p| NodePrice::parse(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(WorkloadError::Invalid)?;
+    let target_per_s = cost
+        .target_load
+        .as_deref()
+        .map(parse_target_load)
+        .transpose()
+        .map_err(WorkloadError::Invalid)?;
+    if target_per_s.is_some() && prices.is_empty() {
+        return Err(WorkloadError::Invalid(
+            "--target-load needs --node-price: the yearly cost of the nodes is priced by it"
+                .to_string(),
+        ));
+    }
+    if cost.nodes == Some(0) {
+        return Err(WorkloadError::Invalid(
+            "--nodes must be at least 1".to_string(),
+        ));
+    }
+    Ok(CompareOptions {
+        baseline: None,
+        prices,
+        nodes: cost.nodes,
+        target_per_s,
+    })
+}
+
+/// The directories given, with a matrix directory replaced by its configurations'.
+pub fn expand(dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(
+                WorkloadError::Invalid(format!("{} is not a directory", dir.display())).into(),
+            );
+        }
+        if dir.join(MATRIX_FILE).exists() {
+            out.extend(MatrixFile::load(dir)?.search_dirs(dir));
+        } else {
+            out.push(dir.clone());
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,314 @@
+//! `headroom capacity --matrix`: the whole capacity search once per configuration of a local
+//! cluster. For each combination the matrix starts a fresh local cluster with that
+//! configuration, runs the search into its own directory, keeps the nodes' GC and system logs
+//! there, and removes the cluster again, whatever happened. At the end it compares the
+//! configurations (compare.json, the tables) and writes one report of them all.
+//!
+//! matrix.json is rewritten after every configuration; `--resume` keeps the finished ones
+//! and starts the interrupted one again (its cluster is gone, so its data would be too).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::capacity::{self as capacity_command, SearchConfig};
+use crate::capacity::{Status, Store};
+use crate::cli::{CapacityArgs, Fresh, StartArgs};
+use crate::cluster::{ClusterConfig, LocalCluster, StartOptions};
+use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
+use crate::compare::{compare, render, COMPARE_FILE};
+use crate::report::load::SearchData;
+use crate::workload::builtin::WorkloadError;
+
+/// How long a node may take to stop before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(60);
+
+/// Starts a new matrix from the command line and runs it.
+pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
+    let axes = matrix::parse(&args.matrix).map_err(WorkloadError::Invalid)?;
+    let compare_options = super::compare::options(&args.cost)?;
+    let search = SearchConfig::from_args(args)?;
+    let base_cluster = StartArgs {
+        nodes: args.cost.nodes,
+        heap: args.heap,
+        first_address: args.first_address,
+        ..StartArgs::default()
+    };
+    let mut entries = Vec::new();
+    for combination in matrix::combinations(&axes) {
+        let start = combination
+            .apply(&base_cluster)
+            .map_err(WorkloadError::Invalid)?;
+        // Every configuration is checked before the first one starts.
+        let config = ClusterConfig::from_start_args(&start, None)?;
+        entries.push(Entry {
+            label: combination.label.clone(),
+            dir: combination.dir_name.clone(),
+            cluster: Some(config.describe()),
+            combination,
+            status: EntryStatus::Pending,
+            error: None,
+        });
+    }
+    let dir = args.out.clone().unwrap_or_else(|| {
+        super::run::default_out_dir(&format!("matrix-{}", search.run.workload.name))
+    });
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let cluster_dir = args
+        .cluster_dir
+        .clone()
+        .unwrap_or_else(|| dir.join("cluster"));
+    if LocalCluster::open(&cluster_dir).is_ok() {
+        return Err(WorkloadError::Invalid(format!(
+            "{} holds a cluster already; the matrix starts and removes its own clusters: give \
+             another --cluster-dir, or remove that one with `headroom cluster destroy --dir {}`",
+            cluster_dir.display(),
+            cluster_dir.display()
+        ))
+        .into());
+    }
+    let file = MatrixFile {
+        axes,
+        base_cluster,
+        cluster_dir,
+        search: serde_json::to_value(&search)?,
+        compare: compare_options,
+        entries,
+    };
+    file.save(&dir)?;
+    drive(&dir, file, credentials)
+}
+
+/// Continues the matrix in `dir`.
+pub fn resume(dir: &Path, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
+    let file = MatrixFile::load(dir)?;
+    let done = file
+        .entries
+        .iter()
+        .filter(|e| e.status == EntryStatus::Complete)
+        .count();
+    println!(
+        "Resuming the matrix in {}: {done} of {} configurations done.",
+        dir.display(),
+        file.entries.len()
+    );
+    drive(dir, file, credentials)
+}
+
+fn drive(
+    dir: &Path,
+    mut file: MatrixFile,
+    credentials: Option<(String, String)>,
+) -> anyhow::Result<ExitCode> {
+    let search: SearchConfig = serde_json::from_value(file.search.clone())
+        .with_context(|| format!("reading the search's settings in {}", dir.display()))?;
+    let estimate = search.estimate().as_secs_f64() + 25.0;
+    let left = file
+        .entries
+        .iter()
+        .filter(|e| e.status != EntryStatus::Complete)
+        .count();
+    println!(
+        "Configuration matrix: {} configurations ({}), a capacity search each on a local \
+         cluster started for it. This takes about {:.0} minutes. Results: {}",
+        file.entries.len(),
+        file.entries
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (estimate * left as f64 / 60.0).ceil(),
+        dir.display()
+    );
+    let cluster_dir = file.cluster_dir.clone();
+    let mut interrupted = false;
+    for i in 0..file.entries.len() {
+        if file.entries[i].status == EntryStatus::Complete {
+            continue;
+        }
+        let ladder_base = first_ceiling(dir, &file, &search);
+        let entry_dir = dir.join(&file.entries[i].dir);
+        if entry_dir.exists() {
+            // Left by an interrupted attempt: its cluster, and so its data, are gone.
+            fs::remove_dir_all(&entry_dir)
+                .with_context(|| format!("removing {}", entry_dir.display()))?;
+        }
+        file.entries[i].status = EntryStatus::Running;
+        file.entries[i].error = None;
+        file.save(dir)?;
+        println!(
+            "\n=== Configuration {} of {}: {} ===",
+            i + 1,
+            file.entries.len(),
+            file.entries[i].label
+        );
+        let result = run_entry(
+            &file,
+            i,
+            &search,
+            ladder_base,
+            &cluster_dir,
+            &entry_dir,
+            credentials.clone(),
+        );
+        match result {
+            Ok(Status::Interrupted) => {
+                file.entries[i].status = EntryStatus::Interrupted;
+                interrupted = true;
+            }
+            Ok(_) => file.entries[i].status = EntryStatus::Complete,
+            Err(e) => {
+                eprintln!("The configuration {} failed: {e:#}", file.entries[i].label);
+                file.entries[i].status = EntryStatus::Failed;
+                file.entries[i].error = Some(format!("{e:#}"));
+            }
+        }
+        file.save(dir)?;
+        if interrupted {
+            break;
+        }
+    }
+
+    let searches: Vec<SearchData> = file
+        .search_dirs(dir)
+        .iter()
+        .filter_map(|d| SearchData::load(d).ok())
+        .collect();
+    if searches.len() >= 2 {
+        match compare(&searches, &file.compare) {
+            Ok(comparison) => {
+                println!("\n{}", render::text(&comparison));
+                fs::write(
+                    dir.join(COMPARE_FILE),
+                    serde_json::to_string_pretty(&comparison)?,
+                )
+                .with_context(|| format!("writing {}", dir.join(COMPARE_FILE).display()))?;
+            }
+            Err(e) => eprintln!("The configurations could not be compared: {e:#}"),
+        }
+    }
+    super::run::write_report(dir);
+    let failed: Vec<&Entry> = file
+        .entries
+        .iter()
+        .filter(|e| e.status == EntryStatus::Failed)
+        .collect();
+    for entry in &failed {
+        println!(
+            "{} failed: {}",
+            entry.label,
+            entry.error.as_deref().unwrap_or("")
+        );
+    }
+    if interrupted {
+        println!(
+            "Interrupted. Finished configurations are kept in {}; continue with `headroom \
+             capacity --resume {}`.",
+            dir.display(),
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    println!(
+        "Files: {} (matrix.json, compare.json, report.html, one search directory per \
+         configuration)",
+        dir.display()
+    );
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// With `--rates auto`: the first configuration's probed ceiling, once it has one, so that
+/// the others climb the same ladder.
+fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchConfig) -> Option<f64> {
+    if !search.rates.trim().eq_ignore_ascii_case("auto") {
+        return None;
+    }
+    let first = file.entries.first()?;
+    let data = SearchData::load(&dir.join(&first.dir)).ok()?;
+    data.summary
+        .outcome
+        .probe
+        .map(|p| p.achieved_per_s)
+        .filter(|c| c.is_finite() && *c > 0.0)
+}
+
+/// One configuration: a fresh cluster, the search, the nodes' logs kept, the cluster
+/// removed.
+fn run_entry(
+    file: &MatrixFile,
+    i: usize,
+    search: &SearchConfig,
+    ladder_base: Option<f64>,
+    cluster_dir: &Path,
+    entry_dir: &Path,
+    credentials: Option<(String, String)>,
+) -> anyhow::Result<Status> {
+    let entry = &file.entries[i];
+    let start = entry
+        .combination
+        .apply(&file.base_cluster)
+        .map_err(WorkloadError::Invalid)?;
+    let cluster_config = ClusterConfig::from_start_args(&start, None)?;
+    if let Ok(old) = LocalCluster::open(cluster_dir) {
+        // Left by a run that did not finish: this directory is the matrix's own.
+        old.destroy(STOP_GRACE)?;
+    }
+    println!("Starting {}...", cluster_config.describe());
+    let options = StartOptions {
+        verbose: false,
+        ..StartOptions::default()
+    };
+    let mut cluster = LocalCluster::start(cluster_dir, cluster_config, &options)?;
+    // From here on the nodes are stopped when `cluster` is dropped, whatever happens.
+    let mut config = search.clone();
+    config.label = Some(entry.label.clone());
+    config.nodes = Some(cluster.config().nodes);
+    config.cluster = Some(cluster.config().describe());
+    config.ladder_base_per_s = ladder_base.filter(|_| i > 0);
+    config.run.hosts = cluster
+        .contact_points()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    if config.fresh == Fresh::Restart {
+        config.cluster_dir = Some(cluster_dir.to_path_buf());
+    }
+    let result = Store::create(entry_dir, serde_json::to_value(&config)?).and_then(|store| {
+        capacity_command::search(&config, store, credentials, Some(&mut cluster))
+    });
+    keep_server_logs(&cluster, entry_dir);
+    println!("Removing the cluster of {}...", entry.label);
+    cluster.destroy(STOP_GRACE)?;
+    result.map(|(status, _)| status)
+}
+
+/// Copies each node's logs (gc.log*, system.log) into `<dir>/server/node<i>/`: the cluster's
+/// own directory is removed with it. A copy that fails is said, not fatal.
+fn keep_server_logs(cluster: &LocalCluster, dir: &Path) {
+    for node in cluster.nodes() {
+        let target: PathBuf = dir.join("server").join(format!("node{}", node.index));
+        let Ok(entries) = fs::read_dir(node.logs_dir()) else {
+            continue;
+        };
+        if let Err(e) = fs::create_dir_all(&target) {
+            eprintln!("Could not keep the logs of node {}: {e}", node.index);
+            continue;
+        }
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let text = name.to_string_lossy();
+            if text.starts_with("gc.log") || text == "system.log" {
+                if let Err(e) = fs::copy(entry.path(), target.join(&name)) {
+                    eprintln!("Could not keep {}: {e}", entry.path().display());
+                }
+            }
+        }
+    }
+}

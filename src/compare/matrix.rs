@@ -1,0 +1,342 @@
+//! A configuration matrix (`capacity --matrix gc=g1,zgc --matrix heap=2G,4G`): its axes,
+//! every combination in order, each combination's name and directory, and matrix.json, which
+//! records what ran so that a report or `--resume` finds every configuration again.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use super::comparison::CompareOptions;
+use crate::cli::StartArgs;
+use crate::cluster::GcKind;
+use crate::units;
+
+/// The file that makes a directory a matrix.
+pub const MATRIX_FILE: &str = "matrix.json";
+
+/// The most combinations a matrix may have: each is a whole capacity search.
+pub const MAX_COMBINATIONS: usize = 64;
+
+/// The keys a matrix varies.
+const KEYS: [&str; 4] = ["gc", "heap", "nodes", "version"];
+
+/// One `--matrix KEY=V1,V2`: a key and its values, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Axis {
+    /// gc, heap, nodes or version.
+    pub key: String,
+    /// The values, in the order given.
+    pub values: Vec<String>,
+}
+
+/// One combination: a value per axis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Combination {
+    /// (key, value) per axis, in the axes' order.
+    pub settings: Vec<(String, String)>,
+    /// The configuration's name, from the axes that vary: the value alone when one axis
+    /// varies (`zgc`), else `key=value` pairs (`gc=zgc heap=2G`).
+    pub label: String,
+    /// The configuration's directory name, from the same settings, with anything but
+    /// letters, digits, `.` and `-` made `-` (`gc-zgc_heap-2G`).
+    pub dir_name: String,
+}
+
+impl Combination {
+    /// A combination of `settings`, named after those whose axis has several values
+    /// (`varies`, one per setting); after all of them when none varies.
+    fn new(settings: Vec<(String, String)>, varies: &[bool]) -> Combination {
+        let mut named: Vec<&(String, String)> = settings
+            .iter()
+            .zip(varies)
+            .filter(|(_, v)| **v)
+            .map(|(s, _)| s)
+            .collect();
+        if named.is_empty() {
+            named = settings.iter().collect();
+        }
+        let label = match named.as_slice() {
+            [(_, value)] => value.clone(),
+            _ => named
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        let clean = |s: &str| -> String {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect()
+        };
+        let dir_name = named
+            .iter()
+            .map(|(k, v)| format!("{}-{}", clean(k), clean(v)))
+            .collect::<Vec<_>>()
+            .join("_");
+        Combination {
+            settings,
+            label,
+            dir_name,
+        }
+    }
+
+    /// `base` with this combination's settings: the local cluster to start.
+    pub fn apply(&self, base: &StartArgs) -> Result<StartArgs, String> {
+        let mut args = base.clone();
+        for (key, value) in &self.settings {
+            match key.as_str() {
+                "gc" => args.gc = Some(parse_gc(value)?),
+                "heap" => {
+                    args.heap = Some(
+                        units::parse_heap(value)
+                            .map_err(|e| format!("--matrix heap={value}: {e}"))?,
+                    )
+                }
+                "nodes" => args.nodes = Some(parse_nodes(value)?),
+                "version" => args.cassandra_version = Some(value.clone()),
+                other => return Err(format!("--matrix: unknown key '{other}'")),
+            }
+        }
+        Ok(args)
+    }
+}
+
+fn parse_gc(value: &str) -> Result<GcKind, String> {
+    GcKind::from_str(value, true).map_err(|_| {
+        format!("--matrix gc={value}: not a collector; write g1, zgc, shenandoah or parallel")
+    })
+}
+
+fn parse_nodes(value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "--matrix nodes={value}: write a number of nodes, at least 1"
+        )),
+    }
+}
+
+/// Reads the `--matrix` flags. Each is `KEY=V1,V2,...`; a key appears once. The error is one
+/// line naming the flag and what would be right.
+pub fn parse(flags: &[String]) -> Result<Vec<Axis>, String> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for flag in flags {
+        let Some((key, values)) = flag.split_once('=') else {
+            return Err(format!(
+                "--matrix '{flag}': write KEY=V1,V2,... with KEY one of {}, e.g. gc=g1,zgc",
+                KEYS.join(", ")
+            ));
+        };
+        let key = key.trim().to_ascii_lowercase();
+        if !KEYS.contains(&key.as_str()) {
+            return Err(format!(
+                "--matrix '{flag}': unknown key '{key}'; the keys are {}",
+                KEYS.join(", ")
+            ));
+        }
+        if axes.iter().any(|a| a.key == key) {
+            return Err(format!(
+                "--matrix {key} is given twice: list all its values in one flag, {key}=A,B"
+            ));
+        }
+        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        if values.iter().any(String::is_empty) {
+            return Err(format!("--matrix '{flag}': a value is empty"));
+        }
+        for (i, v) in values.iter().enumerate() {
+            if values[..i].contains(v) {
+                return Err(format!("--matrix '{flag}': {v} is listed twice"));
+            }
+            let probe = Combination::new(vec![(key.clone(), v.clone())], &[true]);
+            probe.apply(&StartArgs::default())?;
+        }
+        axes.push(Axis { key, values });
+    }
+    let count: usize = axes.iter().map(|a| a.values.len()).product();
+    if count > MAX_COMBINATIONS {
+        return Err(format!(
+            "--matrix gives {count} combinations, more than {MAX_COMBINATIONS}: each is a whole \
+             capacity search"
+        ));
+    }
+    Ok(axes)
+}
+
+/// Every combination of the axes: the first axis varies slowest.
+pub fn combinations(axes: &[Axis]) -> Vec<Combination> {
+    let mut all: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for axis in axes {
+        all = all
+            .into_iter()
+            .flat_map(|c| {
+                axis.values.iter().map(move |v| {
+                    let mut settings = c.clone();
+                    settings.push((axis.key.clone(), v.clone()));
+                    settings
+                })
+            })
+            .collect();
+    }
+    let varies: Vec<bool> = axes.iter().map(|a| a.values.len() > 1).collect();
+    all.into_iter()
+        .map(|settings| Combination::new(settings, &varies))
+        .collect()
+}
+
+/// Where one configuration stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryStatus {
+    /// Not started.
+    Pending,
+    /// Its search is running (or was cut short by a crash).
+    Running,
+    /// Its search finished.
+    Complete,
+    /// Ctrl-C stopped it.
+    Interrupted,
+    /// Its cluster or search failed; `error` says why.
+    Failed,
+}
+
+/// One configuration of a matrix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    /// Its name.
+    pub label: String,
+    /// Its capacity search's directory, relative to the matrix's.
+    pub dir: String,
+    /// Its settings.
+    pub combination: Combination,
+    /// The local cluster it ran on, described.
+    pub cluster: Option<String>,
+    /// Where it stands.
+    pub status: EntryStatus,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// matrix.json.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MatrixFile {
+    /// The axes, as given.
+    pub axes: Vec<Axis>,
+    /// The local cluster every combination starts from.
+    pub base_cluster: StartArgs,
+    /// Where each configuration's local cluster lives while it runs.
+    pub cluster_dir: PathBuf,
+    /// The capacity search each configuration runs (its settings as `search.json` holds
+    /// them, before the configuration's own).
+    pub search: serde_json::Value,
+    /// How the comparison is made (baseline, prices, target load).
+    pub compare: CompareOptions,
+    /// The configurations, in order.
+    pub entries: Vec<Entry>,
+}
+
+impl MatrixFile {
+    /// Reads `dir`/matrix.json.
+    pub fn load(dir: &Path) -> anyhow::Result<MatrixFile> {
+        let path = dir.join(MATRIX_FILE);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))
+    }
+
+    /// Writes `dir`/matrix.json atomically (a crash leaves the old or the new file).
+    pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
+        let path = dir.join(MATRIX_FILE);
+        let temporary = dir.join(format!("{MATRIX_FILE}.tmp"));
+        fs::write(&temporary, serde_json::to_string_pretty(self)?)
+            .with_context(|| format!("writing {}", temporary.display()))?;
+        fs::rename(&temporary, &path).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// The directories of the configurations whose search has left a result, in order.
+    pub fn search_dirs(&self, dir: &Path) -> Vec<PathBuf> {
+        self.entries
+            .iter()
+            .map(|e| dir.join(&e.dir))
+            .filter(|d| d.join(crate::capacity::store::SUMMARY_FILE).exists())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_combination_in_order_with_names_and_directories() {
+        let axes = parse(&flags(&["gc=g1,zgc,shenandoah", "heap=2G,4G"])).unwrap();
+        let all = combinations(&axes);
+        assert_eq!(all.len(), 6);
+        let labels: Vec<&str> = all.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels[0], "gc=g1 heap=2G");
+        assert_eq!(labels[1], "gc=g1 heap=4G");
+        assert_eq!(labels[5], "gc=shenandoah heap=4G");
+        assert_eq!(all[3].dir_name, "gc-zgc_heap-4G");
+
+        let one = combinations(&parse(&flags(&["gc=g1,zgc"])).unwrap());
+        assert_eq!(
+            one.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(),
+            ["g1", "zgc"]
+        );
+        assert_eq!(one[1].dir_name, "gc-zgc");
+        // An axis of one value is part of every configuration, not of its name.
+        let fixed = combinations(&parse(&flags(&["gc=g1,zgc", "heap=1G"])).unwrap());
+        assert_eq!(fixed[1].label, "zgc");
+        assert_eq!(fixed[1].settings[1], ("heap".to_string(), "1G".to_string()));
+        let single = combinations(&parse(&flags(&["gc=zgc", "heap=1G"])).unwrap());
+        assert_eq!(single[0].label, "gc=zgc heap=1G");
+    }
+
+    #[test]
+    fn a_combination_sets_the_cluster_it_names() {
+        let axes = parse(&flags(&["gc=ZGC", "heap=2G", "nodes=3", "version=4.1.10"])).unwrap();
+        let c = &combinations(&axes)[0];
+        let args = c.apply(&StartArgs::default()).unwrap();
+        assert_eq!(args.gc, Some(GcKind::Zgc));
+        assert_eq!(args.heap.map(|h| h.to_jvm()), Some("2G".to_string()));
+        assert_eq!(args.nodes, Some(3));
+        assert_eq!(args.cassandra_version.as_deref(), Some("4.1.10"));
+    }
+
+    #[test]
+    fn bad_matrices_are_refused_with_the_flag_named() {
+        for (bad, says) in [
+            ("gc", "write KEY=V1,V2"),
+            ("colour=red", "unknown key 'colour'"),
+            ("gc=g1,,zgc", "a value is empty"),
+            ("gc=g1,g1", "g1 is listed twice"),
+            ("gc=cms", "not a collector"),
+            ("nodes=0", "at least 1"),
+            ("heap=lots", "heap"),
+        ] {
+            let e = parse(&flags(&[bad])).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let twice = parse(&flags(&["gc=g1", "gc=zgc"])).unwrap_err();
+        assert!(twice.contains("given twice"), "{twice}");
+        let values: Vec<String> = (0..9).map(|i| format!("{}G", i + 1)).collect();
+        let big = parse(&flags(&[
+            &format!("heap={}", values.join(",")),
+            "nodes=1,2,3,4,5,6,7,8",
+        ]))
+        .unwrap_err();
+        assert!(big.contains("72 combinations"), "{big}");
+    }
+}

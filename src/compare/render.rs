@@ -1,0 +1,349 @@
+//! A comparison as tables of cells: the terminal prints them aligned, the HTML report puts
+//! the same cells in `<table>`s, so both always say the same.
+//!
+//! 1. Configurations: capacity, highest throughput, each against the baseline (seed 000).
+//! 2. The worst window's SLA percentile per attempted rate and configuration (seed 000).
+//! 3. The change against the baseline per attempted rate, with its verdict (seed 002).
+//! 4. Cost, with its assumptions (seeds 000 and 002), when prices were given.
+
+use super::comparison::{Change, Comparison};
+use crate::capacity::table::{format_rate, format_value};
+use crate::capacity::Verdict as RateVerdict;
+
+/// A titled table: a header and rows of the same width, and lines to print under it.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// What the table shows.
+    pub title: String,
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<String>>,
+    /// Lines under the table: legends, assumptions.
+    pub footer: Vec<String>,
+}
+
+/// The tables of a comparison, in the order they are shown.
+pub fn tables(c: &Comparison) -> Vec<Table> {
+    let mut out = vec![configurations(c)];
+    if !c.rates.is_empty() {
+        out.push(worst_by_rate(c));
+        out.push(changes_by_rate(c));
+    }
+    if let Some(cost) = cost(c) {
+        out.push(cost);
+    }
+    out
+}
+
+fn configurations(c: &Comparison) -> Table {
+    let header = [
+        "Configuration",
+        "Capacity/s",
+        "Capacity vs baseline",
+        "Highest/s",
+        "Probe/s",
+        "Probe vs baseline",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = c
+        .configs
+        .iter()
+        .map(|f| {
+            let baseline = f.label == c.baseline;
+            vec![
+                if baseline {
+                    format!("{} (baseline)", f.label)
+                } else {
+                    f.label.clone()
+                },
+                f.capacity_per_s.map_or("none".to_string(), format_rate),
+                match &f.capacity_change {
+                    _ if baseline => "-".to_string(),
+                    Some(ch) => match ch.percent {
+                        Some(p) => format!("{p:+.1}% {}", ch.verdict),
+                        None => ch.verdict.clone(),
+                    },
+                    None => "-".to_string(),
+                },
+                format_rate(f.highest_achieved_per_s),
+                f.probe_per_s.map_or("-".to_string(), format_rate),
+                f.probe_change.as_ref().map_or("-".to_string(), with_p),
+            ]
+        })
+        .collect();
+    let mut footer = vec![
+        "Capacity: the highest attempted rate at which every window of every repeat met the SLA. \
+         A search brackets it between its highest pass and the lowest fail above; two \
+         capacities differ beyond the searches' resolution only when their brackets do not \
+         overlap. Whether that is more than run-to-run noise, only --repeats can tell."
+            .to_string(),
+    ];
+    if c.configs.iter().any(|f| f.probe_change.is_some()) {
+        footer.push(format!(
+            "Probe: closed-loop throughput; its change is tested with Welch's t-test on \
+             per-window throughput at the {:.0}% level.",
+            c.level * 100.0
+        ));
+    }
+    Table {
+        title: "Configurations".to_string(),
+        header,
+        rows,
+        footer,
+    }
+}
+
+fn worst_by_rate(c: &Comparison) -> Table {
+    let term = c.term.as_deref().unwrap_or("latency");
+    let subject = term
+        .split(['<', '>'])
+        .next()
+        .unwrap_or(term)
+        .trim()
+        .to_string();
+    let mut header = vec!["Attempted/s".to_string()];
+    header.extend(c.configs.iter().map(|f| f.label.clone()));
+    let rows = c
+        .rates
+        .iter()
+        .map(|r| {
+            let mut cells = vec![format_rate(r.rate_per_s)];
+            cells.extend(r.cells.iter().map(|cell| {
+                if !cell.tried {
+                    return "-".to_string();
+                }
+                let value = cell
+                    .worst_ms
+                    .map_or("?".to_string(), |v| format_value(v, "ms"));
+                match cell.verdict {
+                    Some(RateVerdict::Fail) => format!("{value} ✗"),
+                    Some(RateVerdict::Incomplete) => format!("{value} …"),
+                    _ => value,
+                }
+            }));
+            cells
+        })
+        .collect();
+    Table {
+        title: format!("Worst window's {subject} per attempted rate"),
+        header,
+        rows,
+        footer: vec![format!(
+            "The highest {subject} of any SLA window over the repeats; ✗: the rate failed \
+             (the SLA {term}, or less than 99% of the rate achieved); -: not tried."
+        )],
+    }
+}
+
+fn changes_by_rate(c: &Comparison) -> Table {
+    let percentile = format_percentile(c.percentile);
+    let others: Vec<usize> = (0..c.configs.len())
+        .filter(|&i| c.configs[i].label != c.baseline)
+        .collect();
+    let mut header = vec!["Attempted/s".to_string()];
+    for &i in &others {
+        header.push(format!("{} {percentile}", c.configs[i].label));
+        header.push(format!("{} throughput", c.configs[i].label));
+    }
+    let rows = c
+        .rates
+        .iter()
+        .filter(|r| others.iter().any(|&i| r.cells[i].latency.is_some()))
+        .map(|r| {
+            let mut cells = vec![format_rate(r.rate_per_s)];
+            for &i in &others {
+                let cell = &r.cells[i];
+                cells.push(cell.latency.as_ref().map_or("-".to_string(), with_interval));
+                cells.push(cell.throughput.as_ref().map_or("-".to_string(), with_p));
+            }
+            cells
+        })
+        .collect();
+    Table {
+        title: format!("Change against {} per attempted rate", c.baseline),
+        header,
+        rows,
+        footer: vec![
+            format!(
+                "{percentile}: all requests of the rate's windows merged; the interval is a \
+                 bootstrap {:.0}% interval of the difference in ms, resampling 1 s windows. \
+                 Throughput: per-window mean, Welch's t-test. \"noise\": not significant at \
+                 the {:.0}% level; \"untested\": too few windows.",
+                (1.0 - c.level) * 100.0,
+                c.level * 100.0
+            ),
+            "At rates every configuration carries, throughput follows the schedule: its \
+             change is noise by design; it tells where one configuration falls behind."
+                .to_string(),
+        ],
+    }
+}
+
+fn cost(c: &Comparison) -> Option<Table> {
+    if c.configs.iter().all(|f| f.cost.is_none()) {
+        return None;
+    }
+    let target = c
+        .configs
+        .iter()
+        .find_map(|f| f.cost.as_ref()?.target.as_ref().map(|t| t.load_per_s));
+    let mut header = [
+        "Configuration",
+        "Nodes",
+        "$/node-hour",
+        "Cluster $/h",
+        "Capacity/s per $/h",
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(load) = target {
+        header.push(format!("Nodes for {}/s", format_rate(load)));
+        header.push("Per year".to_string());
+    }
+    let rows = c
+        .configs
+        .iter()
+        .map(|f| {
+            let Some(cost) = &f.cost else {
+                let mut cells = vec![f.label.clone(), "no price".to_string()];
+                cells.resize(header.len(), "-".to_string());
+                return cells;
+            };
+            let mut cells = vec![
+                f.label.clone(),
+                cost.nodes.to_string(),
+                money(cost.node_price_per_hour),
+                money(cost.cluster_per_hour),
+                cost.capacity_per_dollar_hour
+                    .map_or("-".to_string(), format_rate),
+            ];
+            if target.is_some() {
+                let t = cost.target.as_ref();
+                cells.push(
+                    t.and_then(|t| t.nodes)
+                        .map_or("no capacity".to_string(), |n| n.to_string()),
+                );
+                cells.push(t.and_then(|t| t.per_year).map_or("-".to_string(), money));
+            }
+            cells
+        })
+        .collect();
+    Some(Table {
+        title: "Cost".to_string(),
+        header,
+        rows,
+        footer: c.cost_assumptions.iter().cloned().collect(),
+    })
+}
+
+/// `+12.3% better (p=0.001)`.
+fn with_p(change: &Change) -> String {
+    match (change.p_value, &change.why) {
+        (Some(p), _) => format!("{} (p={})", change.describe(), format_p(p)),
+        _ => change.describe(),
+    }
+}
+
+/// `+12.3% worse [+0.4, +2.1] ms`.
+fn with_interval(change: &Change) -> String {
+    match change.interval {
+        Some((low, high)) => format!(
+            "{} [{}, {}] ms",
+            change.describe(),
+            signed_ms(low),
+            signed_ms(high)
+        ),
+        None => change.describe(),
+    }
+}
+
+fn signed_ms(value: f64) -> String {
+    let sign = if value > 0.0 {
+        "+"
+    } else if value < 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    format!(
+        "{sign}{}",
+        format_value(value.abs(), "ms").trim_end_matches(" ms")
+    )
+}
+
+fn format_p(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".to_string()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// `p99.9`, `p99`.
+pub fn format_percentile(p: f64) -> String {
+    let text = format!("{p:.3}");
+    format!("p{}", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+fn money(value: f64) -> String {
+    if value >= 1000.0 {
+        format!("${}", format_rate(value))
+    } else if value >= 1.0 {
+        format!("${value:.2}")
+    } else {
+        format!("${value:.3}")
+    }
+}
+
+/// The comparison for a terminal: every table aligned, then the notes.
+pub fn text(c: &Comparison) -> String {
+    let mut out = String::new();
+    for table in tables(c) {
+        out.push_str(&table.title);
+        out.push('\n');
+        out.push_str(&align(&table.header, &table.rows));
+        for line in &table.footer {
+            out.push_str(&format!("  {line}\n"));
+        }
+        out.push('\n');
+    }
+    for note in &c.notes {
+        out.push_str(&format!("Note: {note}\n"));
+    }
+    out
+}
+
+/// Columns padded to their widest cell: the first left-aligned, the others right-aligned.
+fn align(header: &[String], rows: &[Vec<String>]) -> String {
+    let mut lines: Vec<&[String]> = vec![header];
+    lines.extend(rows.iter().map(Vec::as_slice));
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l.get(c).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        let mut text = String::new();
+        for (c, cell) in line.iter().enumerate() {
+            let pad = widths[c].saturating_sub(cell.chars().count());
+            if c == 0 {
+                text.push_str(cell);
+                text.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                text.push_str("  ");
+                text.extend(std::iter::repeat_n(' ', pad));
+                text.push_str(cell);
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
