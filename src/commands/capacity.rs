@@ -224,8 +224,8 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs a whole search, printing the table as it grows; returns how it ended and its
-/// outcome. `cluster` is the local cluster for `--fresh restart` when the caller has it
-/// already (the quickstart).
+/// outcome. `cluster` is the local cluster under test when the caller started it (a
+/// matrix, the quickstart): `--fresh restart` restarts it.
 pub fn search(
     config: &SearchConfig,
     mut store: Store,
@@ -257,7 +257,9 @@ pub fn search(
     runtime.spawn(stop.clone().on_ctrl_c_or_term());
     let mut opened;
     let cluster = match (config.fresh, cluster) {
-        (Fresh::Restart, Some(c)) => Some(c),
+        // A cluster the caller started (the quickstart, a matrix) is the one measured,
+        // whatever --fresh says: its nodes' logs tell the server's side.
+        (_, Some(c)) => Some(c),
         (Fresh::Restart, None) => {
             let cluster_dir = config
                 .cluster_dir

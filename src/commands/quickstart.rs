@@ -67,10 +67,10 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         // Left by an earlier quickstart that did not finish: this directory is ours.
         old.destroy(Duration::from_secs(30))?;
     }
-    let cluster = LocalCluster::start(&cluster_dir, cluster_config, &StartOptions::default())?;
+    let mut cluster = LocalCluster::start(&cluster_dir, cluster_config, &StartOptions::default())?;
     // From here on the node is stopped when `cluster` is dropped, whatever happens.
     let store = Store::create(&out, serde_json::to_value(&config)?)?;
-    let result = capacity::search(&config, store, None, None);
+    let result = capacity::search(&config, store, None, Some(&mut cluster));
     println!("\nRemoving the quickstart's node...");
     cluster.destroy(Duration::from_secs(60))?;
     let (status, outcome) = result?;
