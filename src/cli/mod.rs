@@ -391,6 +391,18 @@ pub struct RunArgs {
     /// Run directory. [default: runs/<timestamp>-<workload>]
     #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
+
+    /// The local cluster headroom started whose nodes' GC logs give the run's server pauses
+    /// (pauses.hlog and pauses.json in the run directory). Read when that cluster runs and
+    /// every --hosts entry is one of its nodes; otherwise no pauses are recorded.
+    /// [default: the one `headroom cluster` uses]
+    #[arg(
+        long,
+        env = "HEADROOM_CLUSTER_DIR",
+        value_name = "DIR",
+        help_heading = "Output"
+    )]
+    pub cluster_dir: Option<PathBuf>,
 }
 
 /// The workload and its settings, shared by `run`, `capacity` and `quickstart`.

@@ -20,6 +20,7 @@ use crate::cli::{CapacityArgs, Fresh};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, StartOptions};
 use crate::engine::{LoadMode, StopReason};
+use crate::metrics::server_pauses::PauseSource;
 use crate::report::summary::RunSummary;
 use crate::sla::{Sla, Value};
 use crate::workload::builtin::WorkloadError;
@@ -246,6 +247,17 @@ pub fn search(
         }
         _ => None,
     };
+    // The trials record the pauses of the cluster this search restarts, else of the local
+    // cluster headroom started when the trials load it.
+    let pauses = match &cluster {
+        Some(c) => PauseSource::of_cluster(c),
+        None => PauseSource::Discover(
+            config
+                .cluster_dir
+                .clone()
+                .unwrap_or_else(cluster::default_dir),
+        ),
+    };
     let mut runner = LiveRunner {
         config,
         dir: dir.clone(),
@@ -255,6 +267,7 @@ pub fn search(
         // With the data kept, an earlier part of this search populated it already.
         populated: config.fresh == Fresh::None && !store.records().is_empty(),
         cluster,
+        pauses,
     };
     let terms = term_names(&config.sla)?;
     let mut printed = false;
@@ -306,6 +319,8 @@ struct LiveRunner<'a> {
     /// Whether the workload's rows are in the cluster already.
     populated: bool,
     cluster: Option<&'a mut LocalCluster>,
+    /// Whose server pauses each trial records.
+    pauses: PauseSource,
 }
 
 impl LiveRunner<'_> {
@@ -344,12 +359,14 @@ impl LiveRunner<'_> {
         if self.stop.is_set() {
             return Ok(None);
         }
-        let executed = self.runtime.block_on(run::execute(
+        let executed = self.runtime.block_on(run::execute_with(
             config,
             out,
             self.credentials.clone(),
             &self.stop,
             populate,
+            None,
+            &self.pauses,
         ))?;
         match executed {
             // Trials always run both phases; a load-only run cannot happen here.
