@@ -453,7 +453,7 @@ pub fn describe(file: &PausesFile) -> Vec<String> {
             .map(|t| format!(", time to safepoint max {t:.2} ms"))
             .unwrap_or_default();
         lines.push(format!(
-            "  {} ({}, {}): {} pauses, stopped {:.1} ms ({:.2}% of the run), p99 {:.2} ms, \
+            "  {} ({}, {}): {} pauses, stopped {:.1} ms ({:.2}% of the measured time), p99 {:.2} ms, \
              max {:.2} ms{ttsp}{longest}",
             n.node,
             n.address,
