@@ -453,8 +453,8 @@ pub fn describe(file: &PausesFile) -> Vec<String> {
             .map(|t| format!(", time to safepoint max {t:.2} ms"))
             .unwrap_or_default();
         lines.push(format!(
-            "  {} ({}, {}): {} pauses, stopped {:.1} ms ({:.2}% of the measured time), p99 {:.2} ms, \
-             max {:.2} ms{ttsp}{longest}",
+            "  {} ({}, {}): {} pauses, stopped {:.1} ms ({:.2}% of the measured time), \
+             p99 {:.2} ms, max {:.2} ms{ttsp}{longest}",
             n.node,
             n.address,
             n.collector.as_deref().unwrap_or("collector unknown"),
@@ -630,6 +630,19 @@ mod tests {
         assert_eq!(json, file);
         assert_eq!(json.run_start, "2026-11-22T07:03:57.000000000Z");
         assert_eq!(json.measured_s(), 29.0);
+        let lines = describe(&file);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with(&format!(
+                "  node1 (127.0.0.5:9042, g1): {} pauses, stopped {:.1} ms",
+                n.count, n.stopped_ms
+            )),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].ends_with("longest 281.44 ms at 21.7 s (Cleanup)"),
+            "{lines:?}"
+        );
     }
 
     #[test]
