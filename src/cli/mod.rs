@@ -614,8 +614,9 @@ pub struct CapacityArgs {
     #[arg(long, value_enum, default_value = "none", value_name = "HOW")]
     pub fresh: Fresh,
 
-    /// The local cluster to restart with --fresh restart.
-    /// [default: the one `headroom cluster` uses]
+    /// The local cluster to restart with --fresh restart. Its nodes' GC logs also give each
+    /// trial's server pauses (pauses.hlog, pauses.json) when the trials load it (every
+    /// --hosts entry one of its nodes). [default: the one `headroom cluster` uses]
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
 

@@ -49,7 +49,8 @@ pub struct SearchConfig {
     pub probe_duration_s: f64,
     /// How each trial begins.
     pub fresh: Fresh,
-    /// The local cluster to restart, for `--fresh restart`.
+    /// The local cluster to restart, for `--fresh restart`; otherwise the one given with
+    /// `--cluster-dir`, whose server pauses the trials record when they load it.
     pub cluster_dir: Option<PathBuf>,
 }
 
@@ -109,11 +110,14 @@ impl SearchConfig {
             probe_concurrency: args.probe_concurrency,
             probe_duration_s: args.probe_duration.as_secs_f64(),
             fresh: args.fresh,
-            cluster_dir: (args.fresh == Fresh::Restart).then(|| {
-                args.cluster_dir
-                    .clone()
-                    .unwrap_or_else(cluster::default_dir)
-            }),
+            cluster_dir: match args.fresh {
+                Fresh::Restart => Some(
+                    args.cluster_dir
+                        .clone()
+                        .unwrap_or_else(cluster::default_dir),
+                ),
+                _ => args.cluster_dir.clone(),
+            },
         })
     }
 
