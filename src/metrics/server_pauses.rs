@@ -374,9 +374,13 @@ fn node_pauses(
     longest.sort_by_key(|e| std::cmp::Reverse(e.duration_ns));
     let stopped_ns = log.stopped_ns(from, to);
     let measured_s = span.measured_s();
-    let ms = |h: &hdrhistogram::Histogram<u64>, p: f64| {
-        (!h.is_empty()).then(|| value_at_percentile(h, p) as f64 / 1e6)
+    // A percentile is the highest value of its HdrHistogram bucket, which can lie above the
+    // longest value recorded: no percentile is shown above the exact max.
+    let ms = |h: &hdrhistogram::Histogram<u64>, p: f64, max_ns: u64| {
+        (!h.is_empty()).then(|| value_at_percentile(h, p).min(max_ns) as f64 / 1e6)
     };
+    let max_ns = events.iter().map(|e| e.duration_ns).max().unwrap_or(0);
+    let max_reaching_ns = events.iter().filter_map(|e| e.reaching_ns).max();
     let figures = NodePauses {
         node: node.name.clone(),
         address: node.address.to_string(),
@@ -390,19 +394,12 @@ fn node_pauses(
         } else {
             0.0
         },
-        max_ms: events.iter().map(|e| e.duration_ns).max().unwrap_or(0) as f64 / 1e6,
-        p50_ms: ms(&lengths, 50.0),
-        p99_ms: ms(&lengths, 99.0),
-        p999_ms: ms(&lengths, 99.9),
-        time_to_safepoint_max_ms: (!reaching.is_empty()).then(|| {
-            events
-                .iter()
-                .filter_map(|e| e.reaching_ns)
-                .max()
-                .unwrap_or(0) as f64
-                / 1e6
-        }),
-        time_to_safepoint_p99_ms: ms(&reaching, 99.0),
+        max_ms: max_ns as f64 / 1e6,
+        p50_ms: ms(&lengths, 50.0, max_ns),
+        p99_ms: ms(&lengths, 99.0, max_ns),
+        p999_ms: ms(&lengths, 99.9, max_ns),
+        time_to_safepoint_max_ms: max_reaching_ns.map(|ns| ns as f64 / 1e6),
+        time_to_safepoint_p99_ms: max_reaching_ns.and_then(|m| ms(&reaching, 99.0, m)),
         longest: longest.iter().take(LONGEST).map(|e| pause(e)).collect(),
         events: events.iter().map(|e| pause(e)).collect(),
     };
@@ -589,8 +586,12 @@ mod tests {
             .windows(2)
             .all(|w| w[0].length_ms >= w[1].length_ms));
         assert!(n.events.windows(2).all(|w| w[0].offset_s <= w[1].offset_s));
+        // The percentiles never pass the exact max (HdrHistogram's bucket top would).
         let p99 = n.p99_ms.unwrap();
-        assert!(p99 <= n.max_ms * 1.001 && p99 > 0.0, "{p99}");
+        assert!(p99 <= n.max_ms && p99 > 0.0, "{p99}");
+        assert_eq!(n.p999_ms, Some(281.443464));
+        assert!(n.p50_ms.unwrap() < p99);
+        assert!(n.time_to_safepoint_p99_ms.unwrap() <= 205.583014);
 
         // Stopped time: clipped to the measured part, as a share of its 29 s.
         let stopped = log.stopped_ns(from, to) as f64 / 1e6;
