@@ -55,6 +55,7 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
         "Worst window's p99 per attempted rate",
         "Change against g1 per attempted rate",
         "Nodes for 10 000/s",
+        "Server pauses (every trial, per node)",
     ] {
         assert!(text.contains(line), "'{line}' in:\n{text}");
     }
@@ -115,6 +116,12 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
             "tested with 6 windows a side: {zgc}"
         );
     }
+    // Each configuration's nodes' pauses, read from its own GC log during the trials.
+    for config in configs {
+        let pauses = &config["pauses"];
+        assert!(pauses["runs"].as_u64().unwrap() >= 2, "{config}");
+        assert!(pauses["node_seconds"].as_f64().unwrap() >= 10.0, "{config}");
+    }
     assert!(compare["cost_assumptions"]
         .as_str()
         .unwrap()
@@ -124,6 +131,7 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
     let html = fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("Configurations compared, against g1"));
     assert!(html.contains("Trials of g1") && html.contains("Trials of zgc"));
+    assert!(html.contains("Client latency and server pauses"));
 
     // `headroom compare` on the two searches, zgc as the baseline, as JSON.
     let again = runs.path().join("again");

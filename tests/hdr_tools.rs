@@ -152,7 +152,7 @@ fn java_histogram_log_processor_reads_our_hlog() {
 
 /// The HdrHistogram jar, fetched from Maven Central with the machine's Maven on first use and
 /// cached under headroom's cache (tools/), so later runs need no network.
-fn hdr_histogram_jar() -> PathBuf {
+pub(crate) fn hdr_histogram_jar() -> PathBuf {
     let tools = jars::cache_root().join("tools");
     let jar = tools.join(format!("HdrHistogram-{HDR_HISTOGRAM_VERSION}.jar"));
     if jar.is_file() {
@@ -199,7 +199,7 @@ fn hdr_histogram_jar() -> PathBuf {
 
 /// Runs HistogramLogProcessor and returns what it printed; it must succeed without a word on
 /// standard error (it reports lines it cannot parse there).
-fn run_java(java: &Path, jar: &Path, args: &[&str]) -> String {
+pub(crate) fn run_java(java: &Path, jar: &Path, args: &[&str]) -> String {
     let output = Command::new(java)
         .arg("-cp")
         .arg(jar)
@@ -321,15 +321,15 @@ fn max_ms(h: &Histogram<u64>) -> f64 {
 /// of the interval in seconds since StartTime, the interval's count, p50, p90 and max, then the
 /// same for all intervals so far with p50, p90, p99, p99.9, p99.99 and max.
 #[derive(Debug)]
-struct Row {
-    end_seconds: f64,
-    interval_count: u64,
-    interval: Vec<f64>,
-    total_count: u64,
-    total: Vec<f64>,
+pub(crate) struct Row {
+    pub(crate) end_seconds: f64,
+    pub(crate) interval_count: u64,
+    pub(crate) interval: Vec<f64>,
+    pub(crate) total_count: u64,
+    pub(crate) total: Vec<f64>,
 }
 
-fn parse_interval_rows(text: &str) -> Vec<Row> {
+pub(crate) fn parse_interval_rows(text: &str) -> Vec<Row> {
     text.lines()
         .filter(|line| line.contains(": I:"))
         .map(|line| {

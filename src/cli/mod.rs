@@ -406,6 +406,18 @@ pub struct RunArgs {
     /// Run directory. [default: runs/<timestamp>-<workload>]
     #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
+
+    /// The local cluster headroom started whose nodes' GC logs give the run's server pauses
+    /// (pauses.hlog and pauses.json in the run directory). Read when that cluster runs and
+    /// every --hosts entry is one of its nodes; otherwise no pauses are recorded.
+    /// [default: the one `headroom cluster` uses]
+    #[arg(
+        long,
+        env = "HEADROOM_CLUSTER_DIR",
+        value_name = "DIR",
+        help_heading = "Output"
+    )]
+    pub cluster_dir: Option<PathBuf>,
 }
 
 /// The workload and its settings, shared by `run`, `capacity` and `quickstart`.
@@ -617,8 +629,10 @@ pub struct CapacityArgs {
     #[arg(long, value_enum, default_value = "none", value_name = "HOW")]
     pub fresh: Fresh,
 
-    /// The local cluster to restart with --fresh restart; with --matrix, where each
-    /// configuration's cluster lives while it runs.
+    /// The local cluster to restart with --fresh restart. Its nodes' GC logs also give each
+    /// trial's server pauses (pauses.hlog, pauses.json) when the trials load it (every
+    /// --hosts entry one of its nodes). With --matrix: where each configuration's cluster
+    /// lives while it runs.
     /// [default: the one `headroom cluster` uses; with --matrix, cluster/ in --out]
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,

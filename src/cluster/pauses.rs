@@ -42,7 +42,9 @@
 //! A node's log rotates (`filecount=10,filesize=20M`): the JVM renames the full `gc.log` to
 //! `gc.log.<k>`, `k` counting up and wrapping, and also moves an existing `gc.log` aside when
 //! it starts. File numbers therefore do not give the order; [`PauseLog::read_dir`] orders the
-//! files by the first wall-clock stamp in each. A JVM restart shows as the uptime going back.
+//! files by the first wall-clock stamp in each. A JVM restart shows as the uptime going back
+//! while the JVM's start (wall clock minus uptime) moves on; lines of different JVM threads
+//! can come a few milliseconds out of order, their start unmoved.
 //!
 //! Only Java 17's lines were checked against real logs (the fixtures). Not parsed: Java 8's
 //! `-Xloggc` format (rejected with [`PauseLogError::LegacyFormat`]) and the safepoint lines of
@@ -64,6 +66,11 @@ use crate::metrics::new_histogram;
 
 /// Slack for comparing uptime stamps, which the JVM prints to the millisecond.
 const UPTIME_RESOLUTION_NS: u64 = 2_000_000;
+
+/// How far the JVM's start (wall clock minus uptime) must move for lines to belong to another
+/// JVM run. Within one run it stays put to a few milliseconds; a restarted JVM starts at least
+/// as much later as the old one ran, which for a Cassandra node is many seconds.
+const RESTART_SHIFT: Duration = Duration::from_secs(1);
 
 /// One GC pause as the collector reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,29 +194,20 @@ impl PauseLog {
 
     /// Reads a node's logs directory: `gc.log` and its rotated files `gc.log.<k>`.
     pub fn read_dir(dir: &Path) -> Result<PauseLog, PauseLogError> {
-        let entries = fs::read_dir(dir).map_err(|source| PauseLogError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut files = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|source| PauseLogError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let rotated = name
-                .strip_prefix("gc.log.")
-                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
-            if name == "gc.log" || rotated {
-                files.push(entry.path());
-            }
-        }
+        PauseLog::read_files(&log_files(dir)?)
+    }
+
+    /// Reads the files of a node's logs directory that were written to at or after `since`
+    /// (by their modification time): a file last written before then holds no pause that
+    /// ended after it. For a run's pauses, this spares reading up to ten full archives of
+    /// earlier runs. When no file is that recent, the newest is read.
+    pub fn read_dir_since(dir: &Path, since: SystemTime) -> Result<PauseLog, PauseLogError> {
+        let mut files = log_files(dir)?;
+        let modified = |path: &PathBuf| fs::metadata(path).and_then(|m| m.modified()).ok();
+        let newest = files.iter().max_by_key(|p| modified(p)).cloned();
+        files.retain(|p| modified(p).is_none_or(|m| m >= since));
         if files.is_empty() {
-            return Err(PauseLogError::NoLog {
-                dir: dir.to_path_buf(),
-            });
+            files.extend(newest);
         }
         PauseLog::read_files(&files)
     }
@@ -300,6 +298,35 @@ impl PauseLog {
         let span = Duration::from_nanos(nanos_between(from, to).max(1));
         self.timeline(from, to, span).iter().sum()
     }
+}
+
+/// The GC log files of a node's logs directory: `gc.log` and `gc.log.<k>`, in no order.
+pub fn log_files(dir: &Path) -> Result<Vec<PathBuf>, PauseLogError> {
+    let entries = fs::read_dir(dir).map_err(|source| PauseLogError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| PauseLogError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let rotated = name
+            .strip_prefix("gc.log.")
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        if name == "gc.log" || rotated {
+            files.push(entry.path());
+        }
+    }
+    if files.is_empty() {
+        return Err(PauseLogError::NoLog {
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(files)
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, PauseLogError> {
@@ -482,6 +509,8 @@ struct Parser {
     events: Vec<PauseEvent>,
     pending: Vec<Pending>,
     last_uptime: Option<Duration>,
+    /// The wall-clock time the JVM of the last line started: its time minus its uptime.
+    last_jvm_start: Option<SystemTime>,
     jvm_runs: usize,
     unrecognised_lines: usize,
 }
@@ -525,15 +554,25 @@ impl Parser {
     }
 
     fn line(&mut self, time: SystemTime, uptime: Duration, tags: &str, message: &str) {
-        // Uptime going back by more than its resolution: the JVM started again.
-        let restarted = self
+        // Uptime going back, and with it the JVM's start moving: the JVM started again. Lines
+        // of different threads (the VM thread's safepoint line after a concurrent GC thread's)
+        // can come out of order by several milliseconds of uptime; their JVM start stays put.
+        let jvm_start = time.checked_sub(uptime).unwrap_or(time);
+        let went_back = self
             .last_uptime
             .is_some_and(|last| uptime + Duration::from_nanos(UPTIME_RESOLUTION_NS) < last);
-        if self.last_uptime.is_none() || restarted {
+        let moved = self.last_jvm_start.is_some_and(|last| {
+            let shift = jvm_start
+                .duration_since(last)
+                .unwrap_or_else(|e| e.duration());
+            shift > RESTART_SHIFT
+        });
+        if self.last_uptime.is_none() || (went_back && moved) {
             self.flush_pending();
             self.jvm_runs += 1;
         }
         self.last_uptime = Some(uptime);
+        self.last_jvm_start = Some(jvm_start);
 
         let first_tag = tags.split(',').next().unwrap_or("");
         if first_tag == "gc" {
@@ -816,6 +855,25 @@ mod tests {
         fs::write(&path, bytes).unwrap();
         let log = PauseLog::read_files(std::slice::from_ref(&path)).unwrap();
         assert_eq!(log.events, parse_fixture("zgc").events);
+    }
+
+    /// A loaded node's log (Cassandra 5.0.9, G1, Java 17): the concurrent mark thread logged
+    /// at uptime 123.583 s before the VM thread's safepoint line stamped 123.577 s.
+    #[test]
+    fn lines_out_of_order_between_threads_are_one_jvm_run() {
+        let (path, text) = fixture("g1-out-of-order");
+        let log = PauseLog::parse(&path, &text).unwrap();
+        assert_eq!(log.jvm_runs, 1);
+        // The young collection stays inside its safepoint: one stop, not two.
+        assert_eq!(log.events.len(), 1, "{:#?}", log.events);
+        let young = &log.events[0];
+        assert_eq!(young.duration_ns, 73_778_109);
+        assert_eq!(young.operation.as_deref(), Some("G1CollectForAllocation"));
+        assert_eq!(
+            young.kind(),
+            "Pause Young (Concurrent Start) (G1 Evacuation Pause)"
+        );
+        assert_eq!(young.gc[0].duration_ns, 73_239_000);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, StartOptions};
 use crate::compare::matrix::MATRIX_FILE;
 use crate::engine::{LoadMode, StopReason};
+use crate::metrics::server_pauses::PauseSource;
 use crate::report::summary::RunSummary;
 use crate::sla::{Sla, Value};
 use crate::workload::builtin::WorkloadError;
@@ -49,7 +50,8 @@ pub struct SearchConfig {
     pub probe_duration_s: f64,
     /// How each trial begins.
     pub fresh: Fresh,
-    /// The local cluster to restart, for `--fresh restart`.
+    /// The local cluster to restart, for `--fresh restart`; otherwise the one given with
+    /// `--cluster-dir`, whose server pauses the trials record when they load it.
     pub cluster_dir: Option<PathBuf>,
     /// The search's name in reports and comparisons (`--label`, or a matrix's configuration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,11 +124,14 @@ impl SearchConfig {
             probe_concurrency: args.probe_concurrency,
             probe_duration_s: args.probe_duration.as_secs_f64(),
             fresh: args.fresh,
-            cluster_dir: (args.fresh == Fresh::Restart).then(|| {
-                args.cluster_dir
-                    .clone()
-                    .unwrap_or_else(cluster::default_dir)
-            }),
+            cluster_dir: match args.fresh {
+                Fresh::Restart => Some(
+                    args.cluster_dir
+                        .clone()
+                        .unwrap_or_else(cluster::default_dir),
+                ),
+                _ => args.cluster_dir.clone(),
+            },
             label: args.label.clone(),
             ladder_base_per_s: None,
             nodes: args.cost.nodes,
@@ -277,6 +282,17 @@ pub fn search(
         }
         _ => None,
     };
+    // The trials record the pauses of the cluster this search restarts, else of the local
+    // cluster headroom started when the trials load it.
+    let pauses = match &cluster {
+        Some(c) => PauseSource::of_cluster(c),
+        None => PauseSource::Discover(
+            config
+                .cluster_dir
+                .clone()
+                .unwrap_or_else(cluster::default_dir),
+        ),
+    };
     let mut runner = LiveRunner {
         config,
         dir: dir.clone(),
@@ -286,6 +302,7 @@ pub fn search(
         // With the data kept, an earlier part of this search populated it already.
         populated: config.fresh == Fresh::None && !store.records().is_empty(),
         cluster,
+        pauses,
     };
     let terms = term_names(&config.sla)?;
     let mut printed = false;
@@ -337,6 +354,8 @@ struct LiveRunner<'a> {
     /// Whether the workload's rows are in the cluster already.
     populated: bool,
     cluster: Option<&'a mut LocalCluster>,
+    /// Whose server pauses each trial records.
+    pauses: PauseSource,
 }
 
 impl LiveRunner<'_> {
@@ -375,12 +394,14 @@ impl LiveRunner<'_> {
         if self.stop.is_set() {
             return Ok(None);
         }
-        let executed = self.runtime.block_on(run::execute(
+        let executed = self.runtime.block_on(run::execute_with(
             config,
             out,
             self.credentials.clone(),
             &self.stop,
             populate,
+            None,
+            &self.pauses,
         ))?;
         match executed {
             // Trials always run both phases; a load-only run cannot happen here.

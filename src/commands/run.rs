@@ -17,6 +17,7 @@ use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode, StopReason};
+use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
 use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
 use crate::report::export::hlog::HlogWriter;
@@ -244,7 +245,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = StopSignal::new();
     runtime.spawn(stop.clone().on_ctrl_c_or_term());
     let credentials = credentials(&args.client);
-    let result = runtime.block_on(execute(&config, &out, credentials, &stop, true));
+    let pauses = PauseSource::Discover(
+        args.cluster_dir
+            .clone()
+            .unwrap_or_else(crate::cluster::default_dir),
+    );
+    let result = runtime.block_on(execute_with(
+        &config,
+        &out,
+        credentials,
+        &stop,
+        true,
+        None,
+        &pauses,
+    ));
     // A worker may still wait towards a request that will never be sent.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(match result? {
@@ -449,21 +463,9 @@ impl IntervalSink for Watched<'_, '_> {
     }
 }
 
-/// One run, from connecting to the summary, writing its directory `out` as it goes. Errors
-/// before the run starts leave only error.txt in `out`. `populate` false skips the
-/// workload's populate (its rows are there from an earlier run).
-pub async fn execute(
-    config: &RunConfig,
-    out: &Path,
-    credentials: Option<(String, String)>,
-    stop: &Arc<StopSignal>,
-    populate: bool,
-) -> anyhow::Result<Executed> {
-    execute_watched(config, out, credentials, stop, populate, None).await
-}
-
-/// [`execute`], with `interval_watch` shown every interval of the measured run; when it ends the run,
-/// the run counts as completed (unless `stop` was given too).
+/// One run, from connecting to the summary, writing its directory `out` as it goes; see
+/// [`execute_with`]. The server pauses come from the local cluster `headroom cluster` uses,
+/// when the run loads it.
 pub async fn execute_watched(
     config: &RunConfig,
     out: &Path,
@@ -471,6 +473,34 @@ pub async fn execute_watched(
     stop: &Arc<StopSignal>,
     populate: bool,
     interval_watch: Option<&mut (dyn IntervalWatch + Send)>,
+) -> anyhow::Result<Executed> {
+    let pauses = PauseSource::discover_default();
+    execute_with(
+        config,
+        out,
+        credentials,
+        stop,
+        populate,
+        interval_watch,
+        &pauses,
+    )
+    .await
+}
+
+/// One run, from connecting to the summary, writing its directory `out` as it goes. Errors
+/// before the run starts leave only error.txt in `out`. `populate` false skips the
+/// workload's populate (its rows are there from an earlier run). `interval_watch` is shown
+/// every interval of the measured run; when it ends the run, the run counts as completed
+/// (unless `stop` was given too). The server pauses of the nodes `pauses` names go into
+/// pauses.hlog and pauses.json as the run ends, interrupted or not (see [`server_pauses`]).
+pub async fn execute_with(
+    config: &RunConfig,
+    out: &Path,
+    credentials: Option<(String, String)>,
+    stop: &Arc<StopSignal>,
+    populate: bool,
+    interval_watch: Option<&mut (dyn IntervalWatch + Send)>,
+    pauses: &PauseSource,
 ) -> anyhow::Result<Executed> {
     let client_config = ClientConfig {
         hosts: config.hosts.clone(),
@@ -550,6 +580,7 @@ pub async fn execute_watched(
         Some(c) => Some(Sla::parse(&c.terms, Duration::from_secs_f64(c.window_s))?),
         None => None,
     };
+    let pause_nodes = pause_nodes(pauses, &config.hosts);
     let mut sink = RunFiles::create(out, started_at, &op_names, config.warmup_s, planned, sla)?;
     sink.op_weights = workload.op_weights();
     let cpu_before = metrics::process::cpu_time();
@@ -572,7 +603,18 @@ pub async fn execute_watched(
         outcome.stop = StopReason::Completed;
     }
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
+    let spans = std::mem::take(&mut sink.spans);
     let verdict = sink.finish()?;
+    let pauses = (!pause_nodes.is_empty()).then(|| {
+        let from_ns = (config.warmup_s * 1e9) as u64;
+        let span = RunSpan {
+            start: started_at,
+            measured_from_ns: from_ns,
+            measured_to_ns: outcome.elapsed_ns.max(from_ns),
+            intervals: &spans,
+        };
+        server_pauses::write_run_pauses(out, &pause_nodes, &span)
+    });
 
     watcher.abort();
     let summary = summarize(
@@ -587,6 +629,15 @@ pub async fn execute_watched(
     }
     write_json(&out.join("summary.json"), &summary)?;
     print_summary(&summary);
+    if let Some(pauses) = &pauses {
+        println!(
+            "  server pauses in the measured part ({}):",
+            server_pauses::PAUSES_JSON
+        );
+        for line in server_pauses::describe(pauses) {
+            println!("  {line}");
+        }
+    }
     println!("\nFiles: {}", out.display());
     if outcome.stop == StopReason::AllRequestsFailing {
         eprintln!(
@@ -595,6 +646,27 @@ pub async fn execute_watched(
         );
     }
     Ok(Executed::Finished(Box::new(summary)))
+}
+
+/// The nodes whose pauses a run against `hosts` records; says why when a running local
+/// cluster is not the one loaded.
+fn pause_nodes(pauses: &PauseSource, hosts: &[String]) -> Vec<PauseNode> {
+    match pauses.nodes_for(hosts) {
+        Ok(nodes) => {
+            if !nodes.is_empty() {
+                let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+                println!(
+                    "Server pauses: from the GC logs of {} when the run ends.",
+                    names.join(", ")
+                );
+            }
+            nodes
+        }
+        Err(why) => {
+            println!("Server pauses are not recorded: {why}.");
+            Vec::new()
+        }
+    }
 }
 
 fn describe_mode(mode: &LoadMode) -> String {
@@ -895,6 +967,9 @@ struct RunFiles {
     header_printed: bool,
     /// A progress bar under the live lines, when standard output is a terminal.
     progress_bar: Option<indicatif::ProgressBar>,
+    /// Every interval's (start, length) in ns, as histograms.hlog has them: the time base
+    /// of pauses.hlog.
+    spans: Vec<(u64, u64)>,
 }
 
 impl RunFiles {
@@ -928,6 +1003,7 @@ impl RunFiles {
             error: None,
             header_printed: false,
             progress_bar: progress_bar(planned),
+            spans: Vec::new(),
         })
     }
 
@@ -1138,6 +1214,7 @@ impl RunFiles {
 
 impl IntervalSink for RunFiles {
     fn interval(&mut self, interval: &Interval) {
+        self.spans.push((interval.start_ns, interval.length_ns));
         self.print(interval);
         if self.error.is_none() {
             if let Err(e) = self.write(interval) {

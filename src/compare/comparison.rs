@@ -14,6 +14,7 @@ use crate::capacity::search::same_rate;
 use crate::capacity::Verdict as RateVerdict;
 use crate::report::charts::parse_sla;
 use crate::report::load::SearchData;
+use crate::report::pauses::{search_pauses, PauseFigures};
 use crate::sla::Metric;
 
 /// The fewest windows on each side for a bootstrap interval of a percentile difference;
@@ -85,6 +86,9 @@ pub struct ConfigFigures {
     pub probe_change: Option<Change>,
     /// What it costs, with --node-price.
     pub cost: Option<Cost>,
+    /// Its nodes' stop-the-world pauses over every trial, when the trials recorded them
+    /// (local clusters headroom started).
+    pub pauses: Option<PauseFigures>,
 }
 
 /// Capacity against the baseline's. A search only brackets capacity between the highest
@@ -388,6 +392,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
             capacity_change,
             probe_change,
             cost,
+            pauses: search_pauses(search).map(|p| p.overall),
         });
     }
     let cost_assumptions = configs

@@ -30,10 +30,62 @@ pub fn tables(c: &Comparison) -> Vec<Table> {
         out.push(worst_by_rate(c));
         out.push(changes_by_rate(c));
     }
+    if let Some(pauses) = pauses(c) {
+        out.push(pauses);
+    }
     if let Some(cost) = cost(c) {
         out.push(cost);
     }
     out
+}
+
+/// The nodes' stop-the-world pauses per configuration, over every trial (seed 003).
+fn pauses(c: &Comparison) -> Option<Table> {
+    if c.configs.iter().all(|f| f.pauses.is_none()) {
+        return None;
+    }
+    let header = [
+        "Configuration",
+        "Pauses/node-min",
+        "Stopped",
+        "p99 pause",
+        "Max pause",
+        "Max time to safepoint",
+    ]
+    .map(String::from)
+    .to_vec();
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format_value(v, "ms"));
+    let rows = c
+        .configs
+        .iter()
+        .map(|f| match &f.pauses {
+            None => {
+                let mut cells = vec![f.label.clone(), "not recorded".to_string()];
+                cells.resize(header.len(), "-".to_string());
+                cells
+            }
+            Some(p) => vec![
+                f.label.clone(),
+                format!("{:.1}", p.per_minute),
+                format!("{:.2}%", p.stopped_percent),
+                ms(p.p99_ms),
+                ms(p.max_ms),
+                ms(p.longest_time_to_safepoint_ms),
+            ],
+        })
+        .collect();
+    Some(Table {
+        title: "Server pauses (every trial, per node)".to_string(),
+        header,
+        rows,
+        footer: vec![
+            "From the nodes' GC and safepoint logs over each trial's measured part: \
+             stop-the-world pauses per node and minute, the share of time the nodes were \
+             stopped, the pause lengths' p99 and max, and the longest wait for threads to \
+             reach a safepoint (part of the pause, not the collector's own work)."
+                .to_string(),
+        ],
+    })
 }
 
 fn configurations(c: &Comparison) -> Table {

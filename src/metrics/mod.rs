@@ -1,9 +1,11 @@
 //! Measurements: per-operation-type histograms of response and service time, error counts by
-//! class, the client's hiccup meter, and the client's own CPU and memory.
+//! class, the client's hiccup meter, the client's own CPU and memory, and the server pauses
+//! of the nodes a run loaded.
 
 pub mod errors;
 pub mod hiccup;
 pub mod process;
+pub mod server_pauses;
 pub mod stats;
 
 pub use errors::ErrorClass;

@@ -1,9 +1,11 @@
 //! Reading what runs and capacity searches leave on disk into typed data for the report.
 //!
-//! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog and one
-//! `<op>.hgrm` per operation type (see `commands::run`); a capacity search's directory holds
-//! search.json, capacity.json and one run directory per trial (see [`crate::capacity`]); a
-//! concurrency sweep's holds sweep.json and one run directory per step (see [`crate::sweep`]).
+//! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog, one
+//! `<op>.hgrm` per operation type (see `commands::run`) and, when the run loaded a local
+//! cluster headroom started, pauses.json ([`crate::metrics::server_pauses`]); a capacity
+//! search's directory holds search.json, capacity.json and one run directory per trial (see
+//! [`crate::capacity`]); a concurrency sweep's holds sweep.json and one run directory per
+//! step (see [`crate::sweep`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note in the report rather than an error, so that a report can be
 //! made of any directory that holds something to show.
@@ -27,6 +29,7 @@ use crate::capacity::{Summary as SearchSummary, TrialRecord};
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::CompareOptions;
 use crate::engine::LoadMode;
+use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
 use crate::sweep::{SweepFile, SWEEP_FILE};
@@ -221,6 +224,9 @@ pub struct RunData {
     pub whole: Option<Percentiles>,
     /// One response-time distribution per operation type, from `<op>.hgrm`.
     pub spectra: Vec<Spectrum>,
+    /// pauses.json: the server pauses of the run's nodes, when the run loaded a local
+    /// cluster headroom started.
+    pub pauses: Option<PausesFile>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -292,6 +298,8 @@ impl RunData {
             _ => None,
         });
         let spectra = read_spectra(dir, summary.as_ref(), &mut notes);
+        // Absent for a run against a cluster headroom did not start: nothing to note.
+        let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -306,6 +314,7 @@ impl RunData {
             timeline,
             whole,
             spectra,
+            pauses,
             notes,
         }
     }

@@ -1,11 +1,12 @@
 //! Everything a run leaves for people and tools to read: the files written as a run goes
 //! ([`export`]), its summary ([`summary`]), and the HTML report made from run and capacity
 //! directories afterwards ([`load`] reads them, [`charts`] turns them into charts,
-//! [`export::html`] into a page).
+//! [`export::html`] into a page; [`pauses`] sums up the nodes' server pauses).
 
 pub mod charts;
 pub mod export;
 pub mod load;
+pub mod pauses;
 pub mod summary;
 
 use std::fs;

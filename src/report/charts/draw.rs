@@ -438,7 +438,7 @@ fn draw(chart: &Chart, out: &mut String) -> Result<(), Box<dyn std::error::Error
         .y_label_area_size(label_width(&y));
     if chart.y2.is_some() {
         builder.right_y_label_area_size(label_width(&y2));
-    } else if chart.kind == Kind::TimelineLatency {
+    } else if matches!(chart.kind, Kind::TimelineLatency | Kind::ServerPauses) {
         // Room for the right-hand axis of the throughput chart drawn below it.
         builder.right_y_label_area_size(MIN_LABEL_AREA);
     }

@@ -15,8 +15,11 @@
 //!    (seed 001).
 //! 6. [`sweep`]: for a `headroom sweep` directory, its throughput against concurrency and
 //!    its p50/p99/p99.9 against throughput (seed 001's two charts).
+//! 7. [`pauses::pause_timeline`]: the client's latency per interval and each node's
+//!    stop-the-world pauses over the same time axis (seed 003, figure 5).
 
 pub mod draw;
+pub mod pauses;
 
 use std::time::Duration;
 
@@ -90,6 +93,8 @@ pub enum Kind {
     ConcurrencyThroughput,
     /// Latency against concurrency.
     ConcurrencyLatency,
+    /// Client latency per interval and the nodes' pauses over a run.
+    ServerPauses,
 }
 
 /// How an axis maps values.

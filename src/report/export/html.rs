@@ -749,7 +749,9 @@ fn search_section(page: &mut Page, search: &SearchData, n: usize) -> anyhow::Res
         for chart in charts::timeline(run, &title) {
             page.figure(chart)?;
         }
+        pause_part(page, run, &title)?;
     }
+    search_pause_table(page, search);
 
     page.h3("Each trial's whole-run latency");
     page.para(
@@ -980,6 +982,7 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
     for chart in charts::timeline(run, &run.label) {
         page.figure(chart)?;
     }
+    pause_part(page, run, &run.label)?;
     for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
         page.figure(chart)?;
     }
@@ -998,6 +1001,135 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
         None => page.note("config.json is missing."),
     }
     Ok(())
+}
+
+/// When the run has pauses.json: the chart of its client latency beside its nodes' pauses,
+/// a table of each node's pause figures, and the notes on logs that could not be read.
+fn pause_part(page: &mut Page, run: &RunData, title: &str) -> anyhow::Result<()> {
+    let Some(pauses) = &run.pauses else {
+        return Ok(());
+    };
+    if let Some(chart) = charts::pauses::pause_timeline(run, title) {
+        page.figure(chart)?;
+    }
+    if !pauses.nodes.is_empty() {
+        let header = [
+            "Node",
+            "Collector",
+            "Pauses",
+            "Per minute",
+            "Stopped ms",
+            "Stopped %",
+            "p50 ms",
+            "p99 ms",
+            "p99.9 ms",
+            "max ms",
+            "To safepoint, max ms",
+            "Longest pause",
+        ];
+        let minutes = pauses.measured_s() / 60.0;
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), format_number);
+        let rows: Vec<(Vec<String>, &str)> = pauses
+            .nodes
+            .iter()
+            .map(|n| {
+                let longest = n.longest.first().map_or("-".to_string(), |p| {
+                    format!(
+                        "{} ms at {} s: {}",
+                        format_number(p.length_ms),
+                        format_number(p.offset_s),
+                        p.kind
+                    )
+                });
+                (
+                    vec![
+                        format!("{} ({})", n.node, n.address),
+                        n.collector.clone().unwrap_or_else(|| "-".to_string()),
+                        table::group_thousands(n.count),
+                        if minutes > 0.0 {
+                            format_number(n.count as f64 / minutes)
+                        } else {
+                            "-".to_string()
+                        },
+                        format_number(n.stopped_ms),
+                        format_number(n.stopped_percent),
+                        ms(n.p50_ms),
+                        ms(n.p99_ms),
+                        ms(n.p999_ms),
+                        ms((n.count > 0).then_some(n.max_ms)),
+                        ms(n.time_to_safepoint_max_ms),
+                        longest,
+                    ],
+                    "",
+                )
+            })
+            .collect();
+        let numeric = [
+            false, false, true, true, true, true, true, true, true, true, true, false,
+        ];
+        page.para(&format!(
+            "Server pauses of the measured part ({} s), from each node's GC log: every \
+             stop-the-world pause, collections and other safepoints alike, its length the time \
+             the node's application threads were stopped.",
+            format_number(pauses.measured_s())
+        ));
+        page.body.push_str(&table(&header, &rows, &numeric));
+    }
+    for note in &pauses.notes {
+        page.note(&format!("Server pauses: {note}"));
+    }
+    Ok(())
+}
+
+/// A search's server pauses per attempted rate and over every trial, when its trials have
+/// pause figures.
+fn search_pause_table(page: &mut Page, search: &SearchData) {
+    let Some(found) = crate::report::pauses::search_pauses(search) else {
+        return;
+    };
+    page.h3("Server pauses per attempted rate");
+    page.para(
+        "Every trial's stop-the-world pauses, all nodes together: pauses per node and minute, \
+         the share of the nodes' measured time they were stopped, and the pause lengths of \
+         every repeat at that rate merged.",
+    );
+    let header = [
+        "Attempted/s",
+        "Trials",
+        "Pauses",
+        "Per node-minute",
+        "Stopped %",
+        "p99 ms",
+        "max ms",
+        "To safepoint, max ms",
+    ];
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), format_number);
+    let cells = |what: String, f: &crate::report::pauses::PauseFigures| {
+        vec![
+            what,
+            f.runs.to_string(),
+            table::group_thousands(f.pauses),
+            format_number(f.per_minute),
+            format_number(f.stopped_percent),
+            ms(f.p99_ms),
+            ms(f.max_ms),
+            ms(f.longest_time_to_safepoint_ms),
+        ]
+    };
+    let mut rows: Vec<(Vec<String>, &str)> = found
+        .rates
+        .iter()
+        .map(|r| (cells(format_rate(r.rate_per_s), &r.figures), ""))
+        .collect();
+    rows.push((cells("all trials".to_string(), &found.overall), "sub"));
+    let numeric = [true, true, true, true, true, true, true, true];
+    page.body.push_str(&table(&header, &rows, &numeric));
+    if found.trials_without > 0 {
+        page.note(&format!(
+            "{} trials have no pause figures (no pauses.json in their directories).",
+            found.trials_without
+        ));
+    }
 }
 
 /// Per operation type: requests, errors, rate, and the latency percentiles of response,
@@ -1532,6 +1664,86 @@ pub(crate) mod tests {
             escape("<a href='x'>&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn a_run_with_pauses_json_shows_its_nodes_pauses_beside_the_latency() {
+        use crate::report::charts::pauses::tests::{node, pause, pauses_of};
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        copy_dir(&run_fixture(), &run);
+        let mut file = pauses_of(vec![node(
+            "node1",
+            vec![
+                pause(2.5, 281.4, "Cleanup"),
+                pause(4.0, 34.8, "Pause Young (Normal) (G1 Evacuation Pause)"),
+            ],
+        )]);
+        file.notes
+            .push("node2 (127.0.0.6:9042): no pauses recorded: <no GC log>".into());
+        fs::write(
+            run.join("pauses.json"),
+            serde_json::to_string_pretty(&file).unwrap(),
+        )
+        .unwrap();
+        let (html, charts) = render(&load(&[run]), None).unwrap();
+        assert_self_contained(&html);
+        let kinds: Vec<charts::Kind> = charts.iter().map(|c| c.chart.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                charts::Kind::TimelineLatency,
+                charts::Kind::TimelineThroughput,
+                charts::Kind::ServerPauses,
+                charts::Kind::Spectrum
+            ]
+        );
+        assert_eq!(charts[2].chart.id, "03-server-pauses-run");
+        assert!(html.contains("Client latency and server pauses: run"));
+        // The node's row: 2 pauses in 10 s (12 a minute), the longest named.
+        assert!(
+            html.contains("<td>node1 (127.0.0.5:9042)</td><td>g1</td><td class=\"num\">2</td><td class=\"num\">12</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<td>281 ms at 2.5 s: Cleanup</td>"));
+        assert!(html.contains(
+            "<p class=\"note\">Server pauses: node2 (127.0.0.6:9042): no pauses recorded: \
+             &lt;no GC log&gt;</p>"
+        ));
+    }
+
+    #[test]
+    fn a_search_shows_its_pauses_per_rate_and_beside_its_timelines() {
+        use crate::report::charts::pauses::tests::{node, pause, pauses_of};
+        let dir = tempfile::tempdir().unwrap();
+        let search = dir.path().join("capacity");
+        copy_dir(&capacity_fixture(), &search);
+        let trials: Vec<PathBuf> = fs::read_dir(search.join("trials"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        for trial in &trials {
+            let file = pauses_of(vec![node("node1", vec![pause(3.0, 12.0, "Cleanup")])]);
+            fs::write(
+                trial.join("pauses.json"),
+                serde_json::to_string(&file).unwrap(),
+            )
+            .unwrap();
+        }
+        let input = load(&[search]);
+        let (html, charts) = render(&input, None).unwrap();
+        let shown = charts::timeline_trials(&input.searches[0])
+            .iter()
+            .filter(|&&i| input.searches[0].trials[i].run.is_some())
+            .count();
+        let pause_charts = charts
+            .iter()
+            .filter(|c| c.chart.kind == charts::Kind::ServerPauses)
+            .count();
+        assert!(shown > 0);
+        assert_eq!(pause_charts, shown);
+        assert!(headings(&html, "h3").contains(&"Server pauses per attempted rate".to_string()));
+        assert!(html.contains("<td class=\"num\">all trials</td>"), "{html}");
     }
 
     pub(crate) fn copy_dir(from: &Path, to: &Path) {

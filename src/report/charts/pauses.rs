@@ -1,0 +1,232 @@
+//! Chart 7, after seed 003's figure 5 ("GC stopped time and cassandra-stress response times"):
+//! the client's latency per interval and every node's stop-the-world pauses over the same
+//! time axis, so that a latency spike can be laid beside the pause that caused it.
+
+use super::{
+    line_style, palette, Axis, Band, Chart, Kind, Series, Style, LATENCY_LINES, SLA_RED,
+    WARMUP_GREY,
+};
+use crate::report::load::RunData;
+
+/// The palette entries a node's marks take, in node order: not the blue of the p99 line
+/// (entry 0) nor the purple close to the max line's (entry 2).
+const NODE_COLORS: [usize; 8] = [1, 3, 5, 4, 6, 7, 8, 9];
+
+/// The legend name of a node's marks.
+pub fn node_series_name(node: &str, collector: Option<&str>, count: u64) -> String {
+    let what = match count {
+        0 => "no pauses".to_string(),
+        1 => "1 pause".to_string(),
+        n => format!("{n} pauses"),
+    };
+    match collector {
+        Some(gc) => format!("{node} ({gc}): {what}"),
+        None => format!("{node}: {what}"),
+    }
+}
+
+/// The client's p99 and max per interval and each node's pauses as marks at the moment they
+/// began, as high as they lasted; ms on a log scale. `None` for a run without pauses.json
+/// or whose pauses.json holds no node.
+pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
+    let pauses = run.pauses.as_ref()?;
+    if pauses.nodes.is_empty() {
+        return None;
+    }
+    let mut chart = Chart::new(
+        Kind::ServerPauses,
+        format!("server-pauses-{}", run.label),
+        format!("Client latency and server pauses: {title}"),
+        Axis::linear("time since the start of the run (s)"),
+        Axis::log("ms (log scale)"),
+    );
+    let latency: Vec<(f64, f64, f64)> = run
+        .timeline
+        .iter()
+        .filter_map(|i| {
+            let l = i.latency?;
+            Some((i.start_s + i.length_s, l.p99_ms, l.max_ms))
+        })
+        .collect();
+    let style = line_style(latency.len());
+    for (name, color, pick) in [
+        ("client p99", LATENCY_LINES[1].1, 0),
+        ("client max", LATENCY_LINES[3].1, 1),
+    ] {
+        if latency.is_empty() {
+            break;
+        }
+        chart.series.push(Series {
+            name: name.to_string(),
+            color,
+            style,
+            points: latency
+                .iter()
+                .map(|&(t, p99, max)| (t, if pick == 0 { p99 } else { max }))
+                .filter(|p| p.1 > 0.0)
+                .collect(),
+            secondary: false,
+            fit: true,
+        });
+    }
+    for (i, node) in pauses.nodes.iter().enumerate() {
+        chart.series.push(Series {
+            name: node_series_name(&node.node, node.collector.as_deref(), node.count),
+            color: palette(NODE_COLORS[i % NODE_COLORS.len()]),
+            style: Style::Points,
+            points: node
+                .events
+                .iter()
+                .map(|p| (p.offset_s, p.length_ms))
+                .filter(|p| p.1 > 0.0)
+                .collect(),
+            secondary: false,
+            fit: true,
+        });
+    }
+    if run.warmup_s > 0.0 {
+        chart.bands.push(Band {
+            name: "warmup (no pauses read)".to_string(),
+            from: 0.0,
+            to: run.warmup_s,
+            color: WARMUP_GREY,
+        });
+    }
+    for window in run.windows.iter().filter(|w| !w.pass) {
+        chart.bands.push(Band {
+            name: "failing SLA window".to_string(),
+            from: window.start_s,
+            to: window.start_s + window.length_s,
+            color: SLA_RED,
+        });
+    }
+    let mut caption = String::from(
+        "The lines are the client's latency per interval (plotted at its end), every \
+         operation type together. Each mark is one stop-the-world pause of a node's JVM, \
+         placed where it began and as high as the application was stopped (the safepoint's \
+         total, time to reach it included), from the node's GC log. A mark as high as a \
+         latency spike at the same moment explains it: the requests on that node waited out \
+         the pause. A spike with no mark under it came from elsewhere (compaction, the \
+         network, the client).",
+    );
+    if run.warmup_s > 0.0 {
+        caption.push_str(" Pauses are read for the measured part only, not the warmup.");
+    }
+    chart.caption = caption;
+    Some(chart)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::metrics::server_pauses::{NodePauses, Pause, PausesFile};
+    use crate::report::charts::tests::fixture_run;
+
+    pub(crate) fn pause(offset_s: f64, length_ms: f64, kind: &str) -> Pause {
+        Pause {
+            offset_s,
+            length_ms,
+            kind: kind.into(),
+            gc: kind.starts_with("Pause"),
+            time_to_safepoint_ms: Some(0.01),
+        }
+    }
+
+    pub(crate) fn node(name: &str, events: Vec<Pause>) -> NodePauses {
+        let max = events.iter().map(|p| p.length_ms).fold(0.0, f64::max);
+        NodePauses {
+            node: name.into(),
+            address: "127.0.0.5:9042".into(),
+            collector: Some("g1".into()),
+            tag: format!("{name}.pause"),
+            log_files: vec![],
+            count: events.len() as u64,
+            stopped_ms: events.iter().map(|p| p.length_ms).sum(),
+            stopped_percent: 0.1,
+            max_ms: max,
+            p50_ms: Some(max / 2.0),
+            p99_ms: Some(max),
+            p999_ms: Some(max),
+            time_to_safepoint_max_ms: Some(0.01),
+            time_to_safepoint_p99_ms: Some(0.01),
+            longest: events.clone(),
+            events,
+        }
+    }
+
+    pub(crate) fn pauses_of(nodes: Vec<NodePauses>) -> PausesFile {
+        PausesFile {
+            run_start: "2026-11-22T07:03:57.000000000Z".into(),
+            measured_from_s: 0.0,
+            measured_to_s: 10.0,
+            nodes,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn chart_7_lays_each_nodes_pauses_beside_the_client_latency() {
+        let mut run = fixture_run();
+        assert!(pause_timeline(&run, "run").is_none(), "no pauses.json");
+        run.pauses = Some(pauses_of(vec![
+            node(
+                "node1",
+                vec![
+                    pause(1.25, 34.8, "Pause Young (Normal) (G1 Evacuation Pause)"),
+                    pause(3.5, 0.12, "Cleanup"),
+                ],
+            ),
+            node("node2", vec![pause(2.0, 281.4, "Cleanup")]),
+        ]));
+        let chart = pause_timeline(&run, "run").unwrap();
+        assert_eq!(chart.kind, Kind::ServerPauses);
+        assert_eq!(chart.title, "Client latency and server pauses: run");
+        assert_eq!(chart.y.scale, super::super::Scale::Log);
+        let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "client p99",
+                "client max",
+                "node1 (g1): 2 pauses",
+                "node2 (g1): 1 pause"
+            ]
+        );
+        // The client lines: one point per interval of histograms.hlog, at its end.
+        let p99 = chart.series_named("client p99").unwrap();
+        let max = chart.series_named("client max").unwrap();
+        assert_eq!(p99.points.len(), run.timeline.len());
+        let first = &run.timeline[0];
+        assert_eq!(
+            p99.points[0],
+            (
+                first.start_s + first.length_s,
+                first.latency.unwrap().p99_ms
+            )
+        );
+        assert_eq!(max.points[0].1, first.latency.unwrap().max_ms);
+        // The marks: where each pause began, as high as it lasted.
+        let node1 = &chart.series[2];
+        assert_eq!(node1.style, Style::Points);
+        assert_eq!(node1.points, [(1.25, 34.8), (3.5, 0.12)]);
+        assert_eq!(chart.series[3].points, [(2.0, 281.4)]);
+        assert_ne!(node1.color, chart.series[3].color);
+        assert!(chart
+            .series
+            .iter()
+            .skip(2)
+            .all(|s| s.color != p99.color && s.color != max.color));
+        // It draws.
+        let svg = super::super::draw::svg(&chart).unwrap();
+        assert!(svg.contains("node2 (g1): 1 pause"), "{svg}");
+
+        // A node without pauses keeps its legend entry; a file without nodes is no chart.
+        run.pauses = Some(pauses_of(vec![node("node1", vec![])]));
+        let chart = pause_timeline(&run, "run").unwrap();
+        assert_eq!(chart.series[2].name, "node1 (g1): no pauses");
+        assert!(chart.series[2].points.is_empty());
+        super::super::draw::svg(&chart).unwrap();
+        run.pauses = Some(pauses_of(vec![]));
+        assert!(pause_timeline(&run, "run").is_none());
+    }
+}
