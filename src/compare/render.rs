@@ -293,7 +293,7 @@ fn cost(c: &Comparison) -> Option<Table> {
 /// `+12.3% better (p=0.001)`.
 fn with_p(change: &Change) -> String {
     match (change.p_value, &change.why) {
-        (Some(p), _) => format!("{} (p={})", change.describe(), format_p(p)),
+        (Some(p), _) => format!("{} ({})", change.describe(), format_p(p)),
         _ => change.describe(),
     }
 }
@@ -325,11 +325,12 @@ fn signed_ms(value: f64) -> String {
     )
 }
 
+/// `p=0.042`, `p<0.001`.
 fn format_p(p: f64) -> String {
     if p < 0.001 {
-        "<0.001".to_string()
+        "p<0.001".to_string()
     } else {
-        format!("{p:.3}")
+        format!("p={p:.3}")
     }
 }
 
