@@ -158,6 +158,25 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
     ]);
     assert!(whole.status.success(), "{}", stderr(&whole));
     assert!(stdout(&whole).contains("g1 (baseline)"));
+
+    // Two runs side by side: one trial of each configuration at the same rate.
+    let trial = |config: &str| out.join(config).join("trials/rate-400-repeat-1");
+    let runs_compared = headroom(&[
+        "compare",
+        trial("gc-g1").to_str().unwrap(),
+        trial("gc-zgc").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(runs_compared.status.success(), "{}", stderr(&runs_compared));
+    let text = stdout(&runs_compared);
+    assert!(
+        text.contains("Client response time per operation type"),
+        "{text}"
+    );
+    assert!(text.contains("write p99.9"), "{text}");
+    let json = read_json(&again.join("compare.json"));
+    assert_eq!(json["runs"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -200,7 +219,7 @@ fn bad_comparisons_are_refused_before_anything_starts() {
                 runs.path().to_str().unwrap(),
                 runs.path().to_str().unwrap(),
             ],
-            "is not a capacity search's directory",
+            "is neither a run directory",
         ),
         (
             &["compare", "/no/such/dir", "/no/such/dir"],

@@ -1,6 +1,6 @@
-//! `headroom compare`: capacity searches side by side, one per configuration. Reads the
-//! searches' directories (a matrix directory stands for its configurations), prints the
-//! tables of [`crate::compare::render`], and writes compare.json and an HTML report.
+//! `headroom compare`: capacity searches side by side, one per configuration, or runs side
+//! by side. Reads the directories (a matrix directory stands for its configurations), prints
+//! the tables of [`crate::compare::render`], and writes compare.json and an HTML report.
 
 use std::fs;
 use std::path::PathBuf;
@@ -11,8 +11,8 @@ use anyhow::Context;
 use crate::cli::{CompareArgs, CostArgs};
 use crate::compare::cost::{parse_target_load, NodePrice};
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
-use crate::compare::{compare, render, CompareOptions, COMPARE_FILE};
-use crate::report::load::SearchData;
+use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
+use crate::report::load::Input;
 use crate::report::{write_report_with, ReportOptions};
 use crate::workload::builtin::WorkloadError;
 
@@ -21,33 +21,47 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let mut options = options(&args.cost)?;
     options.baseline = args.baseline.clone();
     let dirs = expand(&args.dirs)?;
-    let mut searches = Vec::new();
-    for dir in &dirs {
-        let search = SearchData::load(dir).map_err(|e| {
-            WorkloadError::Invalid(format!(
-                "{} is not a capacity search's directory (capacity.json from `headroom \
-                 capacity`): {e:#}",
-                dir.display()
+    let input = Input::load(&dirs).map_err(|e| WorkloadError::Invalid(format!("{e:#}")))?;
+    let (json, text) = match (input.searches.len(), input.runs.len()) {
+        (searches, 0) if searches >= 2 && input.sweeps.is_empty() => {
+            let comparison = compare(&input.searches, &options)
+                .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+            (
+                serde_json::to_string_pretty(&comparison)?,
+                render::text(&comparison),
+            )
+        }
+        (0, runs) if runs >= 2 && input.sweeps.is_empty() => {
+            if !options.prices.is_empty() || options.target_per_s.is_some() {
+                return Err(WorkloadError::Invalid(
+                    "--node-price and --target-load price capacity searches; runs have no \
+                     capacity to price"
+                        .to_string(),
+                )
+                .into());
+            }
+            let comparison = compare_runs(&input.runs, options.baseline.as_deref())
+                .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+            (
+                serde_json::to_string_pretty(&comparison)?,
+                render::run_text(&comparison),
+            )
+        }
+        (searches, runs) => {
+            return Err(WorkloadError::Invalid(format!(
+                "compare takes two or more capacity searches, or two or more runs; got {searches} \
+                 search(es), {runs} run(s) and {} sweep(s)",
+                input.sweeps.len()
             ))
-        })?;
-        searches.push(search);
-    }
-    if searches.len() < 2 {
-        return Err(WorkloadError::Invalid(format!(
-            "compare needs at least two capacity searches; {} given",
-            searches.len()
-        ))
-        .into());
-    }
-    let comparison =
-        compare(&searches, &options).map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+            .into())
+        }
+    };
 
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| super::run::default_out_dir("compare"));
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let json = serde_json::to_string_pretty(&comparison)?;
     fs::write(out.join(COMPARE_FILE), &json)
         .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;
     let report = out.join("report.html");
@@ -62,7 +76,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{json}");
     } else {
-        print!("{}", render::text(&comparison));
+        print!("{text}");
         println!(
             "Files: {} and {}",
             out.join(COMPARE_FILE).display(),

@@ -473,7 +473,7 @@ fn capacity_change(
 }
 
 /// Welch's test of per-window throughput, higher being better.
-fn throughput_change(base: &RunWindows, other: &RunWindows, level: f64) -> Change {
+pub(crate) fn throughput_change(base: &RunWindows, other: &RunWindows, level: f64) -> Change {
     let mean = |w: &RunWindows| {
         if w.is_empty() {
             0.0
@@ -499,7 +499,7 @@ fn throughput_change(base: &RunWindows, other: &RunWindows, level: f64) -> Chang
 }
 
 /// A bootstrap interval of the percentile's difference, lower being better (in ms).
-fn latency_change(
+pub(crate) fn latency_change(
     base: &RunWindows,
     other: &RunWindows,
     percentile: f64,

@@ -12,10 +12,12 @@ pub mod comparison;
 pub mod cost;
 pub mod matrix;
 pub mod render;
+pub mod runs;
 pub mod samples;
 pub mod stats;
 
 pub use comparison::{compare, CompareOptions, Comparison};
+pub use runs::{compare_runs, RunComparison};
 pub use stats::{
     compare_means, compare_percentile, percentile_difference_interval, percentile_interval,
     welch_t_test, Better, Bootstrap, Difference, Evidence, Interval, StatsError, Verdict, Welch,

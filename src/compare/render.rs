@@ -7,8 +7,10 @@
 //! 4. Cost, with its assumptions (seeds 000 and 002), when prices were given.
 
 use super::comparison::{Change, Comparison};
+use super::runs::RunComparison;
 use crate::capacity::table::{format_rate, format_value};
 use crate::capacity::Verdict as RateVerdict;
+use crate::report::summary::Latency;
 
 /// A titled table: a header and rows of the same width, and lines to print under it.
 #[derive(Debug, Clone)]
@@ -350,10 +352,103 @@ fn money(value: f64) -> String {
     }
 }
 
+/// The tables of a comparison of runs: the runs against the baseline, then the client's
+/// response times per operation type (seed 004's layout: one row per percentile).
+pub fn run_tables(c: &RunComparison) -> Vec<Table> {
+    let header = [
+        "Run",
+        "Attempted/s",
+        "Achieved/s",
+        "Measured",
+        "p99 vs baseline",
+        "Throughput vs baseline",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = c
+        .runs
+        .iter()
+        .map(|r| {
+            let baseline = r.label == c.baseline;
+            vec![
+                if baseline {
+                    format!("{} (baseline)", r.label)
+                } else {
+                    r.label.clone()
+                },
+                r.attempted_per_s.map_or("-".to_string(), format_rate),
+                r.achieved_per_s.map_or("-".to_string(), format_rate),
+                r.measured_s
+                    .map_or("-".to_string(), |s| format!("{s:.0} s")),
+                r.p99_change.as_ref().map_or("-".to_string(), with_interval),
+                r.throughput_change.as_ref().map_or("-".to_string(), with_p),
+            ]
+        })
+        .collect();
+    let runs = Table {
+        title: "Runs".to_string(),
+        header,
+        rows,
+        footer: vec![format!(
+            "p99 of every operation type merged, with a bootstrap {:.0}% interval of the \
+             difference in ms over 1 s windows; throughput per window, Welch's t-test; \
+             \"noise\": not significant at the {:.0}% level.",
+            (1.0 - c.level) * 100.0,
+            c.level * 100.0
+        )],
+    };
+
+    let mut header = vec!["Response time (ms)".to_string()];
+    header.extend(c.runs.iter().map(|r| r.label.clone()));
+    let mut rows = Vec::new();
+    for (o, op) in c.ops.iter().enumerate() {
+        let pick: [(&str, Pick); 6] = [
+            ("p50", |l| l.p50_ms),
+            ("p95", |l| l.p95_ms),
+            ("p99", |l| l.p99_ms),
+            ("p99.9", |l| l.p999_ms),
+            ("max", |l| l.max_ms),
+            ("mean", |l| l.mean_ms),
+        ];
+        for (name, value) in pick {
+            let mut cells = vec![format!("{op} {name}")];
+            cells.extend(c.runs.iter().map(|r| {
+                r.latency[o]
+                    .as_ref()
+                    .map_or("-".to_string(), |l| format_value(value(l), "ms"))
+            }));
+            rows.push(cells);
+        }
+    }
+    let latency = Table {
+        title: "Client response time per operation type".to_string(),
+        header,
+        rows,
+        footer: vec![
+            "From each request's intended start (open loop) or its send (closed loop), as each \
+             run's summary.json; -: the run has no such operation."
+                .to_string(),
+        ],
+    };
+    vec![runs, latency]
+}
+
+/// Reads one figure of a latency summary.
+type Pick = fn(&Latency) -> f64;
+
+/// A comparison of runs for a terminal.
+pub fn run_text(c: &RunComparison) -> String {
+    print_tables(&run_tables(c), &c.notes)
+}
+
 /// The comparison for a terminal: every table aligned, then the notes.
 pub fn text(c: &Comparison) -> String {
+    print_tables(&tables(c), &c.notes)
+}
+
+fn print_tables(tables: &[Table], notes: &[String]) -> String {
     let mut out = String::new();
-    for table in tables(c) {
+    for table in tables {
         out.push_str(&table.title);
         out.push('\n');
         out.push_str(&align(&table.header, &table.rows));
@@ -362,7 +457,7 @@ pub fn text(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    for note in &c.notes {
+    for note in notes {
         out.push_str(&format!("Note: {note}\n"));
     }
     out

@@ -516,6 +516,9 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
              fixed concurrencies (their latency is service time).",
         );
         runs_table(&mut page, &input.runs);
+        if input.runs.len() >= 2 {
+            run_comparison_tables(&mut page, &input.runs);
+        }
         for chart in compared {
             page.figure(chart)?;
         }
@@ -635,7 +638,28 @@ fn comparison_tables(page: &mut Page, input: &Input) {
         "Configurations compared, against {}",
         comparison.baseline
     ));
-    for t in compare_render::tables(&comparison) {
+    put_tables(
+        page,
+        &compare_render::tables(&comparison),
+        &comparison.notes,
+    );
+}
+
+/// The runs compared (`headroom compare`'s tables for runs).
+fn run_comparison_tables(page: &mut Page, runs: &[RunData]) {
+    // The first run is the baseline, as `headroom compare` takes it by default.
+    match crate::compare::compare_runs(runs, None) {
+        Ok(c) => {
+            page.h3(&format!("Against {}", c.baseline));
+            put_tables(page, &compare_render::run_tables(&c), &c.notes);
+        }
+        Err(e) => page.note(&format!("The runs could not be compared: {e:#}")),
+    }
+}
+
+/// Tables of cells with their titles and legends; rows with a `worse` cell are marked.
+fn put_tables(page: &mut Page, tables: &[compare_render::Table], notes: &[String]) {
+    for t in tables {
         let _ = writeln!(
             page.body,
             "<p class=\"table-title\">{}</p>",
@@ -662,7 +686,7 @@ fn comparison_tables(page: &mut Page, input: &Input) {
         }
         page.body.push_str("</div>\n");
     }
-    for note in &comparison.notes {
+    for note in notes {
         page.note(note);
     }
 }
