@@ -1342,6 +1342,67 @@ struct SlaJudge {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn run_args(args: &[&str]) -> RunArgs {
+        let mut argv = vec!["headroom", "run"];
+        argv.extend_from_slice(args);
+        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Run(args) => *args,
+            _ => unreachable!("a run command line"),
+        }
+    }
+
+    #[test]
+    fn during_goes_into_the_configuration_and_must_fit_in_the_run_with_its_warmup() {
+        let args = run_args(&[
+            "documents",
+            "--duration",
+            "25s",
+            "--warmup",
+            "10s",
+            "--during",
+            "compact@30s,flush@3s",
+            "--keyspace",
+            "docs",
+        ]);
+        let config = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap();
+        let m = config.maintenance.as_ref().unwrap();
+        assert_eq!(m.keyspace, "docs");
+        assert_eq!(m.timeout_s, 600.0);
+        let due: Vec<f64> = m.plan.0.iter().map(|p| p.at_s).collect();
+        assert_eq!(due, [3.0, 30.0]);
+        assert!((config.workload.read_ratio - 0.05).abs() < 1e-12);
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["maintenance"]["plan"][1]["operation"], "compact");
+
+        // Without the warmup the run lasts 25 s: compact@30s would never start.
+        let args = run_args(&["documents", "--duration", "25s", "--during", "compact@30s"]);
+        let err = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap_err();
+        assert!(err.to_string().contains("compact@30s"), "{err}");
+        // --jmx alone means nothing.
+        assert!(crate::cli::Cli::try_parse_from([
+            "headroom", "run", "keyvalue", "--jmx", "h:7199"
+        ])
+        .is_err());
+        // No --during: nothing stored, and the other built-ins keep reading nothing.
+        let args = run_args(&["keyvalue"]);
+        let config = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap();
+        assert!(config.maintenance.is_none() && config.workload.read_ratio == 0.0);
+        assert!(serde_json::to_value(&config)
+            .unwrap()
+            .get("maintenance")
+            .is_none());
+    }
 
     #[test]
     fn run_directories_are_named_after_the_workload_file_stem() {
