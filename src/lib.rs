@@ -11,6 +11,7 @@ pub mod cluster;
 mod commands;
 pub mod compare;
 pub mod engine;
+pub mod maintenance;
 pub mod metrics;
 pub mod report;
 pub mod sla;
@@ -42,6 +43,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
             .is_some_and(cluster::ClusterError::is_usage_error)
             || cause.downcast_ref::<units::ParseError>().is_some()
             || cause.downcast_ref::<sla::SlaParseError>().is_some()
+            || cause.downcast_ref::<maintenance::PlanError>().is_some()
             || cause
                 .downcast_ref::<workload::builtin::WorkloadError>()
                 .is_some_and(workload::builtin::WorkloadError::is_usage_error)

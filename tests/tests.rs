@@ -10,6 +10,7 @@ mod capacity;
 mod cluster;
 mod compare;
 mod hdr_tools;
+mod maintenance;
 mod pauses;
 mod report;
 mod run;

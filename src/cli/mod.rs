@@ -418,19 +418,60 @@ pub struct RunArgs {
         help_heading = "Output"
     )]
     pub cluster_dir: Option<PathBuf>,
+
+    /// Maintenance during the run.
+    #[command(flatten)]
+    pub maintenance: MaintenanceArgs,
+}
+
+/// nodetool operations while the load goes on (`headroom run --during`).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Maintenance")]
+pub struct MaintenanceArgs {
+    /// nodetool operations to run while the load goes on, as OPERATION@OFFSET, comma-separated,
+    /// offsets from the start of the run (warmup included), e.g.
+    /// 'compact@5m,repair@10m,garbagecollect@15m'. Operations: compact, repair,
+    /// garbagecollect, flush, cleanup, each on the workload's keyspace. Each runs on every node
+    /// of the cluster, one node after another; operations never overlap (one due while
+    /// another runs starts when that ends). The nodes: those of the local cluster headroom
+    /// started (--cluster-dir), or --jmx for another cluster. Each start and end is printed,
+    /// and recorded with its wall time and exit status in maintenance.json; the report shades
+    /// each on the run's timeline.
+    #[arg(long, value_name = "OP@OFFSET,...")]
+    pub during: Option<crate::maintenance::Plan>,
+
+    /// JMX endpoints (host[:port], port 7199 by default) of every node, comma-separated, for
+    /// --during against a cluster headroom did not start (JMX without authentication; the
+    /// nodetool of headroom's default Cassandra release runs here).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "HOST:PORT",
+        requires = "during"
+    )]
+    pub jmx: Vec<String>,
+
+    /// How long an operation still running when the load ends is awaited before its
+    /// nodetool is killed (the node finishes what it began).
+    #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub during_timeout: Duration,
 }
 
 /// The workload and its settings, shared by `run`, `capacity` and `quickstart`.
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Workload")]
 pub struct WorkloadArgs {
-    /// The workload: keyvalue, timeseries, ycsb, or a YAML file (a cassandra-stress user
+    /// The workload: keyvalue, timeseries, documents, ycsb, or a YAML file (a cassandra-stress user
     /// profile, or headroom's own format; see docs/workloads.md).
     ///
     /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
     /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
     /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
     /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
+    /// documents: table documents ((source, bucket), ts, seq, doc text): write inserts a JSON
+    /// document of a few hundred bytes with a TTL (--ttl, default 8640 s) into partitions of
+    /// --rows-per-partition rows ordered by time, TWCS unless --compaction; read (-r, default
+    /// 0.05) fetches the newest 100 rows of a recent partition.
     /// ycsb: YCSB's core workloads on table ycsb.usertable (-P, -p, --workload).
     #[arg(value_name = "WORKLOAD", required = true)]
     pub name: Option<String>,
@@ -463,8 +504,14 @@ pub struct WorkloadArgs {
     pub partition_generator: PartitionGenerator,
 
     /// Fraction of requests that are reads, e.g. 0.2. The mix is exact over the run.
-    #[arg(long, short = 'r', default_value_t = 0.0, value_name = "FRACTION")]
-    pub read_ratio: f64,
+    /// [default: 0; 0.05 for documents]
+    #[arg(long, short = 'r', value_name = "FRACTION")]
+    pub read_ratio: Option<f64>,
+
+    /// documents: rows each partition receives before its source moves on to a new one.
+    /// [default: 1000]
+    #[arg(long, value_name = "N", value_parser = units::parse_count)]
+    pub rows_per_partition: Option<u64>,
 
     /// Fraction of requests that are deletes.
     #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]

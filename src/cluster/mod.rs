@@ -319,6 +319,30 @@ impl LocalCluster {
         Ok(command)
     }
 
+    /// A command that runs nodetool against the JMX endpoint `host:port` of a node headroom
+    /// did not start, with the jars of headroom's default Cassandra release (nodetool's JMX
+    /// calls work across releases); add nodetool's arguments and run it. Its history and
+    /// logging setup live in headroom's cache folder.
+    pub fn remote_nodetool(host: &str, port: u16) -> Result<Command, ClusterError> {
+        let java = Java::find()?;
+        let cache = jars::cache_root();
+        let jars = jars::resolve(config::DEFAULT_CASSANDRA_VERSION, &cache, &|line| {
+            eprintln!("{line}")
+        })?;
+        let home = cache.join("nodetool");
+        let tools_log = home.join("logback-tools.xml");
+        if !tools_log.exists() {
+            fs::create_dir_all(&home)
+                .map_err(ClusterError::io(format!("creating {}", home.display())))?;
+            write_file(&tools_log, &render::logback_tools_xml())?;
+        }
+        let mut command = Command::new(&java.path);
+        command.args(render::nodetool_args_for(
+            host, port, &home, &home, &java, &jars,
+        ));
+        Ok(command)
+    }
+
     fn launch_node(
         &mut self,
         spec: &NodeSpec,

@@ -247,27 +247,47 @@ pub fn jvm_args(
 
 /// The JVM arguments that run nodetool against `node`, before nodetool's own arguments.
 pub fn nodetool_args(node: &NodeSpec, java: &Java, jars: &CassandraJars) -> Vec<OsString> {
+    nodetool_args_for(
+        "127.0.0.1",
+        node.jmx_port,
+        &node.dir,
+        &node.conf_dir(),
+        java,
+        jars,
+    )
+}
+
+/// The JVM arguments of nodetool against the JMX endpoint `host:port`, any node's: `home`
+/// keeps nodetool's history and logs, `conf_dir` holds logback-tools.xml.
+pub fn nodetool_args_for(
+    host: &str,
+    port: u16,
+    home: &Path,
+    conf_dir: &Path,
+    java: &Java,
+    jars: &CassandraJars,
+) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["-Xmx256m".into(), "-XX:+UseSerialGC".into()];
     if java.major >= 9 {
         args.extend(JAVA_MODULE_OPENINGS.iter().map(OsString::from));
     }
-    // nodetool keeps a history under user.home/.cassandra; keep it in the cluster's folder.
-    args.push(format!("-Duser.home={}", node.dir.display()).into());
-    args.push(format!("-Dcassandra.logdir={}", node.logs_dir().display()).into());
+    // nodetool keeps a history under user.home/.cassandra; keep it in headroom's folders.
+    args.push(format!("-Duser.home={}", home.display()).into());
+    args.push(format!("-Dcassandra.logdir={}", home.join("logs").display()).into());
     args.push(
         format!(
             "-Dlogback.configurationFile=file://{}",
-            node.conf_dir().join("logback-tools.xml").display()
+            conf_dir.join("logback-tools.xml").display()
         )
         .into(),
     );
     args.push("-cp".into());
-    args.push(jars.class_path(&node.conf_dir()));
+    args.push(jars.class_path(conf_dir));
     args.push("org.apache.cassandra.tools.NodeTool".into());
     args.push("-h".into());
-    args.push("127.0.0.1".into());
+    args.push(host.into());
     args.push("-p".into());
-    args.push(node.jmx_port.to_string().into());
+    args.push(port.to_string().into());
     args
 }
 

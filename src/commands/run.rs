@@ -17,6 +17,7 @@ use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode, StopReason};
+use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
 use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
@@ -69,6 +70,9 @@ pub struct RunConfig {
     pub phase: RunPhase,
     /// The command line, as typed.
     pub command_line: Vec<String>,
+    /// nodetool operations run during the load (`--during`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<MaintenanceConfig>,
 }
 
 /// The SLA of a run, as given and resolved.
@@ -126,6 +130,24 @@ impl RunConfig {
         Ok(config)
     }
 
+    /// Adds `--during` to a resolved configuration; the plan must fit in the run.
+    pub fn with_maintenance(
+        mut self,
+        args: &crate::cli::MaintenanceArgs,
+    ) -> Result<RunConfig, PlanError> {
+        if let Some(plan) = &args.during {
+            let maintenance = MaintenanceConfig {
+                plan: plan.clone(),
+                jmx: args.jmx.clone(),
+                timeout_s: args.during_timeout.as_secs_f64(),
+                keyspace: self.workload.keyspace.clone(),
+            };
+            maintenance.check_length(self.duration_s.map(|d| d + self.warmup_s))?;
+            self.maintenance = Some(maintenance);
+        }
+        Ok(self)
+    }
+
     /// A run of `workload` sent by `client` in `mode`, checked.
     pub fn new(
         workload_args: &WorkloadArgs,
@@ -150,7 +172,13 @@ impl RunConfig {
             keyspace: args.keyspace.clone(),
             partitions,
             partition_generator: args.partition_generator,
-            read_ratio: args.read_ratio,
+            read_ratio: args
+                .read_ratio
+                .unwrap_or(if args.name.as_deref() == Some("documents") {
+                    crate::workload::documents::DEFAULT_READ_RATIO
+                } else {
+                    0.0
+                }),
             delete_ratio: args.delete_ratio,
             populate: args.populate,
             replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
@@ -164,6 +192,7 @@ impl RunConfig {
             consistency: args.consistency.to_ascii_uppercase(),
             drop: args.drop,
             seed: args.seed,
+            rows_per_partition: args.rows_per_partition,
         };
         crate::workload::any::settle(&mut workload)?;
         workload.validate().map_err(WorkloadError::Invalid)?;
@@ -221,6 +250,7 @@ impl RunConfig {
             sla: None,
             phase: RunPhase::Both,
             command_line: std::env::args().collect(),
+            maintenance: None,
         })
     }
 
@@ -235,7 +265,7 @@ impl RunConfig {
 
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut config = RunConfig::from_args(&args)?;
+    let mut config = RunConfig::from_args(&args)?.with_maintenance(&args.maintenance)?;
     config.sla = sla_config(args.sla.as_deref(), args.window, &config)?;
     let out = args
         .out
@@ -502,6 +532,13 @@ pub async fn execute_with(
     interval_watch: Option<&mut (dyn IntervalWatch + Send)>,
     pauses: &PauseSource,
 ) -> anyhow::Result<Executed> {
+    let maintenance_targets = match maintenance_targets(config, pauses) {
+        Ok(t) => t,
+        Err(e) => {
+            note_failure(out, &e);
+            return Err(e.into());
+        }
+    };
     let client_config = ClientConfig {
         hosts: config.hosts.clone(),
         request_timeout: Duration::from_secs_f64(config.request_timeout_s),
@@ -590,6 +627,7 @@ pub async fn execute_with(
         progress: progress.clone(),
         ended: false,
     };
+    let maintenance = start_maintenance(config, maintenance_targets, &clock, started_at, out, stop);
     let mut outcome = engine::run(
         workload.clone(),
         clock,
@@ -598,6 +636,10 @@ pub async fn execute_with(
         &mut watched,
     )
     .await;
+    let maintenance = match maintenance {
+        Some(m) => Some(finish_maintenance(m).await),
+        None => None,
+    };
     if watched.ended && outcome.stop == StopReason::Interrupted && !stop.is_set() {
         // The watch ended the measured part: it is complete by the caller's rule.
         outcome.stop = StopReason::Completed;
@@ -638,6 +680,15 @@ pub async fn execute_with(
             println!("  {line}");
         }
     }
+    if let Some(maintenance) = &maintenance {
+        println!(
+            "  maintenance during the run ({}):",
+            crate::maintenance::MAINTENANCE_JSON
+        );
+        for line in crate::maintenance::runner::describe(maintenance) {
+            println!("    {line}");
+        }
+    }
     println!("\nFiles: {}", out.display());
     if outcome.stop == StopReason::AllRequestsFailing {
         eprintln!(
@@ -646,6 +697,56 @@ pub async fn execute_with(
         );
     }
     Ok(Executed::Finished(Box::new(summary)))
+}
+
+/// The nodes `--during` runs its operations on; none without `--during`.
+fn maintenance_targets(
+    config: &RunConfig,
+    pauses: &PauseSource,
+) -> Result<Vec<crate::maintenance::Target>, PlanError> {
+    match &config.maintenance {
+        Some(m) => crate::maintenance::targets_for(m, pauses, &config.hosts),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Starts `--during`'s plan on the run's time base (that of histograms.hlog).
+fn start_maintenance(
+    config: &RunConfig,
+    targets: Vec<crate::maintenance::Target>,
+    clock: &RealClock,
+    started_at: SystemTime,
+    out: &Path,
+    stop: &Arc<StopSignal>,
+) -> Option<crate::maintenance::runner::Maintenance> {
+    let m = config.maintenance.as_ref()?;
+    let names: Vec<String> = targets.iter().map(|t| t.name()).collect();
+    println!(
+        "Maintenance: nodetool {} on {}, one node after another.",
+        m.plan
+            .0
+            .iter()
+            .map(|p| format!("{}@{}s", p.operation, p.at_s))
+            .collect::<Vec<_>>()
+            .join(", "),
+        names.join(", ")
+    );
+    Some(crate::maintenance::runner::Maintenance::start(
+        m,
+        targets,
+        crate::maintenance::runner::Nodetool,
+        tokio::time::Instant::from_std(clock.t0()),
+        started_at,
+        Some(out),
+        stop.clone(),
+    ))
+}
+
+/// Ends the maintenance with the load.
+async fn finish_maintenance(
+    m: crate::maintenance::runner::Maintenance,
+) -> crate::maintenance::MaintenanceFile {
+    m.finish().await
 }
 
 /// The nodes whose pauses a run against `hosts` records; says why when a running local
@@ -1241,6 +1342,67 @@ struct SlaJudge {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn run_args(args: &[&str]) -> RunArgs {
+        let mut argv = vec!["headroom", "run"];
+        argv.extend_from_slice(args);
+        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Run(args) => *args,
+            _ => unreachable!("a run command line"),
+        }
+    }
+
+    #[test]
+    fn during_goes_into_the_configuration_and_must_fit_in_the_run_with_its_warmup() {
+        let args = run_args(&[
+            "documents",
+            "--duration",
+            "25s",
+            "--warmup",
+            "10s",
+            "--during",
+            "compact@30s,flush@3s",
+            "--keyspace",
+            "docs",
+        ]);
+        let config = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap();
+        let m = config.maintenance.as_ref().unwrap();
+        assert_eq!(m.keyspace, "docs");
+        assert_eq!(m.timeout_s, 600.0);
+        let due: Vec<f64> = m.plan.0.iter().map(|p| p.at_s).collect();
+        assert_eq!(due, [3.0, 30.0]);
+        assert!((config.workload.read_ratio - 0.05).abs() < 1e-12);
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["maintenance"]["plan"][1]["operation"], "compact");
+
+        // Without the warmup the run lasts 25 s: compact@30s would never start.
+        let args = run_args(&["documents", "--duration", "25s", "--during", "compact@30s"]);
+        let err = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap_err();
+        assert!(err.to_string().contains("compact@30s"), "{err}");
+        // --jmx alone means nothing.
+        assert!(crate::cli::Cli::try_parse_from([
+            "headroom", "run", "keyvalue", "--jmx", "h:7199"
+        ])
+        .is_err());
+        // No --during: nothing stored, and the other built-ins keep reading nothing.
+        let args = run_args(&["keyvalue"]);
+        let config = RunConfig::from_args(&args)
+            .unwrap()
+            .with_maintenance(&args.maintenance)
+            .unwrap();
+        assert!(config.maintenance.is_none() && config.workload.read_ratio == 0.0);
+        assert!(serde_json::to_value(&config)
+            .unwrap()
+            .get("maintenance")
+            .is_none());
+    }
 
     #[test]
     fn run_directories_are_named_after_the_workload_file_stem() {

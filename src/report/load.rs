@@ -227,6 +227,8 @@ pub struct RunData {
     /// pauses.json: the server pauses of the run's nodes, when the run loaded a local
     /// cluster headroom started.
     pub pauses: Option<PausesFile>,
+    /// maintenance.json: the nodetool operations run during the load (`--during`).
+    pub maintenance: Option<crate::maintenance::MaintenanceFile>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -300,6 +302,7 @@ impl RunData {
         let spectra = read_spectra(dir, summary.as_ref(), &mut notes);
         // Absent for a run against a cluster headroom did not start: nothing to note.
         let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
+        let maintenance = read_json(&dir.join(crate::maintenance::MAINTENANCE_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -315,6 +318,7 @@ impl RunData {
             whole,
             spectra,
             pauses,
+            maintenance,
             notes,
         }
     }

@@ -100,6 +100,27 @@ impl AnyWorkload {
 /// (`--populate` wins).
 pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
     match config.definition.clone() {
+        Definition::Builtin if config.name == "documents" => {
+            // The field report's table: TTL'd rows under time-window compaction.
+            config.ttl_s.get_or_insert(super::documents::DEFAULT_TTL_S);
+            config
+                .compaction
+                .get_or_insert_with(|| super::documents::DEFAULT_COMPACTION.to_string());
+            let rows = config
+                .rows_per_partition
+                .get_or_insert(super::documents::DEFAULT_ROWS_PER_PARTITION);
+            if *rows == 0 {
+                return Err(WorkloadError::Invalid(
+                    "--rows-per-partition must be at least 1".into(),
+                ));
+            }
+        }
+        _ if config.rows_per_partition.is_some() => {
+            return Err(WorkloadError::Invalid(format!(
+                "--rows-per-partition is for the documents workload, not {}",
+                config.name
+            )))
+        }
         Definition::Builtin => {}
         Definition::Ycsb(y) => ycsb::settle(&y, config),
         Definition::CassandraStress(d) => {

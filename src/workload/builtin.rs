@@ -6,6 +6,8 @@
 //!   PRIMARY KEY (sensor_id, timestamp))`, newest first. Write inserts a new row (`now()`)
 //!   with 100–200 characters of data; read fetches the latest 500 rows of a partition; delete
 //!   removes the rows of a partition older than [`TIMESERIES_DELETE_DEPTH_S`].
+//! - `documents`: JSON documents with a TTL in wide time-ordered partitions; see
+//!   [`super::documents`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,11 +19,12 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::CqlTimestamp;
 
+use super::documents::{self, Layout};
 use super::generators::{request_rng, PartitionKeys, TextPool};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 
 /// The names `headroom run` accepts.
-pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries"];
+pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents"];
 
 /// Operation type indexes shared by the built-ins.
 const WRITE: usize = 0;
@@ -127,12 +130,15 @@ pub struct Builtin {
     statements: [PreparedStatement; 3],
     session: Arc<Session>,
     op_names: Vec<String>,
+    /// Where documents' requests go (documents only).
+    layout: Layout,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
     KeyValue,
     TimeSeries,
+    Documents,
 }
 
 /// The CQL of the built-in workload `name` in keyspace `ks`: its table (without options),
@@ -152,6 +158,7 @@ impl Kind {
         match name {
             "keyvalue" => Ok(Kind::KeyValue),
             "timeseries" => Ok(Kind::TimeSeries),
+            "documents" => Ok(Kind::Documents),
             other => Err(WorkloadError::Unknown(other.to_string())),
         }
     }
@@ -160,6 +167,7 @@ impl Kind {
         match self {
             Kind::KeyValue => "keyvalue",
             Kind::TimeSeries => "sensor_data",
+            Kind::Documents => "documents",
         }
     }
 
@@ -172,6 +180,7 @@ impl Kind {
                 ("sensor_id", "text"),
                 ("timestamp", "timeuuid"),
             ],
+            Kind::Documents => documents::COLUMNS,
         }
     }
 
@@ -185,6 +194,7 @@ impl Kind {
                  PRIMARY KEY (sensor_id, timestamp)) WITH CLUSTERING ORDER BY (timestamp DESC){}",
                 options.replacen(" WITH ", " AND ", 1)
             ),
+            Kind::Documents => documents::create_table(ks, options),
         }
     }
 
@@ -202,6 +212,7 @@ impl Kind {
                 ),
                 format!("DELETE FROM {ks}.sensor_data WHERE sensor_id = ? AND timestamp < maxTimeuuid(?)"),
             ],
+            Kind::Documents => documents::statements(ks),
         }
     }
 }
@@ -281,6 +292,11 @@ impl Builtin {
             statements,
             session,
             op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
+            layout: Layout {
+                rows_per_partition: config
+                    .rows_per_partition
+                    .unwrap_or(documents::DEFAULT_ROWS_PER_PARTITION),
+            },
         })
     }
 }
@@ -377,6 +393,9 @@ impl Workload for Builtin {
     }
 
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
+        if self.kind == Kind::Documents {
+            return self.execute_document(op, seq).await;
+        }
         let session = &self.session;
         let mut rng = request_rng(self.seed, seq);
         // The key's decimal text, formatted on the stack: no allocation per request.
@@ -400,6 +419,38 @@ impl Workload for Builtin {
                     .map_or(0, |d| d.as_millis() as i64);
                 let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
                 session.execute_unpaged(statement, (key, before)).await?;
+            }
+            _ => unreachable!("the built-ins have three operation types"),
+        }
+        Ok(())
+    }
+}
+
+impl Builtin {
+    /// One request of the documents workload.
+    async fn execute_document(&self, op: usize, seq: u64) -> Result<(), ExecutionError> {
+        let mut rng = request_rng(self.seed, seq);
+        let writes = documents::writes_before(&self.mix, seq);
+        let statement = &self.statements[op];
+        match op {
+            WRITE => {
+                let p = self.layout.write(writes);
+                let doc = documents::document(seq, p.source, &mut rng, &self.text);
+                let now_ms = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64);
+                let values = (p.source, p.bucket, CqlTimestamp(now_ms), seq as i64, doc);
+                self.session.execute_unpaged(statement, values).await?;
+            }
+            READ | DELETE => {
+                let p = if op == READ {
+                    self.layout.read(writes, &mut rng)
+                } else {
+                    self.layout.delete(writes, &mut rng)
+                };
+                self.session
+                    .execute_unpaged(statement, (p.source, p.bucket))
+                    .await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
         }

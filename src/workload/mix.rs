@@ -17,8 +17,14 @@ impl OpMix {
         let mut remaining: f64 = weights.iter().sum();
         assert!(remaining > 0.0, "an operation mix needs a positive weight");
         let mut conditional = Vec::with_capacity(weights.len());
-        for &w in weights {
-            conditional.push(if remaining > 0.0 {
+        for (t, &w) in weights.iter().enumerate() {
+            let last_positive = w > 0.0 && weights[t + 1..].iter().all(|&later| later <= 0.0);
+            conditional.push(if last_positive {
+                // Exactly 1: what is left after subtracting the earlier weights may differ
+                // from w in the last bit, and a share just under 1 would deal the first of
+                // the remaining requests to a later type of weight 0.
+                1.0
+            } else if remaining > 0.0 {
                 (w / remaining).min(1.0)
             } else {
                 0.0
@@ -116,5 +122,9 @@ mod tests {
         assert!((0..1000).all(|i| mix.op_for(i) == 0));
         let mix = OpMix::new(&[1.0, 0.0]);
         assert!((0..1000).all(|i| mix.op_for(i) == 0));
+        // 1 - 0.95 is not 0.05 in floating point: the read share must still be exact and
+        // the deletes none.
+        let mix = OpMix::new(&[0.95, 0.05, 0.0]);
+        assert_eq!(counts(&mix, 100_000, 3), vec![95_000, 5_000, 0]);
     }
 }

@@ -9,6 +9,7 @@ pub mod any;
 pub mod builtin;
 pub mod declarative;
 pub mod distribution;
+pub mod documents;
 pub mod generators;
 pub mod mix;
 pub mod stress;
@@ -172,6 +173,9 @@ pub struct WorkloadConfig {
     pub drop: bool,
     /// Seed of every value generator.
     pub seed: u64,
+    /// Rows per partition (documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_per_partition: Option<u64>,
 }
 
 impl WorkloadConfig {

@@ -19,6 +19,7 @@
 //!    stop-the-world pauses over the same time axis (seed 003, figure 5).
 
 pub mod draw;
+pub mod maintenance;
 pub mod pauses;
 
 use std::time::Duration;
@@ -896,6 +897,7 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             color: SLA_RED,
         });
     }
+    bands.extend(maintenance::bands(run));
 
     if run.timeline.iter().any(|i| i.latency.is_some()) {
         let mut chart = Chart::new(
@@ -968,6 +970,7 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
                  windows that failed."
             )),
         }
+        caption.extend(maintenance::caption(run));
         chart.caption = caption;
         charts.push(chart);
     }

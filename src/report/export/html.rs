@@ -1007,6 +1007,7 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
         page.figure(chart)?;
     }
     pause_part(page, run, &run.label)?;
+    maintenance_part(page, run);
     for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
         page.figure(chart)?;
     }
@@ -1103,6 +1104,56 @@ fn pause_part(page: &mut Page, run: &RunData, title: &str) -> anyhow::Result<()>
         page.note(&format!("Server pauses: {note}"));
     }
     Ok(())
+}
+
+/// When the run has maintenance.json: a table of its nodetool operations and wall times.
+fn maintenance_part(page: &mut Page, run: &RunData) {
+    let Some(file) = &run.maintenance else {
+        return;
+    };
+    page.h3("Maintenance during the run");
+    page.para(&format!(
+        "nodetool operations on keyspace {} while the load went on (--during), one node after          another; times in seconds since the start of the run, the time base of the charts          above. The load ended at {} s.",
+        file.keyspace,
+        file.load_end_s.map_or("-".to_string(), format_number)
+    ));
+    let header = [
+        "Operation",
+        "Node",
+        "Due s",
+        "Start s",
+        "End s",
+        "Wall time s",
+        "Status",
+        "Output (last line)",
+    ];
+    let s = |v: Option<f64>| v.map_or("-".to_string(), format_number);
+    let rows: Vec<(Vec<String>, &str)> = file
+        .operations
+        .iter()
+        .map(|r| {
+            let status = match (r.status, r.exit_code) {
+                (crate::maintenance::Status::Ok, _) => "ok".to_string(),
+                (status, Some(code)) => format!("{} (exit {code}) ✗", status.describe()),
+                (status, None) => format!("{} ✗", status.describe()),
+            };
+            (
+                vec![
+                    format!("nodetool {}", r.operation),
+                    r.node.clone(),
+                    format_number(r.planned_s),
+                    s(r.start_s),
+                    s(r.end_s),
+                    s(r.wall_s),
+                    status,
+                    r.output_tail.lines().last().unwrap_or("").to_string(),
+                ],
+                "",
+            )
+        })
+        .collect();
+    let numeric = [false, false, true, true, true, true, false, false];
+    page.body.push_str(&table(&header, &rows, &numeric));
 }
 
 /// A search's server pauses per attempted rate and over every trial, when its trials have

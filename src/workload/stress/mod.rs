@@ -130,7 +130,7 @@ fn refuse_foreign_flags(args: &WorkloadArgs) -> Result<(), WorkloadError> {
         Some(format!("--workload {ycsb}"))
     } else if args.p.iter().any(|p| p.contains('=')) {
         Some(format!("-p KEY=VALUE {ycsb}"))
-    } else if args.read_ratio != 0.0 || args.delete_ratio != 0.0 {
+    } else if args.read_ratio.is_some_and(|r| r != 0.0) || args.delete_ratio != 0.0 {
         Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
     } else if args.keyspace != DEFAULT_KEYSPACE {
         Some("--keyspace does not apply: a cassandra-stress profile names its keyspace (its `keyspace:` key)".to_string())

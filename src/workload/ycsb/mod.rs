@@ -141,7 +141,7 @@ pub struct YcsbConfig {
 pub fn resolve(args: &WorkloadArgs) -> Result<YcsbConfig, WorkloadError> {
     for (given, flag, instead) in [
         (
-            args.read_ratio != 0.0,
+            args.read_ratio.is_some_and(|r| r != 0.0),
             "--read-ratio",
             "-p readproportion=...",
         ),

@@ -1,0 +1,403 @@
+//! Maintenance during a run: nodetool operations (compact, repair, garbagecollect, flush,
+//! cleanup) started at planned offsets while the load goes on, so that a run measures what
+//! they cost the client and how long they take under load.
+//!
+//! - [`parse_during`] reads `--during compact@5m,repair@10m` into a [`Plan`].
+//! - [`targets_for`] finds the nodes: those of a local cluster headroom started (the one the
+//!   run's server pauses come from), or JMX endpoints given with `--jmx`.
+//! - [`runner`] runs the plan beside the load: one operation at a time, on one node after
+//!   another, and records each in `maintenance.json` ([`MaintenanceFile`]) as it ends.
+
+pub mod runner;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::LocalCluster;
+use crate::metrics::server_pauses::PauseSource;
+
+pub use runner::{MaintenanceFile, OperationRecord, Status, MAINTENANCE_JSON};
+
+/// A nodetool operation that can run during a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    /// `nodetool compact`: a major compaction of the keyspace's tables.
+    Compact,
+    /// `nodetool repair`: Cassandra's default repair of the keyspace.
+    Repair,
+    /// `nodetool garbagecollect`: rewrites SSTables without their deleted and expired data.
+    GarbageCollect,
+    /// `nodetool flush`: writes the memtables to SSTables.
+    Flush,
+    /// `nodetool cleanup`: drops data the node no longer owns.
+    Cleanup,
+}
+
+impl Operation {
+    /// Every operation, in the order the help lists them.
+    pub const ALL: [Operation; 5] = [
+        Operation::Compact,
+        Operation::Repair,
+        Operation::GarbageCollect,
+        Operation::Flush,
+        Operation::Cleanup,
+    ];
+
+    /// The nodetool command, which is also its name in `--during`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Compact => "compact",
+            Operation::Repair => "repair",
+            Operation::GarbageCollect => "garbagecollect",
+            Operation::Flush => "flush",
+            Operation::Cleanup => "cleanup",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Operation> {
+        Operation::ALL
+            .into_iter()
+            .find(|op| op.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One operation of the plan and when it is due.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Planned {
+    /// What runs.
+    pub operation: Operation,
+    /// When it is due, seconds from the start of the run (warmup included).
+    pub at_s: f64,
+}
+
+impl Planned {
+    /// When it is due, from the start of the run.
+    pub fn at(&self) -> Duration {
+        Duration::from_secs_f64(self.at_s)
+    }
+}
+
+/// The operations of `--during`, in the order they run: by offset, and in the order given
+/// for equal offsets.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Plan(pub Vec<Planned>);
+
+/// Why `--during` or `--jmx` cannot be used as given; always the user's input (exit 2).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// The `--during` text does not parse.
+    #[error("--during '{input}': {why}")]
+    Syntax {
+        /// The entry (or whole value) at fault.
+        input: String,
+        /// What is wrong and what would be right.
+        why: String,
+    },
+    /// The nodes cannot be reached, or a flag is missing.
+    #[error("{0}")]
+    Targets(String),
+}
+
+/// Reads `--during`: comma-separated `OPERATION@OFFSET`, e.g. `compact@5m,repair@10m`, with
+/// offsets in the syntax of every duration flag (`90s`, `5m`, `1h 30m`).
+pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
+    let syntax = |input: &str, why: String| PlanError::Syntax {
+        input: input.to_string(),
+        why,
+    };
+    let names = Operation::ALL.map(Operation::name).join(", ");
+    let mut plan: Vec<Planned> = Vec::new();
+    for entry in text.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err(syntax(
+                text,
+                "an empty entry: write OPERATION@OFFSET, comma-separated, e.g. compact@5m,repair@10m".into(),
+            ));
+        }
+        let Some((name, offset)) = entry.split_once('@') else {
+            return Err(syntax(
+                entry,
+                format!("write OPERATION@OFFSET, e.g. compact@5m (operations: {names})"),
+            ));
+        };
+        let operation = Operation::parse(name.trim()).ok_or_else(|| {
+            syntax(
+                entry,
+                format!("'{}' is not an operation: use one of {names}", name.trim()),
+            )
+        })?;
+        let at = crate::units::parse_duration(offset).map_err(|e| {
+            syntax(
+                entry,
+                format!("{e} (an offset from the start of the run, e.g. 90s, 5m, 1h)"),
+            )
+        })?;
+        let planned = Planned {
+            operation,
+            at_s: at.as_secs_f64(),
+        };
+        if plan.contains(&planned) {
+            return Err(syntax(
+                entry,
+                "given twice: each operation runs once at a given offset".into(),
+            ));
+        }
+        plan.push(planned);
+    }
+    // Stable: operations due at the same offset run in the order given.
+    plan.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    Ok(Plan(plan))
+}
+
+impl std::str::FromStr for Plan {
+    type Err = PlanError;
+    fn from_str(s: &str) -> Result<Plan, PlanError> {
+        parse_during(s)
+    }
+}
+
+/// The maintenance of a run, as stored in its config.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MaintenanceConfig {
+    /// The operations, in the order they run.
+    pub plan: Plan,
+    /// JMX endpoints (host:port) of the nodes of a cluster headroom did not start; empty
+    /// for a local cluster headroom started.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jmx: Vec<String>,
+    /// How long an operation still running when the load ends is awaited, seconds.
+    pub timeout_s: f64,
+    /// The keyspace the operations work on: the workload's.
+    pub keyspace: String,
+}
+
+impl MaintenanceConfig {
+    /// Checks the plan against the run's length (warmup included), when it has one.
+    pub fn check_length(&self, run_s: Option<f64>) -> Result<(), PlanError> {
+        let Some(run_s) = run_s else { return Ok(()) };
+        if let Some(late) = self.plan.0.iter().find(|p| p.at_s >= run_s) {
+            return Err(PlanError::Syntax {
+                input: format!("{}@{}", late.operation, humantime::format_duration(late.at())),
+                why: format!(
+                    "the run lasts {} (warmup included), so this would never start; plan it earlier or make --duration longer",
+                    humantime::format_duration(Duration::from_secs_f64(run_s))
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A node an operation runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Node `index` of the local cluster recorded in `dir`, through its own nodetool.
+    Local {
+        /// The cluster directory.
+        dir: PathBuf,
+        /// 1 for the first node.
+        index: u32,
+    },
+    /// A node of another cluster, through its JMX port.
+    Jmx {
+        /// Host name or address.
+        host: String,
+        /// JMX port.
+        port: u16,
+    },
+}
+
+impl Target {
+    /// Its name in records and tables: `node1`, ... or `host:port`.
+    pub fn name(&self) -> String {
+        match self {
+            Target::Local { index, .. } => format!("node{index}"),
+            Target::Jmx { host, port } => format!("{host}:{port}"),
+        }
+    }
+}
+
+/// Cassandra's JMX port, when `--jmx` names a host alone.
+pub const DEFAULT_JMX_PORT: u16 = 7199;
+
+/// The nodes the run's maintenance runs on: the `--jmx` endpoints when given, else the nodes
+/// of the local cluster `pauses` finds for `hosts` (a run against a cluster headroom started).
+pub fn targets_for(
+    config: &MaintenanceConfig,
+    pauses: &PauseSource,
+    hosts: &[String],
+) -> Result<Vec<Target>, PlanError> {
+    if !config.jmx.is_empty() {
+        return config.jmx.iter().map(|e| parse_jmx(e)).collect();
+    }
+    let advice = "give --jmx HOST:PORT,... with every node's JMX endpoint for a cluster \
+                  headroom did not start";
+    let PauseSource::Discover(dir) = pauses else {
+        return Err(PlanError::Targets(format!(
+            "--during needs the cluster's nodes: {advice}"
+        )));
+    };
+    match pauses.nodes_for(hosts) {
+        Err(why) => Err(PlanError::Targets(format!("--during: {why}; or {advice}"))),
+        Ok(nodes) if nodes.is_empty() => Err(PlanError::Targets(format!(
+            "--during runs nodetool on every node, but --hosts {} is not a running local \
+             cluster headroom started (looked in {}; --cluster-dir names another): {advice}",
+            hosts.join(","),
+            dir.display()
+        ))),
+        Ok(_) => {
+            let cluster = LocalCluster::open(dir).map_err(|e| {
+                PlanError::Targets(format!("--during: cannot read the local cluster: {e}"))
+            })?;
+            let dir = cluster.dir().to_path_buf();
+            Ok(cluster
+                .nodes()
+                .iter()
+                .map(|n| Target::Local {
+                    dir: dir.clone(),
+                    index: n.index,
+                })
+                .collect())
+        }
+    }
+}
+
+/// `host:port` or `host` (port 7199) of `--jmx`.
+fn parse_jmx(entry: &str) -> Result<Target, PlanError> {
+    let entry = entry.trim();
+    let bad = |why: &str| PlanError::Targets(format!("--jmx '{entry}': {why}"));
+    let (host, port) = match entry.rsplit_once(':') {
+        Some((host, port)) => (
+            host,
+            port.parse::<u16>()
+                .map_err(|_| bad("the port must be a number, as in 10.0.0.5:7199"))?,
+        ),
+        None => (entry, DEFAULT_JMX_PORT),
+    };
+    if host.is_empty() {
+        return Err(bad("give HOST:PORT, e.g. 10.0.0.5:7199"));
+    }
+    Ok(Target::Jmx {
+        host: host.to_string(),
+        port,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(plan: &Plan) -> Vec<(Operation, f64)> {
+        plan.0.iter().map(|p| (p.operation, p.at_s)).collect()
+    }
+
+    #[test]
+    fn reads_operations_and_offsets() {
+        let plan = parse_during("compact@5m, repair@10m,garbagecollect@1h 30m").unwrap();
+        assert_eq!(
+            at(&plan),
+            vec![
+                (Operation::Compact, 300.0),
+                (Operation::Repair, 600.0),
+                (Operation::GarbageCollect, 5400.0)
+            ]
+        );
+        let plan = parse_during("FLUSH@3s,cleanup@0s").unwrap();
+        assert_eq!(
+            at(&plan),
+            vec![(Operation::Cleanup, 0.0), (Operation::Flush, 3.0)]
+        );
+    }
+
+    #[test]
+    fn orders_by_offset_and_keeps_the_given_order_at_equal_offsets() {
+        let plan = parse_during("repair@10m,flush@5m,compact@5m,flush@1m").unwrap();
+        assert_eq!(
+            at(&plan),
+            vec![
+                (Operation::Flush, 60.0),
+                (Operation::Flush, 300.0),
+                (Operation::Compact, 300.0),
+                (Operation::Repair, 600.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn refuses_bad_input_naming_the_entry() {
+        for (input, entry, says) in [
+            ("compact", "compact", "OPERATION@OFFSET"),
+            ("compact@5m,", "compact@5m,", "empty entry"),
+            ("defrag@5m", "defrag@5m", "not an operation"),
+            ("compact@soon", "compact@soon", "offset from the start"),
+            ("compact@-5m", "compact@-5m", "offset from the start"),
+            ("repair@@5m", "repair@@5m", "offset"),
+            ("compact@5m,compact@300s", "compact@300s", "given twice"),
+        ] {
+            let err = parse_during(input).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!("--during '{entry}'")) && text.contains(says),
+                "{input}: {text}"
+            );
+        }
+        // The same operation at two offsets is two operations.
+        assert_eq!(parse_during("compact@5m,compact@6m").unwrap().0.len(), 2);
+    }
+
+    #[test]
+    fn an_operation_past_the_end_of_the_run_is_refused() {
+        let config = MaintenanceConfig {
+            plan: parse_during("flush@3s,compact@30s").unwrap(),
+            jmx: Vec::new(),
+            timeout_s: 600.0,
+            keyspace: "headroom".into(),
+        };
+        assert!(config.check_length(Some(40.0)).is_ok());
+        assert!(config.check_length(None).is_ok());
+        let err = config.check_length(Some(25.0)).unwrap_err().to_string();
+        assert!(err.contains("compact@30s") && err.contains("25s"), "{err}");
+    }
+
+    #[test]
+    fn jmx_endpoints_default_to_port_7199() {
+        assert_eq!(
+            parse_jmx("10.0.0.5").unwrap(),
+            Target::Jmx {
+                host: "10.0.0.5".into(),
+                port: 7199
+            }
+        );
+        assert_eq!(parse_jmx("db1:7299").unwrap().name(), "db1:7299");
+        assert!(parse_jmx("db1:jmx")
+            .unwrap_err()
+            .to_string()
+            .contains("--jmx"));
+    }
+
+    #[test]
+    fn without_jmx_a_cluster_headroom_did_not_start_is_refused() {
+        let config = MaintenanceConfig {
+            plan: parse_during("flush@3s").unwrap(),
+            jmx: Vec::new(),
+            timeout_s: 600.0,
+            keyspace: "headroom".into(),
+        };
+        let empty = tempfile::tempdir().unwrap();
+        let source = PauseSource::Discover(empty.path().to_path_buf());
+        let err = targets_for(&config, &source, &["10.1.1.1:9042".into()]).unwrap_err();
+        assert!(err.to_string().contains("--jmx HOST:PORT"), "{err}");
+        let err = targets_for(&config, &PauseSource::None, &[]).unwrap_err();
+        assert!(err.to_string().contains("--jmx"), "{err}");
+    }
+}

@@ -1,0 +1,167 @@
+//! Maintenance during a run against a real node: `--during` runs nodetool flush, compact and
+//! garbagecollect while the documents workload inserts, records them in maintenance.json on
+//! the run's time base, and the report shades them on the timeline and lists them; the same
+//! through `--jmx` for a cluster headroom did not start; and the refusal without either.
+
+use std::fs;
+
+use headroom::cluster::LocalCluster;
+use headroom::maintenance::{MaintenanceFile, Operation, Status};
+
+use crate::support::{self, headroom};
+
+#[test]
+fn nodetool_operations_run_during_the_load_and_are_recorded() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("maintenance");
+    let cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("documents");
+    let run = headroom(&[
+        "run",
+        "documents",
+        "--rate",
+        "300",
+        "--duration",
+        "25s",
+        "--during",
+        "flush@3s,compact@8s,garbagecollect@14s",
+        "--rows-per-partition",
+        "200",
+        "--drop",
+        "--hosts",
+        &support::hosts(),
+        "--cluster-dir",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = support::stdout(&run);
+    assert!(run.status.success(), "{stdout}\n{}", support::stderr(&run));
+    assert!(
+        stdout.contains("maintenance: nodetool compact on node1 started at"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("maintenance during the run (maintenance.json)"),
+        "{stdout}"
+    );
+
+    let file: MaintenanceFile =
+        serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap();
+    let ops: Vec<Operation> = file.operations.iter().map(|r| r.operation).collect();
+    assert_eq!(
+        ops,
+        [
+            Operation::Flush,
+            Operation::Compact,
+            Operation::GarbageCollect
+        ]
+    );
+    let load_end = file.load_end_s.unwrap();
+    assert!((25.0..32.0).contains(&load_end), "{load_end}");
+    let mut previous_end = 0.0;
+    for r in &file.operations {
+        assert_eq!((r.status, r.exit_code), (Status::Ok, Some(0)), "{r:?}");
+        assert_eq!(r.node, "node1");
+        let (start, end, wall) = (r.start_s.unwrap(), r.end_s.unwrap(), r.wall_s.unwrap());
+        // Started when due (or when the one before ended), never before, within the run.
+        assert!(start >= r.planned_s && start >= previous_end, "{r:?}");
+        assert!(start < r.planned_s.max(previous_end) + 2.0, "{r:?}");
+        assert!(wall > 0.0 && (end - start - wall).abs() < 1e-3, "{r:?}");
+        assert!(end <= load_end + 600.0 && start < load_end, "{r:?}");
+        previous_end = end;
+    }
+    // The rows are the documents workload's: JSON in wide partitions, TTL'd.
+    let rows = support::query(
+        cluster.node(1).unwrap().native_addr(),
+        "SELECT doc FROM headroom.documents WHERE source = 0 AND bucket = 0 LIMIT 1",
+    );
+    let doc: serde_json::Value = serde_json::from_str(rows[0][0].as_deref().unwrap()).unwrap();
+    assert_eq!(doc["source"], 0);
+    let ttl = support::query(
+        cluster.node(1).unwrap().native_addr(),
+        "SELECT default_time_to_live, compaction FROM system_schema.tables \
+         WHERE keyspace_name = 'headroom' AND table_name = 'documents'",
+    );
+    assert_eq!(ttl[0][0].as_deref(), Some("8640"));
+    assert!(ttl[0][1]
+        .as_deref()
+        .unwrap()
+        .contains("TimeWindowCompactionStrategy"));
+
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Maintenance during the run"));
+    for name in [
+        "nodetool flush",
+        "nodetool compact",
+        "nodetool garbagecollect",
+    ] {
+        // A legend entry on the timeline and a row in the table.
+        assert!(
+            html.matches(name).count() >= 2,
+            "{name} missing from the report"
+        );
+    }
+    assert!(html.contains("Coloured spans mark the 3 nodetool operations"));
+
+    // The same node through its JMX port, as for a cluster headroom did not start.
+    let jmx = format!("127.0.0.1:{}", cluster.node(1).unwrap().jmx_port);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = runs.path().join("jmx");
+    let run = headroom(&[
+        "run",
+        "documents",
+        "--rate",
+        "200",
+        "--duration",
+        "6s",
+        "--during",
+        "flush@2s",
+        "--jmx",
+        &jmx,
+        "--hosts",
+        &support::hosts(),
+        "--cluster-dir",
+        elsewhere.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", support::stderr(&run));
+    let file: MaintenanceFile =
+        serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap();
+    assert_eq!(file.operations.len(), 1);
+    assert_eq!(file.operations[0].node, jmx);
+    assert_eq!(
+        file.operations[0].status,
+        Status::Ok,
+        "{:?}",
+        file.operations
+    );
+
+    // Neither a local cluster nor --jmx: refused before any load, exit 2.
+    let run = headroom(&[
+        "run",
+        "documents",
+        "--rate",
+        "200",
+        "--duration",
+        "6s",
+        "--during",
+        "flush@2s",
+        "--hosts",
+        &support::hosts(),
+        "--cluster-dir",
+        elsewhere.path().to_str().unwrap(),
+        "--out",
+        runs.path().join("refused").to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        support::stderr(&run).contains("--jmx HOST:PORT"),
+        "{}",
+        support::stderr(&run)
+    );
+    drop(cluster);
+}
