@@ -13,6 +13,7 @@ mod hdr_tools;
 mod pauses;
 mod report;
 mod run;
+mod server_tables;
 mod stress_profile;
 mod sweep;
 mod workload_file;

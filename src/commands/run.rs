@@ -18,6 +18,7 @@ use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode, StopReason};
 use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
+use crate::metrics::server_tables::{self, TablesRecording};
 use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
 use crate::report::export::hlog::HlogWriter;
@@ -515,7 +516,7 @@ pub async fn execute_with(
             return Err(e.into());
         }
     };
-    let workload = match AnyWorkload::prepare(session, &config.workload).await {
+    let workload = match AnyWorkload::prepare(session.clone(), &config.workload).await {
         Ok(w) => Arc::new(w),
         Err(e) => {
             note_failure(out, &e);
@@ -563,6 +564,8 @@ pub async fn execute_with(
         hiccups: true,
         send_resolution: Duration::from_secs_f64(config.send_resolution_s),
     };
+    let server_tables =
+        TablesRecording::begin(session, &config.workload, pauses, &config.hosts, out).await;
     println!(
         "Running {} ({}) against {}; latencies are {}.",
         config.workload.name,
@@ -603,6 +606,7 @@ pub async fn execute_with(
         outcome.stop = StopReason::Completed;
     }
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
+    let server_tables = server_tables.end(out).await;
     let spans = std::mem::take(&mut sink.spans);
     let verdict = sink.finish()?;
     let pauses = (!pause_nodes.is_empty()).then(|| {
@@ -638,6 +642,7 @@ pub async fn execute_with(
             println!("  {line}");
         }
     }
+    print_server_tables(&server_tables);
     println!("\nFiles: {}", out.display());
     if outcome.stop == StopReason::AllRequestsFailing {
         eprintln!(
@@ -646,6 +651,19 @@ pub async fn execute_with(
         );
     }
     Ok(Executed::Finished(Box::new(summary)))
+}
+
+/// Cassandra's own view of the run's table, after the client's summary.
+fn print_server_tables(file: &server_tables::ServerTablesFile) {
+    println!(
+        "  Cassandra's own histograms of {}.{} ({}; decaying server-side views):",
+        file.keyspace,
+        file.table,
+        server_tables::SERVER_TABLES_JSON
+    );
+    for line in server_tables::describe(file) {
+        println!("    {line}");
+    }
 }
 
 /// The nodes whose pauses a run against `hosts` records; says why when a running local

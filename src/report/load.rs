@@ -30,6 +30,7 @@ use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::CompareOptions;
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
+use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
 use crate::sweep::{SweepFile, SWEEP_FILE};
@@ -227,6 +228,8 @@ pub struct RunData {
     /// pauses.json: the server pauses of the run's nodes, when the run loaded a local
     /// cluster headroom started.
     pub pauses: Option<PausesFile>,
+    /// server-tables.json: Cassandra's own histograms of the run's table, before and after.
+    pub server_tables: Option<ServerTablesFile>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -300,6 +303,9 @@ impl RunData {
         let spectra = read_spectra(dir, summary.as_ref(), &mut notes);
         // Absent for a run against a cluster headroom did not start: nothing to note.
         let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
+        // Absent for runs made before headroom read them: nothing to note either.
+        let server_tables: Option<ServerTablesFile> =
+            read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -315,6 +321,7 @@ impl RunData {
             whole,
             spectra,
             pauses,
+            server_tables,
             notes,
         }
     }
