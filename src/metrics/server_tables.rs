@@ -749,6 +749,10 @@ pub fn describe(file: &ServerTablesFile) -> Vec<String> {
             let Some(now) = after.figure(name) else {
                 continue;
             };
+            // A node that never served this kind of request has only zeros to show.
+            if after.count(name) == Some(0) {
+                continue;
+            }
             let earlier = before.and_then(|b| b.figure(name));
             for (i, p) in ["50P", "75P", "95P", "98P", "99P"].iter().enumerate() {
                 let Some(value) = now.percentiles()[i] else {
@@ -973,5 +977,12 @@ mod tests {
         );
         assert!(lines.contains("note: node1: nodetool proxyhistograms failed"));
         assert!(!lines.contains("Read Latency"), "{lines}");
+        let mut idle = file.clone();
+        for snapshot in [&mut idle.before, &mut idle.after].into_iter().flatten() {
+            for figure in &mut snapshot.nodes[0].figures {
+                figure.count = figure.count.map(|_| 0);
+            }
+        }
+        assert!(!describe(&idle).join("\n").contains("Write Latency"));
     }
 }
