@@ -14,6 +14,7 @@ mod maintenance;
 mod pauses;
 mod report;
 mod run;
+mod server_tables;
 mod stress_profile;
 mod sweep;
 mod workload_file;

@@ -74,7 +74,7 @@ impl SearchConfig {
         let resolution = parse_fraction("--resolution", &args.resolution)?;
         let mut workload = args.workload.clone();
         workload.op_mix = args.ops.clone().map(|m| m.0);
-        let run = RunConfig::new(
+        let mut run = RunConfig::new(
             &workload,
             &args.client,
             // The rate is set per trial (and the probe is closed-loop).
@@ -87,6 +87,8 @@ impl SearchConfig {
             Some(args.duration),
             None,
         )?;
+        // Trials are many: Cassandra's histograms over CQL only, no nodetool JVM per trial.
+        run.nodetool_figures = false;
         let sla = run::sla_config(Some(&args.sla), args.window, &run)?.expect("an SLA was given");
         if args.duration.as_nanos() < Duration::from_secs_f64(sla.window_s).as_nanos() {
             return Err(WorkloadError::Invalid(format!(

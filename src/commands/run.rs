@@ -19,6 +19,7 @@ use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode, StopReason};
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
+use crate::metrics::server_tables::{self, TablesRecording};
 use crate::metrics::{self, Phase};
 use crate::report::export::hgrm;
 use crate::report::export::hlog::HlogWriter;
@@ -73,6 +74,11 @@ pub struct RunConfig {
     /// nodetool operations run during the load (`--during`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maintenance: Option<MaintenanceConfig>,
+    /// Whether Cassandra's own histograms of a local cluster's nodes are also read through
+    /// nodetool (a JVM start per command, seconds before and after the run); CQL's are
+    /// always read. Off for capacity trials and sweep steps, which are many and short.
+    #[serde(default = "yes")]
+    pub nodetool_figures: bool,
 }
 
 /// The SLA of a run, as given and resolved.
@@ -251,6 +257,7 @@ impl RunConfig {
             phase: RunPhase::Both,
             command_line: std::env::args().collect(),
             maintenance: None,
+            nodetool_figures: true,
         })
     }
 
@@ -261,6 +268,10 @@ impl RunConfig {
             ops: self.ops,
         }
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Runs `headroom run`.
@@ -552,7 +563,7 @@ pub async fn execute_with(
             return Err(e.into());
         }
     };
-    let workload = match AnyWorkload::prepare(session, &config.workload).await {
+    let workload = match AnyWorkload::prepare(session.clone(), &config.workload).await {
         Ok(w) => Arc::new(w),
         Err(e) => {
             note_failure(out, &e);
@@ -600,6 +611,15 @@ pub async fn execute_with(
         hiccups: true,
         send_resolution: Duration::from_secs_f64(config.send_resolution_s),
     };
+    let server_tables = TablesRecording::begin(
+        session,
+        &config.workload,
+        pauses,
+        &config.hosts,
+        config.nodetool_figures,
+        out,
+    )
+    .await;
     println!(
         "Running {} ({}) against {}; latencies are {}.",
         config.workload.name,
@@ -645,6 +665,7 @@ pub async fn execute_with(
         outcome.stop = StopReason::Completed;
     }
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
+    let server_tables = server_tables.end(out).await;
     let spans = std::mem::take(&mut sink.spans);
     let verdict = sink.finish()?;
     let pauses = (!pause_nodes.is_empty()).then(|| {
@@ -689,6 +710,7 @@ pub async fn execute_with(
             println!("    {line}");
         }
     }
+    print_server_tables(&server_tables);
     println!("\nFiles: {}", out.display());
     if outcome.stop == StopReason::AllRequestsFailing {
         eprintln!(
@@ -747,6 +769,19 @@ async fn finish_maintenance(
     m: crate::maintenance::runner::Maintenance,
 ) -> crate::maintenance::MaintenanceFile {
     m.finish().await
+}
+
+/// Cassandra's own view of the run's table, after the client's summary.
+fn print_server_tables(file: &server_tables::ServerTablesFile) {
+    println!(
+        "  Cassandra's own histograms of {}.{} ({}; decaying server-side views):",
+        file.keyspace,
+        file.table,
+        server_tables::SERVER_TABLES_JSON
+    );
+    for line in server_tables::describe(file) {
+        println!("    {line}");
+    }
 }
 
 /// The nodes whose pauses a run against `hosts` records; says why when a running local

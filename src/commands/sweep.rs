@@ -78,7 +78,7 @@ impl SweepConfig {
         let duration = args.step_duration.unwrap_or(args.step_max);
         let mut workload = args.workload.clone();
         workload.op_mix = args.ops.clone().map(|m| m.0);
-        let run = RunConfig::new(
+        let mut run = RunConfig::new(
             &workload,
             &args.client,
             LoadMode::Closed {
@@ -88,6 +88,8 @@ impl SweepConfig {
             Some(duration),
             None,
         )?;
+        // Steps are many: Cassandra's histograms over CQL only, no nodetool JVM per step.
+        run.nodetool_figures = false;
         Ok(SweepConfig {
             run,
             concurrency: args.concurrency.clone(),

@@ -6,6 +6,7 @@ pub mod errors;
 pub mod hiccup;
 pub mod process;
 pub mod server_pauses;
+pub mod server_tables;
 pub mod stats;
 
 pub use errors::ErrorClass;

@@ -30,6 +30,7 @@ use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::CompareOptions;
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
+use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 use crate::metrics::{new_histogram, value_at_percentile};
 use crate::report::summary::RunSummary;
 use crate::sweep::{SweepFile, SWEEP_FILE};
@@ -229,6 +230,8 @@ pub struct RunData {
     pub pauses: Option<PausesFile>,
     /// maintenance.json: the nodetool operations run during the load (`--during`).
     pub maintenance: Option<crate::maintenance::MaintenanceFile>,
+    /// server-tables.json: Cassandra's own histograms of the run's table, before and after.
+    pub server_tables: Option<ServerTablesFile>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -303,6 +306,9 @@ impl RunData {
         // Absent for a run against a cluster headroom did not start: nothing to note.
         let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
         let maintenance = read_json(&dir.join(crate::maintenance::MAINTENANCE_JSON), &mut notes);
+        // Absent for runs made before headroom read them: nothing to note either.
+        let server_tables: Option<ServerTablesFile> =
+            read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -319,6 +325,7 @@ impl RunData {
             spectra,
             pauses,
             maintenance,
+            server_tables,
             notes,
         }
     }

@@ -1008,6 +1008,7 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
     }
     pause_part(page, run, &run.label)?;
     maintenance_part(page, run);
+    server_tables_part(page, run);
     for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
         page.figure(chart)?;
     }
@@ -1113,7 +1114,9 @@ fn maintenance_part(page: &mut Page, run: &RunData) {
     };
     page.h3("Maintenance during the run");
     page.para(&format!(
-        "nodetool operations on keyspace {} while the load went on (--during), one node after          another; times in seconds since the start of the run, the time base of the charts          above. The load ended at {} s.",
+        "nodetool operations on keyspace {} while the load went on (--during), one node after \
+         another; times in seconds since the start of the run, the time base of the charts \
+         above. The load ended at {} s.",
         file.keyspace,
         file.load_end_s.map_or("-".to_string(), format_number)
     ));
@@ -1154,6 +1157,108 @@ fn maintenance_part(page: &mut Page, run: &RunData) {
         .collect();
     let numeric = [false, false, true, true, true, true, false, false];
     page.body.push_str(&table(&header, &rows, &numeric));
+}
+
+/// When the run has server-tables.json: Cassandra's own histograms of the run's table,
+/// before → after, beside the client's response times of the same run, in µs.
+fn server_tables_part(page: &mut Page, run: &RunData) {
+    use crate::metrics::server_tables::{Figure, NodeTables};
+    let Some(file) = &run.server_tables else {
+        return;
+    };
+    page.h3(&format!(
+        "Cassandra's own histograms of {}.{}",
+        file.keyspace, file.table
+    ));
+    page.para(
+        "What the nodes themselves report for the run's table, read just before the measured \
+         run and as it ended (before → after). Latencies are in µs. These are the server's \
+         views, not records of this run's requests: its percentiles come from decaying \
+         reservoirs that weigh the last minutes most, its counts are cumulative since the node \
+         started (so after − before is what the node counted during the run), and the \
+         replica's latency leaves out the network and the coordinator. The client's rows are \
+         every successful request of the measured part, from the intended start.",
+    );
+    let header = [
+        "Node", "Figure", "Source", "Unit", "Count", "p50", "p75", "p95", "p98", "p99", "max",
+    ];
+    let value = |v: Option<f64>| v.map_or("-".to_string(), format_number);
+    let change = |before: Option<f64>, after: Option<f64>| match (before, after) {
+        (Some(b), Some(a)) => format!("{} → {}", format_number(b), format_number(a)),
+        (None, a) => value(a),
+        (Some(b), None) => format!("{} → -", format_number(b)),
+    };
+    let mut rows: Vec<(Vec<String>, &str)> = Vec::new();
+    if let Some(summary) = &run.summary {
+        for op in &summary.ops {
+            let l = &op.response_time;
+            let us = |ms: f64| Some(ms * 1000.0);
+            rows.push((
+                vec![
+                    "client".to_string(),
+                    format!("{} response time", op.op),
+                    "headroom".to_string(),
+                    "µs".to_string(),
+                    table::group_thousands(op.ok),
+                    value(us(l.p50_ms)),
+                    "-".to_string(),
+                    value(us(l.p95_ms)),
+                    "-".to_string(),
+                    value(us(l.p99_ms)),
+                    value(us(l.max_ms)),
+                ],
+                "",
+            ));
+        }
+    }
+    let after_nodes = file.after.as_ref().map_or(&[][..], |s| &s.nodes[..]);
+    for after in after_nodes {
+        let before: Option<&NodeTables> = file
+            .before
+            .as_ref()
+            .and_then(|s| s.nodes.iter().find(|n| n.address == after.address));
+        for figure in &after.figures {
+            let earlier: Option<&Figure> = before.and_then(|b| {
+                b.figures
+                    .iter()
+                    .find(|f| f.name == figure.name && f.source == figure.source)
+            });
+            let count = match (earlier.and_then(|f| f.count), figure.count) {
+                (Some(b), Some(a)) => format!(
+                    "{} (+{})",
+                    table::group_thousands(a),
+                    table::group_thousands(a.saturating_sub(b))
+                ),
+                (None, Some(a)) => table::group_thousands(a),
+                _ => "-".to_string(),
+            };
+            let unit = figure.unit.map_or("-".to_string(), |u| match u {
+                crate::metrics::server_tables::Unit::Micros => "µs".to_string(),
+                other => format!("{other:?}").to_lowercase(),
+            });
+            let mut cells = vec![
+                format!("{} ({})", after.node, after.address),
+                figure.name.replace('_', " "),
+                figure.source.clone(),
+                unit,
+                count,
+            ];
+            let now = figure.percentiles().into_iter().chain([figure.max]);
+            let was = earlier.map_or([None; 6], |f| {
+                let p = f.percentiles();
+                [p[0], p[1], p[2], p[3], p[4], f.max]
+            });
+            cells.extend(now.zip(was).map(|(a, b)| change(b, a)));
+            rows.push((cells, ""));
+        }
+    }
+    let numeric = [
+        false, false, false, false, true, true, true, true, true, true, true,
+    ];
+    page.body.push_str(&table(&header, &rows, &numeric));
+    for note in &file.notes {
+        page.note(&format!("Cassandra's histograms: {note}"));
+    }
 }
 
 /// A search's server pauses per attempted rate and over every trial, when its trials have
