@@ -430,7 +430,51 @@ pub fn run_tables(c: &RunComparison) -> Vec<Table> {
                 .to_string(),
         ],
     };
-    vec![runs, latency]
+    let mut out = vec![runs, latency];
+    let row_table =
+        |title: &str, first: &str, rows: &[super::runs::Row], unit: &str, footer: &str| {
+            let mut header = vec![first.to_string()];
+            header.extend(c.runs.iter().map(|r| r.label.clone()));
+            Table {
+                title: title.to_string(),
+                header,
+                rows: rows
+                    .iter()
+                    .map(|row| {
+                        let mut cells = vec![row.name.clone()];
+                        cells.extend(
+                            row.values
+                                .iter()
+                                .map(|v| v.map_or("-".to_string(), |v| format_value(v, unit))),
+                        );
+                        cells
+                    })
+                    .collect(),
+                footer: vec![footer.to_string()],
+            }
+        };
+    if !c.server.is_empty() {
+        out.push(row_table(
+            "Cassandra's own latency of the table after each run",
+            "tablehistograms (µs)",
+            &c.server,
+            "",
+            "As `nodetool tablehistograms` reports the run's table (else the system_views \
+             tables over CQL, rounded to 1000 µs): the replica's own work, from decaying \
+             reservoirs that weigh the last minutes most; not the client's view.",
+        ));
+    }
+    if !c.maintenance.is_empty() {
+        out.push(row_table(
+            "Maintenance operations during each run (--during)",
+            "Wall time (s)",
+            &c.maintenance,
+            "",
+            "nodetool's wall time from launch to exit, its own JVM start included; -: the run \
+             did not run it.",
+        ));
+    }
+    out
 }
 
 /// Reads one figure of a latency summary.

@@ -25,8 +25,23 @@ pub struct RunComparison {
     pub runs: Vec<RunFigures>,
     /// Every operation type of any run, in order of first appearance.
     pub ops: Vec<String>,
+    /// Cassandra's own latency percentiles of the run's table after each run, in µs (seed
+    /// 004's tablehistograms table): one row per figure and percentile, a value per run.
+    pub server: Vec<Row>,
+    /// Wall time of each maintenance operation (`--during`), in s: one row per operation,
+    /// node and occurrence, a value per run (seed 004's repair/compact/garbagecollect tables).
+    pub maintenance: Vec<Row>,
     /// What the reader should know.
     pub notes: Vec<String>,
+}
+
+/// A named row with a value per run (`None`: the run has none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// What the row shows, e.g. `Read Latency 99P (node1)`.
+    pub name: String,
+    /// One per run, in the order of [`RunComparison::runs`].
+    pub values: Vec<Option<f64>>,
 }
 
 /// One run's figures.
@@ -137,8 +152,100 @@ pub fn compare_runs(runs: &[RunData], baseline: Option<&str>) -> anyhow::Result<
         level: DEFAULT_LEVEL,
         runs: figures,
         ops,
+        server: server_rows(runs),
+        maintenance: maintenance_rows(runs),
         notes,
     })
+}
+
+/// Seed 004's table: Read and Write Latency 50P..99P of the table, as each node reported it
+/// after the run (nodetool's figures where the run read them, else CQL's).
+fn server_rows(runs: &[RunData]) -> Vec<Row> {
+    let mut nodes: Vec<String> = Vec::new();
+    for run in runs {
+        for node in run
+            .server_tables
+            .iter()
+            .filter_map(|f| f.after.as_ref())
+            .flat_map(|a| a.nodes.iter())
+        {
+            if !nodes.contains(&node.node) {
+                nodes.push(node.node.clone());
+            }
+        }
+    }
+    let several = nodes.len() > 1;
+    let mut rows = Vec::new();
+    for node in &nodes {
+        for (figure, title) in [
+            ("local_read_latency", "Read Latency"),
+            ("local_write_latency", "Write Latency"),
+        ] {
+            for (i, p) in ["50P", "75P", "95P", "98P", "99P"].iter().enumerate() {
+                let values: Vec<Option<f64>> = runs
+                    .iter()
+                    .map(|run| {
+                        let after = run.server_tables.as_ref()?.after.as_ref()?;
+                        let tables = after.nodes.iter().find(|n| &n.node == node)?;
+                        tables.figure(figure)?.percentiles()[i]
+                    })
+                    .collect();
+                if values.iter().any(Option::is_some) {
+                    rows.push(Row {
+                        name: if several {
+                            format!("{title} {p} ({node})")
+                        } else {
+                            format!("{title} {p}")
+                        },
+                        values,
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// Wall times of the maintenance operations, matched across runs by operation, node and
+/// occurrence (the second compact on node1 against the second compact on node1).
+fn maintenance_rows(runs: &[RunData]) -> Vec<Row> {
+    let keyed = |run: &RunData| -> Vec<(String, Option<f64>)> {
+        let mut seen: Vec<String> = Vec::new();
+        run.maintenance
+            .iter()
+            .flat_map(|m| m.operations.iter())
+            .map(|op| {
+                let base = format!("nodetool {} ({})", op.operation, op.node);
+                let n = seen.iter().filter(|k| **k == base).count();
+                seen.push(base.clone());
+                let key = if n == 0 {
+                    base
+                } else {
+                    format!("{base} #{}", n + 1)
+                };
+                (key, op.wall_s)
+            })
+            .collect()
+    };
+    let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(keyed).collect();
+    let mut names: Vec<String> = Vec::new();
+    for ops in &per_run {
+        for (key, _) in ops {
+            if !names.contains(key) {
+                names.push(key.clone());
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| Row {
+            values: per_run
+                .iter()
+                .map(|ops| ops.iter().find(|(k, _)| *k == name).and_then(|(_, v)| *v))
+                .collect(),
+            name,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -173,8 +280,87 @@ mod tests {
         let first = &c.ops[0];
         assert!(text.contains(&format!("{first} p99.9")), "{text}");
 
+        // Neither run read the server's figures nor ran maintenance: no such tables.
+        assert!(c.server.is_empty() && c.maintenance.is_empty());
+        assert!(!text.contains("Cassandra's own latency"));
+
         let e = compare_runs(&runs, Some("other")).unwrap_err().to_string();
         assert!(e.contains("'other' is none of the runs: run, again"), "{e}");
         assert!(compare_runs(&runs[..1], None).is_err());
+    }
+
+    /// Seed 004's tables: the server's percentiles after each run and the maintenance wall
+    /// times, matched by operation, node and occurrence.
+    #[test]
+    fn server_histograms_and_maintenance_times_side_by_side() {
+        let figure = |p99: f64| {
+            serde_json::json!({
+                "name": "local_read_latency", "source": "nodetool tablehistograms",
+                "unit": "micros", "count": null, "per_second": null,
+                "p50": 2816.16, "p75": 4055.27, "p95": 8409.01, "p98": 17436.92, "p99": p99,
+                "min": 1.0, "max": 20000.0
+            })
+        };
+        let tables = |p99: f64| {
+            serde_json::from_value(serde_json::json!({
+                "keyspace": "ks", "table": "documents", "before": null, "notes": [],
+                "after": {"taken_at": "2026-11-22T10:00:00Z", "nodes": [
+                    {"node": "node1", "address": "127.0.0.1:9042", "figures": [figure(p99)]}
+                ]}
+            }))
+            .unwrap()
+        };
+        let op = |name: &str, wall: f64| {
+            serde_json::json!({
+                "operation": name, "node": "node1", "planned_s": 10.0, "start_s": 10.0,
+                "end_s": 10.0 + wall, "wall_s": wall, "status": "ok", "exit_code": 0,
+                "output_tail": ""
+            })
+        };
+        let maintenance = |ops: Vec<serde_json::Value>| {
+            serde_json::from_value(serde_json::json!({
+                "run_start": "2026-11-22T10:00:00Z", "keyspace": "ks", "load_end_s": 60.0,
+                "operations": ops
+            }))
+            .unwrap()
+        };
+        let mut c3 = RunData::load(&run_fixture(), "c3".into());
+        let mut c4 = c3.clone();
+        c4.label = "c4".into();
+        c3.server_tables = Some(tables(17436.92));
+        c4.server_tables = Some(tables(5839.59));
+        c3.maintenance = Some(maintenance(vec![
+            op("repair", 32.0),
+            op("compact", 28.0),
+            op("compact", 61.0),
+        ]));
+        c4.maintenance = Some(maintenance(vec![op("repair", 8.0), op("compact", 15.0)]));
+        let c = compare_runs(&[c3, c4], None).unwrap();
+        let p99 = c
+            .server
+            .iter()
+            .find(|r| r.name == "Read Latency 99P")
+            .unwrap();
+        assert_eq!(p99.values, [Some(17436.92), Some(5839.59)]);
+        // Write latency was not read: no rows for it.
+        assert!(c.server.iter().all(|r| r.name.starts_with("Read")));
+        let names: Vec<&str> = c.maintenance.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "nodetool repair (node1)",
+                "nodetool compact (node1)",
+                "nodetool compact (node1) #2"
+            ]
+        );
+        assert_eq!(c.maintenance[1].values, [Some(28.0), Some(15.0)]);
+        assert_eq!(c.maintenance[2].values, [Some(61.0), None]);
+        let text = render::run_text(&c);
+        assert!(text.contains("Read Latency 99P"), "{text}");
+        assert!(text.contains("17 437") && text.contains("5 840"), "{text}");
+        assert!(
+            text.contains("Maintenance operations during each run"),
+            "{text}"
+        );
     }
 }
