@@ -890,7 +890,15 @@ fn summarize(
     sla: Option<SlaSummary>,
 ) -> RunSummary {
     let warmup_s = config.warmup_s;
-    let measured_s = (outcome.elapsed_ns as f64 / 1e9 - warmup_s).max(1e-9);
+    // A completed open-loop run is measured over its scheduled period (see
+    // `engine::MeasuredPeriod`); a closed loop or a run cut short, until its last answer.
+    let period = outcome
+        .measured_period
+        .filter(|_| outcome.stop == StopReason::Completed);
+    let measured_s = match period {
+        Some(p) => p.seconds(),
+        None => (outcome.elapsed_ns as f64 / 1e9 - warmup_s).max(1e-9),
+    };
     let phase = |p: Phase, seconds: f64| -> Vec<OpSummary> {
         op_names
             .iter()
@@ -916,7 +924,10 @@ fn summarize(
             LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
             LoadMode::Closed { .. } => None,
         },
-        achieved_rate_per_s: measured_requests as f64 / measured_s,
+        achieved_rate_per_s: match period {
+            Some(p) => p.achieved_per_s(),
+            None => measured_requests as f64 / measured_s,
+        },
         max_backlog: outcome.max_backlog,
         ops,
         warmup: phase(Phase::Warmup, warmup_s),

@@ -136,12 +136,68 @@ pub struct Outcome {
     pub hiccups: Histogram<u64>,
     /// From the start to the last answer, ns.
     pub elapsed_ns: u64,
+    /// Open loop: the measured period as scheduled and the requests answered within it
+    /// (whatever their phase); see [`MeasuredPeriod`].
+    pub measured_period: Option<MeasuredPeriod>,
     /// Requests sent.
     pub sent: u64,
     /// The largest backlog seen at an interval end.
     pub max_backlog: u64,
     /// Why the run ended.
     pub stop: StopReason,
+}
+
+/// Open loop: the measured part as the schedule lays it out, from the end of the warmup to
+/// the intended end of the last request, and how many answers arrived within it.
+///
+/// Answers per second within this period is the achieved rate. Dividing the measured
+/// requests by the time until the last answer instead would charge the last requests'
+/// response time (already judged by the SLA) to throughput a second time: a 4 s trial whose
+/// last answers take 45 ms would show 1.1% less than it carried. Counted this way, a client
+/// or server that keeps up achieves the attempted rate within one request, and one that falls
+/// behind shows its growing backlog as the shortfall.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasuredPeriod {
+    /// Start, ns since the run's start.
+    pub from_ns: u64,
+    /// End, ns since the run's start.
+    pub to_ns: u64,
+    /// Answers (successes and errors) that arrived in `[from_ns, to_ns)`.
+    pub answered: u64,
+}
+
+impl MeasuredPeriod {
+    /// The period as `config` schedules it; none for a closed loop.
+    fn scheduled(config: &EngineConfig) -> Option<MeasuredPeriod> {
+        let LoadMode::Open { rate_per_s, .. } = config.mode else {
+            return None;
+        };
+        let from_ns = config.end.warmup_ns;
+        let length_ns = match (config.end.duration_ns, config.end.ops) {
+            (Some(d), _) => d,
+            (None, Some(n)) => (n as f64 * 1e9 / rate_per_s) as u64,
+            (None, None) => return None,
+        };
+        Some(MeasuredPeriod {
+            from_ns,
+            to_ns: from_ns + length_ns.max(1),
+            answered: 0,
+        })
+    }
+
+    fn contains(&self, t_ns: u64) -> bool {
+        (self.from_ns..self.to_ns).contains(&t_ns)
+    }
+
+    /// Answers per second within the period.
+    pub fn achieved_per_s(&self) -> f64 {
+        self.answered as f64 * 1e9 / (self.to_ns - self.from_ns) as f64
+    }
+
+    /// The period's length in seconds.
+    pub fn seconds(&self) -> f64 {
+        (self.to_ns - self.from_ns) as f64 / 1e9
+    }
 }
 
 /// Messages from workers and the hiccup meter to the collector.
@@ -157,6 +213,8 @@ enum Message {
     WorkerDone {
         worker: usize,
         end_ns: u64,
+        /// Answers within the measured period.
+        answered_in_period: u64,
     },
     Hiccups {
         index: u64,
@@ -240,6 +298,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             first_seq: config.first_seq,
             only_op: config.only_op,
             progress: progress.clone(),
+            period: MeasuredPeriod::scheduled(config),
             tx: tx.clone(),
         };
         handles.push(tokio::spawn(ctx.drive(source)));
@@ -284,6 +343,10 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         totals: collector.totals,
         hiccups: collector.hiccup_total,
         elapsed_ns: collector.end_ns,
+        measured_period: MeasuredPeriod::scheduled(config).map(|p| MeasuredPeriod {
+            answered: collector.answered_in_period,
+            ..p
+        }),
         sent: progress.sent.load(Ordering::Relaxed),
         max_backlog: collector.max_backlog,
         stop,
@@ -318,6 +381,8 @@ struct WorkerContext<W, C: Clock> {
     first_seq: u64,
     only_op: Option<usize>,
     progress: Arc<Progress>,
+    /// Open loop: the measured period whose answers this worker counts.
+    period: Option<MeasuredPeriod>,
     tx: mpsc::UnboundedSender<Message>,
 }
 
@@ -349,6 +414,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         // send resolution, so that they leave together.
         let mut due = 0u64;
         let mut exhausted = false;
+        let mut answered_in_period = 0u64;
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
@@ -387,6 +453,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 biased;
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                     let done: Completion = done;
+                    if self.period.is_some_and(|p| p.contains(done.done_ns)) {
+                        answered_in_period += 1;
+                    }
                     self.hand_over(&mut current, &mut ops, done.done_ns / self.interval_ns);
                     record(&mut ops, done);
                 }
@@ -416,6 +485,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let _ = self.tx.send(Message::WorkerDone {
             worker: self.worker,
             end_ns,
+            answered_in_period,
         });
     }
 
@@ -501,6 +571,7 @@ struct Collector {
     hiccup_total: Histogram<u64>,
     max_backlog: u64,
     all_failing_ns: u64,
+    answered_in_period: u64,
 }
 
 impl Collector {
@@ -517,6 +588,7 @@ impl Collector {
             hiccup_total: new_histogram(),
             max_backlog: 0,
             all_failing_ns: 0,
+            answered_in_period: 0,
         }
     }
 
@@ -554,9 +626,14 @@ impl Collector {
                     self.marks.insert(worker, index + 1);
                 }
             }
-            Message::WorkerDone { worker, end_ns } => {
+            Message::WorkerDone {
+                worker,
+                end_ns,
+                answered_in_period,
+            } => {
                 self.marks.insert(worker, u64::MAX);
                 self.end_ns = self.end_ns.max(end_ns);
+                self.answered_in_period += answered_in_period;
             }
             Message::Hiccups { index, histogram } => {
                 let slot = self.slot(index);

@@ -391,3 +391,73 @@ async fn compound_requests_are_recorded_with_their_steps() {
     assert_eq!(read.wait_ns.len(), 1000, "the first step records the wait");
     assert_eq!(write.wait_ns.len(), 0, "later steps record none");
 }
+
+/// A server that keeps up achieves the attempted rate, however slow its last answers (the
+/// drain after the schedule ends is not charged to throughput); one that falls behind shows
+/// its backlog as the shortfall.
+#[tokio::test(start_paused = true)]
+async fn the_achieved_rate_counts_answers_within_the_scheduled_period() {
+    // 50 ms answers at 1000/s for 4 s: the last answers arrive 50 ms after the schedule ends.
+    let (out, _) = simulate(open(1000.0, 1000), 4, 50, None).await;
+    let period = out.measured_period.expect("open loop");
+    assert_eq!((period.from_ns, period.to_ns), (0, 4_000_000_000));
+    assert!(out.elapsed_ns >= 4_049_000_000, "{}", out.elapsed_ns);
+    // The first 50 ms had no answers yet: 4000 sent, 3950 answered within the period.
+    assert!(
+        (3945..=3955).contains(&period.answered),
+        "{}",
+        period.answered
+    );
+    assert!((period.achieved_per_s() - 987.5).abs() < 2.0);
+
+    // With a warmup, the answers to the warmup's last requests count, and steady flow gives
+    // the attempted rate to within a request.
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated {
+        clock,
+        service: Duration::from_millis(50),
+        stall: None,
+        mix: OpMix::new(&[1.0, 0.0]),
+        fail_from: None,
+        names: names(),
+    });
+    let mut cfg = config(open(1000.0, 1000), 4);
+    cfg.end.warmup_ns = 1_000_000_000;
+    let out = run(
+        workload,
+        clock,
+        &cfg,
+        Arc::new(Progress::default()),
+        &mut Kept::default(),
+    )
+    .await;
+    let period = out.measured_period.expect("open loop");
+    assert_eq!(
+        (period.from_ns, period.to_ns),
+        (1_000_000_000, 5_000_000_000)
+    );
+    assert!(
+        (3999..=4001).contains(&period.answered),
+        "{}",
+        period.answered
+    );
+
+    // Frozen for the last second: the backlog is the shortfall.
+    let (out, _) = simulate(
+        open(1000.0, 1000),
+        4,
+        1,
+        Some((3_000_000_000, 5_000_000_000)),
+    )
+    .await;
+    let period = out.measured_period.expect("open loop");
+    assert!(
+        period.achieved_per_s() < 760.0,
+        "{}",
+        period.achieved_per_s()
+    );
+
+    // A closed loop has no scheduled period.
+    let (out, _) = simulate(LoadMode::Closed { concurrency: 4 }, 2, 1, None).await;
+    assert!(out.measured_period.is_none());
+}

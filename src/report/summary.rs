@@ -154,11 +154,14 @@ pub struct RunSummary {
     pub started_at: String,
     /// Warmup length, seconds.
     pub warmup_s: f64,
-    /// The measured part's length, seconds (to the last answer).
+    /// The measured part's length, seconds: a completed open-loop run's scheduled period,
+    /// otherwise until the last answer.
     pub measured_s: f64,
     /// Requests per second the schedule asked for (open loop).
     pub attempted_rate_per_s: Option<f64>,
-    /// Requests per second sent and answered in the measured part.
+    /// Requests per second answered in the measured part (a completed open-loop run: answers
+    /// that arrived within its scheduled period, whatever their phase; otherwise the measured
+    /// requests over `measured_s`).
     pub achieved_rate_per_s: f64,
     /// The largest number of requests waiting in the client at an interval end.
     pub max_backlog: u64,
