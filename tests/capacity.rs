@@ -29,11 +29,12 @@ fn a_short_search_leaves_files_that_agree() {
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("search");
 
+    let hosts = support::hosts();
     let search = headroom(&[
         "capacity",
         "keyvalue",
         "--hosts",
-        "127.0.0.1:9042",
+        &hosts,
         "--rates",
         "300,600",
         "--duration",

@@ -1,10 +1,12 @@
 //! Cassandra's own histograms of a run's table: a short run against a real node writes
 //! server-tables.json whose write counts grew by the writes the run sent, with nodetool's
-//! percentiles beside the virtual tables' figures, and the report shows them.
+//! percentiles beside the virtual tables' figures, readings every second during the run
+//! (`--server-stats-every`) whose counts follow the load, and the report shows them.
 
 use std::fs;
 
 use headroom::cluster::LocalCluster;
+use headroom::metrics::server_samples::{read_samples, SERVER_SAMPLES_JSONL};
 use headroom::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 
 use crate::support::{self, headroom};
@@ -30,6 +32,8 @@ fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
         &support::hosts(),
         "--cluster-dir",
         dir.to_str().unwrap(),
+        "--server-stats-every",
+        "1s",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -117,4 +121,44 @@ fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
     );
     assert!(html.contains("system_views.local_write_latency"));
     assert!(html.contains("nodetool tablehistograms"));
+
+    // The readings during the run: one a second from 1 s on, until the load ended.
+    let mut notes = Vec::new();
+    let samples = read_samples(&out, &mut notes);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(file.samples_every_s, Some(1.0));
+    assert_eq!(file.samples as usize, samples.len());
+    assert!((4..=6).contains(&samples.len()), "{samples:#?}");
+    for (i, s) in samples.iter().enumerate() {
+        let due = (i + 1) as f64;
+        assert!(
+            s.at_s >= due && s.at_s < due + 0.5,
+            "reading {i} at {} s",
+            s.at_s
+        );
+        assert!(s.notes.is_empty(), "{:?}", s.notes);
+    }
+    let counts: Vec<u64> = samples
+        .iter()
+        .map(|s| s.nodes[0].count("local_write_latency").unwrap())
+        .collect();
+    let before_count = before.count("local_write_latency").unwrap();
+    let after_count = after.count("local_write_latency").unwrap();
+    assert!(
+        before_count <= counts[0]
+            && counts.windows(2).all(|w| w[0] < w[1])
+            && *counts.last().unwrap() <= after_count,
+        "{before_count} {counts:?} {after_count}"
+    );
+    // The node counted the load's 500 writes a second between its readings.
+    let (first, last) = (&samples[0], samples.last().unwrap());
+    let rate = (counts[counts.len() - 1] - counts[0]) as f64 / (last.at_s - first.at_s);
+    assert!((400.0..=600.0).contains(&rate), "{rate} writes/s");
+    assert!(
+        text.contains("own figures every 1 s during the measured part (server-samples.jsonl"),
+        "{text}"
+    );
+    assert!(text.contains("write 99P over"), "{text}");
+    assert!(out.join(SERVER_SAMPLES_JSONL).exists());
+    assert!(html.contains("own latency during the run</h3>"));
 }

@@ -419,6 +419,21 @@ pub struct RunArgs {
     )]
     pub cluster_dir: Option<PathBuf>,
 
+    /// Also read Cassandra's own figures of the workload's table every DURATION while the
+    /// load runs (at least 1s), besides just before and after: each node's system_views over
+    /// CQL (read and write latency 50P/99P/max, the requests it counted), one line per
+    /// reading in server-samples.jsonl. The summary gives each node's range of 99P and the
+    /// rate it counted; the report draws them over the run beside the client's p99. The
+    /// server's percentiles decay over about a minute and step by 1 ms. [default: only
+    /// before and after]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = units::parse_duration,
+        help_heading = "Output"
+    )]
+    pub server_stats_every: Option<Duration>,
+
     /// Maintenance during the run.
     #[command(flatten)]
     pub maintenance: MaintenanceArgs,

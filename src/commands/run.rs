@@ -79,6 +79,10 @@ pub struct RunConfig {
     /// always read. Off for capacity trials and sweep steps, which are many and short.
     #[serde(default = "yes")]
     pub nodetool_figures: bool,
+    /// `--server-stats-every`: Cassandra's own figures are also read at this period, seconds,
+    /// while the load runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_stats_every_s: Option<f64>,
 }
 
 /// The SLA of a run, as given and resolved.
@@ -127,6 +131,16 @@ impl RunConfig {
         };
         let mut config = RunConfig::new(&workload, client, mode, args.warmup, duration, ops)?;
         config.phase = args.phase;
+        if let Some(every) = args.server_stats_every {
+            if every < crate::metrics::server_samples::MIN_EVERY {
+                return Err(WorkloadError::Invalid(format!(
+                    "--server-stats-every {} is too short: at least 1s (each reading is a few \
+                     queries per node)",
+                    humantime::format_duration(every)
+                )));
+            }
+            config.server_stats_every_s = Some(every.as_secs_f64());
+        }
         if unbounded {
             if let Some(n) = AnyWorkload::default_ops(&config.workload) {
                 config.duration_s = None;
@@ -258,6 +272,7 @@ impl RunConfig {
             command_line: std::env::args().collect(),
             maintenance: None,
             nodetool_figures: true,
+            server_stats_every_s: None,
         })
     }
 
@@ -611,7 +626,7 @@ pub async fn execute_with(
         hiccups: true,
         send_resolution: Duration::from_secs_f64(config.send_resolution_s),
     };
-    let server_tables = TablesRecording::begin(
+    let mut server_tables = TablesRecording::begin(
         session,
         &config.workload,
         pauses,
@@ -648,6 +663,14 @@ pub async fn execute_with(
         ended: false,
     };
     let maintenance = start_maintenance(config, maintenance_targets, &clock, started_at, out, stop);
+    if let Some(every) = config.server_stats_every_s {
+        server_tables.sample_every(
+            Duration::from_secs_f64(every),
+            tokio::time::Instant::from_std(clock.t0()),
+            started_at,
+            out,
+        );
+    }
     let mut outcome = engine::run(
         workload.clone(),
         clock,
@@ -711,6 +734,9 @@ pub async fn execute_with(
         }
     }
     print_server_tables(&server_tables);
+    if server_tables.samples_every_s.is_some() {
+        print_server_samples(&server_tables, out, config.warmup_s);
+    }
     println!("\nFiles: {}", out.display());
     if outcome.stop == StopReason::AllRequestsFailing {
         eprintln!(
@@ -780,6 +806,26 @@ fn print_server_tables(file: &server_tables::ServerTablesFile) {
         server_tables::SERVER_TABLES_JSON
     );
     for line in server_tables::describe(file) {
+        println!("    {line}");
+    }
+}
+
+/// What the readings during the measured part showed (`--server-stats-every`).
+fn print_server_samples(file: &server_tables::ServerTablesFile, out: &Path, warmup_s: f64) {
+    use crate::metrics::server_samples;
+    let mut notes = Vec::new();
+    let samples = server_samples::read_samples(out, &mut notes);
+    println!(
+        "  Cassandra's own figures every {} s during the measured part ({}, {} readings in all):",
+        file.samples_every_s.unwrap_or_default(),
+        server_samples::SERVER_SAMPLES_JSONL,
+        file.samples
+    );
+    let lines = server_samples::describe(&samples, warmup_s);
+    if lines.is_empty() {
+        println!("    none of the table's requests counted in the readings");
+    }
+    for line in lines.iter().chain(&notes) {
         println!("    {line}");
     }
 }
@@ -1447,6 +1493,32 @@ mod tests {
         assert!(serde_json::to_value(&config)
             .unwrap()
             .get("maintenance")
+            .is_none());
+    }
+
+    #[test]
+    fn server_stats_every_goes_into_the_configuration_and_is_at_least_a_second() {
+        let args = run_args(&["keyvalue", "--server-stats-every", "10s"]);
+        let config = RunConfig::from_args(&args).unwrap();
+        assert_eq!(config.server_stats_every_s, Some(10.0));
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["server_stats_every_s"], 10.0);
+        let args = run_args(&["keyvalue", "--server-stats-every", "500ms"]);
+        let err = RunConfig::from_args(&args).unwrap_err().to_string();
+        assert!(err.contains("at least 1s"), "{err}");
+        assert!(crate::cli::Cli::try_parse_from([
+            "headroom",
+            "run",
+            "keyvalue",
+            "--server-stats-every",
+            "often"
+        ])
+        .is_err());
+        // Without the flag nothing is stored.
+        let config = RunConfig::from_args(&run_args(&["keyvalue"])).unwrap();
+        assert!(serde_json::to_value(&config)
+            .unwrap()
+            .get("server_stats_every_s")
             .is_none());
     }
 

@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::LocalCluster;
 use crate::metrics::server_pauses::{PauseNode, PauseSource};
+use crate::metrics::server_samples::Sampler;
 use crate::workload::any::AnyWorkload;
 use crate::workload::WorkloadConfig;
 
@@ -94,6 +95,17 @@ pub struct ServerTablesFile {
     /// What could not be read, said plainly.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// With `--server-stats-every`: its period, seconds, and the readings written to
+    /// server-samples.jsonl ([`crate::metrics::server_samples`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_every_s: Option<f64>,
+    /// Readings in server-samples.jsonl.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub samples: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The figures of every node at one moment.
@@ -471,7 +483,7 @@ impl TablesReader {
     }
 
     /// The `system_views` figures of every node the session knows.
-    async fn cql_figures(&self, notes: &mut Vec<String>) -> Vec<NodeTables> {
+    pub(crate) async fn cql_figures(&self, notes: &mut Vec<String>) -> Vec<NodeTables> {
         let state = self.session.get_cluster_state();
         let mut out = Vec::new();
         for node in state.get_nodes_info() {
@@ -668,8 +680,9 @@ pub fn write(out: &Path, file: &ServerTablesFile) {
 /// The figures of one run: read once before the measured run ([`TablesRecording::begin`])
 /// and once after ([`TablesRecording::end`]).
 pub struct TablesRecording {
-    reader: Option<TablesReader>,
+    reader: Option<Arc<TablesReader>>,
     file: ServerTablesFile,
+    sampler: Option<Sampler>,
 }
 
 impl TablesRecording {
@@ -691,6 +704,8 @@ impl TablesRecording {
             before: None,
             after: None,
             notes: Vec::new(),
+            samples_every_s: None,
+            samples: 0,
         };
         let reader = match AnyWorkload::table_of(workload) {
             Ok(table) => {
@@ -700,12 +715,12 @@ impl TablesRecording {
                 } else {
                     Vec::new()
                 };
-                Some(TablesReader::new(
+                Some(Arc::new(TablesReader::new(
                     session,
                     &workload.keyspace,
                     &table,
                     &nodes,
-                ))
+                )))
             }
             Err(e) => {
                 file.notes.push(format!(
@@ -718,11 +733,36 @@ impl TablesRecording {
             file.before = Some(reader.snapshot(&mut file.notes).await);
         }
         write(out, &file);
-        TablesRecording { reader, file }
+        TablesRecording {
+            reader,
+            file,
+            sampler: None,
+        }
     }
 
-    /// Reads the "after" figures and writes server-tables.json again.
+    /// Reads the figures over CQL every `every` from the run's start `t0` until
+    /// [`TablesRecording::end`], into `out`/server-samples.jsonl (see [`Sampler`]).
+    pub fn sample_every(
+        &mut self,
+        every: Duration,
+        t0: tokio::time::Instant,
+        started_at: SystemTime,
+        out: &Path,
+    ) {
+        if let Some(reader) = &self.reader {
+            self.file.samples_every_s = Some(every.as_secs_f64());
+            self.sampler = Some(Sampler::start(reader.clone(), every, t0, started_at, out));
+        }
+    }
+
+    /// Stops the readings during the run, reads the "after" figures and writes
+    /// server-tables.json again.
     pub async fn end(mut self, out: &Path) -> ServerTablesFile {
+        if let Some(sampler) = self.sampler.take() {
+            let end = sampler.finish().await;
+            self.file.samples = end.samples;
+            self.file.notes.extend(end.notes);
+        }
         if let Some(reader) = &self.reader {
             self.file.after = Some(reader.snapshot(&mut self.file.notes).await);
         }
@@ -971,6 +1011,8 @@ mod tests {
                 nodes: vec![node(1100, 12.0)],
             }),
             notes: vec!["node1: nodetool proxyhistograms failed".into()],
+            samples_every_s: None,
+            samples: 0,
         };
         let lines = describe(&file).join("\n");
         assert!(

@@ -232,6 +232,9 @@ pub struct RunData {
     pub maintenance: Option<crate::maintenance::MaintenanceFile>,
     /// server-tables.json: Cassandra's own histograms of the run's table, before and after.
     pub server_tables: Option<ServerTablesFile>,
+    /// server-samples.jsonl: Cassandra's own figures read during the run
+    /// (`--server-stats-every`); empty without.
+    pub server_samples: Vec<crate::metrics::server_samples::ServerSample>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -309,6 +312,7 @@ impl RunData {
         // Absent for runs made before headroom read them: nothing to note either.
         let server_tables: Option<ServerTablesFile> =
             read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
+        let server_samples = crate::metrics::server_samples::read_samples(dir, &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -326,6 +330,7 @@ impl RunData {
             pauses,
             maintenance,
             server_tables,
+            server_samples,
             notes,
         }
     }

@@ -438,7 +438,10 @@ fn draw(chart: &Chart, out: &mut String) -> Result<(), Box<dyn std::error::Error
         .y_label_area_size(label_width(&y));
     if chart.y2.is_some() {
         builder.right_y_label_area_size(label_width(&y2));
-    } else if matches!(chart.kind, Kind::TimelineLatency | Kind::ServerPauses) {
+    } else if matches!(
+        chart.kind,
+        Kind::TimelineLatency | Kind::ServerPauses | Kind::ServerLatency
+    ) {
         // Room for the right-hand axis of the throughput chart drawn below it.
         builder.right_y_label_area_size(MIN_LABEL_AREA);
     }

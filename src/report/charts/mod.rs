@@ -21,6 +21,7 @@
 pub mod draw;
 pub mod maintenance;
 pub mod pauses;
+pub mod server_latency;
 
 use std::time::Duration;
 
@@ -96,6 +97,8 @@ pub enum Kind {
     ConcurrencyLatency,
     /// Client latency per interval and the nodes' pauses over a run.
     ServerPauses,
+    /// Client latency per interval and Cassandra's own latency, read during a run.
+    ServerLatency,
 }
 
 /// How an axis maps values.

@@ -1009,6 +1009,7 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
     pause_part(page, run, &run.label)?;
     maintenance_part(page, run);
     server_tables_part(page, run);
+    server_samples_part(page, run)?;
     for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
         page.figure(chart)?;
     }
@@ -1259,6 +1260,73 @@ fn server_tables_part(page: &mut Page, run: &RunData) {
     for note in &file.notes {
         page.note(&format!("Cassandra's histograms: {note}"));
     }
+}
+
+/// When the run read Cassandra's figures during the load (`--server-stats-every`): its
+/// chart beside the client's p99 and, per node, the range of the readings.
+fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
+    use crate::metrics::server_samples;
+    if run.server_samples.is_empty() {
+        return Ok(());
+    }
+    page.h3("Cassandra's own latency during the run");
+    if let Some(chart) = charts::server_latency::server_latency(run, &run.label) {
+        page.figure(chart)?;
+    }
+    let rows: Vec<(Vec<String>, &str)> =
+        server_samples::summarize(&run.server_samples, run.warmup_s)
+            .into_iter()
+            .map(|r| {
+                (
+                    vec![
+                        format!("{} ({})", r.node, r.address),
+                        r.what.clone(),
+                        r.readings.to_string(),
+                        format_number(r.p99_us[0]),
+                        format_number(r.p99_us[1]),
+                        format_number(r.p99_us[2]),
+                        r.per_second.map_or("-".to_string(), format_number),
+                    ],
+                    "",
+                )
+            })
+            .collect();
+    if !rows.is_empty() {
+        page.para(&format!(
+            "The readings of the measured part, per node: the smallest, median and largest \
+             99th percentile of the replica's latency (µs), and the requests the node counted \
+             per second between its first and last reading ({} readings in all, in {}).",
+            run.server_samples.len(),
+            server_samples::SERVER_SAMPLES_JSONL
+        ));
+        let header = [
+            "Node",
+            "Requests",
+            "Readings",
+            "99P min",
+            "99P median",
+            "99P max",
+            "Counted per second",
+        ];
+        page.body.push_str(&table(
+            &header,
+            &rows,
+            &[false, false, true, true, true, true, true],
+        ));
+    }
+    for sample in run
+        .server_samples
+        .iter()
+        .filter(|s| !s.notes.is_empty())
+        .take(3)
+    {
+        page.note(&format!(
+            "Reading at {} s: {}",
+            format_number(sample.at_s),
+            sample.notes.join("; ")
+        ));
+    }
+    Ok(())
 }
 
 /// A search's server pauses per attempted rate and over every trial, when its trials have
@@ -1844,6 +1912,64 @@ pub(crate) mod tests {
             escape("<a href='x'>&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn a_run_with_server_samples_draws_them_and_tabulates_each_node() {
+        use crate::metrics::server_samples::{ServerSample, SERVER_SAMPLES_JSONL};
+        use crate::metrics::server_tables::{Figure, NodeTables, Unit};
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        copy_dir(&run_fixture(), &run);
+        let reading = |at_s: f64, count: u64, p99: f64, note: Option<&str>| ServerSample {
+            at_s,
+            taken_at: String::new(),
+            nodes: vec![NodeTables {
+                node: "node1".into(),
+                address: "127.0.0.7:9042".into(),
+                figures: vec![Figure {
+                    name: "local_write_latency".into(),
+                    source: "system_views.local_write_latency".into(),
+                    unit: Some(Unit::Micros),
+                    count: Some(count),
+                    p99: Some(p99),
+                    ..Figure::default()
+                }],
+            }],
+            notes: note.map(|n| vec![n.to_string()]).unwrap_or_default(),
+        };
+        let lines: Vec<String> = [
+            // The fixture's warmup ends at 5 s: the first reading is left out of the table.
+            reading(2.0, 10, 9000.0, None),
+            reading(6.0, 100, 1000.0, None),
+            reading(
+                8.0,
+                500,
+                5000.0,
+                Some("127.0.0.8:9042: system_views.x <timed out>"),
+            ),
+            reading(10.0, 900, 2000.0, None),
+        ]
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap())
+        .collect();
+        fs::write(run.join(SERVER_SAMPLES_JSONL), lines.join("\n")).unwrap();
+        let (html, charts) = render(&load(&[run]), None).unwrap();
+        assert_self_contained(&html);
+        assert!(charts
+            .iter()
+            .any(|c| c.chart.kind == charts::Kind::ServerLatency));
+        assert!(html.contains("own latency during the run</h3>"), "{html}");
+        // 800 writes in 4 s; p99 1000 / 2000 / 5000 µs.
+        assert!(
+            html.contains(
+                "<td>node1 (127.0.0.7:9042)</td><td>write</td><td class=\"num\">3</td>\
+                 <td class=\"num\">1 000</td><td class=\"num\">2 000</td>\
+                 <td class=\"num\">5 000</td><td class=\"num\">200</td>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("Reading at 8 s: 127.0.0.8:9042: system_views.x &lt;timed out&gt;"));
     }
 
     #[test]
