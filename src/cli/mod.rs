@@ -424,7 +424,7 @@ pub struct RunArgs {
     /// CQL (read and write latency 50P/99P/max, the requests it counted), one line per
     /// reading in server-samples.jsonl. The summary gives each node's range of 99P and the
     /// rate it counted; the report draws them over the run beside the client's p99. The
-    /// server's percentiles decay over about a minute and step by 1 ms. [default: only
+    /// server's percentiles decay with a half-life of 60 s and step by 1 ms. [default: only
     /// before and after]
     #[arg(
         long,

@@ -8,8 +8,8 @@
 //! seconds of the client machine's CPU every few seconds and disturb the measurement. Two
 //! things to keep in mind when reading the samples:
 //!
-//! - the latency percentiles are Cassandra's decaying reservoirs, which weigh about the last
-//!   minute most: a spike shows in the next readings and fades over a minute or so, and the
+//! - the latency percentiles are Cassandra's decaying reservoirs (forward decay, half-life
+//!   60 s): a spike shows in the next readings and fades over a minute or two, and the
 //!   values step by 1000 µs;
 //! - the counts are exact and cumulative, so the difference between two readings over their
 //!   time apart is the rate at which the node served the table's requests.
@@ -246,9 +246,12 @@ pub fn describe(samples: &[ServerSample], from_s: f64) -> Vec<String> {
             .per_second
             .map(|v| format!("; {v:.0} {}s/s as the node counted them", r.what))
             .unwrap_or_default();
+        // The readings step by 1000 µs: whole ms say what they know.
+        let ms = r.p99_us.map(|us| us / 1000.0);
         lines.push(format!(
-            "{} ({}) {} 99P over {} readings: min {:.0}, median {:.0}, max {:.0} µs{rate}",
-            r.node, r.address, r.what, r.readings, r.p99_us[0], r.p99_us[1], r.p99_us[2]
+            "{} ({}) {} 99P over {} readings, to the ms: min {:.0}, median {:.0}, max {:.0} \
+             ms{rate}",
+            r.node, r.address, r.what, r.readings, ms[0], ms[1], ms[2]
         ));
     }
     let failed: usize = samples.iter().filter(|s| !s.notes.is_empty()).count();
@@ -320,8 +323,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "node1 (127.0.0.7:9042) write 99P over 3 readings: min 1000, median 2000, max \
-              21000 µs; 200 writes/s as the node counted them"
+                "node1 (127.0.0.7:9042) write 99P over 3 readings, to the ms: min 1, median 2, \
+                 max 21 ms; 200 writes/s as the node counted them"
             ]
         );
         // One reading: no rate.

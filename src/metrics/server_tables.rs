@@ -512,8 +512,14 @@ impl TablesReader {
                     )),
                 }
             }
+            // A node of a local cluster headroom started goes by its name.
+            let name = self
+                .local
+                .iter()
+                .find(|n| n.address == address)
+                .map_or_else(|| address.to_string(), |n| n.name.clone());
             out.push(NodeTables {
-                node: address.to_string(),
+                node: name,
                 address: address.to_string(),
                 figures,
             });

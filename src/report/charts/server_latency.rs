@@ -10,6 +10,9 @@ use super::{
 use crate::metrics::server_samples::FOLLOWED;
 use crate::report::load::RunData;
 
+/// Where a reading of 0 (under half the 1 ms step) is drawn on the log scale.
+const ZERO_AT_MS: f64 = 0.5;
+
 /// The palette entries of the nodes' lines, as the pause chart's marks take them.
 const NODE_COLORS: [usize; 8] = [1, 3, 5, 4, 6, 7, 8, 9];
 
@@ -58,9 +61,15 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
                 .iter()
                 .filter_map(|s| {
                     let node = s.nodes.iter().find(|n| n.address == *address)?;
-                    Some((s.at_s, node.figure(figure)?.p99? / 1000.0))
+                    let ms = node.figure(figure)?.p99? / 1000.0;
+                    match node.count(figure) {
+                        // Nothing counted yet: nothing to draw.
+                        Some(0) | None if ms == 0.0 => None,
+                        // Counted, but under the 1 ms step: drawn half a step up.
+                        _ if ms == 0.0 => Some((s.at_s, ZERO_AT_MS)),
+                        _ => Some((s.at_s, ms)),
+                    }
                 })
-                .filter(|p| p.1 > 0.0)
                 .collect();
             if points.is_empty() {
                 continue;
@@ -110,10 +119,11 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
          every operation type together. The others are what each node reported for the \
          table, read over CQL{every} (--server-stats-every): the 99th percentile of the \
          replica's own write (solid) and read (dashed) latency, plotted when read. The \
-         server's percentiles come from a decaying reservoir that weighs about the last \
-         minute most, so a spike shows in the next readings and fades slowly, and they step \
-         by 1 ms. A client line far above the server's means the time went elsewhere: the \
-         network, the coordinator, queues, or waiting in the client."
+         server's percentiles come from a decaying reservoir (half-life 60 s), so a spike \
+         shows in the next readings and fades slowly, and they step by 1 ms: a reading of 0, \
+         under half a millisecond, is drawn at 0.5 ms. A client line \
+         far above the server's means the time went elsewhere: the network, the \
+         coordinator, queues, or waiting in the client."
     );
     if let Some(more) = maintenance::caption(run) {
         caption.push_str(&more);
@@ -134,7 +144,8 @@ mod tests {
             name: name.into(),
             source: format!("system_views.{name}"),
             unit: Some(Unit::Micros),
-            count: Some(10),
+            // A node that never served the kind of request reads 0 with a count of 0.
+            count: Some(if p99_us == 0.0 { 0 } else { 10 }),
             p99: Some(p99_us),
             ..Figure::default()
         }
@@ -195,7 +206,18 @@ mod tests {
         let svg = super::super::draw::svg(&chart).unwrap();
         assert!(svg.contains("node1 write p99 (server)"));
 
-        // Readings with only zeros draw nothing.
+        // A reading of 0 with requests counted is under the step: drawn at half of it.
+        let mut counted = sample(6.0, &[("node1", 0.0, 0.0)]);
+        counted.nodes[0].figures[0].count = Some(30);
+        run.server_samples.push(counted);
+        let chart = server_latency(&run, "run").unwrap();
+        assert_eq!(
+            chart.series[1].points,
+            [(2.0, 1.0), (4.0, 21.0), (6.0, ZERO_AT_MS)]
+        );
+        assert_eq!(chart.series[2].points, [(4.0, 3.0)]);
+
+        // Readings with only zeros and nothing counted draw nothing.
         run.server_samples = vec![sample(2.0, &[("node1", 0.0, 0.0)])];
         assert!(server_latency(&run, "run").is_none());
     }

@@ -1282,9 +1282,9 @@ fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
                         format!("{} ({})", r.node, r.address),
                         r.what.clone(),
                         r.readings.to_string(),
-                        format_number(r.p99_us[0]),
-                        format_number(r.p99_us[1]),
-                        format_number(r.p99_us[2]),
+                        format_number(r.p99_us[0] / 1000.0),
+                        format_number(r.p99_us[1] / 1000.0),
+                        format_number(r.p99_us[2] / 1000.0),
                         r.per_second.map_or("-".to_string(), format_number),
                     ],
                     "",
@@ -1294,7 +1294,8 @@ fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
     if !rows.is_empty() {
         page.para(&format!(
             "The readings of the measured part, per node: the smallest, median and largest \
-             99th percentile of the replica's latency (µs), and the requests the node counted \
+             99th percentile of the replica's latency in ms (the readings step by 1 ms, so 0 \
+             means under half a millisecond), and the requests the node counted \
              per second between its first and last reading ({} readings in all, in {}).",
             run.server_samples.len(),
             server_samples::SERVER_SAMPLES_JSONL
@@ -1303,9 +1304,9 @@ fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
             "Node",
             "Requests",
             "Readings",
-            "99P min",
-            "99P median",
-            "99P max",
+            "99P min, ms",
+            "99P median, ms",
+            "99P max, ms",
             "Counted per second",
         ];
         page.body.push_str(&table(
@@ -1964,8 +1965,8 @@ pub(crate) mod tests {
         assert!(
             html.contains(
                 "<td>node1 (127.0.0.7:9042)</td><td>write</td><td class=\"num\">3</td>\
-                 <td class=\"num\">1 000</td><td class=\"num\">2 000</td>\
-                 <td class=\"num\">5 000</td><td class=\"num\">200</td>"
+                 <td class=\"num\">1</td><td class=\"num\">2</td>\
+                 <td class=\"num\">5</td><td class=\"num\">200</td>"
             ),
             "{html}"
         );
