@@ -877,16 +877,13 @@ pub fn timeline_trials(search: &SearchData) -> Vec<usize> {
 /// Latency: p50, p99, p99.9 and max of each interval (every operation type merged, from
 /// histograms.hlog), the client's largest hiccup per interval, the warmup shaded, failing
 /// SLA windows shaded red, the SLA's latency thresholds (terms over every operation type).
-/// Throughput: requests per second in each interval, the attempted rate, and failed requests
-/// per interval on the right-hand axis.
-pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
-    let mut charts = Vec::new();
-    let time_axis = || Axis::linear("time since the start of the run (s)");
-    let kind_of_latency = latency_kind(run);
+/// The spans every chart over a run's time shades: its warmup (named `warmup`) and each
+/// window that failed the SLA.
+fn run_bands(run: &RunData, warmup: &str) -> Vec<Band> {
     let mut bands = Vec::new();
     if run.warmup_s > 0.0 {
         bands.push(Band {
-            name: "warmup (not judged)".to_string(),
+            name: warmup.to_string(),
             from: 0.0,
             to: run.warmup_s,
             color: WARMUP_GREY,
@@ -900,6 +897,16 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             color: SLA_RED,
         });
     }
+    bands
+}
+
+/// Throughput: requests per second in each interval, the attempted rate, and failed requests
+/// per interval on the right-hand axis.
+pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
+    let mut charts = Vec::new();
+    let time_axis = || Axis::linear("time since the start of the run (s)");
+    let kind_of_latency = latency_kind(run);
+    let mut bands = run_bands(run, "warmup (not judged)");
     bands.extend(maintenance::bands(run));
 
     if run.timeline.iter().any(|i| i.latency.is_some()) {

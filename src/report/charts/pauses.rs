@@ -2,10 +2,7 @@
 //! the client's latency per interval and every node's stop-the-world pauses over the same
 //! time axis, so that a latency spike can be laid beside the pause that caused it.
 
-use super::{
-    line_style, palette, Axis, Band, Chart, Kind, Series, Style, LATENCY_LINES, SLA_RED,
-    WARMUP_GREY,
-};
+use super::{line_style, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
 use crate::report::load::RunData;
 
 /// The palette entries a node's marks take, in node order: not the blue of the p99 line
@@ -84,22 +81,7 @@ pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
             fit: true,
         });
     }
-    if run.warmup_s > 0.0 {
-        chart.bands.push(Band {
-            name: "warmup (no pauses read)".to_string(),
-            from: 0.0,
-            to: run.warmup_s,
-            color: WARMUP_GREY,
-        });
-    }
-    for window in run.windows.iter().filter(|w| !w.pass) {
-        chart.bands.push(Band {
-            name: "failing SLA window".to_string(),
-            from: window.start_s,
-            to: window.start_s + window.length_s,
-            color: SLA_RED,
-        });
-    }
+    chart.bands = super::run_bands(run, "warmup (no pauses read)");
     let mut caption = String::from(
         "The lines are the client's latency per interval (plotted at its end), every \
          operation type together. Each mark is one stop-the-world pause of a node's JVM, \

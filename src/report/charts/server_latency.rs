@@ -3,10 +3,7 @@
 //! and read latency of the table at each reading, on one time axis, with the run's warmup,
 //! failing windows and maintenance spans shaded.
 
-use super::{
-    line_style, maintenance, palette, Axis, Band, Chart, Kind, Series, Style, LATENCY_LINES,
-    SLA_RED, WARMUP_GREY,
-};
+use super::{line_style, maintenance, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
 use crate::metrics::server_samples::FOLLOWED;
 use crate::report::load::RunData;
 
@@ -92,22 +89,7 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
     if lines == 0 {
         return None;
     }
-    if run.warmup_s > 0.0 {
-        chart.bands.push(Band {
-            name: "warmup".to_string(),
-            from: 0.0,
-            to: run.warmup_s,
-            color: WARMUP_GREY,
-        });
-    }
-    for window in run.windows.iter().filter(|w| !w.pass) {
-        chart.bands.push(Band {
-            name: "failing SLA window".to_string(),
-            from: window.start_s,
-            to: window.start_s + window.length_s,
-            color: SLA_RED,
-        });
-    }
+    chart.bands = super::run_bands(run, "warmup");
     chart.bands.extend(maintenance::bands(run));
     let every = run
         .server_tables
