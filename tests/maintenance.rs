@@ -18,25 +18,22 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("documents");
-    let run = headroom(&[
-        "run",
-        "documents",
-        "--rate",
-        "300",
-        "--duration",
-        "25s",
-        "--during",
-        "flush@3s,compact@8s,garbagecollect@14s",
-        "--rows-per-partition",
-        "200",
-        "--drop",
-        "--hosts",
-        &support::hosts(),
-        "--cluster-dir",
-        dir.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "documents",
+            "--rate",
+            "300",
+            "--duration",
+            "25s",
+            "--during",
+            "flush@3s,compact@8s,garbagecollect@14s",
+            "--rows-per-partition",
+            "200",
+            "--drop",
+        ],
+    );
     let stdout = support::stdout(&run);
     assert!(run.status.success(), "{stdout}\n{}", support::stderr(&run));
     assert!(

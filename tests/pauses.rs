@@ -12,7 +12,7 @@ use headroom::cluster::LocalCluster;
 use headroom::metrics::server_pauses::PausesFile;
 
 use crate::hdr_tools::{hdr_histogram_jar, parse_interval_rows, run_java};
-use crate::support::{self, headroom};
+use crate::support;
 
 #[test]
 fn a_loaded_node_logs_pauses_that_the_parser_reads() {
@@ -24,22 +24,19 @@ fn a_loaded_node_logs_pauses_that_the_parser_reads() {
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("kv");
     let run_start = SystemTime::now();
-    let run = headroom(&[
-        "run",
-        "keyvalue",
-        "--rate",
-        "2k",
-        "--duration",
-        "8s",
-        "--warmup",
-        "2s",
-        "--hosts",
-        &support::hosts(),
-        "--cluster-dir",
-        dir.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            "2k",
+            "--duration",
+            "8s",
+            "--warmup",
+            "2s",
+        ],
+    );
     assert!(run.status.success());
     let run_end = SystemTime::now();
     assert!(

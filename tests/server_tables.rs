@@ -9,7 +9,7 @@ use headroom::cluster::LocalCluster;
 use headroom::metrics::server_samples::{read_samples, SERVER_SAMPLES_JSONL};
 use headroom::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 
-use crate::support::{self, headroom};
+use crate::support;
 
 #[test]
 fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
@@ -19,24 +19,21 @@ fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("kv");
-    let run = headroom(&[
-        "run",
-        "keyvalue",
-        "--rate",
-        "500",
-        "--duration",
-        "5s",
-        "--warmup",
-        "1s",
-        "--hosts",
-        &support::hosts(),
-        "--cluster-dir",
-        dir.to_str().unwrap(),
-        "--server-stats-every",
-        "1s",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            "500",
+            "--duration",
+            "5s",
+            "--warmup",
+            "1s",
+            "--server-stats-every",
+            "1s",
+        ],
+    );
     let text = support::stdout(&run);
     assert!(run.status.success(), "{text}\n{}", support::stderr(&run));
     assert!(

@@ -93,6 +93,23 @@ pub fn headroom(args: &[&str]) -> Output {
     headroom_with_env(args, &[])
 }
 
+/// `headroom run ARGS` against the test's local cluster in `cluster_dir` (its nodes as
+/// --hosts, the cluster for server pauses and nodetool), writing into `out`.
+pub fn run_against(cluster_dir: &Path, out: &Path, args: &[&str]) -> Output {
+    let hosts = hosts();
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&[
+        "--hosts",
+        &hosts,
+        "--cluster-dir",
+        cluster_dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    headroom(&all)
+}
+
 /// Runs the headroom binary with extra environment variables.
 pub fn headroom_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_headroom"));
