@@ -8,7 +8,7 @@ use std::fs;
 use headroom::cluster::LocalCluster;
 use headroom::maintenance::{MaintenanceFile, Operation, Status};
 
-use crate::support::{self, headroom};
+use crate::support;
 
 #[test]
 fn nodetool_operations_run_during_the_load_and_are_recorded() {
@@ -107,8 +107,7 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
     let jmx = format!("127.0.0.1:{}", cluster.node(1).unwrap().jmx_port);
     let elsewhere = tempfile::tempdir().unwrap();
     let out = runs.path().join("jmx");
-    let run = headroom(&[
-        "run",
+    let flush_soon = [
         "documents",
         "--rate",
         "200",
@@ -116,15 +115,12 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
         "6s",
         "--during",
         "flush@2s",
-        "--jmx",
-        &jmx,
-        "--hosts",
-        &support::hosts(),
-        "--cluster-dir",
-        elsewhere.path().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    ];
+    let run = support::run_against(
+        elsewhere.path(),
+        &out,
+        &[&flush_soon[..], &["--jmx", &jmx]].concat(),
+    );
     assert!(run.status.success(), "{}", support::stderr(&run));
     let file: MaintenanceFile =
         serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap();
@@ -138,22 +134,7 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
     );
 
     // Neither a local cluster nor --jmx: refused before any load, exit 2.
-    let run = headroom(&[
-        "run",
-        "documents",
-        "--rate",
-        "200",
-        "--duration",
-        "6s",
-        "--during",
-        "flush@2s",
-        "--hosts",
-        &support::hosts(),
-        "--cluster-dir",
-        elsewhere.path().to_str().unwrap(),
-        "--out",
-        runs.path().join("refused").to_str().unwrap(),
-    ]);
+    let run = support::run_against(elsewhere.path(), &runs.path().join("refused"), &flush_soon);
     assert_eq!(run.status.code(), Some(2));
     assert!(
         support::stderr(&run).contains("--jmx HOST:PORT"),
