@@ -101,10 +101,6 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         1000
     );
     assert_eq!(summary["populate"]["written"], 1000);
-    assert!(
-        summary["achieved_rate_per_s"].as_f64().unwrap() > 490.0,
-        "{summary}"
-    );
     assert!(summary["client"]["cpu_us_per_request"].as_f64().unwrap() > 0.0);
     let config = read_json(&out.join("config.json"));
     assert_eq!(config["workload"]["read_ratio"], 0.2);
@@ -120,6 +116,24 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         .map(|f| f[4].parse::<u64>().unwrap())
         .sum();
     assert_eq!(measured_writes, writes["requests"].as_u64().unwrap());
+
+    // The achieved rate counts the answers within the scheduled 6 s: all 3000 when the node
+    // keeps up. Requests still in flight as the schedule ends are the only shortfall allowed,
+    // and those are at most the ones sent in the last second's longest response time (a
+    // node that stalls at the end, as a loaded machine makes it, answers them later).
+    let late_s = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[2] == "measure" && f[3] != "all" && f[0].parse::<f64>().unwrap() >= 7.0)
+        .map(|f| f[12].parse::<f64>().unwrap() / 1e3)
+        .fold(0.0, f64::max);
+    let achieved = summary["achieved_rate_per_s"].as_f64().unwrap();
+    let floor = 500.0 * (1.0 - late_s.max(0.02) / 6.0);
+    assert!(
+        achieved >= floor && achieved <= 501.0,
+        "achieved {achieved}/s; at least {floor:.1}/s with {late_s:.3} s responses at the end: {summary}"
+    );
 
     // The SLA: three 2 s windows after the warmup, each a row of intervals.csv, all passing
     // (p99.9 of 5 s holds on an idle node), the worst p99.9 the highest of the windows'.
@@ -303,6 +317,11 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
 /// about two seconds during a fixed-rate run. Requests intended during the freeze wait up to
 /// S, so p(q) = S − (1 − q)·T: the reported p99, p99.9 and max must match, S being the
 /// effective stall (the freeze until the node answers again, at most 0.25 s longer).
+///
+/// The formula assumes the freeze is the only stall. On a machine loaded hard enough that the
+/// client itself stops for over 100 ms, or the node stalls for over 250 ms away from the
+/// freeze, the run measures those stalls too (correctly, but not the formula's case): such a
+/// run is reported and repeated once, and the repeat must be undisturbed and pass.
 #[test]
 fn stall_test_a_frozen_node_shows_in_full() {
     let _machine = support::exclusive();
@@ -311,25 +330,82 @@ fn stall_test_a_frozen_node_shows_in_full() {
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let pid = cluster.running_pids()[0];
     let runs = tempfile::tempdir().unwrap();
-    let out = runs.path().join("stall");
-    let (rate, warmup_s, measured_s) = (250.0, 5.0, 20.0);
+    let (rate, measured_s) = (250.0, 20.0);
 
-    let (rate_text, warmup_text, duration_text) = (
-        rate.to_string(),
-        format!("{warmup_s}s"),
-        format!("{measured_s}s"),
-    );
-    let out_text = out.to_str().unwrap();
+    for attempt in 1..=2 {
+        let run = stall_run(
+            pid,
+            &runs.path().join(format!("stall-{attempt}")),
+            rate,
+            measured_s,
+        );
+        if let Some(disturbance) = &run.disturbed {
+            eprintln!("attempt {attempt} disturbed: {disturbance}");
+            assert!(
+                attempt < 2,
+                "the machine was too loaded to test the formula twice: {disturbance}"
+            );
+            continue;
+        }
+        let writes = op(&run.summary, "write");
+        assert_eq!(
+            writes["requests"].as_u64().unwrap(),
+            (rate * measured_s) as u64,
+            "nothing skipped"
+        );
+        let t = measured_s;
+        let s = run.stall_s;
+        let got = |q: &str| writes["response_time"][q].as_f64().unwrap() / 1e3;
+        let (p99, p999, max) = (got("p99_ms"), got("p999_ms"), got("max_ms"));
+        // The server is stalled from the SIGSTOP until it answers again, which takes it a
+        // little longer than the SIGCONT (about 0.1 s when a collection or the backlog
+        // follows): the longest response is that effective stall, and the formula takes it as S.
+        let effective = max;
+        let (e99, e999) = (effective - 0.01 * t, effective - 0.001 * t);
+        eprintln!("stall {s:.3} s (effective {effective:.3} s): p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3})");
+        assert!(
+            (p99 - e99).abs() < 0.05 * e99,
+            "p99 {p99:.3} s, formula {e99:.3} s"
+        );
+        assert!(
+            (p999 - e999).abs() < 0.05 * e999,
+            "p99.9 {p999:.3} s, formula {e999:.3} s"
+        );
+        // The node's resume after SIGCONT is the server's, not the client's: measured 87 and
+        // 110 ms in CI. The longest response is the freeze plus at most a quarter second of it.
+        assert!(
+            max >= s - 0.01 && max - s < 0.25,
+            "max {max:.3} s, stall {s:.3} s"
+        );
+        // At this rate every request was sent on time (no in-flight limit reached), so
+        // service time sees the freeze as well, and never exceeds response time.
+        let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
+        assert!(service("p99_ms") <= p99 && service("max_ms") <= max);
+        return;
+    }
+}
+
+/// One run of the stall test: its summary, the freeze's length, and what disturbed it if
+/// anything besides the freeze stalled the client or the node.
+struct StallRun {
+    summary: serde_json::Value,
+    stall_s: f64,
+    disturbed: Option<String>,
+}
+
+/// Runs keyvalue at `rate` for a 5 s warmup and `measured_s`, freezing the node 10 s in.
+fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> StallRun {
+    let (rate_text, duration_text) = (rate.to_string(), format!("{measured_s}s"));
     let (mut child, lines) = spawn_run(&[
         "keyvalue",
         "--rate",
         &rate_text,
         "--warmup",
-        &warmup_text,
+        "5s",
         "--duration",
         &duration_text,
         "--out",
-        out_text,
+        out.to_str().unwrap(),
     ]);
     let run_started = Instant::now();
     // Freeze the node 10 s in: 5 s into the measured part.
@@ -339,50 +415,44 @@ fn stall_test_a_frozen_node_shows_in_full() {
     std::thread::sleep(Duration::from_secs(2));
     headroom::cluster::process::signal(pid, Signal::SIGCONT).unwrap();
     let stall_s = frozen.elapsed().as_secs_f64();
-    eprintln!(
-        "froze the node at {:.2} s for {stall_s:.3} s",
-        run_started.elapsed().as_secs_f64() - stall_s
-    );
+    let frozen_at_s = frozen.duration_since(run_started).as_secs_f64();
+    eprintln!("froze the node at {frozen_at_s:.2} s for {stall_s:.3} s");
     for line in lines {
         eprintln!("{}", line.unwrap());
     }
     assert!(child.wait().unwrap().success());
 
     let summary = read_json(&out.join("summary.json"));
-    let writes = op(&summary, "write");
-    assert_eq!(
-        writes["requests"].as_u64().unwrap(),
-        (rate * measured_s) as u64,
-        "nothing skipped"
-    );
-    let t = measured_s;
-    let s = stall_s;
-    let got = |q: &str| writes["response_time"][q].as_f64().unwrap() / 1e3;
-    let (p99, p999, max) = (got("p99_ms"), got("p999_ms"), got("max_ms"));
-    // The server is stalled from the SIGSTOP until it answers again, which takes it a little
-    // longer than the SIGCONT (about 0.1 s when a collection or the backlog follows): the
-    // longest response is that effective stall, and the formula takes it as S.
-    let effective = max;
-    let (e99, e999) = (effective - 0.01 * t, effective - 0.001 * t);
-    eprintln!("stall {s:.3} s (effective {effective:.3} s): p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3})");
-    assert!(
-        (p99 - e99).abs() < 0.05 * e99,
-        "p99 {p99:.3} s, formula {e99:.3} s"
-    );
-    assert!(
-        (p999 - e999).abs() < 0.05 * e999,
-        "p99.9 {p999:.3} s, formula {e999:.3} s"
-    );
-    // The node's resume after SIGCONT is the server's, not the client's: measured 87 and
-    // 110 ms in CI. The longest response is the freeze plus at most a quarter second of it.
-    assert!(
-        max >= s - 0.01 && max - s < 0.25,
-        "max {max:.3} s, stall {s:.3} s"
-    );
-    // At this rate every request was sent on time (no in-flight limit reached), so service
-    // time sees the freeze as well, and never exceeds response time.
-    let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
-    assert!(service("p99_ms") <= p99 && service("max_ms") <= max);
+    let hiccup_ms = summary["client"]["hiccup_max_ms"].as_f64().unwrap();
+    // Measured intervals wholly before the freeze or starting a second after it ends see no
+    // stall unless something else stalled.
+    let csv = std::fs::read_to_string(out.join("intervals.csv")).unwrap();
+    let elsewhere_ms = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[2] == "measure")
+        .filter(|f| {
+            let start: f64 = f[0].parse().unwrap();
+            let end = start + f[1].parse::<f64>().unwrap();
+            end <= frozen_at_s - 0.5 || start >= frozen_at_s + stall_s + 1.0
+        })
+        .map(|f| f[12].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    let disturbed = if hiccup_ms > 100.0 {
+        Some(format!("the client stalled for {hiccup_ms:.0} ms"))
+    } else if elsewhere_ms > 250.0 {
+        Some(format!(
+            "a response took {elsewhere_ms:.0} ms away from the freeze"
+        ))
+    } else {
+        None
+    };
+    StallRun {
+        summary,
+        stall_s,
+        disturbed,
+    }
 }
 
 /// A cluster that requires a password: one line naming the flags to give, exit code 2.
