@@ -1362,12 +1362,23 @@ impl RunFiles {
         let mut parts = Vec::new();
         let mut warmup = false;
         for (i, name) in self.op_names.iter().enumerate() {
-            let mut stats = interval.ops[i][Phase::Measure.index()].clone();
-            let w = &interval.ops[i][Phase::Warmup.index()];
-            if w.total() > 0 {
-                warmup = true;
-                stats.add(w);
-            }
+            // Both phases' answers in one line; a copy only in the interval where they meet.
+            let (m, w) = (
+                &interval.ops[i][Phase::Measure.index()],
+                &interval.ops[i][Phase::Warmup.index()],
+            );
+            warmup |= w.total() > 0;
+            let merged;
+            let stats = match (m.total(), w.total()) {
+                (_, 0) => m,
+                (0, _) => w,
+                _ => {
+                    let mut both = m.clone();
+                    both.add(w);
+                    merged = both;
+                    &merged
+                }
+            };
             total += stats.total();
             errors += stats.error_count();
             if stats.total() == 0 {

@@ -11,4 +11,6 @@ pub mod server_tables;
 pub mod stats;
 
 pub use errors::ErrorClass;
-pub use stats::{new_histogram, percentile_rank, value_at_percentile, OpStats, Phase};
+pub use stats::{
+    new_histogram, percentile_rank, percentiles_and_mean, value_at_percentile, OpStats, Phase,
+};

@@ -31,7 +31,7 @@ use crate::compare::CompareOptions;
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
 use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
-use crate::metrics::{new_histogram, value_at_percentile};
+use crate::metrics::{new_histogram, percentiles_and_mean};
 use crate::report::summary::RunSummary;
 use crate::sweep::{SweepFile, SWEEP_FILE};
 
@@ -123,14 +123,15 @@ impl Percentiles {
         if h.is_empty() {
             return None;
         }
-        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
+        let ([p50, p99, p999, p9999], _) = percentiles_and_mean(h, [50.0, 99.0, 99.9, 99.99]);
+        let ms = |v: u64| v as f64 / 1e6;
         Some(Percentiles {
             count: h.len(),
-            p50_ms: ms(50.0),
-            p99_ms: ms(99.0),
-            p999_ms: ms(99.9),
-            p9999_ms: ms(99.99),
-            max_ms: h.max() as f64 / 1e6,
+            p50_ms: ms(p50),
+            p99_ms: ms(p99),
+            p999_ms: ms(p999),
+            p9999_ms: ms(p9999),
+            max_ms: ms(h.max()),
         })
     }
 }

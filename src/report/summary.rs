@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{LoadMode, StopReason};
-use crate::metrics::{value_at_percentile, OpStats};
+use crate::metrics::{percentiles_and_mean, OpStats};
 
 /// Latency percentiles of one histogram, in milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,26 +31,17 @@ pub struct Latency {
 impl Latency {
     /// Percentiles of a histogram of nanoseconds.
     pub fn of(h: &Histogram<u64>) -> Latency {
-        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
-        if h.is_empty() {
-            return Latency {
-                mean_ms: 0.0,
-                p50_ms: 0.0,
-                p95_ms: 0.0,
-                p99_ms: 0.0,
-                p999_ms: 0.0,
-                p9999_ms: 0.0,
-                max_ms: 0.0,
-            };
-        }
+        let ([p50, p95, p99, p999, p9999], mean) =
+            percentiles_and_mean(h, [50.0, 95.0, 99.0, 99.9, 99.99]);
+        let ms = |v: u64| v as f64 / 1e6;
         Latency {
-            mean_ms: h.mean() / 1e6,
-            p50_ms: ms(50.0),
-            p95_ms: ms(95.0),
-            p99_ms: ms(99.0),
-            p999_ms: ms(99.9),
-            p9999_ms: ms(99.99),
-            max_ms: h.max() as f64 / 1e6,
+            mean_ms: mean / 1e6,
+            p50_ms: ms(p50),
+            p95_ms: ms(p95),
+            p99_ms: ms(p99),
+            p999_ms: ms(p999),
+            p9999_ms: ms(p9999),
+            max_ms: ms(if h.is_empty() { 0 } else { h.max() }),
         }
     }
 }

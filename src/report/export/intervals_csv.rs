@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::engine::Interval;
-use crate::metrics::{value_at_percentile, OpStats, Phase};
+use crate::metrics::{percentiles_and_mean, OpStats, Phase};
 use crate::sla::{WindowStats, WindowVerdict};
 
 /// The header row.
@@ -98,7 +98,8 @@ impl IntervalsCsv {
         sla: &str,
     ) -> anyhow::Result<()> {
         let h = &stats.response_ns;
-        let ms = |p: f64| value_at_percentile(h, p) as f64 / 1e6;
+        let (values, _) = percentiles_and_mean(h, [50.0, 90.0, 99.0, 99.9, 99.99]);
+        let [p50, p90, p99, p999, p9999] = values.map(|v| v as f64 / 1e6);
         let length_s = length_ns as f64 / 1e9;
         let sla = if sla.is_empty() { "," } else { sla };
         writeln!(
@@ -109,11 +110,11 @@ impl IntervalsCsv {
             stats.total(),
             stats.error_count(),
             stats.total() as f64 / length_s.max(1e-9),
-            ms(50.0),
-            ms(90.0),
-            ms(99.0),
-            ms(99.9),
-            ms(99.99),
+            p50,
+            p90,
+            p99,
+            p999,
+            p9999,
             if h.is_empty() {
                 0.0
             } else {
