@@ -1240,11 +1240,12 @@ impl RunFiles {
         };
         let end_ns = interval.start_ns + interval.length_ns;
         if end_ns > self.warmup_ns {
-            let measured: Vec<metrics::OpStats> = interval
-                .ops
-                .iter()
-                .map(|phases| phases[Phase::Measure.index()].clone())
-                .collect();
+            let measured = || {
+                interval
+                    .ops
+                    .iter()
+                    .map(|phases| &phases[Phase::Measure.index()])
+            };
             let start = interval.start_ns.saturating_sub(self.warmup_ns);
             let length = end_ns - self.warmup_ns.max(interval.start_ns);
             match judge.measured_ns {
@@ -1253,20 +1254,20 @@ impl RunFiles {
                 // own.
                 Some(measured_ns) if start >= measured_ns => match &mut judge.last {
                     Some(last) => {
-                        for ((_, into), from) in last.ops.iter_mut().zip(&measured) {
+                        for ((_, into), from) in last.ops.iter_mut().zip(measured()) {
                             into.add(from);
                         }
                     }
                     None => {
                         // The last window is a partial one, still open: add without time.
                         let inside = measured_ns.saturating_sub(1);
-                        if let Some(window) = judge.windows.push(inside, 0, &measured) {
+                        if let Some(window) = judge.windows.push(inside, 0, measured()) {
                             self.judge(&mut judge, &window);
                         }
                     }
                 },
                 measured_ns => {
-                    if let Some(window) = judge.windows.push(start, length, &measured) {
+                    if let Some(window) = judge.windows.push(start, length, measured()) {
                         let is_last =
                             measured_ns.is_some_and(|m| window.start_ns + window.length_ns >= m);
                         if is_last {

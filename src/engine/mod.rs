@@ -618,9 +618,15 @@ impl Collector {
                 complete,
             } => {
                 let slot = self.slot(index);
-                for (into, from) in slot.ops.iter_mut().zip(&ops) {
-                    into[0].add(&from[0]);
-                    into[1].add(&from[1]);
+                if slot.ops.iter().flatten().all(|s| s.total() == 0) {
+                    // The interval's first part (the only one with one worker): taken as it
+                    // is rather than added into empty histograms.
+                    slot.ops = ops;
+                } else {
+                    for (into, from) in slot.ops.iter_mut().zip(&ops) {
+                        into[0].add(&from[0]);
+                        into[1].add(&from[1]);
+                    }
                 }
                 if complete {
                     self.marks.insert(worker, index + 1);

@@ -322,13 +322,12 @@ impl WindowAccumulator {
 
     /// Adds one interval: its start, ns since the start of the measured period, its length,
     /// and the statistics of each op type. Returns the window this interval completes.
-    pub fn push(
+    pub fn push<'a>(
         &mut self,
         interval_start_ns: u64,
         interval_length_ns: u64,
-        per_op: &[OpStats],
+        per_op: impl IntoIterator<Item = &'a OpStats>,
     ) -> Option<WindowStats> {
-        debug_assert_eq!(per_op.len(), self.op_names.len(), "one OpStats per op type");
         let index = interval_start_ns / self.window_ns;
         let ended = self.open.take_if(|w| w.index != index);
         let n_ops = self.op_names.len();
@@ -338,9 +337,12 @@ impl WindowAccumulator {
             ops: vec![OpStats::default(); n_ops],
         });
         open.covered_ns += interval_length_ns;
+        let mut given = 0;
         for (into, from) in open.ops.iter_mut().zip(per_op) {
             into.add(from);
+            given += 1;
         }
+        debug_assert_eq!(given, n_ops, "one OpStats per op type");
         if let Some(ended) = ended {
             // Out of order: the open window ended early; this interval's window stays open.
             return self.partial(ended);
