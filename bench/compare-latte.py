@@ -24,23 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-HEADROOM = ROOT / "target" / "release" / "headroom"
-CLUSTER = ROOT / "target" / "bench-cluster"
-LATTE_WORKLOAD = ROOT / "bench" / "latte-keyvalue.rn"
-
-
-def sh(*args, **kw):
-    return subprocess.run([str(a) for a in args], check=True, **kw)
-
-
-def find_latte():
-    for candidate in (os.environ.get("LATTE"), shutil.which("latte"), ROOT / "target" / "bench-tools" / "bin" / "latte"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    print("Installing latte-cli 0.29.0 into target/bench-tools (once)...", flush=True)
-    sh("cargo", "install", "latte-cli", "--version", "0.29.0", "--locked", "--root", ROOT / "target" / "bench-tools")
-    return ROOT / "target" / "bench-tools" / "bin" / "latte"
+from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, find_latte, sh
 
 
 def timed(cmd, rss_samples=None, cwd=None):

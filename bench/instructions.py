@@ -24,21 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-HEADROOM = ROOT / "target" / "release" / "headroom"
-CLUSTER = ROOT / "target" / "bench-cluster"
-LATTE_WORKLOAD = ROOT / "bench" / "latte-keyvalue.rn"
-
-
-def sh(*args, **kw):
-    return subprocess.run([str(a) for a in args], check=True, **kw)
-
-
-def find_latte():
-    for candidate in (shutil.which("latte"), ROOT / "target" / "bench-tools" / "bin" / "latte"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    sys.exit("latte not found: run bench/compare-latte.py once, or put latte 0.29 on PATH")
+from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, find_latte, sh
 
 
 def callgrind(cmd, out_file, cwd=None):
