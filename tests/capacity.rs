@@ -10,10 +10,8 @@ use crate::support::{self, headroom, read_json, stderr, stdout};
 
 /// The rows of a run's intervals.csv that are judged SLA windows, as fields.
 fn window_rows(run_dir: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(run_dir.join("intervals.csv"))
-        .unwrap()
-        .lines()
-        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+    support::interval_rows(run_dir)
+        .into_iter()
         .filter(|f| f[2] == "window")
         .collect()
 }

@@ -107,11 +107,9 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     assert_eq!(config["mode"]["rate_per_s"], 500.0);
 
     // intervals.csv and the histogram log agree with the summary.
-    let csv = std::fs::read_to_string(out.join("intervals.csv")).unwrap();
-    let measured_writes: u64 = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
+    let rows = support::interval_rows(&out);
+    let measured_writes: u64 = rows
+        .iter()
         .filter(|f| f[2] == "measure" && f[3] == "write")
         .map(|f| f[4].parse::<u64>().unwrap())
         .sum();
@@ -121,10 +119,8 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     // keeps up. Requests still in flight as the schedule ends are the only shortfall allowed,
     // and those are at most the ones sent in the last second's longest response time (a
     // node that stalls at the end, as a loaded machine makes it, answers them later).
-    let late_s = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
+    let late_s = rows
+        .iter()
         .filter(|f| f[2] == "measure" && f[3] != "all" && f[0].parse::<f64>().unwrap() >= 7.0)
         .map(|f| f[12].parse::<f64>().unwrap() / 1e3)
         .fold(0.0, f64::max);
@@ -141,14 +137,10 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     assert_eq!(sla["spec"], "p99.9<5s, errors<1%, window=2s");
     assert_eq!(sla["verdict"]["pass"], true, "{sla}");
     assert_eq!(sla["verdict"]["windows"], 3, "{sla}");
-    let windows: Vec<Vec<&str>> = csv
-        .lines()
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .filter(|f| f[2] == "window")
-        .collect();
-    assert_eq!(windows.len(), 3, "{csv}");
+    let windows: Vec<&Vec<String>> = rows.iter().filter(|f| f[2] == "window").collect();
+    assert_eq!(windows.len(), 3, "{rows:?}");
     assert_eq!(
-        windows.iter().map(|w| w[0]).collect::<Vec<_>>(),
+        windows.iter().map(|w| w[0].as_str()).collect::<Vec<_>>(),
         ["2.000", "4.000", "6.000"],
         "windows start at the end of the warmup"
     );
@@ -426,11 +418,8 @@ fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> Sta
     let hiccup_ms = summary["client"]["hiccup_max_ms"].as_f64().unwrap();
     // Measured intervals wholly before the freeze or starting a second after it ends see no
     // stall unless something else stalled.
-    let csv = std::fs::read_to_string(out.join("intervals.csv")).unwrap();
-    let elsewhere_ms = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
+    let elsewhere_ms = support::interval_rows(out)
+        .iter()
         .filter(|f| f[2] == "measure")
         .filter(|f| {
             let start: f64 = f[0].parse().unwrap();

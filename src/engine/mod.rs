@@ -597,12 +597,13 @@ impl Collector {
     }
 
     fn slot(&mut self, index: u64) -> &mut Interval {
-        let (n_ops, interval_ns) = (self.n_ops, self.interval_ns);
+        let interval_ns = self.interval_ns;
         self.pending.entry(index).or_insert_with(|| Interval {
             index,
             start_ns: index * interval_ns,
             length_ns: interval_ns,
-            ops: empty_ops(n_ops),
+            // Filled by the first worker's part, or with empty statistics when released.
+            ops: Vec::new(),
             hiccups: None,
             backlog: 0,
         })
@@ -618,7 +619,7 @@ impl Collector {
                 complete,
             } => {
                 let slot = self.slot(index);
-                if slot.ops.iter().flatten().all(|s| s.total() == 0) {
+                if slot.ops.is_empty() {
                     // The interval's first part (the only one with one worker): taken as it
                     // is rather than added into empty histograms.
                     slot.ops = ops;
@@ -674,6 +675,10 @@ impl Collector {
                 break;
             }
             let mut interval = self.pending.pop_first().expect("checked above").1;
+            if interval.ops.is_empty() {
+                // Only hiccups came for it.
+                interval.ops = empty_ops(self.n_ops);
+            }
             if all_done && self.pending.is_empty() {
                 // The last interval ends with the run.
                 interval.length_ns = self

@@ -93,6 +93,16 @@ pub fn headroom(args: &[&str]) -> Output {
     headroom_with_env(args, &[])
 }
 
+/// The rows of a run's intervals.csv after its header, as fields.
+pub fn interval_rows(run_dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(run_dir.join("intervals.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
 /// `headroom run ARGS` against the test's local cluster in `cluster_dir` (its nodes as
 /// --hosts, the cluster for server pauses and nodetool), writing into `out`.
 pub fn run_against(cluster_dir: &Path, out: &Path, args: &[&str]) -> Output {
