@@ -386,6 +386,10 @@ struct WorkerContext<W, C: Clock> {
     tx: mpsc::UnboundedSender<Message>,
 }
 
+/// At most this many requests are sent in one turn of a worker's loop, so that answers
+/// waiting to be recorded (and so their response times) are not held up by a long backlog.
+const MAX_BURST: usize = 32;
+
 /// One request's life.
 struct Completion {
     op: usize,
@@ -437,10 +441,8 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 exhausted = pending.is_none()
                     && (matches!(source, Source::Open(_)) || in_flight.len() < self.limit);
                 due = match (&mut source, pending) {
-                    (Source::Open(schedule), Some(t))
-                        if self.send_resolution_ns > 0 && t.intended_ns > self.clock.now_ns() =>
-                    {
-                        schedule.last_within(t.intended_ns, self.send_resolution_ns)
+                    (Source::Open(schedule), Some(t)) => {
+                        self.wake_for(schedule, t, || self.clock.now_ns())
                     }
                     (_, Some(t)) => t.intended_ns,
                     (_, None) => 0,
@@ -462,6 +464,27 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 _ = timer.sleep_until_ns(due), if pending.is_some() && in_flight.len() < self.limit => {
                     let ticket = pending.take().expect("checked by the guard");
                     in_flight.push(self.send(ticket));
+                    // The other requests due by now join it: the burst takes one wake-up,
+                    // one look at the clock and one poll of the new requests, not one each.
+                    if let Source::Open(schedule) = &mut source {
+                        let by = due.max(self.clock.now_ns());
+                        for _ in 1..MAX_BURST {
+                            if in_flight.len() >= self.limit {
+                                break;
+                            }
+                            match schedule.next_ticket() {
+                                Some(t) if t.intended_ns <= by => in_flight.push(self.send(t)),
+                                next => {
+                                    pending = next;
+                                    exhausted = next.is_none();
+                                    if let Some(t) = next {
+                                        due = self.wake_for(schedule, t, || by);
+                                    }
+                                    break;
+                                }
+                            }
+                        }
+                    }
                 }
                 _ = tick.tick() => {
                     let now = self.clock.now_ns();
@@ -487,6 +510,22 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             end_ns,
             answered_in_period,
         });
+    }
+
+    /// When to wake for `ticket`: its intended start, or, when that is still ahead and
+    /// requests within the send resolution follow it, the intended start of the last of
+    /// them, so that they leave together.
+    fn wake_for(
+        &self,
+        schedule: &mut WorkerSchedule,
+        ticket: Ticket,
+        now: impl FnOnce() -> u64,
+    ) -> u64 {
+        if self.send_resolution_ns > 0 && ticket.intended_ns > now() {
+            schedule.last_within(ticket.intended_ns, self.send_resolution_ns)
+        } else {
+            ticket.intended_ns
+        }
     }
 
     /// Hands every interval before `index` to the collector.

@@ -310,6 +310,48 @@ async fn requests_leave_on_schedule() {
     assert_eq!(out.sent, 6_000);
 }
 
+/// With a send resolution, the requests due within it leave together when the last of them
+/// is due, in one turn of the worker: at 1000/s and 2 ms they leave in threes, having waited
+/// 2, 1 and 0 ms. The wait is part of each response time.
+#[tokio::test(start_paused = true)]
+async fn requests_within_the_send_resolution_leave_together() {
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated::writes_only(clock, None));
+    let mut config = config(open(1000.0, 1000), 3);
+    config.workers = 1;
+    config.send_resolution = Duration::from_millis(2);
+    let out = run(
+        workload,
+        clock,
+        &config,
+        Arc::new(Progress::default()),
+        &mut Kept::default(),
+    )
+    .await;
+    assert_eq!(out.sent, 3_000);
+    let writes = &out.totals[0][Phase::Measure.index()];
+    assert_eq!(writes.ok, 3_000);
+    let ms = 1_000_000;
+    let waited = |from: u64, to: u64| writes.wait_ns.count_between(from, to);
+    let (none, one, two) = (
+        waited(0, 1),
+        waited(ms - 1000, ms + 1000),
+        waited(2 * ms - 2000, 2 * ms + 2000),
+    );
+    assert_eq!(none + one + two, 3_000, "every wait is 0, 1 or 2 ms");
+    for (count, what) in [(none, "0 ms"), (one, "1 ms"), (two, "2 ms")] {
+        assert!(
+            (999..=1001).contains(&count),
+            "{count} requests waited {what}"
+        );
+    }
+    assert!(
+        writes.response_ns.max() >= 3 * ms,
+        "2 ms of wait and 1 ms of service"
+    );
+    assert!(writes.service_ns.max() < ms + ms / 100);
+}
+
 /// When every request fails for ALL_FAILING_LIMIT, the run stops by itself and says why;
 /// the failures are counted by class with an example message.
 #[tokio::test(start_paused = true)]
