@@ -6,6 +6,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc rather than glibc's allocator: the driver allocates and grows buffers for every
+/// request, and glibc's realloc and large-block path cost some 4% of the client's CPU per
+/// request (docs/PERFORMANCE.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = headroom::cli::Cli::parse();
     match headroom::run(cli) {
