@@ -87,6 +87,10 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
         .known_nodes(&config.hosts)
         .connection_timeout(CONNECT_TIMEOUT)
         .default_execution_profile_handle(profile.into_handle())
+        // The engine hands a burst's requests to the driver in one go, so the connection's
+        // writer finds them all queued; the driver's coalescing would only add a yield (and
+        // its delay) before every write.
+        .write_coalescing(false)
         .pool_size(PoolSize::PerHost(
             config.connections.max(1).try_into().expect("at least one"),
         ));
