@@ -727,7 +727,20 @@ pub fn read_hlog(
         latency: Histogram<u64>,
         hiccup: Histogram<u64>,
     }
+    fn summarize(slot: Slot) -> IntervalLatency {
+        IntervalLatency {
+            start_s: slot.start_s,
+            length_s: slot.length_s,
+            latency: Percentiles::of(&slot.latency),
+            hiccup: Percentiles::of(&slot.hiccup),
+        }
+    }
+    // The log holds each interval's tags together, in time order: an interval is summed up
+    // and its histograms dropped once two later ones have begun, so that reading a long
+    // run's log holds a few histograms, not all of them. (The margin of two keeps an entry
+    // that comes a little out of order in its interval.)
     let mut slots: BTreeMap<u64, Slot> = BTreeMap::new();
+    let mut timeline: Vec<IntervalLatency> = Vec::new();
     let mut whole = new_histogram();
     let mut unaddable = 0;
     let keep = |tag: &str| {
@@ -757,21 +770,19 @@ pub fn read_hlog(
         if is_measured_response_tag(interval.tag) && whole.add(&interval.histogram).is_err() {
             unaddable += 1;
         }
+        while slots.len() > 2 {
+            let (_, slot) = slots.pop_first().expect("more than two");
+            timeline.push(summarize(slot));
+        }
     });
     if unaddable > 0 {
         notes.push(format!(
             "histograms.hlog: {unaddable} histogram(s) could not be added up and were left out."
         ));
     }
-    let timeline = slots
-        .into_values()
-        .map(|slot| IntervalLatency {
-            start_s: slot.start_s,
-            length_s: slot.length_s,
-            latency: Percentiles::of(&slot.latency),
-            hiccup: Percentiles::of(&slot.hiccup),
-        })
-        .collect();
+    timeline.extend(slots.into_values().map(summarize));
+    // An entry later than the margin would have started its interval anew, out of order.
+    timeline.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     (timeline, Percentiles::of(&whole))
 }
 
@@ -857,6 +868,46 @@ pub(crate) mod tests {
     use super::*;
 
     /// The first 10 s of a real run: 5 s of warmup, one 5 s SLA window, writes and reads.
+    /// A long log is read one interval at a time (only the last few are held as
+    /// histograms), and gives every interval in order, an entry that comes a little late
+    /// still counted in its own interval.
+    #[test]
+    fn a_histogram_log_is_read_interval_by_interval() {
+        use crate::report::export::hlog::HlogWriter;
+        use std::time::{Duration, UNIX_EPOCH};
+        let mut log = HlogWriter::new(Vec::new(), UNIX_EPOCH).unwrap();
+        let second = Duration::from_secs(1);
+        let with = |n: u64| {
+            let mut h = new_histogram();
+            h.record_n(1_000_000, n).unwrap();
+            h
+        };
+        for i in 0..200u64 {
+            let at = second * i as u32;
+            log.write_interval(Some("write.rt"), at, second, &with(i + 1))
+                .unwrap();
+            log.write_interval(Some(HICCUP_TAG), at, second, &with(1))
+                .unwrap();
+            if i == 101 {
+                // Interval 100's reads, written after interval 101 began.
+                log.write_interval(Some("read.rt"), second * 100, second, &with(1000))
+                    .unwrap();
+            }
+        }
+        let bytes = log.into_inner().unwrap();
+        let mut notes = Vec::new();
+        let (timeline, whole) = read_hlog(&bytes, &mut notes);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(timeline.len(), 200);
+        for (i, interval) in timeline.iter().enumerate() {
+            assert_eq!(interval.start_s, i as f64);
+            let expected = i as u64 + 1 + if i == 100 { 1000 } else { 0 };
+            assert_eq!(interval.latency.unwrap().count, expected, "interval {i}");
+            assert_eq!(interval.hiccup.unwrap().count, 1);
+        }
+        assert_eq!(whole.unwrap().count, (1..=200).sum::<u64>() + 1000);
+    }
+
     pub(crate) fn run_fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/run")
     }
