@@ -599,8 +599,9 @@ pub struct ClientArgs {
     #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub interval: Duration,
 
-    /// Client-side timeout of one request; a request that takes longer counts as a timeout
-    /// error.
+    /// Client-side timeout of one request, from its send (a compound operation's steps
+    /// together); a request that takes longer counts as a timeout error. Set-up statements
+    /// (schema, reads of the server's tables) have the same limit.
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub timeout: Duration,
 

@@ -1,6 +1,7 @@
 //! The CQL session a run sends its load through: prepared statements, token-aware routing,
 //! a client-side request timeout, and no retries (a retried request hides latency; a failed
-//! request is data).
+//! request is data). The load's own statements ([`for_the_engine`]) leave the timeout to the
+//! engine, which keeps one timer for all its requests instead of one per request.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::client::PoolSize;
 use scylla::policies::retry::FallthroughRetryPolicy;
+use scylla::statement::prepared::PreparedStatement;
 
 /// How long connecting may take before the contact points count as unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -75,6 +77,21 @@ pub struct ClientConfig {
     pub connections: usize,
     /// User name and password.
     pub credentials: Option<(String, String)>,
+}
+
+/// Readies a workload's statement for the engine: no retries (a retried request hides
+/// latency; a failed one is data), and no driver timeout, since the engine times each
+/// request out itself (`EngineConfig::request_timeout`). Statements sent any other way keep
+/// the session's timeout.
+pub fn for_the_engine(session: &Session, statement: &mut PreparedStatement) {
+    statement.set_is_idempotent(false);
+    let untimed = session
+        .get_default_execution_profile_handle()
+        .pointee_to_builder()
+        .request_timeout(None)
+        .build()
+        .into_handle();
+    statement.set_execution_profile_handle(Some(untimed));
 }
 
 /// Opens a session; fails within [`CONNECT_TIMEOUT`] when no contact point answers.

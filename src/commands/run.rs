@@ -625,6 +625,7 @@ pub async fn execute_with(
         seed: config.workload.seed,
         hiccups: true,
         send_resolution: Duration::from_secs_f64(config.send_resolution_s),
+        request_timeout: Some(Duration::from_secs_f64(config.request_timeout_s)),
     };
     let mut server_tables = TablesRecording::begin(
         session,
@@ -887,6 +888,7 @@ async fn populate_rows(
         seed: config.workload.seed,
         hiccups: false,
         send_resolution: Duration::ZERO,
+        request_timeout: Some(Duration::from_secs_f64(config.request_timeout_s)),
     };
     struct Quiet(u64);
     impl IntervalSink for Quiet {

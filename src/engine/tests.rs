@@ -113,6 +113,7 @@ fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
         seed: 1,
         hiccups: false,
         send_resolution: Duration::ZERO,
+        request_timeout: None,
     }
 }
 
@@ -502,4 +503,61 @@ async fn the_achieved_rate_counts_answers_within_the_scheduled_period() {
     // A closed loop has no scheduled period.
     let (out, _) = simulate(LoadMode::Closed { concurrency: 4 }, 2, 1, None).await;
     assert!(out.measured_period.is_none());
+}
+
+/// A 6 s freeze with a 1 s request timeout: every request sent from the freeze's start until
+/// 1 s before its end times out exactly 1 s after its send, in the interval where that
+/// falls; the others are answered, none later than the timeout.
+#[tokio::test(start_paused = true)]
+async fn requests_without_an_answer_time_out_at_their_deadline() {
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated {
+        stall: Some((2_000_000_000, 8_000_000_000)),
+        ..Simulated::writes_only(clock, None)
+    });
+    let mut config = config(open(100.0, 10_000), 10);
+    config.workers = 1;
+    config.request_timeout = Some(Duration::from_secs(1));
+    let mut kept = Kept::default();
+    let out = run(
+        workload,
+        clock,
+        &config,
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
+    let all = measured(&out);
+    // Sent at 2.00, 2.01, ..., 7.00 s: 501 requests; the one sent at 7.00 would be answered
+    // at 8.001 s, after its deadline.
+    assert_eq!(
+        all.errors.get(&ErrorClass::Timeout),
+        Some(&501),
+        "{:?}",
+        all.errors
+    );
+    assert_eq!(all.ok, 1000 - 501);
+    assert!(
+        all.response_ns.max() <= 1_000_000_000,
+        "{}",
+        all.response_ns.max()
+    );
+    let timeouts: Vec<u64> = kept
+        .0
+        .iter()
+        .map(|i| {
+            i.ops[0][Phase::Measure.index()]
+                .errors
+                .get(&ErrorClass::Timeout)
+                .copied()
+                .unwrap_or(0)
+        })
+        .collect();
+    assert_eq!(
+        timeouts[..9],
+        [0, 0, 0, 100, 100, 100, 100, 100, 1],
+        "{timeouts:?}"
+    );
+    let example = &out.totals[0][Phase::Measure.index()].error_examples[&ErrorClass::Timeout];
+    assert!(example.contains("--timeout"), "{example}");
 }

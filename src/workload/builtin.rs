@@ -272,8 +272,8 @@ impl Builtin {
                 .await
                 .map_err(WorkloadError::cql("preparing a statement", &cql))?;
             statement.set_consistency(consistency);
-            // A retried request hides latency; a failed one is data.
-            statement.set_is_idempotent(false);
+            // No retries and no driver timeout: the engine times its requests out.
+            crate::client::for_the_engine(&session, &mut statement);
             prepared.push(statement);
         }
         let statements: [PreparedStatement; 3] = prepared.try_into().expect("three statements");

@@ -355,8 +355,8 @@ impl Declarative {
                 None => default_consistency,
             };
             statement.set_consistency(consistency);
-            // A retried request hides latency; a failed one is data.
-            statement.set_is_idempotent(false);
+            // No retries and no driver timeout: the engine times its requests out.
+            crate::client::for_the_engine(&session, &mut statement);
             for (i, (spec, arg)) in statement
                 .get_variable_col_specs()
                 .iter()

@@ -421,8 +421,8 @@ async fn prepare(
         .await
         .map_err(WorkloadError::cql("preparing a statement", cql))?;
     statement.set_consistency(consistency);
-    // A retried request hides latency; a failed one is data.
-    statement.set_is_idempotent(false);
+    // No retries and no driver timeout: the engine times its requests out.
+    crate::client::for_the_engine(session, &mut statement);
     Ok(statement)
 }
 

@@ -525,8 +525,8 @@ impl Ycsb {
                             reason: e.to_string(),
                         })?;
                 statement.set_consistency(consistency);
-                // A retried request hides latency; a failed one is data.
-                statement.set_is_idempotent(false);
+                // No retries and no driver timeout: the engine times its requests out.
+                crate::client::for_the_engine(&session, &mut statement);
                 Ok::<_, WorkloadError>(statement)
             }
         };
