@@ -110,7 +110,11 @@ fn check_run_pauses(out: &Path, log: &PauseLog) {
     assert_eq!(pauses.measured_from_s, 2.0);
     // The measured part ends with the last answer, which comes after the last request's
     // intended start: 10 s less one request's spacing at 2000/s.
-    assert!(pauses.measured_to_s >= 10.0 - 1.0 / 2000.0, "{}", pauses.measured_to_s);
+    assert!(
+        pauses.measured_to_s >= 10.0 - 1.0 / 2000.0,
+        "{}",
+        pauses.measured_to_s
+    );
 
     // The same pauses, straight from the log: those that began in the measured part.
     let start = humantime::parse_rfc3339(&pauses.run_start).unwrap();

@@ -6,6 +6,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
+use headroom::report::load::{read_hlog, IntervalLatency, Percentiles};
 use nix::sys::signal::Signal;
 
 use crate::support::{self, headroom, op, read_json, stderr, stdout};
@@ -310,10 +311,18 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
 /// S, so p(q) = S − (1 − q)·T: the reported p99, p99.9 and max must match, S being the
 /// effective stall (the freeze until the node answers again, at most 0.25 s longer).
 ///
-/// The formula assumes the freeze is the only stall. On a machine loaded hard enough that the
-/// client itself stops for over 100 ms, or the node stalls for over 250 ms away from the
-/// freeze, the run measures those stalls too (correctly, but not the formula's case): such a
-/// run is reported and repeated once, and the repeat must be undisturbed and pass.
+/// The formula assumes the freeze is the only stall, and this machine is shared: at times
+/// the host takes most of its CPU away (steal), which stalls the client and the node alike.
+/// So every run is held to the formula's lower bounds, which no other stall can lower (a
+/// tool that hides the freeze fails them), and to the two-sided check when nothing else
+/// could have moved p99, p99.9 or max: a stall away from the freeze leaves them as they are
+/// while its responses stay below p99's level (it moves no request above that level), and a
+/// client stall that runs on from the freeze only lengthens the one stall; so a run is
+/// disturbed only by a stall reaching that level, or by a slow resume while the client
+/// stalled or the host took CPU away. A disturbed run is repeated, up to three; if
+/// all three were disturbed while the host took CPU, the two-sided check is reported as not
+/// made. A run disturbed on a quiet host fails the test: then headroom or the node stalled
+/// by itself.
 #[test]
 fn stall_test_a_frozen_node_shows_in_full() {
     let _machine = support::exclusive();
@@ -324,21 +333,14 @@ fn stall_test_a_frozen_node_shows_in_full() {
     let runs = tempfile::tempdir().unwrap();
     let (rate, measured_s) = (250.0, 20.0);
 
-    for attempt in 1..=2 {
+    let mut disturbed = Vec::new();
+    for attempt in 1..=3 {
         let run = stall_run(
             pid,
             &runs.path().join(format!("stall-{attempt}")),
             rate,
             measured_s,
         );
-        if let Some(disturbance) = &run.disturbed {
-            eprintln!("attempt {attempt} disturbed: {disturbance}");
-            assert!(
-                attempt < 2,
-                "the machine was too loaded to test the formula twice: {disturbance}"
-            );
-            continue;
-        }
         let writes = op(&run.summary, "write");
         assert_eq!(
             writes["requests"].as_u64().unwrap(),
@@ -349,12 +351,27 @@ fn stall_test_a_frozen_node_shows_in_full() {
         let s = run.stall_s;
         let got = |q: &str| writes["response_time"][q].as_f64().unwrap() / 1e3;
         let (p99, p999, max) = (got("p99_ms"), got("p999_ms"), got("max_ms"));
+        // The lower bounds hold whatever else stalled: the requests intended during the
+        // freeze cannot be answered before it ends (a request's 4 ms and the histogram's
+        // precision allowed for).
+        let (low99, low999) = (s - 0.01 * t - 0.02, s - 0.001 * t - 0.02);
+        assert!(
+            p99 >= low99 && p999 >= low999 && max >= s - 0.01,
+            "the freeze is hidden: p99 {p99:.3} s (at least {low99:.3}), p99.9 {p999:.3} s \
+             (at least {low999:.3}), max {max:.3} s (at least the freeze, {s:.3})"
+        );
+        let steal = format!("the host took {:.0}% of the CPU", 100.0 * run.steal);
+        if let Some(disturbance) = run.disturbance(max) {
+            eprintln!("attempt {attempt} disturbed: {disturbance} ({steal})");
+            disturbed.push((disturbance, run.steal));
+            continue;
+        }
         // The server is stalled from the SIGSTOP until it answers again, which takes it a
         // little longer than the SIGCONT (about 0.1 s when a collection or the backlog
         // follows): the longest response is that effective stall, and the formula takes it as S.
         let effective = max;
         let (e99, e999) = (effective - 0.01 * t, effective - 0.001 * t);
-        eprintln!("stall {s:.3} s (effective {effective:.3} s): p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3})");
+        eprintln!("stall {s:.3} s (effective {effective:.3} s): p99 {p99:.3} (formula {e99:.3}), p99.9 {p999:.3} ({e999:.3}), max {max:.3} ({s:.3}); {steal}");
         assert!(
             (p99 - e99).abs() < 0.05 * e99,
             "p99 {p99:.3} s, formula {e99:.3} s"
@@ -365,35 +382,120 @@ fn stall_test_a_frozen_node_shows_in_full() {
         );
         // The node's resume after SIGCONT is the server's, not the client's: measured 87 and
         // 110 ms in CI. The longest response is the freeze plus at most a quarter second of it.
-        assert!(
-            max >= s - 0.01 && max - s < 0.25,
-            "max {max:.3} s, stall {s:.3} s"
-        );
+        assert!(max - s < MAX_RESUME_S, "max {max:.3} s, stall {s:.3} s");
         // At this rate every request was sent on time (no in-flight limit reached), so
         // service time sees the freeze as well, and never exceeds response time.
         let service = |q: &str| writes["service_time"][q].as_f64().unwrap() / 1e3;
         assert!(service("p99_ms") <= p99 && service("max_ms") <= max);
         return;
     }
+    let on_a_quiet_host: Vec<_> = disturbed
+        .iter()
+        .filter(|(_, steal)| *steal < STOLEN)
+        .map(|(disturbance, _)| disturbance)
+        .collect();
+    assert!(
+        on_a_quiet_host.is_empty(),
+        "runs were disturbed while the host took (almost) no CPU away: {on_a_quiet_host:?}"
+    );
+    eprintln!(
+        "The two-sided check was not made: all three runs were disturbed while the host took \
+         CPU away (the lower bounds held in each)."
+    );
 }
 
-/// One run of the stall test: its summary, the freeze's length, and what disturbed it if
-/// anything besides the freeze stalled the client or the node.
+/// The longest the node may take to answer again after SIGCONT, beyond the freeze.
+const MAX_RESUME_S: f64 = 0.25;
+
+/// The share of the CPU the host took (steal, /proc/stat) above which a run's disturbance
+/// is put down to the host.
+const STOLEN: f64 = 0.10;
+
+/// One run of the stall test: its summary, the freeze's length and where it fell, and what
+/// else the run saw.
 struct StallRun {
     summary: serde_json::Value,
     stall_s: f64,
-    disturbed: Option<String>,
+    frozen_at_s: f64,
+    measured_s: f64,
+    /// Per interval of histograms.hlog: its responses and the client's hiccups.
+    intervals: Vec<IntervalLatency>,
+    /// The share of the machine's CPU time the host took during the run (steal).
+    steal: f64,
 }
+
+impl StallRun {
+    /// What besides the freeze may have moved p99, p99.9 or the largest response (`max`, s),
+    /// if anything.
+    fn disturbance(&self, max: f64) -> Option<String> {
+        let (s, at) = (self.stall_s, self.frozen_at_s);
+        // Below this level, responses leave p99 and everything above it as they are.
+        let level = 0.5 * (s - 0.01 * self.measured_s);
+        // A client stall beside the freeze that runs on into the resume lengthens the one
+        // stall the formula sees (S is the longest response), harmless unless it makes the
+        // resume look slow; one longer than `level` there may also be a second stall.
+        let mut hiccup_beside: f64 = 0.0;
+        let max_s = |p: &Option<Percentiles>| p.map_or(0.0, |p| p.max_ms / 1e3);
+        for interval in &self.intervals {
+            let (start, end) = (interval.start_s, interval.start_s + interval.length_s);
+            let (response, hiccup) = (max_s(&interval.latency), max_s(&interval.hiccup));
+            let beside = end > at - 0.5 && start < at + s + 1.0;
+            let longest = if beside {
+                hiccup_beside = hiccup_beside.max(hiccup);
+                hiccup
+            } else if end > WARMUP_S + 0.5 {
+                response.max(hiccup)
+            } else {
+                0.0
+            };
+            if longest > level {
+                return Some(format!(
+                    "a stall of {:.0} ms at {start:.0} s reached p99's level",
+                    longest * 1e3
+                ));
+            }
+        }
+        let resume = max - s;
+        if resume >= MAX_RESUME_S && (hiccup_beside > 0.1 || self.steal >= STOLEN) {
+            return Some(format!(
+                "the node answered {:.0} ms after SIGCONT, the client stalling for up to {:.0} ms \
+                 meanwhile",
+                resume * 1e3,
+                hiccup_beside * 1e3
+            ));
+        }
+        None
+    }
+}
+
+/// The machine's CPU time so far and the part the host took (steal), in ticks, from /proc/stat.
+fn cpu_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    (fields[..8].iter().sum(), fields[7])
+}
+
+/// The stall test's warmup, s.
+const WARMUP_S: f64 = 5.0;
 
 /// Runs keyvalue at `rate` for a 5 s warmup and `measured_s`, freezing the node 10 s in.
 fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> StallRun {
     let (rate_text, duration_text) = (rate.to_string(), format!("{measured_s}s"));
+    let ticks_before = cpu_ticks();
     let (mut child, lines) = spawn_run(&[
         "keyvalue",
         "--rate",
         &rate_text,
         "--warmup",
-        "5s",
+        &format!("{WARMUP_S}s"),
         "--duration",
         &duration_text,
         "--out",
@@ -405,42 +507,32 @@ fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> Sta
     headroom::cluster::process::signal(pid, Signal::SIGSTOP).unwrap();
     let frozen = Instant::now();
     std::thread::sleep(Duration::from_secs(2));
-    headroom::cluster::process::signal(pid, Signal::SIGCONT).unwrap();
+    // Timed between the two signals, the freeze can only be longer than this (it began
+    // before `frozen` and ends after the SIGCONT), never shorter, even if this thread is
+    // held up around the signals: the lower bounds rest on that.
     let stall_s = frozen.elapsed().as_secs_f64();
+    headroom::cluster::process::signal(pid, Signal::SIGCONT).unwrap();
     let frozen_at_s = frozen.duration_since(run_started).as_secs_f64();
     eprintln!("froze the node at {frozen_at_s:.2} s for {stall_s:.3} s");
     for line in lines {
         eprintln!("{}", line.unwrap());
     }
     assert!(child.wait().unwrap().success());
+    let ticks_after = cpu_ticks();
+    let steal =
+        (ticks_after.1 - ticks_before.1) as f64 / (ticks_after.0 - ticks_before.0).max(1) as f64;
 
-    let summary = read_json(&out.join("summary.json"));
-    let hiccup_ms = summary["client"]["hiccup_max_ms"].as_f64().unwrap();
-    // Measured intervals wholly before the freeze or starting a second after it ends see no
-    // stall unless something else stalled.
-    let elsewhere_ms = support::interval_rows(out)
-        .iter()
-        .filter(|f| f[2] == "measure")
-        .filter(|f| {
-            let start: f64 = f[0].parse().unwrap();
-            let end = start + f[1].parse::<f64>().unwrap();
-            end <= frozen_at_s - 0.5 || start >= frozen_at_s + stall_s + 1.0
-        })
-        .map(|f| f[12].parse::<f64>().unwrap())
-        .fold(0.0, f64::max);
-    let disturbed = if hiccup_ms > 100.0 {
-        Some(format!("the client stalled for {hiccup_ms:.0} ms"))
-    } else if elsewhere_ms > 250.0 {
-        Some(format!(
-            "a response took {elsewhere_ms:.0} ms away from the freeze"
-        ))
-    } else {
-        None
-    };
+    let mut notes = Vec::new();
+    let hlog = std::fs::read(out.join("histograms.hlog")).unwrap();
+    let (intervals, _) = read_hlog(&hlog, &mut notes);
+    assert!(notes.is_empty(), "{notes:?}");
     StallRun {
-        summary,
+        summary: read_json(&out.join("summary.json")),
         stall_s,
-        disturbed,
+        frozen_at_s,
+        measured_s,
+        intervals,
+        steal,
     }
 }
 

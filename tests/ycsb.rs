@@ -87,7 +87,7 @@ fn workload_f_loads_then_runs_with_read_modify_write_in_parts() {
     );
     assert_eq!(updates, rmw, "the read-modify-writes' updates");
     for op in summary["ops"].as_array().unwrap() {
-        assert_eq!(op["ok"], op["requests"], "no errors: {op}");
+        support::assert_succeeded(op);
         assert!(
             op["response_time"]["p50_ms"].as_f64().unwrap() > 0.0,
             "{op}"

@@ -867,7 +867,6 @@ pub fn parse_hgrm(op: &str, text: &str) -> Option<Spectrum> {
 pub(crate) mod tests {
     use super::*;
 
-    /// The first 10 s of a real run: 5 s of warmup, one 5 s SLA window, writes and reads.
     /// A long log is read one interval at a time (only the last few are held as
     /// histograms), and gives every interval in order, an entry that comes a little late
     /// still counted in its own interval.
@@ -908,6 +907,7 @@ pub(crate) mod tests {
         assert_eq!(whole.unwrap().count, (1..=200).sum::<u64>() + 1000);
     }
 
+    /// The first 10 s of a real run: 5 s of warmup, one 5 s SLA window, writes and reads.
     pub(crate) fn run_fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/run")
     }
