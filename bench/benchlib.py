@@ -16,6 +16,24 @@ def sh(*args, **kw):
     return subprocess.run([str(a) for a in args], check=True, **kw)
 
 
+class HostSteal:
+    """The share of the machine's CPU time the host took away (steal, /proc/stat) between
+    `HostSteal()` and `.share()`. On a shared host it can reach most of the CPU for minutes;
+    a CPU figure measured then is suspect, so the scripts print it beside each run."""
+
+    def __init__(self):
+        self.before = self._ticks()
+
+    @staticmethod
+    def _ticks():
+        fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        return sum(fields), fields[7]
+
+    def share(self):
+        total, steal = self._ticks()
+        return (steal - self.before[1]) / max(total - self.before[0], 1)
+
+
 def find_latte():
     """latte 0.29: `$LATTE`, `latte` on PATH, or installed into target/bench-tools (once)."""
     for candidate in (os.environ.get("LATTE"), shutil.which("latte"), LATTE_TOOLS / "bin" / "latte"):

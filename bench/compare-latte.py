@@ -24,13 +24,14 @@ import threading
 import time
 from pathlib import Path
 
-from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, find_latte, sh
+from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, HostSteal, find_latte, sh
 
 
 def timed(cmd, rss_samples=None, cwd=None):
-    """Runs cmd; returns (stdout, cpu seconds, peak RSS bytes). With rss_samples, appends
-    (seconds since start, RSS bytes) every 10 s."""
+    """Runs cmd; returns (stdout, cpu seconds, peak RSS bytes, host steal share). With
+    rss_samples, appends (seconds since start, RSS bytes) every 10 s."""
     start = time.monotonic()
+    steal = HostSteal()
     proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
     out = []
     reader = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)
@@ -52,13 +53,13 @@ def timed(cmd, rss_samples=None, cwd=None):
     text = "".join(out)
     if proc.returncode != 0:
         sys.exit(f"{cmd[0]} failed ({proc.returncode}):\n{text[-3000:]}")
-    return text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    return text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, steal.share()
 
 
 def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None):
     out = Path(out_dir)
     shutil.rmtree(out, ignore_errors=True)
-    text, cpu, peak = timed(
+    text, cpu, peak, steal = timed(
         [HEADROOM, "run", "keyvalue", "--rate", rate, "--duration", f"{seconds}s", "--threads", "1",
          "--send-resolution", resolution, "--keyspace", "bench_headroom", "--out", out],
         rss_samples,
@@ -70,6 +71,7 @@ def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None):
         "requests": op["requests"],
         "cpu_s": cpu,
         "peak_rss": peak,
+        "steal": steal,
         "achieved": summary["achieved_rate_per_s"],
         "wait": op["wait_time"],
         "p99_ms": op["response_time"]["p99_ms"],
@@ -78,7 +80,7 @@ def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None):
 
 def run_latte(latte, rate, seconds, rss_samples=None):
     report = Path(tempfile.mkdtemp()) / "latte.json"
-    text, cpu, peak = timed(
+    text, cpu, peak, steal = timed(
         [latte, "run", LATTE_WORKLOAD, "127.0.0.1", "-r", rate, "-d", f"{seconds}s", "-t", "1",
          "--drop-sampling-log", "-o", report],
         rss_samples,
@@ -93,6 +95,7 @@ def run_latte(latte, rate, seconds, rss_samples=None):
         "requests": requests,
         "cpu_s": cpu,
         "peak_rss": peak,
+        "steal": steal,
         "achieved": throughput,
         "wait": None,
         "p99_ms": float(p99.group(1)) if p99 else float("nan"),
@@ -123,7 +126,7 @@ def main():
                     result = run_headroom(args.rate, args.seconds, resolution, ROOT / "target" / "bench-runs" / resolution)
                 rows.setdefault(result["tool"], []).append(result)
                 us = result["cpu_s"] / result["requests"] * 1e6
-                print(f"  run {repeat + 1}: {result['tool']:<38} {result['requests']:>9} requests, {us:6.2f} µs CPU each", flush=True)
+                print(f"  run {repeat + 1}: {result['tool']:<38} {result['requests']:>9} requests, {us:6.2f} µs CPU each, host steal {result['steal']:.0%}", flush=True)
 
         if args.repeats > 0:
             latte_cpu = statistics.median(r["cpu_s"] / r["requests"] for r in rows["latte 0.29"])
@@ -140,6 +143,9 @@ def main():
                 )
                 p99 = statistics.median(r["p99_ms"] for r in results)
                 print(f"| {tool} | {cpu * 1e5:.2f} | {cpu / latte_cpu:.2f}× | {achieved:.0f} / {args.rate} | {wait_text} | {p99:.2f} |")
+            steals = [r["steal"] for results in rows.values() for r in results]
+            print(f"\nThe host took {statistics.median(steals):.0%} of the CPU in the median run, {max(steals):.0%} at most"
+                  " (steal; with much of it, the figures above are suspect).")
 
         if args.rss_minutes > 0:
             seconds = int(args.rss_minutes * 60)
