@@ -26,8 +26,7 @@ pub(super) struct InFlight<F> {
     phase: Phase,
     intended_ns: u64,
     send_ns: u64,
-    timeout_ns: u64,
-    /// `send_ns + timeout_ns`, or [`NEVER`].
+    /// `send_ns` plus the timeout, or [`NEVER`].
     pub(super) deadline_ns: u64,
     /// When it was found overdue.
     expired_at: Option<u64>,
@@ -51,7 +50,6 @@ impl<F> InFlight<F> {
             phase,
             intended_ns,
             send_ns,
-            timeout_ns,
             deadline_ns: if timeout_ns == 0 {
                 NEVER
             } else {
@@ -71,9 +69,7 @@ impl<F> InFlight<F> {
             }
         }
     }
-}
 
-impl<F> InFlight<F> {
     fn completion(&self, answer: Answer) -> Completion {
         Completion {
             op: self.op,
@@ -93,7 +89,8 @@ impl<F: Future<Output = Answer>> Future for InFlight<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Completion> {
         let this = self.get_mut();
         if let Some(done_ns) = this.expired_at {
-            let timeout = std::time::Duration::from_nanos(this.timeout_ns);
+            // Only a request with a deadline expires.
+            let timeout = std::time::Duration::from_nanos(this.deadline_ns - this.send_ns);
             let message = format!(
                 "no answer within {} (the client's --timeout)",
                 humantime::format_duration(timeout)
