@@ -6,6 +6,9 @@
 //! answers, so precise sends cost no extra thread and no cross-thread wake-up. tokio's own
 //! timer would round every wait up to a whole millisecond — up to a millisecond of client lag
 //! added to each response time. Tests use tokio's clock, which they can pause and advance.
+//!
+//! A timer also says how late each wake-up it slept for came: the engine's measure of the
+//! client's hiccups.
 
 use std::future::Future;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
@@ -31,7 +34,16 @@ pub trait Clock: Clone + Send + Sync + 'static {
 pub trait Timer: Send {
     /// Waits until `t_ns` (returns at once if it has passed). Cancel-safe: dropping the
     /// future and calling again with the same moment loses nothing.
-    fn sleep_until_ns(&mut self, t_ns: u64) -> impl Future<Output = ()> + Send + '_;
+    ///
+    /// Gives how late the wake-up came (ns after `t_ns`) when the timer was set for `t_ns`
+    /// while it lay ahead ([`Timer::set`], or an earlier call cancelled before the moment
+    /// came); `None` when `t_ns` had passed before the timer was first asked for it, or was
+    /// handed back once already.
+    fn sleep_until_ns(&mut self, t_ns: u64) -> impl Future<Output = Option<u64>> + Send + '_;
+
+    /// Sets the timer for `t_ns` if it lies ahead, without waiting: a caller that then works
+    /// until past `t_ns` learns from [`Timer::sleep_until_ns`] how late it came to it.
+    fn set(&mut self, t_ns: u64);
 }
 
 /// The machine's monotonic clock.
@@ -104,41 +116,60 @@ impl std::fmt::Debug for RealTimer {
 }
 
 impl Timer for RealTimer {
-    async fn sleep_until_ns(&mut self, t_ns: u64) {
+    async fn sleep_until_ns(&mut self, t_ns: u64) -> Option<u64> {
         loop {
             let now = self.clock.now_ns();
             if now >= t_ns {
-                return;
-            }
-            if self.armed_for != Some(t_ns) {
-                // Relative arming: a zero value would disarm, and `now < t_ns` here.
-                let wait = TimeSpec::from_duration(Duration::from_nanos(t_ns - now));
-                if self
-                    .fd
-                    .get_ref()
-                    .0
-                    .set(Expiration::OneShot(wait), TimerSetTimeFlags::empty())
-                    .is_err()
-                {
-                    // Cannot arm (should not happen): fall back to tokio's coarser timer.
-                    tokio::time::sleep(Duration::from_nanos(t_ns - now)).await;
-                    return;
+                let slept = self.armed_for == Some(t_ns);
+                if slept {
+                    self.armed_for = None;
                 }
-                self.armed_for = Some(t_ns);
+                return slept.then(|| now - t_ns);
+            }
+            if self.armed_for != Some(t_ns) && !self.arm(t_ns, now) {
+                // Cannot arm (should not happen): fall back to tokio's coarser timer.
+                tokio::time::sleep(Duration::from_nanos(t_ns - now)).await;
+                return None;
             }
             let Ok(mut ready) = self.fd.readable().await else {
                 tokio::time::sleep(Duration::from_nanos(
                     t_ns.saturating_sub(self.clock.now_ns()),
                 ))
                 .await;
-                return;
+                self.armed_for = None;
+                return None;
             };
             // No read of the expiration count: the next arming (timerfd_settime) resets it,
-            // which saves a system call per wake-up. A stale readiness only makes the loop
-            // check the time once more.
+            // which saves a system call per wake-up. A stale readiness (from an expiry before
+            // the last arming) only makes the loop check the time once more; the timerfd
+            // stays armed for `t_ns`.
             ready.clear_ready();
-            self.armed_for = None;
         }
+    }
+
+    fn set(&mut self, t_ns: u64) {
+        if self.armed_for != Some(t_ns) {
+            let now = self.clock.now_ns();
+            if now < t_ns {
+                self.arm(t_ns, now);
+            }
+        }
+    }
+}
+
+impl RealTimer {
+    /// Arms the timerfd for `t_ns`, which lies ahead of `now`; false if it cannot.
+    fn arm(&mut self, t_ns: u64, now: u64) -> bool {
+        // Relative arming: a zero value would disarm, and `now < t_ns` here.
+        let wait = TimeSpec::from_duration(Duration::from_nanos(t_ns - now));
+        let armed = self
+            .fd
+            .get_ref()
+            .0
+            .set(Expiration::OneShot(wait), TimerSetTimeFlags::empty())
+            .is_ok();
+        self.armed_for = armed.then_some(t_ns);
+        armed
     }
 }
 
@@ -158,20 +189,45 @@ impl TokioClock {
 }
 
 impl Clock for TokioClock {
-    type Timer = TokioClock;
+    type Timer = TokioTimer;
 
     fn now_ns(&self) -> u64 {
         self.t0.elapsed().as_nanos() as u64
     }
 
-    fn timer(&self) -> std::io::Result<TokioClock> {
-        Ok(*self)
+    fn timer(&self) -> std::io::Result<TokioTimer> {
+        Ok(TokioTimer {
+            clock: *self,
+            slept_for: None,
+        })
     }
 }
 
-impl Timer for TokioClock {
-    fn sleep_until_ns(&mut self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
-        tokio::time::sleep_until(self.t0 + Duration::from_nanos(t_ns))
+/// A timer of tokio's clock.
+#[derive(Debug)]
+pub struct TokioTimer {
+    clock: TokioClock,
+    /// The moment a call slept for and that has not been handed back as passed yet.
+    slept_for: Option<u64>,
+}
+
+impl Timer for TokioTimer {
+    async fn sleep_until_ns(&mut self, t_ns: u64) -> Option<u64> {
+        if self.clock.now_ns() < t_ns {
+            self.slept_for = Some(t_ns);
+            tokio::time::sleep_until(self.clock.t0 + Duration::from_nanos(t_ns)).await;
+        }
+        let slept = self.slept_for == Some(t_ns);
+        if slept {
+            self.slept_for = None;
+        }
+        slept.then(|| self.clock.now_ns() - t_ns)
+    }
+
+    fn set(&mut self, t_ns: u64) {
+        if self.clock.now_ns() < t_ns {
+            self.slept_for = Some(t_ns);
+        }
     }
 }
 
@@ -188,10 +244,38 @@ mod tests {
         let mut timer = clock.timer().unwrap();
         for i in 1..=50u64 {
             let target = i * 250_000;
-            timer.sleep_until_ns(target).await;
-            assert!(clock.now_ns() >= target, "never early");
+            let late = timer.sleep_until_ns(target).await;
+            let now = clock.now_ns();
+            assert!(now >= target, "never early");
+            // (On a busy host a 250 µs step may pass before it is asked for: no lateness.)
+            if let Some(late) = late {
+                assert!(late <= now - target, "late by at most the time since the moment");
+            }
         }
-        // Waiting for a moment that has passed returns at once.
-        timer.sleep_until_ns(0).await;
+        // Waiting for a moment that has passed returns at once, with no lateness: the timer
+        // did not sleep for it.
+        assert_eq!(timer.sleep_until_ns(0).await, None);
+    }
+
+    /// A wait cancelled before its moment, asked again after the moment, still counts as a
+    /// sleep: the engine drops its timer's future whenever an answer comes first.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_cancelled_wait_is_still_a_sleep_for_its_moment() {
+        let clock = RealClock::start_now();
+        let mut timer = clock.timer().unwrap();
+        let target = 5_000_000;
+        let first = tokio::time::timeout(Duration::from_millis(1), timer.sleep_until_ns(target));
+        assert!(first.await.is_err(), "the moment is 5 ms away");
+        std::thread::sleep(Duration::from_millis(10));
+        let late = timer.sleep_until_ns(target).await.expect("slept for it");
+        assert!(late >= 4_000_000, "came at least 4 ms late, came {late} ns late");
+        // Handed back once only.
+        assert_eq!(timer.sleep_until_ns(target).await, None);
+        // Set ahead of a moment, then held up past it: the wake-up comes late by as much.
+        let target = clock.now_ns() + 2_000_000;
+        timer.set(target);
+        std::thread::sleep(Duration::from_millis(10));
+        let late = timer.sleep_until_ns(target).await.expect("set for it");
+        assert!(late >= 8_000_000, "came at least 8 ms late, came {late} ns late");
     }
 }

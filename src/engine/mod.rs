@@ -13,6 +13,12 @@
 //! worker hands its histograms to the collector, which merges them and passes the interval to
 //! an [`IntervalSink`] (files, live output).
 //!
+//! The client's hiccups (METHOD.md §6) are measured by the workers' own loops: every time a
+//! worker's timer wakes it, the worker records how much later than asked the wake-up came,
+//! and the first worker never sleeps longer than [`HICCUP_TICK`], so that a stall of the
+//! client shows within a millisecond even when nothing is due
+//! (docs/decisions/0005-client-hiccups-from-the-workers-own-wake-ups.md).
+//!
 //! The engine times requests out itself ([`EngineConfig::request_timeout`]): the same timer
 //! that wakes a worker for its next send also wakes it for the earliest deadline among its
 //! requests in flight, and the overdue ones end as timeout errors (see `in_flight`).
@@ -32,7 +38,6 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::metrics::hiccup::HiccupMeter;
 use crate::metrics::{new_histogram, ErrorClass, OpStats, Phase};
 use crate::workload::{Parts, Workload};
 use clock::Clock;
@@ -89,7 +94,7 @@ pub struct EngineConfig {
     pub only_op: Option<usize>,
     /// Seed of the Poisson schedule.
     pub seed: u64,
-    /// Run the client hiccup meter.
+    /// Record the client's hiccups (the lateness of the workers' wake-ups).
     pub hiccups: bool,
     /// Open loop: requests whose intended starts lie within this span are sent together,
     /// when the last of them is due (0: each at its own moment).
@@ -211,14 +216,17 @@ impl MeasuredPeriod {
     }
 }
 
-/// Messages from workers and the hiccup meter to the collector.
+/// The longest the first worker sleeps when hiccups are recorded: jHiccup's 1 ms resolution.
+pub const HICCUP_TICK: Duration = Duration::from_millis(1);
+
+/// Messages from workers to the collector.
 enum Message {
     /// A worker's records for one interval; `complete` is false for the worker's last, partial
     /// interval, which may still be open for the other workers.
     Part {
         worker: usize,
         index: u64,
-        ops: Vec<[OpStats; 2]>,
+        records: Records,
         complete: bool,
     },
     WorkerDone {
@@ -227,11 +235,23 @@ enum Message {
         /// Answers within the measured period.
         answered_in_period: u64,
     },
-    Hiccups {
-        index: u64,
-        histogram: Histogram<u64>,
-    },
-    HiccupsDone,
+}
+
+/// What one worker recorded in one interval.
+struct Records {
+    /// Per operation type, per phase.
+    ops: Vec<[OpStats; 2]>,
+    /// How late the worker's timer wake-ups came, ns (when hiccups are recorded).
+    hiccups: Option<Histogram<u64>>,
+}
+
+impl Records {
+    fn empty(n_ops: usize, hiccups: bool) -> Self {
+        Records {
+            ops: empty_ops(n_ops),
+            hiccups: hiccups.then(new_histogram),
+        }
+    }
 }
 
 fn empty_ops(n: usize) -> Vec<[OpStats; 2]> {
@@ -265,20 +285,6 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     };
     let limits = split(limit_total, workers);
 
-    let hiccup_meter = if config.hiccups {
-        let tx = tx.clone();
-        let t0 = std::time::Instant::now() - Duration::from_nanos(clock.now_ns());
-        Some(HiccupMeter::start(
-            t0,
-            config.interval,
-            move |index, histogram| {
-                let _ = tx.send(Message::Hiccups { index, histogram });
-            },
-        ))
-    } else {
-        None
-    };
-
     // Every worker keeps its share of the schedule, even one with no in-flight slot of its
     // own would never send: so the open loop needs at least one slot per worker.
     let active: Vec<usize> = (0..workers).filter(|w| limits[*w] > 0).collect();
@@ -309,6 +315,8 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 .request_timeout
                 .map_or(0, |t| (t.as_nanos() as u64).max(1)),
             interval_ns,
+            hiccups: config.hiccups,
+            ticks: config.hiccups && worker == active[0],
             first_seq: config.first_seq,
             only_op: config.only_op,
             progress: progress.clone(),
@@ -318,22 +326,11 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         handles.push(tokio::spawn(ctx.drive(source)));
     }
 
-    let mut collector = Collector::new(&active, n_ops, interval_ns, config.hiccups);
-    let mut meter = hiccup_meter;
+    let mut collector = Collector::new(&active, n_ops, interval_ns);
     let mut stop = StopReason::Completed;
     while let Some(message) = rx.recv().await {
-        let workers_done = collector.take(message);
-        if workers_done {
-            if let Some(m) = meter.take() {
-                // The meter hands over its last interval, then the collector can finish.
-                let tx = tx.clone();
-                tokio::task::spawn_blocking(move || {
-                    m.stop();
-                    let _ = tx.send(Message::HiccupsDone);
-                });
-            } else if !config.hiccups || collector.hiccups_done {
-                break;
-            }
+        if collector.take(message) {
+            break;
         }
         collector.flush(sink, &progress, clock.now_ns());
         if collector.all_failing_ns >= ALL_FAILING_LIMIT.as_nanos() as u64
@@ -341,9 +338,6 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         {
             stop = StopReason::AllRequestsFailing;
             progress.stop.store(true, Ordering::Relaxed);
-        }
-        if collector.workers_done() && (!config.hiccups || collector.hiccups_done) {
-            break;
         }
     }
     collector.flush(sink, &progress, clock.now_ns());
@@ -394,6 +388,10 @@ struct WorkerContext<W, C: Clock> {
     /// The request timeout (0: none).
     timeout_ns: u64,
     interval_ns: u64,
+    /// Record how late the timer's wake-ups come.
+    hiccups: bool,
+    /// Never sleep longer than [`HICCUP_TICK`] (the first worker, when hiccups are recorded).
+    ticks: bool,
     first_seq: u64,
     only_op: Option<usize>,
     progress: Arc<Progress>,
@@ -438,7 +436,14 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let mut next_expiry = NEVER;
         let mut in_flight: FuturesUnordered<InFlight<_>> = FuturesUnordered::new();
         let mut current = 0u64;
-        let mut ops = empty_ops(n_ops);
+        let mut records = Records::empty(n_ops, self.hiccups);
+        let tick_ns = HICCUP_TICK.as_nanos() as u64;
+        // When the loop must wake at the latest, to measure the client's hiccups.
+        let mut next_tick = if self.ticks {
+            self.clock.now_ns() + tick_ns
+        } else {
+            NEVER
+        };
         // The next request to send, once its intended start comes and a slot is free.
         let mut pending: Option<Ticket> = None;
         // When to wake for it: its intended start, or that of the last request within the
@@ -483,7 +488,13 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 due.min(next_expiry)
             } else {
                 next_expiry
-            };
+            }
+            .min(next_tick);
+            // Set before the answers are taken: however long they keep the loop, the next
+            // wake-up's lateness counts from the moment the loop asked for.
+            if wake_at != NEVER {
+                timer.set(wake_at);
+            }
             tokio::select! {
                 biased;
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
@@ -491,11 +502,25 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     if self.period.is_some_and(|p| p.contains(done.done_ns)) {
                         answered_in_period += 1;
                     }
-                    self.hand_over(&mut current, &mut ops, done.done_ns / self.interval_ns);
-                    record(&mut ops, done);
+                    self.hand_over(&mut current, &mut records, done.done_ns / self.interval_ns);
+                    record(&mut records.ops, done);
                 }
-                _ = timer.sleep_until_ns(wake_at), if wake_at != NEVER => {
+                late = timer.sleep_until_ns(wake_at), if wake_at != NEVER => {
                     let now = self.clock.now_ns();
+                    // A wake-up the loop slept for: how late it came is a hiccup. (A moment
+                    // that had passed before the loop could sleep for it, such as a request
+                    // that waited for a slot, is not.)
+                    if let Some(late) = late {
+                        self.hand_over(&mut current, &mut records, now / self.interval_ns);
+                        if let Some(hiccups) = &mut records.hiccups {
+                            let _ = hiccups.record(late.max(1));
+                        }
+                    }
+                    // The next tick comes a millisecond after the last sleep, or after the
+                    // last tick the loop was too busy to sleep for.
+                    if next_tick != NEVER && (late.is_some() || next_tick <= now) {
+                        next_tick = now + tick_ns;
+                    }
                     if next_expiry <= now {
                         next_expiry = NEVER;
                         for request in in_flight.iter_mut() {
@@ -542,7 +567,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         _ => 0,
                     };
                     self.progress.set_overdue(self.worker, overdue);
-                    self.hand_over(&mut current, &mut ops, now / self.interval_ns);
+                    self.hand_over(&mut current, &mut records, now / self.interval_ns);
                 }
             }
         }
@@ -551,7 +576,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let _ = self.tx.send(Message::Part {
             worker: self.worker,
             index: current,
-            ops,
+            records,
             complete: false,
         });
         let _ = self.tx.send(Message::WorkerDone {
@@ -578,13 +603,14 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
     }
 
     /// Hands every interval before `index` to the collector.
-    fn hand_over(&self, current: &mut u64, ops: &mut Vec<[OpStats; 2]>, index: u64) {
+    fn hand_over(&self, current: &mut u64, records: &mut Records, index: u64) {
         while *current < index {
-            let finished = std::mem::replace(ops, empty_ops(ops.len()));
+            let finished =
+                std::mem::replace(records, Records::empty(records.ops.len(), self.hiccups));
             let _ = self.tx.send(Message::Part {
                 worker: self.worker,
                 index: *current,
-                ops: finished,
+                records: finished,
                 complete: true,
             });
             *current += 1;
@@ -655,14 +681,11 @@ fn record(ops: &mut [[OpStats; 2]], done: Completion) {
 }
 
 /// Adds up the workers' parts, interval by interval, and releases each interval once every
-/// worker (and the hiccup meter) has handed it over.
+/// worker has handed it over.
 struct Collector {
-    n_ops: usize,
     interval_ns: u64,
     /// Per worker: every interval before this has been handed over (MAX once done).
     marks: BTreeMap<usize, u64>,
-    hiccup_mark: Option<u64>,
-    hiccups_done: bool,
     pending: BTreeMap<u64, Interval>,
     end_ns: u64,
     totals: Vec<[OpStats; 2]>,
@@ -673,13 +696,10 @@ struct Collector {
 }
 
 impl Collector {
-    fn new(workers: &[usize], n_ops: usize, interval_ns: u64, hiccups: bool) -> Self {
+    fn new(workers: &[usize], n_ops: usize, interval_ns: u64) -> Self {
         Collector {
-            n_ops,
             interval_ns,
             marks: workers.iter().map(|&w| (w, 0)).collect(),
-            hiccup_mark: hiccups.then_some(0),
-            hiccups_done: !hiccups,
             pending: BTreeMap::new(),
             end_ns: 0,
             totals: empty_ops(n_ops),
@@ -713,10 +733,17 @@ impl Collector {
             Message::Part {
                 worker,
                 index,
-                ops,
+                records: Records { ops, hiccups },
                 complete,
             } => {
                 let slot = self.slot(index);
+                match (&mut slot.hiccups, hiccups) {
+                    (Some(into), Some(from)) => into
+                        .add(&from)
+                        .expect("auto-resizing histograms always add"),
+                    (into @ None, from) => *into = from,
+                    (Some(_), None) => {}
+                }
                 if slot.ops.is_empty() {
                     // The interval's first part (the only one with one worker): taken as it
                     // is rather than added into empty histograms.
@@ -740,30 +767,13 @@ impl Collector {
                 self.end_ns = self.end_ns.max(end_ns);
                 self.answered_in_period += answered_in_period;
             }
-            Message::Hiccups { index, histogram } => {
-                let slot = self.slot(index);
-                match &mut slot.hiccups {
-                    Some(h) => h
-                        .add(&histogram)
-                        .expect("auto-resizing histograms always add"),
-                    None => slot.hiccups = Some(histogram),
-                }
-                self.hiccup_mark = Some(index + 1);
-            }
-            Message::HiccupsDone => {
-                self.hiccups_done = true;
-                self.hiccup_mark = Some(u64::MAX);
-            }
         }
         self.workers_done()
     }
 
     /// Releases every interval all sources have handed over.
     fn flush<S: IntervalSink>(&mut self, sink: &mut S, progress: &Progress, now_ns: u64) {
-        let mut ready = self.marks.values().copied().min().unwrap_or(u64::MAX);
-        if let Some(h) = self.hiccup_mark {
-            ready = ready.min(h);
-        }
+        let ready = self.marks.values().copied().min().unwrap_or(u64::MAX);
         let all_done = ready == u64::MAX;
         if all_done && self.end_ns == 0 {
             self.end_ns = now_ns;
@@ -773,10 +783,6 @@ impl Collector {
                 break;
             }
             let mut interval = self.pending.pop_first().expect("checked above").1;
-            if interval.ops.is_empty() {
-                // Only hiccups came for it.
-                interval.ops = empty_ops(self.n_ops);
-            }
             if all_done && self.pending.is_empty() {
                 // The last interval ends with the run.
                 interval.length_ns = self

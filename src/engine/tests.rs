@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use scylla::errors::ExecutionError;
 
-use super::clock::{Clock, Timer, TokioClock};
+use super::clock::{Clock, RealClock, Timer, TokioClock};
 use super::schedule::{End, Progress};
 use super::*;
 use crate::workload::{OpMix, Parts, Workload};
@@ -560,4 +560,121 @@ async fn requests_without_an_answer_time_out_at_their_deadline() {
     );
     let example = &out.totals[0][Phase::Measure.index()].error_examples[&ErrorClass::Timeout];
     assert!(example.contains("--timeout"), "{example}");
+}
+
+/// With hiccups recorded, the first worker's loop wakes at least every millisecond, whatever
+/// the load: jHiccup's 1 ms resolution, in open and closed loop. (Under the paused clock
+/// every wake-up comes on time, so each is a sample of lateness below a millisecond.)
+#[tokio::test(start_paused = true)]
+async fn the_first_worker_wakes_every_millisecond_to_measure_hiccups() {
+    for mode in [open(10.0, 100), LoadMode::Closed { concurrency: 2 }] {
+        let clock = TokioClock::start_now();
+        let workload = Arc::new(Simulated {
+            service: Duration::from_millis(5),
+            ..Simulated::writes_only(clock, None)
+        });
+        let mut kept = Kept::default();
+        let config = EngineConfig {
+            hiccups: true,
+            workers: 1,
+            ..config(mode, 2)
+        };
+        let out = run(
+            workload,
+            clock,
+            &config,
+            Arc::new(Progress::default()),
+            &mut kept,
+        )
+        .await;
+        // The samples each stand for a sleep of a millisecond (plus its lateness, none here)
+        // and together cover the run, up to its last answer.
+        let (count, max) = (out.hiccups.len(), out.hiccups.max());
+        let covered_ns = count as f64 * 1e6 + out.hiccups.mean() * count as f64;
+        let elapsed_ns = out.elapsed_ns as f64;
+        assert!(
+            covered_ns >= elapsed_ns * 0.995 && covered_ns <= elapsed_ns * 1.01,
+            "{mode:?}: {count} wake-ups, up to {max} ns late, cover {covered_ns} ns of {elapsed_ns}"
+        );
+        assert!(max <= 1_000, "{mode:?}: on time, up to {max} ns late");
+        for interval in &kept.0[..2] {
+            let n = interval.hiccups.as_ref().expect("recorded").len();
+            assert!(n >= 500, "{mode:?}: {n} in a second");
+        }
+    }
+    // Without hiccups, no worker ticks and none are recorded.
+    let (out, intervals) = simulate(open(10.0, 100), 2, 5, None).await;
+    assert_eq!(out.hiccups.len(), 0);
+    assert!(intervals.iter().all(|i| i.hiccups.is_none()));
+}
+
+/// Answers in 1 ms; the request numbered `block_at` holds its worker's thread for `block`
+/// before it goes, as a client stall would (a page fault storm, a descheduled thread).
+struct Blocking {
+    block_at: u64,
+    block: Duration,
+    names: Vec<String>,
+}
+
+impl Workload for Blocking {
+    fn op_names(&self) -> &[String] {
+        &self.names
+    }
+    fn op_for(&self, _seq: u64) -> usize {
+        0
+    }
+    fn populate_op(&self) -> usize {
+        0
+    }
+    async fn execute(&self, _op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
+        if seq == self.block_at {
+            std::thread::sleep(self.block);
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        Ok(())
+    }
+}
+
+/// A stall of the worker's own thread shows as a hiccup of its length (a meter on a thread
+/// of its own, on another core, would not see it), in the interval where it ended. Real
+/// clock: the lower bounds hold however late the host runs the thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_stall_of_the_workers_thread_is_a_hiccup() {
+    let clock = RealClock::start_now();
+    let workload = Arc::new(Blocking {
+        block_at: 24,
+        block: Duration::from_millis(40),
+        names: vec!["write".into()],
+    });
+    let mut kept = Kept::default();
+    let config = EngineConfig {
+        interval: Duration::from_millis(100),
+        workers: 1,
+        hiccups: true,
+        send_resolution: Duration::from_millis(1),
+        end: End {
+            warmup_ns: 0,
+            duration_ns: Some(400_000_000),
+            ops: None,
+        },
+        ..config(open(200.0, 100), 1)
+    };
+    let out = run(
+        workload,
+        clock,
+        &config,
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
+    let max = out.hiccups.max();
+    assert!(max >= 39_000_000, "largest hiccup {max} ns");
+    assert!(out.hiccups.len() >= 20, "{} samples", out.hiccups.len());
+    // The request numbered 24 leaves at 120 ms: its stall ends in the second interval.
+    let worst = kept
+        .0
+        .iter()
+        .max_by_key(|i| i.hiccups.as_ref().map_or(0, |h| h.max()))
+        .expect("intervals");
+    assert_eq!(worst.index, 1, "ended between 100 and 200 ms");
 }
