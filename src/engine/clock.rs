@@ -249,7 +249,10 @@ mod tests {
             assert!(now >= target, "never early");
             // (On a busy host a 250 µs step may pass before it is asked for: no lateness.)
             if let Some(late) = late {
-                assert!(late <= now - target, "late by at most the time since the moment");
+                assert!(
+                    late <= now - target,
+                    "late by at most the time since the moment"
+                );
             }
         }
         // Waiting for a moment that has passed returns at once, with no lateness: the timer
@@ -268,7 +271,10 @@ mod tests {
         assert!(first.await.is_err(), "the moment is 5 ms away");
         std::thread::sleep(Duration::from_millis(10));
         let late = timer.sleep_until_ns(target).await.expect("slept for it");
-        assert!(late >= 4_000_000, "came at least 4 ms late, came {late} ns late");
+        assert!(
+            late >= 4_000_000,
+            "came at least 4 ms late, came {late} ns late"
+        );
         // Handed back once only.
         assert_eq!(timer.sleep_until_ns(target).await, None);
         // Set ahead of a moment, then held up past it: the wake-up comes late by as much.
@@ -276,6 +282,9 @@ mod tests {
         timer.set(target);
         std::thread::sleep(Duration::from_millis(10));
         let late = timer.sleep_until_ns(target).await.expect("set for it");
-        assert!(late >= 8_000_000, "came at least 8 ms late, came {late} ns late");
+        assert!(
+            late >= 8_000_000,
+            "came at least 8 ms late, came {late} ns late"
+        );
     }
 }

@@ -98,6 +98,24 @@ impl IntervalSink for Kept {
     }
 }
 
+/// Runs the engine with a fresh `Progress`, keeping every interval.
+async fn run_kept<W: Workload, C: Clock>(
+    workload: Arc<W>,
+    clock: C,
+    config: &EngineConfig,
+) -> (Outcome, Vec<Interval>) {
+    let mut kept = Kept::default();
+    let outcome = run(
+        workload,
+        clock,
+        config,
+        Arc::new(Progress::default()),
+        &mut kept,
+    )
+    .await;
+    (outcome, kept.0)
+}
+
 fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
     EngineConfig {
         mode,
@@ -132,16 +150,7 @@ async fn simulate(
         fail_from: None,
         names: names(),
     });
-    let mut kept = Kept::default();
-    let outcome = run(
-        workload,
-        clock,
-        &config(mode, seconds),
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
-    (outcome, kept.0)
+    run_kept(workload, clock, &config(mode, seconds)).await
 }
 
 /// Every operation type's measured statistics, added up.
@@ -281,15 +290,7 @@ async fn warmup_and_op_count() {
         duration_ns: None,
         ops: Some(3_000),
     };
-    let mut kept = Kept::default();
-    let out = run(
-        workload,
-        clock,
-        &cfg,
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
+    let (out, _) = run_kept(workload, clock, &cfg).await;
     assert_eq!(out.totals[0][Phase::Warmup.index()].ok, 2_000);
     assert_eq!(out.totals[0][Phase::Measure.index()].ok, 3_000);
     assert_eq!(out.stop, StopReason::Completed);
@@ -321,14 +322,7 @@ async fn requests_within_the_send_resolution_leave_together() {
     let mut config = config(open(1000.0, 1000), 3);
     config.workers = 1;
     config.send_resolution = Duration::from_millis(2);
-    let out = run(
-        workload,
-        clock,
-        &config,
-        Arc::new(Progress::default()),
-        &mut Kept::default(),
-    )
-    .await;
+    let (out, _) = run_kept(workload, clock, &config).await;
     assert_eq!(out.sent, 3_000);
     let writes = &out.totals[0][Phase::Measure.index()];
     assert_eq!(writes.ok, 3_000);
@@ -359,15 +353,7 @@ async fn requests_within_the_send_resolution_leave_together() {
 async fn a_run_where_everything_fails_stops_by_itself() {
     let clock = TokioClock::start_now();
     let workload = Arc::new(Simulated::writes_only(clock, Some(3_000_000_000)));
-    let mut kept = Kept::default();
-    let out = run(
-        workload,
-        clock,
-        &config(open(100.0, 100), 600),
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
+    let (out, _) = run_kept(workload, clock, &config(open(100.0, 100), 600)).await;
     assert_eq!(out.stop, StopReason::AllRequestsFailing);
     let elapsed_s = out.elapsed_ns as f64 / 1e9;
     assert!(
@@ -394,15 +380,7 @@ async fn compound_requests_are_recorded_with_their_steps() {
         fail_from: Some(5_000_000_000),
         names: names(),
     });
-    let mut kept = Kept::default();
-    let out = run(
-        workload,
-        clock,
-        &config(open(100.0, 100), 10),
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
+    let (out, _) = run_kept(workload, clock, &config(open(100.0, 100), 10)).await;
     let [write, read, rmw] = [0, 1, 2].map(|op| out.totals[op][Phase::Measure.index()].clone());
     assert_eq!(rmw.ok + rmw.error_count(), 1000);
     assert_eq!(read.ok, 1000, "every read step succeeded");
@@ -466,14 +444,7 @@ async fn the_achieved_rate_counts_answers_within_the_scheduled_period() {
     });
     let mut cfg = config(open(1000.0, 1000), 4);
     cfg.end.warmup_ns = 1_000_000_000;
-    let out = run(
-        workload,
-        clock,
-        &cfg,
-        Arc::new(Progress::default()),
-        &mut Kept::default(),
-    )
-    .await;
+    let (out, _) = run_kept(workload, clock, &cfg).await;
     let period = out.measured_period.expect("open loop");
     assert_eq!(
         (period.from_ns, period.to_ns),
@@ -518,15 +489,7 @@ async fn requests_without_an_answer_time_out_at_their_deadline() {
     let mut config = config(open(100.0, 10_000), 10);
     config.workers = 1;
     config.request_timeout = Some(Duration::from_secs(1));
-    let mut kept = Kept::default();
-    let out = run(
-        workload,
-        clock,
-        &config,
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
+    let (out, kept) = run_kept(workload, clock, &config).await;
     let all = measured(&out);
     // Sent at 2.00, 2.01, ..., 7.00 s: 501 requests; the one sent at 7.00 would be answered
     // at 8.001 s, after its deadline.
@@ -543,7 +506,6 @@ async fn requests_without_an_answer_time_out_at_their_deadline() {
         all.response_ns.max()
     );
     let timeouts: Vec<u64> = kept
-        .0
         .iter()
         .map(|i| {
             i.ops[0][Phase::Measure.index()]
@@ -573,20 +535,12 @@ async fn the_first_worker_wakes_every_millisecond_to_measure_hiccups() {
             service: Duration::from_millis(5),
             ..Simulated::writes_only(clock, None)
         });
-        let mut kept = Kept::default();
         let config = EngineConfig {
             hiccups: true,
             workers: 1,
             ..config(mode, 2)
         };
-        let out = run(
-            workload,
-            clock,
-            &config,
-            Arc::new(Progress::default()),
-            &mut kept,
-        )
-        .await;
+        let (out, kept) = run_kept(workload, clock, &config).await;
         // The samples each stand for a sleep of a millisecond (plus its lateness, none here)
         // and together cover the run, up to its last answer.
         let (count, max) = (out.hiccups.len(), out.hiccups.max());
@@ -597,7 +551,7 @@ async fn the_first_worker_wakes_every_millisecond_to_measure_hiccups() {
             "{mode:?}: {count} wake-ups, up to {max} ns late, cover {covered_ns} ns of {elapsed_ns}"
         );
         assert!(max <= 1_000, "{mode:?}: on time, up to {max} ns late");
-        for interval in &kept.0[..2] {
+        for interval in &kept[..2] {
             let n = interval.hiccups.as_ref().expect("recorded").len();
             assert!(n >= 500, "{mode:?}: {n} in a second");
         }
@@ -626,7 +580,12 @@ impl Workload for Blocking {
     fn populate_op(&self) -> usize {
         0
     }
-    async fn execute(&self, _op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
+    async fn execute(
+        &self,
+        _op: usize,
+        seq: u64,
+        _parts: &mut Parts,
+    ) -> Result<(), ExecutionError> {
         if seq == self.block_at {
             std::thread::sleep(self.block);
         }
@@ -646,7 +605,6 @@ async fn a_stall_of_the_workers_thread_is_a_hiccup() {
         block: Duration::from_millis(40),
         names: vec!["write".into()],
     });
-    let mut kept = Kept::default();
     let config = EngineConfig {
         interval: Duration::from_millis(100),
         workers: 1,
@@ -659,20 +617,12 @@ async fn a_stall_of_the_workers_thread_is_a_hiccup() {
         },
         ..config(open(200.0, 100), 1)
     };
-    let out = run(
-        workload,
-        clock,
-        &config,
-        Arc::new(Progress::default()),
-        &mut kept,
-    )
-    .await;
+    let (out, kept) = run_kept(workload, clock, &config).await;
     let max = out.hiccups.max();
     assert!(max >= 39_000_000, "largest hiccup {max} ns");
     assert!(out.hiccups.len() >= 20, "{} samples", out.hiccups.len());
     // The request numbered 24 leaves at 120 ms: its stall ends in the second interval.
     let worst = kept
-        .0
         .iter()
         .max_by_key(|i| i.hiccups.as_ref().map_or(0, |h| h.max()))
         .expect("intervals");
