@@ -107,7 +107,7 @@ pub struct ClientCost {
     pub cpu_us_per_request: f64,
     /// Peak resident memory of the headroom process, bytes.
     pub peak_rss_bytes: u64,
-    /// The largest client hiccup (a 1 ms sleep that took longer), ms.
+    /// The largest client hiccup (how much later than asked a worker woke), ms.
     pub hiccup_max_ms: f64,
     /// 99.9th percentile of client hiccups, ms.
     pub hiccup_p999_ms: f64,

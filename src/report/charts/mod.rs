@@ -959,9 +959,9 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
         );
         if chart.series_named("client hiccup (max)").is_some() {
             caption.push_str(
-                " The grey dashed line is the client's own hiccup meter (a 1 ms sleep that \
-                 took longer): when it rises with the latencies, the client stalled, not the \
-                 cluster.",
+                " The grey dashed line is the client's own hiccup meter (how much later than \
+                 asked the client's workers woke, at least once a millisecond): when it rises \
+                 with the latencies, the client stalled, not the cluster.",
             );
         } else {
             caption.push_str(" The histogram log holds no client hiccups for this run.");
