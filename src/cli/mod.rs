@@ -609,6 +609,14 @@ pub struct ClientArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub connections: usize,
 
+    /// What sends the measured requests. `native`: headroom's own CQL connections, about
+    /// half the client CPU per request of the driver's path (protocol v4, password
+    /// authentication, no TLS); built-in workloads only. `driver`: the scylla driver. `auto`:
+    /// native for the built-in workloads, the driver for the others or when the native
+    /// connections cannot be opened. Schema, prepare and the ring always go through the driver.
+    #[arg(long, value_enum, default_value = "auto", value_name = "SENDER")]
+    pub sender: crate::client::native::Sender,
+
     /// User name, for a cluster that requires authentication.
     #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]
     pub username: Option<String>,

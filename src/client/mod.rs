@@ -3,6 +3,8 @@
 //! request is data). The load's own statements ([`for_the_engine`]) leave the timeout to the
 //! engine, which keeps one timer for all its requests instead of one per request.
 
+pub mod native;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

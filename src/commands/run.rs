@@ -13,6 +13,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{ClientArgs, OpsArg, RunArgs, RunPhase, WorkloadArgs};
+use crate::client::native::{NativeClient, Sender};
 use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
@@ -62,6 +63,9 @@ pub struct RunConfig {
     pub request_timeout_s: f64,
     /// Connections per node.
     pub connections: usize,
+    /// What sends the measured requests.
+    #[serde(default)]
+    pub sender: Sender,
     /// Requests due within this many seconds of each other are sent together.
     pub send_resolution_s: f64,
     /// The service level judged per window, if any.
@@ -150,6 +154,16 @@ impl RunConfig {
         Ok(config)
     }
 
+    /// The sender the measured requests will try: the driver for workloads the native
+    /// sender does not serve, whatever `--sender` asked (`native` is refused for them in
+    /// [`RunConfig::new`]).
+    pub fn native_sender(&self) -> Sender {
+        match (&self.workload.definition, self.sender) {
+            (crate::workload::Definition::Builtin, sender) => sender,
+            _ => Sender::Driver,
+        }
+    }
+
     /// Adds `--during` to a resolved configuration; the plan must fit in the run.
     pub fn with_maintenance(
         mut self,
@@ -235,6 +249,15 @@ impl RunConfig {
             }
             _ => {}
         }
+        if client.sender == Sender::Native
+            && !matches!(workload.definition, crate::workload::Definition::Builtin)
+        {
+            return Err(WorkloadError::Invalid(
+                "--sender native sends the built-in workloads only (keyvalue, timeseries, \
+                 documents); use --sender driver for workload files and YCSB"
+                    .into(),
+            ));
+        }
         if client.interval < Duration::from_millis(10) {
             return Err(WorkloadError::Invalid(
                 "--interval must be at least 10ms".into(),
@@ -266,6 +289,7 @@ impl RunConfig {
             threads,
             request_timeout_s: client.timeout.as_secs_f64(),
             connections: client.connections,
+            sender: client.sender,
             send_resolution_s: client.send_resolution.as_secs_f64(),
             sla: None,
             phase: RunPhase::Both,
@@ -578,17 +602,53 @@ pub async fn execute_with(
             return Err(e.into());
         }
     };
-    let workload = match AnyWorkload::prepare(session.clone(), &config.workload).await {
-        Ok(w) => Arc::new(w),
-        Err(e) => {
-            note_failure(out, &e);
-            return Err(e.into());
+    let native = match config.native_sender() {
+        Sender::Driver => None,
+        sender => {
+            match NativeClient::open(
+                session.clone(),
+                config.connections,
+                client_config.credentials.clone(),
+                client::CONNECT_TIMEOUT,
+            )
+            .await
+            {
+                Ok(native) => Some(Arc::new(native)),
+                Err(reason) if sender == Sender::Auto => {
+                    println!("The native sender cannot connect ({reason}): the driver sends the requests.");
+                    None
+                }
+                Err(reason) => {
+                    let e = client::ConnectError::Unreachable {
+                        hosts: config.hosts.join(", "),
+                        reason: format!("the native sender: {reason}"),
+                    };
+                    note_failure(out, &e);
+                    return Err(e.into());
+                }
+            }
         }
     };
+    let workload =
+        match AnyWorkload::prepare(session.clone(), native.clone(), &config.workload).await {
+            Ok(w) => Arc::new(w),
+            Err(e) => {
+                note_failure(out, &e);
+                return Err(e.into());
+            }
+        };
     fs::create_dir_all(out)
         .with_context(|| format!("creating the run directory {}", out.display()))?;
     write_json(&out.join("config.json"), config)?;
     println!("Run directory: {}", out.display());
+    println!(
+        "Requests sent by: {}",
+        if native.is_some() {
+            "headroom's own connections (--sender native)"
+        } else {
+            "the scylla driver (--sender driver)"
+        }
+    );
 
     let progress = Arc::new(Progress::default());
     let watcher = watch(stop, &progress);

@@ -16,6 +16,7 @@ use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::cli::WorkloadArgs;
+use crate::client::native::NativeClient;
 
 /// A prepared workload of any format.
 // One per run, behind an Arc: the size of its variants does not matter.
@@ -33,13 +34,15 @@ pub enum AnyWorkload {
 
 impl AnyWorkload {
     /// Creates the schema the workload needs and prepares its statements.
+    /// `native`: the run's native sender, for the workloads it serves (the built-ins).
     pub async fn prepare(
         session: Arc<Session>,
+        native: Option<Arc<NativeClient>>,
         config: &WorkloadConfig,
     ) -> Result<AnyWorkload, WorkloadError> {
         match &config.definition {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
-                Builtin::prepare(session, config).await?,
+                Builtin::prepare(session, native, config).await?,
             )),
             Definition::Declarative { path, text, op_mix } => {
                 let checked = declarative::parse(text, path)?;

@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
+use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::CqlTimestamp;
@@ -22,6 +23,7 @@ use scylla::value::CqlTimestamp;
 use super::documents::{self, Layout};
 use super::generators::{request_rng, PartitionKeys, TextPool};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
+use crate::client::native::NativeClient;
 
 /// The names `headroom run` accepts.
 pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents"];
@@ -129,6 +131,8 @@ pub struct Builtin {
     seed: u64,
     statements: [PreparedStatement; 3],
     session: Arc<Session>,
+    /// The measured requests' sender when it is not the driver.
+    native: Option<Arc<NativeClient>>,
     op_names: Vec<String>,
     /// Where documents' requests go (documents only).
     layout: Layout,
@@ -222,6 +226,7 @@ impl Builtin {
     /// table's columns, and prepares the statements.
     pub async fn prepare(
         session: Arc<Session>,
+        native: Option<Arc<NativeClient>>,
         config: &WorkloadConfig,
     ) -> Result<Builtin, WorkloadError> {
         let session_ref = &session;
@@ -291,6 +296,7 @@ impl Builtin {
             seed: config.seed,
             statements,
             session,
+            native,
             op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
             layout: Layout {
                 rows_per_partition: config
@@ -396,7 +402,6 @@ impl Workload for Builtin {
         if self.kind == Kind::Documents {
             return self.execute_document(op, seq).await;
         }
-        let session = &self.session;
         let mut rng = request_rng(self.seed, seq);
         // The key's decimal text, formatted on the stack: no allocation per request.
         let mut key_text = itoa::Buffer::new();
@@ -405,20 +410,20 @@ impl Workload for Builtin {
         match (self.kind, op) {
             (_, WRITE) => {
                 let value = self.text.text(&mut rng, 100, 200);
-                session.execute_unpaged(statement, (key, value)).await?;
+                self.send(statement, (key, value)).await?;
             }
             (_, READ) => {
-                session.execute_unpaged(statement, (key,)).await?;
+                self.send(statement, (key,)).await?;
             }
             (Kind::KeyValue, DELETE) => {
-                session.execute_unpaged(statement, (key,)).await?;
+                self.send(statement, (key,)).await?;
             }
             (Kind::TimeSeries, DELETE) => {
                 let now_ms = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_millis() as i64);
                 let before = CqlTimestamp(now_ms - TIMESERIES_DELETE_DEPTH_S * 1000);
-                session.execute_unpaged(statement, (key, before)).await?;
+                self.send(statement, (key, before)).await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
         }
@@ -427,6 +432,23 @@ impl Workload for Builtin {
 }
 
 impl Builtin {
+    /// Sends one measured request through the native sender if the run has one, else
+    /// through the driver.
+    async fn send(
+        &self,
+        statement: &PreparedStatement,
+        values: impl SerializeRow,
+    ) -> Result<(), ExecutionError> {
+        match &self.native {
+            Some(native) => native.execute(statement, values).await,
+            None => self
+                .session
+                .execute_unpaged(statement, values)
+                .await
+                .map(|_| ()),
+        }
+    }
+
     /// One request of the documents workload.
     async fn execute_document(&self, op: usize, seq: u64) -> Result<(), ExecutionError> {
         let mut rng = request_rng(self.seed, seq);
@@ -440,7 +462,7 @@ impl Builtin {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_millis() as i64);
                 let values = (p.source, p.bucket, CqlTimestamp(now_ms), seq as i64, doc);
-                self.session.execute_unpaged(statement, values).await?;
+                self.send(statement, values).await?;
             }
             READ | DELETE => {
                 let p = if op == READ {
@@ -448,9 +470,7 @@ impl Builtin {
                 } else {
                     self.layout.delete(writes, &mut rng)
                 };
-                self.session
-                    .execute_unpaged(statement, (p.source, p.bucket))
-                    .await?;
+                self.send(statement, (p.source, p.bucket)).await?;
             }
             _ => unreachable!("the built-ins have three operation types"),
         }
