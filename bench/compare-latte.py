@@ -56,18 +56,18 @@ def timed(cmd, rss_samples=None, cwd=None):
     return text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, steal.share()
 
 
-def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None):
+def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None, sender="native"):
     out = Path(out_dir)
     shutil.rmtree(out, ignore_errors=True)
     text, cpu, peak, steal = timed(
         [HEADROOM, "run", "keyvalue", "--rate", rate, "--duration", f"{seconds}s", "--threads", "1",
-         "--send-resolution", resolution, "--keyspace", "bench_headroom", "--out", out],
+         "--send-resolution", resolution, "--sender", sender, "--keyspace", "bench_headroom", "--out", out],
         rss_samples,
     )
     summary = json.loads((out / "summary.json").read_text())
     op = summary["ops"][0]
     return {
-        "tool": f"headroom (send resolution {resolution})",
+        "tool": f"headroom ({sender}, send resolution {resolution})",
         "requests": op["requests"],
         "cpu_s": cpu,
         "peak_rss": peak,
@@ -75,6 +75,23 @@ def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None):
         "achieved": summary["achieved_rate_per_s"],
         "wait": op["wait_time"],
         "p99_ms": op["response_time"]["p99_ms"],
+    }
+
+
+def run_floor(example, rate, seconds):
+    """One of the floors (examples/driver_floor.rs, examples/protocol_floor.rs): the same
+    writes with nothing recorded, through the driver or as raw protocol frames."""
+    text, cpu, peak, steal = timed([ROOT / "target" / "release" / "examples" / example, rate, seconds])
+    answered = int(re.search(r"answered (\d+)", text).group(1))
+    return {
+        "tool": f"floor: {example.replace('_floor', '')} alone, nothing recorded",
+        "requests": answered,
+        "cpu_s": cpu,
+        "peak_rss": peak,
+        "steal": steal,
+        "achieved": answered / seconds,
+        "wait": None,
+        "p99_ms": float("nan"),
     }
 
 
@@ -110,7 +127,8 @@ def main():
     parser.add_argument("--rss-minutes", type=float, default=10)
     args = parser.parse_args()
 
-    sh("cargo", "build", "--release", "--quiet", cwd=ROOT)
+    sh("cargo", "build", "--release", "--quiet", "--bin", "headroom", "--example", "driver_floor",
+       "--example", "protocol_floor", cwd=ROOT)
     latte = find_latte()
     sh(HEADROOM, "cluster", "start", "--dir", CLUSTER, "--heap", "4G", stdout=subprocess.DEVNULL)
     try:
@@ -119,14 +137,19 @@ def main():
         run_headroom(args.rate, 20, "0s", ROOT / "target" / "bench-runs" / "warmup")
         rows = {}
         for repeat in range(args.repeats):
-            for resolution in ("0s", "500us", "1ms", None):
-                if resolution is None:
+            for client in ("0s", "500us", "1ms", "driver", "driver_floor", "protocol_floor", "latte"):
+                if client == "latte":
                     result = run_latte(latte, args.rate, args.seconds)
+                elif client.endswith("_floor"):
+                    result = run_floor(client, args.rate, args.seconds)
+                elif client == "driver":
+                    result = run_headroom(args.rate, args.seconds, "1ms", ROOT / "target" / "bench-runs" / "driver",
+                                          sender="driver")
                 else:
-                    result = run_headroom(args.rate, args.seconds, resolution, ROOT / "target" / "bench-runs" / resolution)
+                    result = run_headroom(args.rate, args.seconds, client, ROOT / "target" / "bench-runs" / client)
                 rows.setdefault(result["tool"], []).append(result)
                 us = result["cpu_s"] / result["requests"] * 1e6
-                print(f"  run {repeat + 1}: {result['tool']:<38} {result['requests']:>9} requests, {us:6.2f} µs CPU each, host steal {result['steal']:.0%}", flush=True)
+                print(f"  run {repeat + 1}: {result['tool']:<46} {result['requests']:>9} requests, {us:6.2f} µs CPU each, host steal {result['steal']:.0%}", flush=True)
 
         if args.repeats > 0:
             latte_cpu = statistics.median(r["cpu_s"] / r["requests"] for r in rows["latte 0.29"])
