@@ -283,6 +283,7 @@ async fn exchange(socket: &mut TcpStream, request: &[u8]) -> Result<(Header, Vec
         .read_exact(&mut body)
         .await
         .map_err(|e| format!("reading from the node: {e}"))?;
+    let body = frame::body_proper(header.flags, &body).to_vec();
     Ok((header, body))
 }
 
@@ -343,7 +344,7 @@ async fn read(connection: Arc<Connection>, mut socket: OwnedReadHalf) {
             }
             // Negative stream ids carry events the sender did not register for.
             if header.stream >= 0 {
-                let body = &buffer[start + HEADER..frame_end];
+                let body = frame::body_proper(header.flags, &buffer[start + HEADER..frame_end]);
                 let outcome = match header.opcode {
                     opcode::RESULT => Ok(()),
                     opcode::ERROR => Err(Box::new(frame::error_of(body))),

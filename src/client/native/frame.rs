@@ -35,6 +35,8 @@ const SERIAL_CONSISTENCY: u8 = 0x10;
 /// A frame header as read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Header {
+    /// The frame's flags (tracing, custom payload, warnings: what precedes the body proper).
+    pub(crate) flags: u8,
     pub(crate) stream: i16,
     pub(crate) opcode: u8,
     pub(crate) length: usize,
@@ -44,6 +46,7 @@ impl Header {
     /// The header at the start of `bytes` (at least [`HEADER`] long).
     pub(crate) fn parse(bytes: &[u8]) -> Header {
         Header {
+            flags: bytes[1],
             stream: i16::from_be_bytes([bytes[2], bytes[3]]),
             opcode: bytes[4],
             length: u32::from_be_bytes([bytes[5], bytes[6], bytes[7], bytes[8]]) as usize,
@@ -122,6 +125,50 @@ pub(crate) fn serial_consistency(out: &mut Vec<u8>, serial: Option<SerialConsist
     }
 }
 
+/// Response flags that put something before the body proper (v4 spec, section 2.2).
+const TRACING: u8 = 0x02;
+const CUSTOM_PAYLOAD: u8 = 0x04;
+const WARNING: u8 = 0x08;
+
+/// The body proper of a response with `flags`: after the tracing id, the warnings and the
+/// custom payload the flags announce. A body too short for what they announce is returned
+/// as it is (its parse then fails and says so).
+pub(crate) fn body_proper(flags: u8, body: &[u8]) -> &[u8] {
+    fn skip(flags: u8, mut rest: &[u8]) -> Option<&[u8]> {
+        let short = |rest: &mut &[u8]| -> Option<usize> {
+            let n = u16::from_be_bytes(rest.get(..2)?.try_into().ok()?) as usize;
+            *rest = &rest[2..];
+            Some(n)
+        };
+        let take = |rest: &mut &[u8], n: usize| -> Option<()> {
+            *rest = rest.get(n..)?;
+            Some(())
+        };
+        if flags & TRACING != 0 {
+            take(&mut rest, 16)?;
+        }
+        if flags & WARNING != 0 {
+            // [string list]: a [short] count of [string]s.
+            for _ in 0..short(&mut rest)? {
+                let n = short(&mut rest)?;
+                take(&mut rest, n)?;
+            }
+        }
+        if flags & CUSTOM_PAYLOAD != 0 {
+            // [bytes map]: a [short] count of ([string] key, [bytes] value).
+            for _ in 0..short(&mut rest)? {
+                let n = short(&mut rest)?;
+                take(&mut rest, n)?;
+                let n = i32::from_be_bytes(rest.get(..4)?.try_into().ok()?);
+                take(&mut rest, 4)?;
+                take(&mut rest, n.max(0) as usize)?;
+            }
+        }
+        Some(rest)
+    }
+    skip(flags, body).unwrap_or(body)
+}
+
 /// The driver's error for an ERROR frame's body: the server's error code and message, or a
 /// protocol error if the body cannot be read.
 pub(crate) fn error_of(body: &[u8]) -> ExecutionError {
@@ -161,6 +208,7 @@ mod tests {
         assert_eq!(
             header,
             Header {
+                flags: 0,
                 stream: 300,
                 opcode: opcode::EXECUTE,
                 length: 5
@@ -199,6 +247,24 @@ mod tests {
             &out[HEADER..],
             &[0, 2, 0xAB, 0xCD, 0x00, 0x0A, VALUES | SKIP_METADATA, 0, 0]
         );
+    }
+
+    #[test]
+    fn warnings_and_payload_before_the_body_are_skipped() {
+        let mut body = Vec::new();
+        body.extend_from_slice(&2u16.to_be_bytes());
+        for warning in ["tombstones", "big"] {
+            string(&mut body, warning);
+        }
+        body.extend_from_slice(&1u16.to_be_bytes());
+        string(&mut body, "key");
+        body.extend_from_slice(&3i32.to_be_bytes());
+        body.extend_from_slice(b"abc");
+        body.extend_from_slice(b"proper");
+        assert_eq!(body_proper(WARNING | CUSTOM_PAYLOAD, &body), b"proper");
+        assert_eq!(body_proper(0, b"proper"), b"proper");
+        // Announced but missing: left as it is.
+        assert_eq!(body_proper(WARNING, &[0]), &[0]);
     }
 
     #[test]
