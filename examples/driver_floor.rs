@@ -11,6 +11,8 @@
 //! difference between this and headroom is all that headroom's own code can still save.
 
 use std::sync::Arc;
+mod floor;
+
 use std::time::Duration;
 
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -20,35 +22,9 @@ use scylla::client::session_builder::SessionBuilder;
 use scylla::client::PoolSize;
 use scylla::policies::retry::FallthroughRetryPolicy;
 
-/// A cheap deterministic generator (xorshift64*), for keys and value offsets.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
-fn cpu_seconds() -> f64 {
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
-        .expect("getrusage");
-    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-    seconds(usage.user_time()) + seconds(usage.system_time())
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rate: u64 = args.first().map_or(10_000, |a| a.parse().expect("RATE"));
-    let seconds: u64 = args.get(1).map_or(30, |a| a.parse().expect("SECONDS"));
-    let keyspace = args.get(2).cloned().unwrap_or("bench_headroom".into());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let (rate, seconds, keyspace) = floor::args();
+    let runtime = floor::runtime();
     runtime.block_on(async move {
         let profile = ExecutionProfile::builder()
             .request_timeout(None)
@@ -68,17 +44,15 @@ fn main() {
             ))
             .await
             .expect("prepare (does the keyspace have headroom's keyvalue table?)");
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let pool: String = (0..1 << 20)
-            .map(|_| b"abcdefghijklmnopqrstuvwxyz0123456789"[(rng.next() % 36) as usize] as char)
-            .collect();
+        let mut rng = floor::Rng(0x9E37_79B9_7F4A_7C15);
+        let pool = String::from_utf8(rng.pool()).expect("ASCII");
         // Driven on the runtime's worker thread, as headroom's engine is.
         let sent = tokio::spawn(async move {
             let clock = RealClock::start_now();
             let mut timer = clock.timer().expect("timerfd");
             let total = rate * seconds;
             let per_ms = rate as f64 / 1000.0;
-            let cpu_before = cpu_seconds();
+            let cpu_before = floor::cpu_seconds();
             let mut in_flight = FuturesUnordered::new();
             let (mut sent, mut answered, mut failed) = (0u64, 0u64, 0u64);
             let mut tick = 1u64;
@@ -111,14 +85,11 @@ fn main() {
                     }
                 }
             }
-            let cpu = cpu_seconds() - cpu_before;
+            let cpu = floor::cpu_seconds() - cpu_before;
             (sent, answered, failed, cpu)
         });
         let (sent, answered, failed, cpu) = sent.await.expect("the sender");
-        println!(
-            "sent {sent}, answered {answered}, failed {failed}; CPU {cpu:.3} s = {:.2} µs per request",
-            cpu * 1e6 / answered.max(1) as f64
-        );
+        floor::report(sent, answered, failed, cpu);
         tokio::time::sleep(Duration::from_millis(10)).await;
     });
 }

@@ -10,6 +10,8 @@
 //! and the process's CPU time per request. docs/PERFORMANCE.md sets it beside
 //! `driver_floor` (the same load through the scylla driver), headroom and latte.
 
+mod floor;
+
 use std::time::Duration;
 
 use headroom::engine::clock::{Clock, RealClock, Timer};
@@ -48,34 +50,9 @@ async fn frame(socket: &mut TcpStream) -> (i16, u8, Vec<u8>) {
     (i16::from_be_bytes([head[2], head[3]]), head[4], body)
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
-fn cpu_seconds() -> f64 {
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
-        .expect("getrusage");
-    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-    seconds(usage.user_time()) + seconds(usage.system_time())
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rate: u64 = args.first().map_or(10_000, |a| a.parse().expect("RATE"));
-    let seconds: u64 = args.get(1).map_or(30, |a| a.parse().expect("SECONDS"));
-    let keyspace = args.get(2).cloned().unwrap_or("bench_headroom".into());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let (rate, seconds, keyspace) = floor::args();
+    let runtime = floor::runtime();
     let (sent, answered, failed, cpu) = runtime.block_on(async move {
         tokio::spawn(async move {
             let mut socket = TcpStream::connect("127.0.0.1:9042")
@@ -106,15 +83,13 @@ fn main() {
             let id_length = u16::from_be_bytes([answer[4], answer[5]]) as usize;
             let id = answer[6..6 + id_length].to_vec();
 
-            let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-            let pool: Vec<u8> = (0..1 << 20)
-                .map(|_| b"abcdefghijklmnopqrstuvwxyz0123456789"[(rng.next() % 36) as usize])
-                .collect();
+            let mut rng = floor::Rng(0x9E37_79B9_7F4A_7C15);
+            let pool = rng.pool();
             let clock = RealClock::start_now();
             let mut timer = clock.timer().expect("timerfd");
             let total = rate * seconds;
             let per_ms = rate as f64 / 1000.0;
-            let cpu_before = cpu_seconds();
+            let cpu_before = floor::cpu_seconds();
             let (mut sent, mut answered, mut failed) = (0u64, 0u64, 0u64);
             let mut tick = 1u64;
             let mut input = vec![0u8; 1 << 16];
@@ -167,14 +142,11 @@ fn main() {
                     }
                 }
             }
-            (sent, answered, failed, cpu_seconds() - cpu_before)
+            (sent, answered, failed, floor::cpu_seconds() - cpu_before)
         })
         .await
         .expect("the sender")
     });
-    println!(
-        "sent {sent}, answered {answered}, failed {failed}; CPU {cpu:.3} s = {:.2} µs per request",
-        cpu * 1e6 / answered.max(1) as f64
-    );
+    floor::report(sent, answered, failed, cpu);
     std::thread::sleep(Duration::from_millis(1));
 }
