@@ -63,6 +63,10 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("Populated 1000 rows"), "{text}");
+    assert!(
+        text.contains("Requests sent by: headroom's own connections"),
+        "a built-in workload's requests go through the native sender by default: {text}"
+    );
     assert!(text.contains("response time (open loop"), "{text}");
     assert!(
         text.lines().filter(|l| l.contains("write:")).count() >= 7,
