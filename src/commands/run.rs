@@ -157,7 +157,7 @@ impl RunConfig {
     /// The sender the measured requests will try: the driver for workloads the native
     /// sender does not serve, whatever `--sender` asked (`native` is refused for them in
     /// [`RunConfig::new`]).
-    pub fn native_sender(&self) -> Sender {
+    pub fn effective_sender(&self) -> Sender {
         match (&self.workload.definition, self.sender) {
             (crate::workload::Definition::Builtin, sender) => sender,
             _ => Sender::Driver,
@@ -602,7 +602,7 @@ pub async fn execute_with(
             return Err(e.into());
         }
     };
-    let native = match config.native_sender() {
+    let native = match config.effective_sender() {
         Sender::Driver => None,
         sender => {
             match NativeClient::open(

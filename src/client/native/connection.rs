@@ -94,32 +94,11 @@ impl Connection {
                     out.clear();
                     frame::auth_response(&mut out, user, password);
                     let (header, body) = exchange(&mut socket, &out).await?;
-                    match header.opcode {
-                        opcode::AUTH_SUCCESS => {}
-                        opcode::ERROR => {
-                            return Err(format!(
-                                "{address} refused the credentials: {}",
-                                frame::error_message(&body)
-                            ))
-                        }
-                        other => {
-                            return Err(format!(
-                                "{address} answered authentication with opcode {other:#04x} (only PasswordAuthenticator is supported)"
-                            ))
-                        }
+                    if header.opcode != opcode::AUTH_SUCCESS {
+                        return Err(refused(address, "the credentials", header, &body));
                     }
                 }
-                opcode::ERROR => {
-                    return Err(format!(
-                        "{address} refused STARTUP: {}",
-                        frame::error_message(&body)
-                    ))
-                }
-                other => {
-                    return Err(format!(
-                        "{address} answered STARTUP with opcode {other:#04x}"
-                    ))
-                }
+                _ => return Err(refused(address, "STARTUP", header, &body)),
             }
             Ok(socket)
         };
@@ -266,6 +245,14 @@ fn broken(address: SocketAddr, why: &str) -> ExecutionError {
     })
 }
 
+/// Why a node's answer to `what` was not the one set-up needs: its error, or its opcode.
+fn refused(address: SocketAddr, what: &str, header: Header, body: &[u8]) -> String {
+    match header.opcode {
+        opcode::ERROR => format!("{address} refused {what}: {}", frame::error_message(body)),
+        other => format!("{address} answered {what} with opcode {other:#04x}"),
+    }
+}
+
 /// Writes a set-up request and reads its answer.
 async fn exchange(socket: &mut TcpStream, request: &[u8]) -> Result<(Header, Vec<u8>), String> {
     socket
@@ -348,7 +335,9 @@ async fn read(connection: Arc<Connection>, mut socket: OwnedReadHalf) {
                 let outcome = match header.opcode {
                     opcode::RESULT => Ok(()),
                     opcode::ERROR => Err(Box::new(frame::error_of(body))),
-                    other => Err(Box::new(frame::error_of(&unexpected(other)))),
+                    other => Err(Box::new(frame::protocol_error(format!(
+                        "an answer with opcode {other:#04x} to EXECUTE"
+                    )))),
                 };
                 answers.push((header.stream, outcome));
             }
@@ -362,15 +351,6 @@ async fn read(connection: Arc<Connection>, mut socket: OwnedReadHalf) {
         }
     };
     connection.fail(why);
-}
-
-/// An ERROR body (protocol error) for an answer of an unexpected kind.
-fn unexpected(opcode: u8) -> Vec<u8> {
-    let message = format!("an answer with opcode {opcode:#04x} to EXECUTE");
-    let mut body = 0x000Au32.to_be_bytes().to_vec();
-    body.extend_from_slice(&(message.len() as u16).to_be_bytes());
-    body.extend_from_slice(message.as_bytes());
-    body
 }
 
 /// A request sent on a connection, until its answer.

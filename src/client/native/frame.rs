@@ -175,11 +175,16 @@ pub(crate) fn error_of(body: &[u8]) -> ExecutionError {
     let mut rest = body;
     match ErrorBody::deserialize(&ProtocolFeatures::default(), &mut rest) {
         Ok(e) => ExecutionError::LastAttemptError(RequestAttemptError::DbError(e.error, e.reason)),
-        Err(e) => ExecutionError::LastAttemptError(RequestAttemptError::DbError(
-            DbError::ProtocolError,
-            format!("an ERROR frame that cannot be read: {e}"),
-        )),
+        Err(e) => protocol_error(format!("an ERROR frame that cannot be read: {e}")),
     }
+}
+
+/// The driver's error for an answer that breaks the protocol.
+pub(crate) fn protocol_error(message: String) -> ExecutionError {
+    ExecutionError::LastAttemptError(RequestAttemptError::DbError(
+        DbError::ProtocolError,
+        message,
+    ))
 }
 
 /// The message of an ERROR frame's body, for set-up failures.
