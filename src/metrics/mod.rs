@@ -12,5 +12,6 @@ pub mod stats;
 
 pub use errors::ErrorClass;
 pub use stats::{
-    new_histogram, percentile_rank, percentiles_and_mean, value_at_percentile, OpStats, Phase,
+    new_histogram, percentile_rank, percentiles_and_mean, value_at_percentile, value_at_rank,
+    OpStats, Phase,
 };

@@ -54,7 +54,16 @@ pub fn value_at_percentile(h: &Histogram<u64>, percentile: f64) -> u64 {
     if h.is_empty() {
         return 0;
     }
-    let rank = percentile_rank(percentile, h.len());
+    value_at_rank(h, percentile_rank(percentile, h.len()))
+}
+
+/// The `rank`-th smallest value of a histogram (from 1), as its bucket's highest equivalent
+/// value, by the rule of [`value_at_percentile`]; the largest value for a rank beyond the
+/// count, 0 for an empty histogram.
+pub fn value_at_rank(h: &Histogram<u64>, rank: u64) -> u64 {
+    if h.is_empty() {
+        return 0;
+    }
     let mut count = 0;
     for recorded in h.iter_recorded() {
         count += recorded.count_at_value();

@@ -8,11 +8,10 @@
 use std::fmt;
 use std::time::Duration;
 
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::spec::{Bound, Metric, Sla, Term, Threshold};
-use crate::metrics::{new_histogram, value_at_percentile, OpStats};
+use crate::metrics::{new_histogram, percentile_rank, value_at_percentile, value_at_rank, OpStats};
 
 /// What every op type did in one window.
 #[derive(Debug, Clone)]
@@ -65,15 +64,64 @@ impl fmt::Display for Value {
 pub struct TermOutcome {
     /// The term's canonical name, e.g. `p99.9<100ms`.
     pub term: String,
-    /// The measured value.
+    /// The measured value: for a latency term, that of the answered requests alone (0 when
+    /// none was answered); for `errors`, the failed share of all requests.
     pub value: Value,
-    /// Whether the value satisfies the term.
+    /// Whether the window meets the term. A failed request counts as slower than any
+    /// threshold (METHOD.md §3): see [`judge_window`].
     pub pass: bool,
-    /// A percentile judged on the window's max: the window had too few successful requests
-    /// to resolve it (fewer than 1000 for p99.9).
+    /// A percentile judged on the window's max: the window had too few requests to resolve
+    /// it (fewer than 1000 for p99.9).
     pub judged_on_max: bool,
-    /// The requests the value stands on: successful ones for latency terms, all for `errors`.
+    /// The requests the term covers in the window, answered or failed.
     pub requests: u64,
+    /// How many of them failed.
+    #[serde(default)]
+    pub failed: u64,
+    /// The term failed although the answered requests alone meet it: failed requests,
+    /// counted as slower than the threshold, decided it.
+    #[serde(default)]
+    pub failures_decided: bool,
+}
+
+impl TermOutcome {
+    /// The failed share of the requests the term covers, between 0 and 1.
+    pub fn failed_share(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.failed as f64 / self.requests as f64
+        }
+    }
+
+    /// The outcome in words, e.g. `p99.9<100ms was 231.400ms`, `p99<10ms was 4.100ms with
+    /// 2.000% failed (the failures decided it)`, `max<1s: all 500 requests failed`.
+    pub fn describe(&self) -> String {
+        describe(
+            &self.term,
+            self.value,
+            self.requests,
+            self.failed,
+            self.failures_decided,
+        )
+    }
+}
+
+/// A term's value in words, with the failed share beside a latency when there is one.
+fn describe(term: &str, value: Value, requests: u64, failed: u64, decided: bool) -> String {
+    if matches!(value, Value::LatencyNs(_)) && failed > 0 {
+        if failed == requests {
+            return format!("{term}: all {failed} requests failed");
+        }
+        let share = Value::Fraction(failed as f64 / requests as f64);
+        let decided = if decided {
+            " (the failures decided it)"
+        } else {
+            ""
+        };
+        return format!("{term} was {value} with {share} failed{decided}");
+    }
+    format!("{term} was {value}")
 }
 
 /// How one window fared: each term's outcome, in the SLA's order.
@@ -92,13 +140,13 @@ pub struct WindowVerdict {
 }
 
 impl WindowVerdict {
-    /// The failing terms and their values, e.g. `p99.9<100ms was 231.4ms`.
+    /// The failing terms and their values, e.g. `p99.9<100ms was 231.400ms`.
     pub fn failures(&self) -> String {
         let failed: Vec<String> = self
             .outcomes
             .iter()
             .filter(|o| !o.pass)
-            .map(|o| format!("{} was {}", o.term, o.value))
+            .map(TermOutcome::describe)
             .collect();
         failed.join(", ")
     }
@@ -106,10 +154,16 @@ impl WindowVerdict {
 
 /// Judges one window against every term of `sla`.
 ///
-/// A latency term covering no successful requests in the window (an idle window, or one where
-/// every request failed) has the value 0 and passes, with `requests` = 0; failed requests are
-/// the business of an `errors` term. An `errors` term over no requests at all is 0 too. A term
-/// naming an op type the window lacks covers nothing; [`Sla::check_ops`] rules that out up front.
+/// A failed request never helps a window pass (METHOD.md §3): it counts as slower than any
+/// threshold. So `pQ<T` passes only if the requests slower than T or failed are at most
+/// 1 − Q of all the window's requests (the value at the percentile's rank among all
+/// requests, failures ranked last, meets T); `max<T` and `mean<T` fail on any failed
+/// request; a window whose requests all failed fails every latency term. The value shown is
+/// that of the answered requests, and the outcome carries the failed count beside it. A
+/// window too small to resolve a percentile (fewer requests, failed ones included, than
+/// [`crate::sla::Percentile::required_requests`]) is judged on its max. A window without
+/// requests passes with the value 0. A term naming an op type the window lacks covers
+/// nothing; [`Sla::check_ops`] rules that out up front.
 pub fn judge_window(sla: &Sla, window: &WindowStats) -> WindowVerdict {
     let outcomes: Vec<TermOutcome> = sla
         .terms
@@ -126,36 +180,73 @@ pub fn judge_window(sla: &Sla, window: &WindowStats) -> WindowVerdict {
 }
 
 fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
-    let covered = window
-        .ops
-        .iter()
-        .filter(|(name, _)| term.op.as_deref().is_none_or(|op| op == name))
-        .map(|(_, stats)| stats);
-    let (value, judged_on_max, requests) = match term.metric {
-        Metric::Errors => error_share(covered),
-        Metric::Percentile(p) => latency(covered, |h| {
-            if h.len() < p.required_requests() {
-                (h.max(), true)
-            } else {
-                (value_at_percentile(h, p.value()), false)
-            }
-        }),
-        Metric::Max => latency(covered, |h| (h.max(), false)),
-        // Rounded to the nearest nanosecond; the verdict is on the value reported.
-        Metric::Mean => latency(covered, |h| (h.mean().round() as u64, false)),
+    let covered = || {
+        window
+            .ops
+            .iter()
+            .filter(|(name, _)| term.op.as_deref().is_none_or(|op| op == name))
+            .map(|(_, stats)| stats)
     };
+    let failed: u64 = covered().map(OpStats::error_count).sum();
+    let holds = |value: Value| value.satisfies(term.bound, term.threshold);
+    if term.metric == Metric::Errors {
+        let (value, requests) = error_share(covered());
+        return TermOutcome {
+            term: term.name(),
+            value,
+            pass: requests == 0 || holds(value),
+            judged_on_max: false,
+            requests,
+            failed,
+            failures_decided: false,
+        };
+    }
+    let mut answered = new_histogram();
+    for s in covered() {
+        answered
+            .add(&s.response_ns)
+            .expect("auto-resizing histograms always add");
+    }
+    let requests = answered.len() + failed;
+    // The value shown (answered requests only), and the value judged: failures ranked after
+    // every answer, `None` when the judged rank falls among them.
+    let (shown_ns, judged_ns, judged_on_max) = if answered.is_empty() {
+        (0, None, false)
+    } else {
+        let max = answered.max();
+        match term.metric {
+            Metric::Percentile(p) if requests < p.required_requests() => {
+                (max, (failed == 0).then_some(max), true)
+            }
+            Metric::Percentile(p) => {
+                let rank = percentile_rank(p.value(), requests);
+                let judged = (rank <= answered.len()).then(|| value_at_rank(&answered, rank));
+                (value_at_percentile(&answered, p.value()), judged, false)
+            }
+            Metric::Max => (max, (failed == 0).then_some(max), false),
+            // Rounded to the nearest nanosecond; the verdict is on the value reported.
+            Metric::Mean => {
+                let mean = answered.mean().round() as u64;
+                (mean, (failed == 0).then_some(mean), false)
+            }
+            Metric::Errors => unreachable!("judged above"),
+        }
+    };
+    let value = Value::LatencyNs(shown_ns);
+    let pass = requests == 0 || judged_ns.is_some_and(|ns| holds(Value::LatencyNs(ns)));
     TermOutcome {
         term: term.name(),
         value,
-        pass: requests == 0 || value.satisfies(term.bound, term.threshold),
+        pass,
         judged_on_max,
         requests,
+        failed,
+        failures_decided: !pass && (answered.is_empty() || holds(value)),
     }
 }
 
-/// Failed / all requests, 0 without requests; the value, false (not judged on a max), and the
-/// number of requests.
-fn error_share<'a>(stats: impl Iterator<Item = &'a OpStats>) -> (Value, bool, u64) {
+/// Failed / all requests, 0 without requests; the share and the number of requests.
+fn error_share<'a>(stats: impl Iterator<Item = &'a OpStats>) -> (Value, u64) {
     let (ok, failed) = stats.fold((0, 0), |(ok, failed), s| {
         (ok + s.ok, failed + s.error_count())
     });
@@ -165,27 +256,7 @@ fn error_share<'a>(stats: impl Iterator<Item = &'a OpStats>) -> (Value, bool, u6
     } else {
         failed as f64 / requests as f64
     };
-    (Value::Fraction(share), false, requests)
-}
-
-/// `measure` (a latency, and whether it is the max standing in for a percentile) of the
-/// response times of every op type in `stats` together; the value, that flag, and the number
-/// of successful requests. 0 without successful requests.
-fn latency<'a>(
-    stats: impl Iterator<Item = &'a OpStats>,
-    measure: impl FnOnce(&Histogram<u64>) -> (u64, bool),
-) -> (Value, bool, u64) {
-    let mut merged = new_histogram();
-    for s in stats {
-        merged
-            .add(&s.response_ns)
-            .expect("auto-resizing histograms always add");
-    }
-    if merged.is_empty() {
-        return (Value::LatencyNs(0), false, 0);
-    }
-    let (ns, judged_on_max) = measure(&merged);
-    (Value::LatencyNs(ns), judged_on_max, merged.len())
+    (Value::Fraction(share), requests)
 }
 
 /// The worst window of one term over a run.
@@ -193,16 +264,87 @@ fn latency<'a>(
 pub struct WorstTerm {
     /// The term's canonical name.
     pub term: String,
-    /// The highest value over all windows; `None` before the first window.
+    /// That window's value (for a latency term, of its answered requests); `None` before the
+    /// first window.
     pub value: Option<Value>,
     /// The first window with that value.
     pub window_index: Option<u64>,
     /// Whether that window's value was judged on its max.
     pub judged_on_max: bool,
+    /// The failed share of that window's requests, between 0 and 1.
+    #[serde(default)]
+    pub failed_share: f64,
+    /// Whether failed requests decided that window's failure.
+    #[serde(default)]
+    pub failures_decided: bool,
     /// Windows in which this term was judged on the max.
     pub judged_on_max_windows: u64,
     /// Windows in which this term failed.
     pub failing_windows: u64,
+    /// How bad the worst window is, to compare the next ones with.
+    #[serde(skip)]
+    badness: Kept,
+}
+
+/// The worst window's [`Badness`], kept while a run is judged; not part of the verdict's
+/// value (two verdicts with the same fields are equal, whether judged here or read back).
+#[derive(Debug, Clone, Copy, Default)]
+struct Kept(Option<Badness>);
+
+impl PartialEq for Kept {
+    fn eq(&self, _: &Kept) -> bool {
+        true
+    }
+}
+
+impl WorstTerm {
+    /// The worst window's value in words, with its failed share (see
+    /// [`TermOutcome::describe`]); `None` before the first window.
+    pub fn describe(&self) -> Option<String> {
+        let value = self.value?;
+        if !matches!(value, Value::LatencyNs(_)) || self.failed_share == 0.0 {
+            return Some(format!("{value}"));
+        }
+        if self.failed_share >= 1.0 {
+            return Some("every request failed".to_string());
+        }
+        let decided = if self.failures_decided {
+            " (the failures decided it)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{value} with {} failed{decided}",
+            Value::Fraction(self.failed_share)
+        ))
+    }
+}
+
+/// How bad one window is for one term: a window that fails is worse than any that passes;
+/// among failing windows, one whose failures decided it is worse than one that failed on its
+/// value (a failure counts as slower than any value), and more failures are worse; otherwise
+/// the higher value is worse.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+struct Badness {
+    fails: bool,
+    by_failures: bool,
+    failed_share: f64,
+    value: Value,
+}
+
+impl Badness {
+    fn of(outcome: &TermOutcome) -> Badness {
+        Badness {
+            fails: !outcome.pass,
+            by_failures: outcome.failures_decided,
+            failed_share: if outcome.failures_decided {
+                outcome.failed_share()
+            } else {
+                0.0
+            },
+            value: outcome.value,
+        }
+    }
 }
 
 /// The verdict on a whole run, built window by window with [`RunVerdict::add`].
@@ -216,6 +358,10 @@ pub struct RunVerdict {
     pub failing: Vec<WindowVerdict>,
     /// Per term, in the SLA's order: its worst window.
     pub worst: Vec<WorstTerm>,
+    /// Failing windows whose failure the failed requests decided (every failing term met
+    /// by the answered requests alone).
+    #[serde(default)]
+    pub failing_by_failures: u64,
 }
 
 impl RunVerdict {
@@ -229,8 +375,11 @@ impl RunVerdict {
                 value: None,
                 window_index: None,
                 judged_on_max: false,
+                failed_share: 0.0,
+                failures_decided: false,
                 judged_on_max_windows: 0,
                 failing_windows: 0,
+                badness: Kept(None),
             })
             .collect();
         RunVerdict {
@@ -238,6 +387,7 @@ impl RunVerdict {
             windows: 0,
             failing: Vec::new(),
             worst,
+            failing_by_failures: 0,
         }
     }
 
@@ -247,14 +397,30 @@ impl RunVerdict {
         self.windows += 1;
         if !window.pass {
             self.failing.push(window.clone());
+            let by_failures = window
+                .outcomes
+                .iter()
+                .filter(|o| !o.pass)
+                .all(|o| o.failures_decided);
+            self.failing_by_failures += u64::from(by_failures);
         }
         self.pass = self.failing.is_empty();
         for (worst, outcome) in self.worst.iter_mut().zip(&window.outcomes) {
             debug_assert_eq!(worst.term, outcome.term, "another SLA");
-            if worst.value.is_none_or(|v| outcome.value > v) {
+            let badness = Badness::of(outcome);
+            let is_worse = match (worst.badness.0, worst.value) {
+                (Some(so_far), _) => badness > so_far,
+                // Read back from a file: only the value is known.
+                (None, Some(value)) => outcome.value > value,
+                (None, None) => true,
+            };
+            if is_worse {
                 worst.value = Some(outcome.value);
                 worst.window_index = Some(window.index);
                 worst.judged_on_max = outcome.judged_on_max;
+                worst.failed_share = outcome.failed_share();
+                worst.failures_decided = outcome.failures_decided;
+                worst.badness = Kept(Some(badness));
             }
             worst.judged_on_max_windows += u64::from(outcome.judged_on_max);
             worst.failing_windows += u64::from(!outcome.pass);
@@ -383,6 +549,8 @@ mod tests {
 
     const MS: u64 = 1_000_000;
     const SECOND: u64 = 1_000_000_000;
+    /// What a histogram reports for 1 ms: its bucket's highest equivalent value.
+    const MS_BUCKET: u64 = 1_000_447;
 
     fn sla(spec: &str) -> Sla {
         Sla::parse(spec, DEFAULT_WINDOW).unwrap_or_else(|e| panic!("{e}"))
@@ -527,13 +695,125 @@ mod tests {
         assert_eq!(verdict.outcomes[0].value, Value::LatencyNs(0));
         assert_eq!(verdict.outcomes[2].value, Value::Fraction(0.0));
 
-        // Every request failed: the latency terms pass on nothing, errors fails.
+        // Every request failed: every term fails, the latency terms on the failures alone.
         let mut s = OpStats::default();
         failures(&mut s, 5);
-        let verdict = judge_window(&sla("p99<1ms, errors<50%"), &one_op(s));
-        assert!(verdict.outcomes[0].pass);
-        assert_eq!(verdict.outcomes[1].value, Value::Fraction(1.0));
+        let verdict = judge_window(
+            &sla("p99<1ms, max<1s, mean<1s, p50<100s, errors<50%"),
+            &one_op(s),
+        );
         assert!(!verdict.pass);
+        for o in &verdict.outcomes[..4] {
+            assert!(!o.pass, "{}", o.term);
+            assert!(o.failures_decided, "{}", o.term);
+            assert_eq!((o.requests, o.failed), (5, 5), "{}", o.term);
+            assert_eq!(o.value, Value::LatencyNs(0), "{}", o.term);
+        }
+        assert_eq!(verdict.outcomes[4].value, Value::Fraction(1.0));
+        assert!(!verdict.outcomes[4].failures_decided);
+        assert_eq!(
+            verdict.outcomes[0].describe(),
+            "p99<1ms: all 5 requests failed"
+        );
+        assert!(verdict
+            .failures()
+            .starts_with("p99<1ms: all 5 requests failed, max<1s"));
+    }
+
+    /// `fast` requests at 1 ms, `slow` at 50 ms and `failed` failures.
+    fn mixed(fast: u64, slow: u64, failed: u64) -> WindowStats {
+        let mut s = OpStats::default();
+        record(&mut s, fast, MS);
+        record(&mut s, slow, 50 * MS);
+        failures(&mut s, failed);
+        one_op(s)
+    }
+
+    #[test]
+    fn a_failed_request_counts_as_slower_than_any_threshold() {
+        // p99 allows 1% of the window's requests to be slow or failed: 10 of 1000.
+        let at_limit = outcome("p99<10ms", &mixed(990, 0, 10));
+        assert!(at_limit.pass);
+        assert_eq!((at_limit.requests, at_limit.failed), (1000, 10));
+        assert_eq!(at_limit.value, Value::LatencyNs(MS_BUCKET));
+        let over = outcome("p99<10ms", &mixed(989, 0, 11));
+        assert!(!over.pass);
+        assert!(over.failures_decided, "the answered requests alone pass");
+        assert_eq!(over.value, Value::LatencyNs(MS_BUCKET));
+        assert_eq!(
+            over.describe(),
+            "p99<10ms was 1.000ms with 1.100% failed (the failures decided it)"
+        );
+        // Slow and failed together: 6 + 5 > 10, though neither alone is.
+        let both = outcome("p99<10ms", &mixed(989, 6, 5));
+        assert!(!both.pass);
+        assert!(both.failures_decided);
+        assert!(outcome("p99<10ms", &mixed(990, 6, 4)).pass);
+        // Slow enough on their own: the failures did not decide it.
+        let slow = outcome("p99<10ms", &mixed(980, 15, 5));
+        assert!(!slow.pass);
+        assert!(!slow.failures_decided);
+        assert!(slow.value > Value::LatencyNs(10 * MS));
+        // A failure-free window is judged as before.
+        assert!(outcome("p99<10ms", &mixed(990, 10, 0)).pass);
+        assert!(!outcome("p99<10ms", &mixed(989, 11, 0)).pass);
+    }
+
+    #[test]
+    fn max_and_mean_fail_on_any_failed_request() {
+        for spec in ["max<1s", "mean<1s"] {
+            let one = outcome(spec, &mixed(10_000, 0, 1));
+            assert!(!one.pass, "{spec}");
+            assert!(one.failures_decided, "{spec}");
+            assert!(outcome(spec, &mixed(10_000, 0, 0)).pass, "{spec}");
+        }
+        // Too few requests for p99.9 (failed ones count): judged on the max, which a
+        // failure fails.
+        let few = outcome("p99.9<1s", &mixed(998, 0, 1));
+        assert!(few.judged_on_max);
+        assert!(!few.pass);
+        assert!(few.failures_decided);
+        let enough = outcome("p99.9<1s", &mixed(999, 0, 1));
+        assert!(!enough.judged_on_max);
+        assert!(enough.pass, "one failure in 1000 is the 0.1% p99.9 allows");
+        // errors<P% is an explicit budget of its own.
+        let errors = outcome("errors<1%", &mixed(990, 0, 10));
+        assert!(!errors.pass);
+        assert!(!errors.failures_decided);
+        assert_eq!(errors.failed, 10);
+    }
+
+    #[test]
+    fn the_worst_window_of_a_term_counts_its_failures() {
+        let sla = sla("p99<10ms");
+        let mut run = RunVerdict::new(&sla);
+        let mut windows = vec![mixed(1000, 0, 0), mixed(980, 20, 0), mixed(980, 0, 20)];
+        for (i, w) in windows.iter_mut().enumerate() {
+            w.index = i as u64;
+        }
+        for w in &windows {
+            run.add(&judge_window(&sla, w));
+        }
+        assert!(!run.pass);
+        assert_eq!(run.failing.len(), 2);
+        assert_eq!(run.failing_by_failures, 1);
+        let worst = &run.worst[0];
+        // The window with failures is worse than the one with slow answers, although the
+        // value of its answered requests is lower.
+        assert_eq!(worst.window_index, Some(2));
+        assert!(worst.failures_decided);
+        assert!((worst.failed_share - 0.02).abs() < 1e-12);
+        assert_eq!(worst.value, Some(Value::LatencyNs(MS_BUCKET)));
+        assert_eq!(worst.failing_windows, 2);
+        assert_eq!(
+            worst.describe().unwrap(),
+            "1.000ms with 2.000% failed (the failures decided it)"
+        );
+        // Read back from JSON, the verdict is equal and its new fields are there.
+        let json = serde_json::to_string(&run).unwrap();
+        let back: RunVerdict = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, run);
+        assert!(json.contains("\"failing_by_failures\":1"), "{json}");
     }
 
     #[test]
@@ -559,7 +839,7 @@ mod tests {
         assert!(read_p99.pass);
         assert_eq!(read_p99.requests, 200);
         assert!(!all_p99.pass, "the writes are slow");
-        assert_eq!(all_p99.requests, 400);
+        assert_eq!((all_p99.requests, all_p99.failed), (500, 100));
         assert_eq!(read_errors.value, Value::Fraction(0.0));
         assert!(read_errors.pass);
         assert_eq!(all_errors.value, Value::Fraction(0.2));

@@ -3,7 +3,8 @@
 //!
 //! A term is `[op:]metric op threshold`:
 //! - metric: a percentile `pNN[.NNN]` (p50, p99, p99.9, p99.999), `max` or `mean` of the
-//!   response time of successful requests, or `errors` (failed / all requests);
+//!   response time, a failed request counting as slower than any threshold (see
+//!   [`crate::sla::judge_window`]), or `errors` (failed / all requests);
 //! - op: `<` or `<=`; an SLA states upper bounds only;
 //! - threshold: a latency with a unit (`ns`, `us`, `µs`, `ms`, `s`; decimals allowed, `2.5ms`),
 //!   or for `errors` a percentage (`0.1%`);
@@ -92,11 +93,12 @@ impl fmt::Display for Percentile {
 /// What a term measures in a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
-    /// A percentile of the response time of successful requests.
+    /// A percentile of the response time; a failed request counts as slower than any
+    /// threshold.
     Percentile(Percentile),
-    /// The largest response time of successful requests.
+    /// The largest response time; any failed request fails it.
     Max,
-    /// The mean response time of successful requests.
+    /// The mean response time; any failed request fails it.
     Mean,
     /// Failed requests / all requests.
     Errors,
