@@ -34,9 +34,10 @@ pub trait TrialRunner {
 
 /// Runs the search to its end or an interruption: asks for the next step, runs it, appends
 /// its record to the store, rewrites the summary and hands the outcome so far to
-/// `on_record`. Returns [`Status::Complete`] when the search is over, or
-/// [`Status::Interrupted`] when the runner was interrupted. A runner error is returned after
-/// the summary was written with the status "interrupted".
+/// `on_record`. Returns [`Status::Complete`] when the search is over, [`Status::Invalid`]
+/// when it stopped at a client-bound trial, or [`Status::Interrupted`] when the runner was
+/// interrupted. A runner error is returned after the summary was written with the status
+/// "failed" and the error.
 pub fn drive(
     settings: &SearchSettings,
     runner: &mut impl TrialRunner,
@@ -48,8 +49,13 @@ pub fn drive(
     loop {
         let ran = match next_step(settings, store.records()) {
             Step::Done => {
-                store.write_summary(repeats, Status::Complete)?;
-                return Ok(Status::Complete);
+                let status = if outcome(store.records(), repeats).invalid.is_some() {
+                    Status::Invalid
+                } else {
+                    Status::Complete
+                };
+                store.write_summary(repeats, status)?;
+                return Ok(status);
             }
             Step::Probe => runner.probe().map(|probe| probe.map(Record::Probe)),
             Step::Trial { rate_per_s, repeat } => {
@@ -79,7 +85,9 @@ pub fn drive(
                 return Ok(Status::Interrupted);
             }
             Err(e) => {
-                if let Err(summary_error) = store.write_summary(repeats, Status::Interrupted) {
+                let error = Some(format!("{e:#}"));
+                if let Err(summary_error) = store.write_summary_with(repeats, Status::Failed, error)
+                {
                     return Err(e.context(format!(
                         "and the summary could not be written: {summary_error:#}"
                     )));
@@ -205,14 +213,32 @@ mod tests {
     }
 
     #[test]
-    fn a_runner_error_is_returned_after_the_summary_says_interrupted() {
+    fn a_runner_error_is_returned_after_the_summary_says_failed_and_why() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::create(dir.path(), config()).unwrap();
         let mut runner = Failing(Simulated::new(12_345.0, 8_000.0));
         let error = drive(&auto(1), &mut runner, &mut store, |_| {}).unwrap_err();
         assert_eq!(error.to_string(), "the cluster went away");
-        assert_eq!(summary_status(&store), "interrupted");
+        assert_eq!(summary_status(&store), "failed");
+        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(summary["error"], "the cluster went away");
         assert_eq!(store.records().len(), 2);
+    }
+
+    #[test]
+    fn a_client_bound_trial_ends_the_search_as_invalid() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        let mut sim = Simulated::new(12_345.0, 8_000.0);
+        sim.client_limit = 6_000.0;
+        let status = drive(&auto(1), &mut sim, &mut store, |_| {}).unwrap();
+        assert_eq!(status, Status::Invalid);
+        assert_eq!(summary_status(&store), "invalid");
+        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(summary["capacity_per_s"].is_null(), "{summary}");
+        assert!(summary["invalid"]["rate_per_s"].as_f64().unwrap() > 6_000.0);
     }
 
     /// A runner that records another rate than it was asked for.

@@ -13,12 +13,20 @@ pub const ACHIEVED_FRACTION: f64 = 0.99;
 pub struct TermValue {
     /// The term in its canonical spelling, e.g. `p99.9<100ms`.
     pub term: String,
-    /// The worst window's value, in `unit`.
+    /// The worst window's value, in `unit` (for a latency term, of its answered requests).
     pub value: f64,
     /// `ms` for latencies, `%` for shares such as an error rate.
     pub unit: String,
     /// Whether the term held in every window.
     pub pass: bool,
+    /// The failed share of the worst window's requests, in percent; failed requests count as
+    /// slower than any threshold.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_percent: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A closed-loop run measuring the highest achieved throughput (the ceiling, C).
@@ -41,7 +49,7 @@ pub struct TrialRecord {
     pub rate_per_s: f64,
     /// Which repeat of this rate, from 1.
     pub repeat: u32,
-    /// The rate achieved over the measured period, per second.
+    /// The rate achieved over the measured period, per second: successful answers only.
     pub achieved_per_s: f64,
     /// Requests completed in the measured period.
     pub requests: u64,
@@ -51,10 +59,16 @@ pub struct TrialRecord {
     pub sla_pass: bool,
     /// The worst window's value of each SLA term.
     pub terms: Vec<TermValue>,
-    /// The trial's verdict, by [`trial_passes`].
+    /// The trial's verdict, by [`trial_passes`]; false for an invalid trial, which is not a
+    /// fail either (see `invalid`).
     pub pass: bool,
     /// Why the trial failed, e.g. `p99.9<100ms failed in 2 of 3 windows`; `None` when it passed.
     pub reason: Option<String>,
+    /// Why the trial measured the client rather than the server (`invalid: client-bound`),
+    /// one sentence each; `None` for a valid trial. An invalid trial is neither a pass nor a
+    /// fail, and the search stops at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<Vec<String>>,
     /// The directory holding the trial's own run files, relative to the search's directory.
     pub dir: String,
     /// Wall-clock seconds the trial took, preparation included.
@@ -177,9 +191,11 @@ mod tests {
                 value: 123.4,
                 unit: "ms".to_string(),
                 pass: false,
+                failed_percent: 0.0,
             }],
             pass: false,
             reason: Some("p99.9<100ms failed in 2 of 3 windows".to_string()),
+            invalid: None,
             dir: "trial-8000-2".to_string(),
             wall_s: 95.25,
         });
@@ -188,6 +204,24 @@ mod tests {
             text.starts_with(r#"{"kind":"trial","rate_per_s":8000.0,"#),
             "{text}"
         );
+        assert!(
+            !text.contains("invalid") && !text.contains("failed_percent"),
+            "a valid trial without failures reads as before: {text}"
+        );
         assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), trial);
+        // An invalid trial says why.
+        let Record::Trial(mut invalid) = trial else {
+            unreachable!()
+        };
+        invalid.invalid = Some(vec!["1500 requests were never sent".to_string()]);
+        let text = serde_json::to_string(&Record::Trial(invalid.clone())).unwrap();
+        assert!(
+            text.contains(r#""invalid":["1500 requests were never sent"]"#),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<Record>(&text).unwrap(),
+            Record::Trial(invalid)
+        );
     }
 }

@@ -156,6 +156,11 @@ pub enum Step {
 /// between L and F, or when every rate failed down to 1% of C.
 pub fn next_step(settings: &SearchSettings, records: &[Record]) -> Step {
     let repeats = settings.repeats.max(1);
+    if first_invalid(records).is_some() {
+        // The client, not the server, limited a trial: nothing above or below it says more
+        // about the server until the client is fixed.
+        return Step::Done;
+    }
     match &settings.plan {
         RatePlan::Ladder(rates) => {
             for &rate in rates {
@@ -281,6 +286,9 @@ pub enum Verdict {
     Fail,
     /// Not every repeat has run, and none failed.
     Incomplete,
+    /// A repeat was client-bound (the client, not the server, limited it): no verdict on the
+    /// rate, and the search stopped there.
+    Invalid,
 }
 
 /// All trials at one attempted rate.
@@ -307,6 +315,10 @@ pub struct Outcome {
     pub capacity_per_s: Option<f64>,
     /// Passing rates above a failing rate: reported, not capacity.
     pub unstable: Vec<f64>,
+    /// The first client-bound trial (the lowest rate, then repeat), when there was one: the
+    /// search stopped there and reports no capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<TrialRecord>,
 }
 
 /// The outcome of the records so far, each rate judged against `repeats` repeats.
@@ -343,18 +355,26 @@ pub fn outcome(records: &[Record], repeats: u32) -> Outcome {
         }
     }
     for row in &mut rows {
-        row.verdict = match decide(row.trials.iter(), repeats) {
-            Decision::Pass => Verdict::Pass,
-            Decision::Fail => Verdict::Fail,
-            Decision::Next(_) => Verdict::Incomplete,
+        row.verdict = if row.trials.iter().any(|t| t.invalid.is_some()) {
+            Verdict::Invalid
+        } else {
+            match decide(row.trials.iter(), repeats) {
+                Decision::Pass => Verdict::Pass,
+                Decision::Fail => Verdict::Fail,
+                Decision::Next(_) => Verdict::Incomplete,
+            }
         };
     }
 
+    let invalid = first_invalid(records).cloned();
+    // A search stopped by a client-bound trial has no capacity: the passes below it may be
+    // the client's as much as the server's.
     let capacity_per_s = rows
         .iter()
         .take_while(|row| row.verdict == Verdict::Pass)
         .last()
-        .map(|row| row.rate_per_s);
+        .map(|row| row.rate_per_s)
+        .filter(|_| invalid.is_none());
     let unstable = match rows.iter().find(|row| row.verdict == Verdict::Fail) {
         Some(lowest_fail) => rows
             .iter()
@@ -378,7 +398,23 @@ pub fn outcome(records: &[Record], repeats: u32) -> Outcome {
         highest_achieved_per_s,
         capacity_per_s,
         unstable,
+        invalid,
     }
+}
+
+/// The client-bound trial at the lowest rate (then repeat), if any.
+fn first_invalid(records: &[Record]) -> Option<&TrialRecord> {
+    records
+        .iter()
+        .filter_map(|record| match record {
+            Record::Trial(trial) if trial.invalid.is_some() => Some(trial),
+            _ => None,
+        })
+        .min_by(|a, b| {
+            a.rate_per_s
+                .total_cmp(&b.rate_per_s)
+                .then(a.repeat.cmp(&b.repeat))
+        })
 }
 
 /// Whether two rates are the same attempted rate. Rates are compared with a relative
@@ -810,6 +846,44 @@ mod tests {
                 repeat: 2
             }
         );
+    }
+
+    #[test]
+    fn a_client_bound_trial_stops_the_search_without_a_capacity() {
+        // The client keeps up to 9000/s; the server's knee is at 10 000/s.
+        let mut sim = Simulated::new(12_000.0, 10_000.0);
+        sim.client_limit = 9_000.0;
+        let records = run_in_memory(&auto(2), &mut sim);
+        let result = outcome(&records, 2);
+        assert_eq!(
+            result.capacity_per_s, None,
+            "no capacity past a client-bound trial"
+        );
+        let invalid = result.invalid.as_ref().expect("the client-bound trial");
+        assert!(invalid.rate_per_s > 9_000.0);
+        assert!(!invalid.pass);
+        assert!(invalid.reason.is_none(), "neither a pass nor a fail");
+        // The search stopped at the first client-bound trial: its other repeats and any
+        // higher rate never ran.
+        let last = sim.trials.last().unwrap();
+        assert_eq!((last.0, last.1), (invalid.rate_per_s, 1));
+        let row = result
+            .rows
+            .iter()
+            .find(|r| same_rate(r.rate_per_s, invalid.rate_per_s))
+            .unwrap();
+        assert_eq!(row.verdict, Verdict::Invalid);
+        assert!(result.rows.iter().all(|r| r.verdict != Verdict::Fail));
+        assert_eq!(next_step(&auto(2), &records), Step::Done);
+        // A ladder stops at it too.
+        let mut sim = Simulated::new(12_000.0, 10_000.0);
+        sim.client_limit = 3_000.0;
+        let records = run_in_memory(
+            &settings(RatePlan::Ladder(vec![2000.0, 4000.0, 6000.0]), 1),
+            &mut sim,
+        );
+        assert_eq!(sim.trials, [(2000.0, 1), (4000.0, 1)]);
+        assert_eq!(outcome(&records, 1).capacity_per_s, None);
     }
 
     #[test]

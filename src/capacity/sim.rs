@@ -20,6 +20,8 @@ pub(crate) struct Simulated {
     pub knee: f64,
     /// (rate, repeat) pairs that fail the SLA whatever the rate.
     pub noisy: Vec<(f64, u32)>,
+    /// Above this rate the client cannot keep its schedule: trials are client-bound.
+    pub client_limit: f64,
     /// Runs after which every further run is interrupted (returns `None`).
     pub interrupt_after: Option<usize>,
     /// Probes run.
@@ -36,6 +38,7 @@ impl Simulated {
             probe_achieved: ceiling,
             knee,
             noisy: Vec::new(),
+            client_limit: f64::INFINITY,
             interrupt_after: None,
             probes: 0,
             trials: Vec::new(),
@@ -58,6 +61,8 @@ impl Simulated {
         let sla_pass = p999 < 100.0;
         let achieved = rate.min(self.ceiling);
         let (pass, reason) = trial_passes(rate, achieved, sla_pass, true);
+        let invalid = (rate > self.client_limit)
+            .then(|| vec![format!("the client sends at most {}/s", self.client_limit)]);
         Record::Trial(TrialRecord {
             rate_per_s: rate,
             repeat,
@@ -70,9 +75,11 @@ impl Simulated {
                 value: p999,
                 unit: "ms".to_string(),
                 pass: sla_pass,
+                failed_percent: 0.0,
             }],
-            pass,
-            reason,
+            pass: pass && invalid.is_none(),
+            reason: if invalid.is_some() { None } else { reason },
+            invalid,
             dir: format!("trial-{rate}-{repeat}"),
             wall_s: 75.0,
         })

@@ -31,8 +31,14 @@ pub enum Status {
     Running,
     /// The search is over.
     Complete,
-    /// Stopped before the end; `--resume` continues it.
+    /// Stopped before the end (Ctrl-C); `--resume` continues it.
     Interrupted,
+    /// Stopped at a client-bound trial: the client, not the server, limited it, so the
+    /// search has no capacity to report (see `Outcome::invalid`).
+    Invalid,
+    /// Stopped by an error (say, the cluster could not be reached); `error` says which.
+    /// `--resume` tries again once the cause is fixed.
+    Failed,
 }
 
 /// The contents of `capacity.json`.
@@ -47,6 +53,9 @@ pub struct Summary {
     pub outcome: Outcome,
     /// When the summary was written (RFC 3339).
     pub updated_at: String,
+    /// The error that stopped a failed search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// A capacity search's directory, with its records in memory.
@@ -165,11 +174,22 @@ impl Store {
     /// Writes `capacity.json` atomically (a reader sees the old or the new summary), each rate
     /// judged against `repeats` repeats.
     pub fn write_summary(&self, repeats: u32, status: Status) -> anyhow::Result<()> {
+        self.write_summary_with(repeats, status, None)
+    }
+
+    /// [`Store::write_summary`] with the error that stopped a failed search.
+    pub fn write_summary_with(
+        &self,
+        repeats: u32,
+        status: Status,
+        error: Option<String>,
+    ) -> anyhow::Result<()> {
         let summary = Summary {
             status,
             config: self.config.clone(),
             outcome: outcome(&self.records, repeats),
             updated_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            error,
         };
         let mut text = serde_json::to_string_pretty(&summary).context("encoding the summary")?;
         text.push('\n');

@@ -74,14 +74,16 @@ pub fn cells(outcome: &Outcome, terms: &[String]) -> Vec<Vec<String>> {
             for term in terms {
                 cells.push(match trial.terms.iter().find(|t| &t.term == term) {
                     // Passing values keep the mark's room, so that the numbers line up.
-                    Some(v) if v.pass => format!("{}  ", format_value(v.value, &v.unit)),
-                    Some(v) => format!("{} {FAILED}", format_value(v.value, &v.unit)),
+                    Some(v) if v.pass => format!("{}  ", term_value(v)),
+                    Some(v) => format!("{} {FAILED}", term_value(v)),
                     None => "-  ".to_string(),
                 });
             }
             cells.push(group_thousands(trial.errors));
             let last = i + 1 == row.trials.len();
-            cells.push(if !trial.pass {
+            cells.push(if trial.invalid.is_some() {
+                "INVALID: client-bound (no verdict; see below)".to_string()
+            } else if !trial.pass {
                 match &trial.reason {
                     Some(reason) => format!("FAIL: {reason}"),
                     None => "FAIL".to_string(),
@@ -118,6 +120,24 @@ pub fn summary_lines(outcome: &Outcome) -> Vec<String> {
         ));
     }
 
+    if let Some(invalid) = &outcome.invalid {
+        lines.push(format!(
+            "Capacity: none — the search stopped at {}/s (repeat {}): invalid: client-bound. \
+             The client, not the server, limited that trial:",
+            format_rate(invalid.rate_per_s),
+            invalid.repeat
+        ));
+        for reason in invalid.invalid.iter().flatten() {
+            lines.push(format!("  - {reason}"));
+        }
+        lines.push(
+            "  Give the client more --threads (and cores) or a machine of its own, then search \
+             again; the rates below it passed or failed on the server's account, but no \
+             capacity can be named until the client keeps up with every rate tried."
+                .to_string(),
+        );
+        return lines;
+    }
     let lowest = outcome.rows.first().map(|row| row.verdict);
     lines.push(match (outcome.capacity_per_s, lowest) {
         (Some(capacity), _) => format!(
@@ -158,6 +178,22 @@ pub fn format_rate(rate: f64) -> String {
         group_thousands(rate.round() as u64)
     } else {
         format!("{rate:.1}")
+    }
+}
+
+/// A term's cell: its worst window's value, with that window's failed share beside a latency
+/// (`12.3 ms, 2.0% failed`), or `all failed` when no request of it was answered.
+fn term_value(v: &crate::capacity::TermValue) -> String {
+    if v.failed_percent >= 100.0 {
+        "all failed".to_string()
+    } else if v.failed_percent > 0.0 {
+        format!(
+            "{}, {} failed",
+            format_value(v.value, &v.unit),
+            format_value(v.failed_percent, "%")
+        )
+    } else {
+        format_value(v.value, &v.unit)
     }
 }
 
@@ -308,6 +344,50 @@ mod tests {
         );
         assert!(!table.contains("Unstable"), "{table}");
         assert_eq!(table.matches("FAIL").count(), 7, "{table}");
+    }
+
+    #[test]
+    fn a_search_stopped_by_a_client_bound_trial() {
+        let settings = SearchSettings {
+            plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0]),
+            repeats: 1,
+            ladder_base_per_s: None,
+        };
+        let mut sim = Simulated::new(f64::INFINITY, 5_000.0);
+        sim.client_limit = 1_500.0;
+        let records = run_in_memory(&settings, &mut sim);
+        let table = render(&outcome(&records, 1), &terms());
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            cells(lines[2]).last().copied(),
+            Some("INVALID: client-bound (no verdict; see below)"),
+            "{table}"
+        );
+        assert!(!table.contains("3 000"), "the search stopped: {table}");
+        assert!(
+            table.contains(
+                "Capacity: none — the search stopped at 2 000/s (repeat 1): invalid: \
+                 client-bound."
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("  - the client sends at most 1500/s\n"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_term_shows_the_failed_share_of_its_worst_window() {
+        let sim = Simulated::new(f64::INFINITY, f64::INFINITY);
+        let Record::Trial(mut trial) = sim.record(1000.0, 1) else {
+            unreachable!()
+        };
+        trial.terms[0].failed_percent = 2.0;
+        trial.terms[0].pass = false;
+        assert_eq!(term_value(&trial.terms[0]), "5.00 ms, 2.00% failed");
+        trial.terms[0].failed_percent = 100.0;
+        assert_eq!(term_value(&trial.terms[0]), "all failed");
     }
 
     #[test]

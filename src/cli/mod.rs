@@ -631,6 +631,58 @@ pub struct ClientArgs {
     pub password: Option<String>,
 }
 
+/// The flags of `capacity` that `--resume` refuses: a resumed search keeps the settings it
+/// was started with (search.json), so these would be silently ignored. Credentials are
+/// accepted (they are never stored), and so is --cluster-dir (it can come from the
+/// environment).
+const RESUME_TAKES_NOTHING_ELSE: [&str; 45] = [
+    "name",
+    "ops",
+    "sla",
+    "window",
+    "rates",
+    "resolution",
+    "repeats",
+    "duration",
+    "warmup",
+    "probe_concurrency",
+    "probe_duration",
+    "fresh",
+    "out",
+    "label",
+    "matrix",
+    "first_address",
+    "heap",
+    "node_price",
+    "nodes",
+    "target_load",
+    "partitions",
+    "p",
+    "property_files",
+    "ycsb_workload",
+    "partition_generator",
+    "read_ratio",
+    "rows_per_partition",
+    "delete_ratio",
+    "populate",
+    "replication",
+    "compaction",
+    "ttl",
+    "consistency",
+    "drop",
+    "seed",
+    "keyspace",
+    "hosts",
+    "arrivals",
+    "max_in_flight",
+    "send_resolution",
+    "threads",
+    "interval",
+    "timeout",
+    "connections",
+    "sender",
+];
+
 /// How each trial of a capacity search begins.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
@@ -648,6 +700,7 @@ pub enum Fresh {
 /// `headroom capacity`
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
+#[command(mut_arg("resume", |a| a.conflicts_with_all(RESUME_TAKES_NOTHING_ELSE)))]
 pub struct CapacityArgs {
     /// For a cassandra-stress profile or a workload file: the mix of its operations by
     /// weight, e.g. 'insert=1,simple1=9'.
@@ -727,9 +780,10 @@ pub struct CapacityArgs {
     )]
     pub out: Option<PathBuf>,
 
-    /// Continue the interrupted search in DIR with its own settings, without redoing the
-    /// trials it finished. Other flags are ignored. For a --matrix directory, finished
-    /// configurations are kept and the interrupted one starts again.
+    /// Continue the interrupted (or failed) search in DIR with its own settings, without
+    /// redoing the trials it finished; it takes no other flag but --username and
+    /// --password. For a --matrix directory, finished configurations are kept and the
+    /// interrupted one starts again.
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub resume: Option<PathBuf>,
 
@@ -963,6 +1017,62 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn resume_refuses_the_flags_it_would_ignore() {
+        for flag in [
+            &["--hosts", "10.0.0.1"][..],
+            &["--rates", "1k"],
+            &["keyvalue"],
+            &["-d", "5s"],
+        ] {
+            let mut line = vec!["headroom", "capacity", "--resume", "runs/x"];
+            line.extend_from_slice(flag);
+            let err = Cli::try_parse_from(&line).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ArgumentConflict,
+                "{flag:?}"
+            );
+            assert!(err.to_string().contains("--resume"), "{err}");
+        }
+        assert!(Cli::try_parse_from([
+            "headroom",
+            "capacity",
+            "--resume",
+            "runs/x",
+            "--username",
+            "u",
+            "--password",
+            "p"
+        ])
+        .is_ok());
+        // Every id in the list is one of capacity's arguments.
+        let command = Cli::command();
+        let capacity = command.find_subcommand("capacity").unwrap();
+        for id in RESUME_TAKES_NOTHING_ELSE {
+            assert!(
+                capacity.get_arguments().any(|a| a.get_id() == id),
+                "{id} is not an argument of capacity"
+            );
+        }
+        // ...and every argument but these is in the list: a new flag must choose.
+        let accepted = [
+            "resume",
+            "username",
+            "password",
+            "cluster_dir",
+            "help",
+            "version",
+        ];
+        for arg in capacity.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert!(
+                accepted.contains(&id) || RESUME_TAKES_NOTHING_ELSE.contains(&id),
+                "does --resume take {id}?"
+            );
+        }
     }
 
     #[test]

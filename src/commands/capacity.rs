@@ -226,6 +226,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     let status = search(&config, store, credentials, None)?;
     Ok(match status.0 {
         Status::Interrupted => ExitCode::from(130),
+        Status::Invalid => ExitCode::from(run::EXIT_CLIENT_BOUND),
         _ => ExitCode::SUCCESS,
     })
 }
@@ -323,6 +324,10 @@ pub fn search(
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",
             dir.display(),
+            dir.display()
+        ),
+        Status::Invalid => println!(
+            "\nNo capacity: a trial was client-bound (see above). Files: {}",
             dir.display()
         ),
         _ => println!("\nFiles: {} (capacity.json, capacity.jsonl, one run directory per trial)", dir.display()),
@@ -517,6 +522,11 @@ fn trial_record(
                         value,
                         unit: unit.to_string(),
                         pass: w.failing_windows == 0,
+                        failed_percent: if unit == "ms" {
+                            w.failed_share * 100.0
+                        } else {
+                            0.0
+                        },
                     }
                 })
                 .collect()
@@ -525,6 +535,13 @@ fn trial_record(
     let completed = summary.stop == StopReason::Completed;
     let (pass, mut reason) =
         capacity::trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
+    // A client-bound trial is neither a pass nor a fail: it has no verdict.
+    let invalid = summary
+        .validity
+        .as_ref()
+        .filter(|v| !v.is_valid())
+        .map(|v| v.reasons.clone());
+    let pass = pass && invalid.is_none();
     if let Some(v) = verdict {
         if !v.pass {
             let failed: Vec<String> = v
@@ -552,7 +569,8 @@ fn trial_record(
         sla_pass,
         terms,
         pass,
-        reason,
+        reason: if invalid.is_some() { None } else { reason },
+        invalid,
         dir,
         wall_s: wall.as_secs_f64(),
     }

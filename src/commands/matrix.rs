@@ -159,6 +159,7 @@ fn drive(
                 file.entries[i].status = EntryStatus::Interrupted;
                 interrupted = true;
             }
+            Ok(Status::Invalid) => file.entries[i].status = EntryStatus::Invalid,
             Ok(_) => file.entries[i].status = EntryStatus::Complete,
             Err(e) => {
                 eprintln!("The configuration {} failed: {e:#}", file.entries[i].label);
@@ -217,10 +218,25 @@ fn drive(
          configuration)",
         dir.display()
     );
-    Ok(if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    let invalid: Vec<&str> = file
+        .entries
+        .iter()
+        .filter(|e| e.status == EntryStatus::Invalid)
+        .map(|e| e.label.as_str())
+        .collect();
+    if !invalid.is_empty() {
+        println!(
+            "No capacity for {}: the search stopped at a client-bound trial (invalid: the \
+             client, not the cluster, limited it; see its capacity table).",
+            invalid.join(", ")
+        );
+    }
+    Ok(if !failed.is_empty() {
         ExitCode::from(1)
+    } else if !invalid.is_empty() {
+        ExitCode::from(super::run::EXIT_CLIENT_BOUND)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -88,6 +88,15 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
              The highest throughput without an SLA was {:.0}/s.",
             config.sla.terms, outcome.highest_achieved_per_s
         ),
+        (Status::Invalid, _) => {
+            println!(
+                "\nNo capacity: this machine's client could not keep up with a trial's rate \
+                 (invalid: client-bound; see the table above) ({took:.1} minutes). Its files \
+                 are in {}.",
+                out.display()
+            );
+            return Ok(ExitCode::from(super::run::EXIT_CLIENT_BOUND));
+        }
         (_, None) => println!(
             "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes).",
             config.sla.terms

@@ -28,7 +28,9 @@ use crate::report::export::intervals_csv::IntervalsCsv;
 use crate::report::summary::{
     ClientCost, Latency, OpSummary, PopulateSummary, RunSummary, SlaSummary,
 };
-use crate::sla::{judge_window, RunVerdict, Sla, WindowAccumulator, WindowStats};
+use crate::sla::{
+    judge_window, ClientFigures, RunVerdict, Sla, Validity, WindowAccumulator, WindowStats,
+};
 use crate::workload::builtin::WorkloadError;
 use crate::workload::{compaction_map, replication_map, AnyWorkload, Workload, WorkloadConfig};
 
@@ -346,7 +348,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Executed::LoadedOnly => ExitCode::SUCCESS,
         Executed::Finished(summary) => {
             write_report(&out);
-            exit_code(summary.stop)
+            exit_code_of(&summary)
         }
     })
 }
@@ -361,12 +363,33 @@ pub fn write_report(dir: &Path) {
     }
 }
 
+/// Exit code of a completed run whose SLA failed.
+pub const EXIT_SLA_FAILED: u8 = 3;
+/// Exit code of a run (or search) without a verdict: the client, not the server, limited it.
+pub const EXIT_CLIENT_BOUND: u8 = 4;
+
 /// The exit code for a run that ended this way.
 pub fn exit_code(stop: StopReason) -> ExitCode {
     match stop {
         StopReason::Completed => ExitCode::SUCCESS,
         StopReason::Interrupted => ExitCode::from(130),
         StopReason::AllRequestsFailing => ExitCode::from(1),
+    }
+}
+
+/// The exit code of a finished run: [`exit_code`] of how it stopped; for a completed run,
+/// [`EXIT_CLIENT_BOUND`] without a valid measurement, [`EXIT_SLA_FAILED`] when its SLA
+/// failed, 0 otherwise.
+pub fn exit_code_of(summary: &RunSummary) -> ExitCode {
+    if summary.stop != StopReason::Completed {
+        return exit_code(summary.stop);
+    }
+    if !summary.is_valid() {
+        ExitCode::from(EXIT_CLIENT_BOUND)
+    } else if summary.sla.as_ref().is_some_and(|s| !s.verdict.pass) {
+        ExitCode::from(EXIT_SLA_FAILED)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -686,6 +709,9 @@ pub async fn execute_with(
         hiccups: true,
         send_resolution: Duration::from_secs_f64(config.send_resolution_s),
         request_timeout: Some(Duration::from_secs_f64(config.request_timeout_s)),
+        lag_limit: Some(crate::sla::validity::lag_limit(Duration::from_secs_f64(
+            config.send_resolution_s,
+        ))),
     };
     let mut server_tables = TablesRecording::begin(
         session,
@@ -751,6 +777,8 @@ pub async fn execute_with(
     let cpu = metrics::process::cpu_time().saturating_sub(cpu_before);
     let server_tables = server_tables.end(out).await;
     let spans = std::mem::take(&mut sink.spans);
+    let op_weights = sink.op_weights.clone();
+    let client_decided = sink.client_decided_windows();
     let verdict = sink.finish()?;
     let pauses = (!pause_nodes.is_empty()).then(|| {
         let from_ns = (config.warmup_s * 1e9) as u64;
@@ -765,7 +793,17 @@ pub async fn execute_with(
 
     watcher.abort();
     let summary = summarize(
-        config, &op_names, &outcome, started_at, cpu, populated, verdict,
+        config,
+        &op_names,
+        &outcome,
+        started_at,
+        cpu,
+        populated,
+        verdict,
+        Client {
+            op_weights: &op_weights,
+            client_decided,
+        },
     );
     for (i, name) in op_names.iter().enumerate() {
         let stats = &outcome.totals[i][Phase::Measure.index()];
@@ -912,6 +950,16 @@ fn pause_nodes(pauses: &PauseSource, hosts: &[String]) -> Vec<PauseNode> {
     }
 }
 
+/// A count or rate that may be far beyond what anyone types: whole up to a billion,
+/// in scientific notation above (`2.000e99`).
+fn format_big(n: f64) -> String {
+    if n < 1e9 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.3e}")
+    }
+}
+
 fn describe_mode(mode: &LoadMode) -> String {
     match mode {
         LoadMode::Open {
@@ -919,7 +967,10 @@ fn describe_mode(mode: &LoadMode) -> String {
             arrivals,
             max_in_flight,
         } => {
-            format!("open loop at {rate_per_s} requests/s, {arrivals:?} arrivals, at most {max_in_flight} in flight")
+            format!(
+                "open loop at {} requests/s, {arrivals:?} arrivals, at most {max_in_flight} in flight",
+                format_big(*rate_per_s)
+            )
         }
         LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
     }
@@ -949,6 +1000,7 @@ async fn populate_rows(
         hiccups: false,
         send_resolution: Duration::ZERO,
         request_timeout: Some(Duration::from_secs_f64(config.request_timeout_s)),
+        lag_limit: None,
     };
     struct Quiet(u64);
     impl IntervalSink for Quiet {
@@ -988,6 +1040,16 @@ async fn populate_rows(
     summary
 }
 
+/// What the run's sink knew of the client, for its validity.
+struct Client<'a> {
+    /// Each op type's share: those with none are steps of compound requests, whose waits are
+    /// their request's.
+    op_weights: &'a [f64],
+    /// Failing SLA windows the client's own wait decided.
+    client_decided: u64,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn summarize(
     config: &RunConfig,
     op_names: &[String],
@@ -996,6 +1058,7 @@ fn summarize(
     cpu: Duration,
     populate: Option<PopulateSummary>,
     sla: Option<SlaSummary>,
+    client: Client,
 ) -> RunSummary {
     let warmup_s = config.warmup_s;
     // A completed open-loop run is measured over its scheduled period (see
@@ -1016,9 +1079,10 @@ fn summarize(
             .collect()
     };
     let ops = phase(Phase::Measure, measured_s);
-    let requests: u64 = outcome.totals.iter().flatten().map(|s| s.total()).sum();
-    let measured_requests: u64 = ops.iter().map(|o| o.requests).sum();
+    let measured_ok: u64 = ops.iter().map(|o| o.ok).sum();
+    let measured_failed: u64 = ops.iter().map(|o| o.requests - o.ok).sum();
     let hiccups = Latency::of(&outcome.hiccups);
+    let validity = validity(config, outcome, cpu, &hiccups, &client);
     RunSummary {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
         workload: config.workload.name.clone(),
@@ -1034,16 +1098,23 @@ fn summarize(
         },
         achieved_rate_per_s: match period {
             Some(p) => p.achieved_per_s(),
-            None => measured_requests as f64 / measured_s,
+            None => measured_ok as f64 / measured_s,
+        },
+        failed_rate_per_s: match period {
+            Some(p) => p.failed_per_s(),
+            None => measured_failed as f64 / measured_s,
         },
         max_backlog: outcome.max_backlog,
+        unsent_requests: outcome.unsent,
+        validity: Some(validity),
         ops,
         warmup: phase(Phase::Warmup, warmup_s),
         populate,
         client: ClientCost {
             cpu_s: cpu.as_secs_f64(),
-            cpu_us_per_request: if requests > 0 {
-                cpu.as_secs_f64() * 1e6 / requests as f64
+            // Per request sent: unsent requests cost nothing.
+            cpu_us_per_request: if outcome.sent > 0 {
+                cpu.as_secs_f64() * 1e6 / outcome.sent as f64
             } else {
                 0.0
             },
@@ -1055,8 +1126,57 @@ fn summarize(
     }
 }
 
+/// Whether the client limited the run: its figures over the measured part and the verdict
+/// (see [`crate::sla::validity`]).
+fn validity(
+    config: &RunConfig,
+    outcome: &engine::Outcome,
+    cpu: Duration,
+    hiccups: &Latency,
+    client: &Client,
+) -> Validity {
+    let mut wait = metrics::new_histogram();
+    let mut measured_requests = 0;
+    for (stats, weight) in outcome.totals.iter().zip(client.op_weights) {
+        if *weight > 0.0 {
+            let measured = &stats[Phase::Measure.index()];
+            let _ = wait.add(&measured.wait_ns);
+            measured_requests += measured.total();
+        }
+    }
+    let wait = Latency::of(&wait);
+    let wall_s = (outcome.elapsed_ns as f64 / 1e9).max(1e-9);
+    let figures = ClientFigures {
+        threads: config.threads,
+        cpu_share_of_threads: cpu.as_secs_f64() / (wall_s * config.threads.max(1) as f64),
+        wait_p99_ms: wait.p99_ms,
+        wait_p999_ms: wait.p999_ms,
+        wait_max_ms: wait.max_ms,
+        lag_limit_ms: crate::sla::validity::lag_limit(Duration::from_secs_f64(
+            config.send_resolution_s,
+        ))
+        .as_secs_f64()
+            * 1e3,
+        hiccup_p999_ms: hiccups.p999_ms,
+        hiccup_max_ms: hiccups.max_ms,
+        max_backlog: outcome.max_backlog,
+        unsent: outcome.unsent,
+        unsent_held: outcome.unsent_held,
+        limit_waits: outcome.limit_waits,
+        late_sends: outcome.client_late,
+        measured_requests,
+        client_decided_windows: client.client_decided,
+    };
+    Validity::decide(figures, matches!(config.mode, LoadMode::Open { .. }))
+}
+
 fn print_summary(s: &RunSummary) {
     println!("\nSummary ({}):", s.latency_kind);
+    let failed = if s.failed_rate_per_s > 0.0 {
+        format!(" (successful answers; {:.0}/s failed)", s.failed_rate_per_s)
+    } else {
+        String::new()
+    };
     match s.attempted_rate_per_s {
         Some(rate) => {
             let note = if s.achieved_rate_per_s < rate * 0.99 {
@@ -1065,12 +1185,22 @@ fn print_summary(s: &RunSummary) {
                 ""
             };
             println!(
-                "  rate: attempted {rate:.0}/s, achieved {:.0}/s over {:.1} s; largest client backlog {}{note}",
-                s.achieved_rate_per_s, s.measured_s, s.max_backlog
+                "  rate: attempted {}/s, achieved {:.0}/s{failed} over {:.1} s; largest client backlog {}{note}",
+                format_big(rate),
+                s.achieved_rate_per_s,
+                s.measured_s,
+                format_big(s.max_backlog as f64)
             );
+            if s.unsent_requests > 0.0 {
+                println!(
+                    "  {} requests of the schedule were never sent (the client was still behind it {} s after its end)",
+                    format_big(s.unsent_requests),
+                    engine::SEND_GRACE.as_secs()
+                );
+            }
         }
         None => println!(
-            "  rate: {:.0}/s over {:.1} s",
+            "  rate: {:.0}/s{failed} over {:.1} s",
             s.achieved_rate_per_s, s.measured_s
         ),
     }
@@ -1085,23 +1215,14 @@ fn print_summary(s: &RunSummary) {
     );
     for op in &s.ops {
         let (r, v) = (&op.response_time, &op.service_time);
-        println!(
-            "  {:<width$} {:>10} {:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-            op.op,
-            op.requests,
-            op.rate_per_s,
-            r.mean_ms,
-            r.p50_ms,
-            r.p95_ms,
-            r.p99_ms,
-            r.p999_ms,
-            r.p9999_ms,
-            r.max_ms
-        );
-        println!(
-            "  {:<width$} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
-            "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
-        );
+        if op.ok == 0 {
+            println!(
+                "  {:<width$} {:>10} {:>9.0}   no request was answered: every one failed",
+                op.op, op.requests, op.rate_per_s
+            );
+        } else {
+            print_latency_lines(&op.op, op.requests, op.rate_per_s, r, v, width);
+        }
         let w = &op.wait_time;
         println!(
             "  {:<width$} wait in client before the send: p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
@@ -1117,7 +1238,10 @@ fn print_summary(s: &RunSummary) {
         }
     }
     if let Some(sla) = &s.sla {
-        print_sla(sla);
+        print_sla(sla, s.is_valid());
+    }
+    if let Some(v) = &s.validity {
+        print_validity(v);
     }
     let c = &s.client;
     println!(
@@ -1130,19 +1254,78 @@ fn print_summary(s: &RunSummary) {
     );
 }
 
-/// The SLA verdict: overall, the worst window of each term, and the failing windows.
-fn print_sla(sla: &SlaSummary) {
+/// The measurement's validity: one line when valid, the reasons and what to do when not.
+fn print_validity(v: &Validity) {
+    let f = &v.figures;
+    if v.is_valid() && f.limit_waits > 0 {
+        println!(
+            "  measurement: valid — the server set the pace: {} requests found every in-flight \
+             slot taken (--max-in-flight) and waited for the server to answer, so their wait \
+             before the send is the server's",
+            f.limit_waits
+        );
+        return;
+    }
+    if v.is_valid() {
+        println!(
+            "  measurement: valid — the client kept its schedule (wait before send p99 {:.2} ms)",
+            f.wait_p99_ms
+        );
+        return;
+    }
+    println!(
+        "  measurement: INVALID: client-bound — the client, not the server, limited this run:"
+    );
+    for reason in &v.reasons {
+        println!("    - {reason}");
+    }
+    if let Some(advice) = &v.advice {
+        println!("    what to do: {advice}");
+    }
+}
+
+/// An op's line of response-time percentiles and its line of service-time ones.
+fn print_latency_lines(op: &str, requests: u64, rate: f64, r: &Latency, v: &Latency, width: usize) {
+    println!(
+        "  {op:<width$} {requests:>10} {rate:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+        r.mean_ms, r.p50_ms, r.p95_ms, r.p99_ms, r.p999_ms, r.p9999_ms, r.max_ms
+    );
+    println!(
+        "  {:<width$} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
+        "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
+    );
+}
+
+/// The SLA verdict: overall, the worst window of each term, and the failing windows. A run
+/// that is not `valid` has no verdict; its windows are shown as judged.
+fn print_sla(sla: &SlaSummary, valid: bool) {
     let v = &sla.verdict;
-    let verdict = if v.pass {
+    let verdict = if !valid {
+        format!(
+            "NO VERDICT (the run was client-bound; as judged, {} of {} windows failed)",
+            v.failing.len(),
+            v.windows
+        )
+    } else if v.pass {
         "PASS".to_string()
     } else if v.windows == 0 {
         "FAIL (no complete window to judge: make the run at least one window long)".to_string()
+    } else if v.failing_by_failures > 0 {
+        format!(
+            "FAIL in {} of {} windows ({} of them on failed requests alone: a failed request \
+             counts as slower than any threshold)",
+            v.failing.len(),
+            v.windows,
+            v.failing_by_failures
+        )
     } else {
         format!("FAIL in {} of {} windows", v.failing.len(), v.windows)
     };
     println!("  SLA {}: {verdict}", sla.spec);
     for worst in &v.worst {
-        let Some(value) = worst.value else { continue };
+        let Some(value) = worst.describe() else {
+            continue;
+        };
         let on_max = if worst.judged_on_max_windows > 0 {
             format!(
                 " ({} windows had too few requests for the percentile and were judged on their max)",
@@ -1254,6 +1437,7 @@ impl RunFiles {
                 measured_ns: planned
                     .map(|p| (p.as_nanos() as u64).saturating_sub((warmup_s * 1e9) as u64)),
                 last: None,
+                client_decided: 0,
             }),
             error: None,
             header_printed: false,
@@ -1270,8 +1454,15 @@ impl RunFiles {
         }
     }
 
-    /// Judges the last (partial) window, closes the files and returns the SLA verdict.
-    fn finish(mut self) -> anyhow::Result<Option<SlaSummary>> {
+    /// Failing windows so far that the client's own wait decided. Call after the last window
+    /// is judged ([`RunFiles::finish`] judges it), or before, for those so far.
+    fn client_decided_windows(&mut self) -> u64 {
+        self.judge_last();
+        self.sla.as_ref().map_or(0, |j| j.client_decided)
+    }
+
+    /// Judges the last (partial) window, if not yet done.
+    fn judge_last(&mut self) {
         if let Some(mut judge) = self.sla.take() {
             let open = std::mem::replace(&mut judge.windows, WindowAccumulator::new(Vec::new(), 1))
                 .finish();
@@ -1280,6 +1471,11 @@ impl RunFiles {
             }
             self.sla = Some(judge);
         }
+    }
+
+    /// Judges the last (partial) window, closes the files and returns the SLA verdict.
+    fn finish(mut self) -> anyhow::Result<Option<SlaSummary>> {
+        self.judge_last();
         if let Some(bar) = &self.progress_bar {
             bar.finish_and_clear();
         }
@@ -1348,12 +1544,19 @@ impl RunFiles {
         let verdict = judge_window(&judge.sla, window);
         judge.verdict.add(&verdict);
         if !verdict.pass {
+            let by_client = crate::sla::validity::client_decided(&judge.sla, window, &verdict);
+            judge.client_decided += u64::from(by_client);
             self.say(format!(
-                "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}",
+                "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}{}",
                 window.index + 1,
                 window.start_ns as f64 / 1e9,
                 (window.start_ns + window.length_ns) as f64 / 1e9,
-                verdict.failures()
+                verdict.failures(),
+                if by_client {
+                    " — the client's own wait before sending decided it"
+                } else {
+                    ""
+                }
             ));
         }
         if self.error.is_none() {
@@ -1503,6 +1706,8 @@ struct SlaJudge {
     /// The window that ends the measured part, held until the answers that arrive after the
     /// end (to requests intended before it) are in.
     last: Option<WindowStats>,
+    /// Failing windows the client's own wait decided (see [`crate::sla::validity`]).
+    client_decided: u64,
 }
 
 #[cfg(test)]
@@ -1594,6 +1799,43 @@ mod tests {
             .unwrap()
             .get("server_stats_every_s")
             .is_none());
+    }
+
+    #[test]
+    fn the_exit_code_says_pass_fail_or_no_verdict() {
+        let text = std::fs::read_to_string(
+            crate::report::load::tests::run_fixture().join("summary.json"),
+        )
+        .unwrap();
+        let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
+        let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
+        assert!(summary.sla.is_some(), "the fixture has an SLA");
+        summary.sla.as_mut().unwrap().verdict.pass = true;
+        summary.validity = None;
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
+        summary.sla.as_mut().unwrap().verdict.pass = false;
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(EXIT_SLA_FAILED)));
+        let figures = ClientFigures {
+            threads: 1,
+            cpu_share_of_threads: 1.0,
+            wait_p99_ms: 900.0,
+            wait_p999_ms: 900.0,
+            wait_max_ms: 900.0,
+            lag_limit_ms: 10.0,
+            hiccup_p999_ms: 0.0,
+            hiccup_max_ms: 0.0,
+            max_backlog: 0,
+            unsent: 10.0,
+            unsent_held: false,
+            limit_waits: 0,
+            late_sends: 0,
+            measured_requests: 100,
+            client_decided_windows: 0,
+        };
+        summary.validity = Some(Validity::decide(figures, true));
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(EXIT_CLIENT_BOUND)));
+        summary.stop = StopReason::Interrupted;
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(130)));
     }
 
     #[test]

@@ -625,9 +625,11 @@ pub(crate) mod tests {
                         value: if pass { worst } else { 150.0 },
                         unit: "ms".into(),
                         pass,
+                        failed_percent: 0.0,
                     }],
                     pass,
                     reason: None,
+                    invalid: None,
                     dir: run_dir,
                     wall_s: 20.0,
                 }))

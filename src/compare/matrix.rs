@@ -206,6 +206,9 @@ pub enum EntryStatus {
     Interrupted,
     /// Its cluster or search failed; `error` says why.
     Failed,
+    /// Its search stopped at a client-bound trial: no capacity (the client, not the
+    /// cluster, limited it).
+    Invalid,
 }
 
 /// One configuration of a matrix.

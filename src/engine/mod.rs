@@ -103,6 +103,10 @@ pub struct EngineConfig {
     /// engine's own timer; the workload's statements have no driver timeout). `None`: no
     /// limit.
     pub request_timeout: Option<Duration>,
+    /// Open loop: a measured request sent later than this after its intended start, without
+    /// having waited for a free in-flight slot, counts as late by the client's own doing
+    /// ([`Outcome::client_late`]). `None`: none is counted.
+    pub lag_limit: Option<Duration>,
 }
 
 /// One finished interval: what every operation type did in it, and the client's hiccups.
@@ -159,6 +163,23 @@ pub struct Outcome {
     pub sent: u64,
     /// The largest backlog seen at an interval end.
     pub max_backlog: u64,
+    /// Open loop: requests of the schedule that were never sent, because the client was
+    /// still behind its schedule [`SEND_GRACE`] after the last intended start. Each is
+    /// recorded as an `unsent` error of its op type and phase, up to [`UNSENT_COUNTED`] per
+    /// worker; beyond that (a schedule no client could keep, such as `--rate 1e99`) the rest
+    /// is estimated from the rate, so this is a count, or an estimate when it exceeds what
+    /// the totals hold.
+    pub unsent: f64,
+    /// Open loop: measured requests that became due while every in-flight slot was taken,
+    /// and so waited for the server to answer an earlier request.
+    pub limit_waits: u64,
+    /// Open loop: measured requests sent later than [`EngineConfig::lag_limit`] after their
+    /// intended start without having waited for a slot: late by the client's doing.
+    pub client_late: u64,
+    /// Open loop: whether a worker that stopped sending with requests left was waiting for a
+    /// free in-flight slot for the next of them: then the server, not the client, held those
+    /// back.
+    pub unsent_held: bool,
     /// Why the run ended.
     pub stop: StopReason,
 }
@@ -166,7 +187,8 @@ pub struct Outcome {
 /// Open loop: the measured part as the schedule lays it out, from the end of the warmup to
 /// the intended end of the last request, and how many answers arrived within it.
 ///
-/// Answers per second within this period is the achieved rate. Dividing the measured
+/// Successful answers per second within this period is the achieved rate; failed requests
+/// carry nothing and are reported beside it. Dividing the measured
 /// requests by the time until the last answer instead would charge the last requests'
 /// response time (already judged by the SLA) to throughput a second time: a 4 s trial whose
 /// last answers take 45 ms would show 1.1% less than it carried. Counted this way, a client
@@ -178,8 +200,10 @@ pub struct MeasuredPeriod {
     pub from_ns: u64,
     /// End, ns since the run's start.
     pub to_ns: u64,
-    /// Answers (successes and errors) that arrived in `[from_ns, to_ns)`.
-    pub answered: u64,
+    /// Successful answers that arrived in `[from_ns, to_ns)`.
+    pub ok: u64,
+    /// Failed requests that ended in `[from_ns, to_ns)`.
+    pub failed: u64,
 }
 
 impl MeasuredPeriod {
@@ -197,7 +221,8 @@ impl MeasuredPeriod {
         Some(MeasuredPeriod {
             from_ns,
             to_ns: from_ns + length_ns.max(1),
-            answered: 0,
+            ok: 0,
+            failed: 0,
         })
     }
 
@@ -205,9 +230,14 @@ impl MeasuredPeriod {
         (self.from_ns..self.to_ns).contains(&t_ns)
     }
 
-    /// Answers per second within the period.
+    /// Successful answers per second within the period.
     pub fn achieved_per_s(&self) -> f64 {
-        self.answered as f64 * 1e9 / (self.to_ns - self.from_ns) as f64
+        self.ok as f64 * 1e9 / (self.to_ns - self.from_ns) as f64
+    }
+
+    /// Failed requests per second within the period.
+    pub fn failed_per_s(&self) -> f64 {
+        self.failed as f64 * 1e9 / (self.to_ns - self.from_ns) as f64
     }
 
     /// The period's length in seconds.
@@ -218,6 +248,16 @@ impl MeasuredPeriod {
 
 /// The longest the first worker sleeps when hiccups are recorded: jHiccup's 1 ms resolution.
 pub const HICCUP_TICK: Duration = Duration::from_millis(1);
+
+/// Open loop: how long after the last intended start of the measured part a client that is
+/// behind its schedule goes on sending. A client a few requests behind (a burst, a hiccup)
+/// sends them and they are measured; what is still unsent then is recorded as `unsent`
+/// rather than sent ever later, so that a schedule the client cannot keep ends on time.
+pub const SEND_GRACE: Duration = Duration::from_secs(1);
+
+/// Unsent requests counted one by one (each as an error of its op type) per worker; past
+/// this the rest is estimated from the rate (see [`Outcome::unsent`]).
+pub const UNSENT_COUNTED: u64 = 1_000_000;
 
 /// Messages from workers to the collector.
 enum Message {
@@ -232,8 +272,18 @@ enum Message {
     WorkerDone {
         worker: usize,
         end_ns: u64,
-        /// Answers within the measured period.
-        answered_in_period: u64,
+        /// Successful answers within the measured period.
+        ok_in_period: u64,
+        /// Failed requests within the measured period.
+        failed_in_period: u64,
+        /// Requests recorded as unsent, and whether the count stopped at [`UNSENT_COUNTED`].
+        unsent: (u64, bool),
+        /// Whether every in-flight slot was taken when it stopped sending with requests left.
+        unsent_held: bool,
+        /// Measured requests that waited for a free in-flight slot.
+        limit_waits: u64,
+        /// Measured requests late by the client's doing.
+        client_late: u64,
     },
 }
 
@@ -321,6 +371,10 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             only_op: config.only_op,
             progress: progress.clone(),
             period: MeasuredPeriod::scheduled(config),
+            send_deadline_ns: MeasuredPeriod::scheduled(config).map_or(NEVER, |p| {
+                p.to_ns.saturating_add(SEND_GRACE.as_nanos() as u64)
+            }),
+            lag_limit_ns: config.lag_limit.map_or(NEVER, |l| l.as_nanos() as u64),
             tx: tx.clone(),
         };
         handles.push(tokio::spawn(ctx.drive(source)));
@@ -347,17 +401,44 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     if stop == StopReason::Completed && progress.stop.load(Ordering::Relaxed) {
         stop = StopReason::Interrupted;
     }
+    let (counted, capped) = collector.unsent;
+    let unsent = if capped {
+        // Estimated: the schedule's requests that no total accounts for.
+        let accounted: u64 = collector.totals.iter().flatten().map(OpStats::total).sum();
+        (scheduled_requests(config) - accounted as f64).max(counted as f64)
+    } else {
+        counted as f64
+    };
     Outcome {
         totals: collector.totals,
         hiccups: collector.hiccup_total,
         elapsed_ns: collector.end_ns,
         measured_period: MeasuredPeriod::scheduled(config).map(|p| MeasuredPeriod {
-            answered: collector.answered_in_period,
+            ok: collector.ok_in_period,
+            failed: collector.failed_in_period,
             ..p
         }),
         sent: progress.sent.load(Ordering::Relaxed),
         max_backlog: collector.max_backlog,
+        unsent,
+        limit_waits: collector.limit_waits,
+        client_late: collector.client_late,
+        unsent_held: collector.unsent_held,
         stop,
+    }
+}
+
+/// Open loop: how many requests the whole schedule holds, warmup included (for Poisson
+/// arrivals, the expected number); 0 for a closed loop.
+fn scheduled_requests(config: &EngineConfig) -> f64 {
+    let LoadMode::Open { rate_per_s, .. } = config.mode else {
+        return 0.0;
+    };
+    let warmup = rate_per_s * config.end.warmup_ns as f64 / 1e9;
+    match (config.end.duration_ns, config.end.ops) {
+        (Some(d), _) => warmup + rate_per_s * d as f64 / 1e9,
+        (None, Some(n)) => warmup + n as f64,
+        (None, None) => 0.0,
     }
 }
 
@@ -397,6 +478,11 @@ struct WorkerContext<W, C: Clock> {
     progress: Arc<Progress>,
     /// Open loop: the measured period whose answers this worker counts.
     period: Option<MeasuredPeriod>,
+    /// Open loop: the end of the measured period plus [`SEND_GRACE`]: what is unsent by
+    /// then stays unsent ([`NEVER`] for a closed loop).
+    send_deadline_ns: u64,
+    /// [`EngineConfig::lag_limit`] in ns, [`NEVER`] for none.
+    lag_limit_ns: u64,
     tx: mpsc::UnboundedSender<Message>,
 }
 
@@ -450,7 +536,15 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         // send resolution, so that they leave together.
         let mut due = 0u64;
         let mut exhausted = false;
-        let mut answered_in_period = 0u64;
+        let (mut ok_in_period, mut failed_in_period) = (0u64, 0u64);
+        let mut unsent = (0u64, false);
+        let mut unsent_held = false;
+        // The pending request was drawn while every slot was taken: if it falls due before
+        // one frees, it waits for the server (a limit wait), not for the client.
+        let mut pending_held = false;
+        // ...and it did: its lateness is the server's.
+        let mut pending_waited_for_slot = false;
+        let (mut limit_waits, mut client_late) = (0u64, 0u64);
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
@@ -479,6 +573,8 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     (_, Some(t)) => t.intended_ns,
                     (_, None) => 0,
                 };
+                pending_held = pending.is_some_and(|t| t.intended_ns >= self.end.warmup_ns)
+                    && in_flight.len() >= self.limit;
             }
             if exhausted && pending.is_none() && in_flight.is_empty() {
                 break;
@@ -500,7 +596,18 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                     let done: Completion = done;
                     if self.period.is_some_and(|p| p.contains(done.done_ns)) {
-                        answered_in_period += 1;
+                        if done.error.is_none() {
+                            ok_in_period += 1;
+                        } else {
+                            failed_in_period += 1;
+                        }
+                    }
+                    if pending_held {
+                        // A slot is free now; the pending request waited for it if it was
+                        // due before.
+                        pending_held = false;
+                        pending_waited_for_slot = due <= done.done_ns;
+                        limit_waits += u64::from(pending_waited_for_slot);
                     }
                     self.hand_over(&mut current, &mut records, done.done_ns / self.interval_ns);
                     record(&mut records.ops, done);
@@ -531,10 +638,20 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                             }
                         }
                     }
+                    if now >= self.send_deadline_ns && !exhausted {
+                        unsent_held = pending.is_some()
+                            && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
+                        unsent = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        exhausted = true;
+                        continue;
+                    }
                     if !may_send || due > now {
                         continue;
                     }
                     let ticket = pending.take().expect("may_send");
+                    if !std::mem::take(&mut pending_waited_for_slot) {
+                        client_late += u64::from(self.late(ticket, now));
+                    }
                     let request = self.start(ticket);
                     // Requests leave in order with one timeout: the first deadline stands.
                     next_expiry = next_expiry.min(request.deadline_ns);
@@ -547,7 +664,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                                 break;
                             }
                             match schedule.next_ticket() {
-                                Some(t) if t.intended_ns <= now => in_flight.push(self.start(t)),
+                                Some(t) if t.intended_ns <= now => {
+                                    client_late += u64::from(self.late(t, now));
+                                    in_flight.push(self.start(t));
+                                }
                                 next => {
                                     pending = next;
                                     exhausted = next.is_none();
@@ -562,8 +682,20 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 }
                 _ = tick.tick() => {
                     let now = self.clock.now_ns();
+                    if now >= self.send_deadline_ns && !exhausted {
+                        // Held by the in-flight limit past the deadline: the send branch
+                        // may not come again.
+                        unsent_held = pending.is_some()
+                            && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
+                        unsent = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        exhausted = true;
+                    }
                     let overdue = match (pending, self.per_worker_rate) {
-                        (Some(t), Some(rate)) if t.intended_ns <= now => 1 + ((now - t.intended_ns) as f64 * rate / 1e9) as u64,
+                        // Saturating: a rate no client could keep overflows the count.
+                        (Some(t), Some(rate)) if t.intended_ns <= now => {
+                            ((now - t.intended_ns) as f64 * rate / 1e9) as u64
+                        }
+                        .saturating_add(1),
                         _ => 0,
                     };
                     self.progress.set_overdue(self.worker, overdue);
@@ -582,8 +714,62 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let _ = self.tx.send(Message::WorkerDone {
             worker: self.worker,
             end_ns,
-            answered_in_period,
+            ok_in_period,
+            failed_in_period,
+            unsent,
+            unsent_held,
+            limit_waits,
+            client_late,
         });
+    }
+
+    /// Whether a measured request sent at `now_ns` leaves later than the lag limit.
+    fn late(&self, ticket: Ticket, now_ns: u64) -> bool {
+        ticket.intended_ns >= self.end.warmup_ns
+            && now_ns.saturating_sub(ticket.intended_ns) > self.lag_limit_ns
+    }
+
+    /// Stops sending at the deadline: the pending request and the rest of this worker's
+    /// schedule are recorded as unsent, in the interval of `now_ns`, each under its op type
+    /// and phase, up to [`UNSENT_COUNTED`]. Returns how many were recorded and whether the
+    /// count stopped there with requests left.
+    fn stop_sending(
+        &self,
+        source: &mut Source,
+        pending: Option<Ticket>,
+        records: &mut Records,
+        current: &mut u64,
+        now_ns: u64,
+    ) -> (u64, bool) {
+        self.hand_over(current, records, now_ns / self.interval_ns);
+        let Source::Open(schedule) = source else {
+            return (0, false);
+        };
+        let mut counted = 0u64;
+        let mut next = pending.or_else(|| schedule.next_ticket());
+        while let Some(ticket) = next {
+            if counted == UNSENT_COUNTED {
+                return (counted, true);
+            }
+            let seq = self.first_seq + ticket.seq;
+            let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
+            let phase = if ticket.intended_ns < self.end.warmup_ns {
+                Phase::Warmup
+            } else {
+                Phase::Measure
+            };
+            records.ops[op][phase.index()].record_error(ErrorClass::Unsent, || {
+                format!(
+                    "never sent: the client was still {:.3} s behind its schedule {} s after \
+                     the last intended start",
+                    now_ns.saturating_sub(ticket.intended_ns) as f64 / 1e9,
+                    SEND_GRACE.as_secs()
+                )
+            });
+            counted += 1;
+            next = schedule.next_ticket();
+        }
+        (counted, false)
     }
 
     /// When to wake for `ticket`: its intended start, or, when that is still ahead and
@@ -692,7 +878,12 @@ struct Collector {
     hiccup_total: Histogram<u64>,
     max_backlog: u64,
     all_failing_ns: u64,
-    answered_in_period: u64,
+    ok_in_period: u64,
+    failed_in_period: u64,
+    unsent: (u64, bool),
+    unsent_held: bool,
+    limit_waits: u64,
+    client_late: u64,
 }
 
 impl Collector {
@@ -706,7 +897,12 @@ impl Collector {
             hiccup_total: new_histogram(),
             max_backlog: 0,
             all_failing_ns: 0,
-            answered_in_period: 0,
+            ok_in_period: 0,
+            failed_in_period: 0,
+            unsent: (0, false),
+            unsent_held: false,
+            limit_waits: 0,
+            client_late: 0,
         }
     }
 
@@ -761,11 +957,21 @@ impl Collector {
             Message::WorkerDone {
                 worker,
                 end_ns,
-                answered_in_period,
+                ok_in_period,
+                failed_in_period,
+                unsent: (unsent, capped),
+                unsent_held,
+                limit_waits,
+                client_late,
             } => {
                 self.marks.insert(worker, u64::MAX);
                 self.end_ns = self.end_ns.max(end_ns);
-                self.answered_in_period += answered_in_period;
+                self.ok_in_period += ok_in_period;
+                self.failed_in_period += failed_in_period;
+                self.unsent = (self.unsent.0 + unsent, self.unsent.1 || capped);
+                self.limit_waits += limit_waits;
+                self.client_late += client_late;
+                self.unsent_held |= unsent_held;
             }
         }
         self.workers_done()

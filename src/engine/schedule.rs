@@ -130,7 +130,10 @@ impl Default for Progress {
 impl Progress {
     /// Requests due but not yet sent, summed over the workers: the client's backlog.
     pub fn backlog(&self) -> u64 {
-        self.overdue.iter().map(|o| o.load(Ordering::Relaxed)).sum()
+        self.overdue
+            .iter()
+            .map(|o| o.load(Ordering::Relaxed))
+            .fold(0, u64::saturating_add)
     }
 
     /// A worker's latest count of overdue requests.

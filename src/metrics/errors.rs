@@ -20,17 +20,21 @@ pub enum ErrorClass {
     Connection,
     /// Anything else.
     Other,
+    /// Never sent: the client was still behind its schedule when sending stopped, a grace
+    /// period after the last intended start (see `engine::SEND_GRACE`).
+    Unsent,
 }
 
 impl ErrorClass {
     /// Every class, in report order.
-    pub const ALL: [ErrorClass; 6] = [
+    pub const ALL: [ErrorClass; 7] = [
         ErrorClass::Timeout,
         ErrorClass::Unavailable,
         ErrorClass::Overloaded,
         ErrorClass::Failure,
         ErrorClass::Connection,
         ErrorClass::Other,
+        ErrorClass::Unsent,
     ];
 
     /// The class's name in outputs.
@@ -42,6 +46,7 @@ impl ErrorClass {
             ErrorClass::Failure => "failure",
             ErrorClass::Connection => "connection",
             ErrorClass::Other => "other",
+            ErrorClass::Unsent => "unsent",
         }
     }
 

@@ -150,12 +150,26 @@ pub struct RunSummary {
     pub measured_s: f64,
     /// Requests per second the schedule asked for (open loop).
     pub attempted_rate_per_s: Option<f64>,
-    /// Requests per second answered in the measured part (a completed open-loop run: answers
-    /// that arrived within its scheduled period, whatever their phase; otherwise the measured
-    /// requests over `measured_s`).
+    /// Successful requests per second in the measured part (a completed open-loop run:
+    /// successful answers that arrived within its scheduled period, whatever their phase;
+    /// otherwise the measured part's successful requests over `measured_s`). Failed requests
+    /// carry no load: they are in `failed_rate_per_s`.
     pub achieved_rate_per_s: f64,
+    /// Requests per second that failed in the measured part, counted like the achieved rate
+    /// (which counts successful answers only); by class in `ops`.
+    #[serde(default)]
+    pub failed_rate_per_s: f64,
     /// The largest number of requests waiting in the client at an interval end.
     pub max_backlog: u64,
+    /// Open loop: requests of the schedule never sent, because the client was still behind
+    /// it a second after its end (each also counted as an `unsent` error of its op type; an
+    /// estimate beyond a million per client thread).
+    #[serde(default)]
+    pub unsent_requests: f64,
+    /// Whether the client, not the server, limited the run; see [`crate::sla::validity`].
+    /// `None` in summaries written before headroom judged it.
+    #[serde(default)]
+    pub validity: Option<crate::sla::Validity>,
     /// Per operation type, measured part.
     pub ops: Vec<OpSummary>,
     /// Per operation type, warmup.
@@ -178,4 +192,14 @@ pub struct SlaSummary {
     pub window_s: f64,
     /// The verdict, window by window.
     pub verdict: crate::sla::RunVerdict,
+}
+
+impl RunSummary {
+    /// Whether the run's measurement stands (a summary without a validity verdict, written
+    /// before headroom judged one, counts as valid).
+    pub fn is_valid(&self) -> bool {
+        self.validity
+            .as_ref()
+            .is_none_or(crate::sla::Validity::is_valid)
+    }
 }

@@ -319,6 +319,7 @@ fn search_card(search: &SearchData) -> String {
     let outcome = &search.summary.outcome;
     let (big, class) = match outcome.capacity_per_s {
         Some(c) => (format!("{}/s", format_rate(c)), "pass"),
+        None if outcome.invalid.is_some() => ("none: client-bound".to_string(), "fail"),
         None if outcome.rows.is_empty() => ("not known yet".to_string(), ""),
         None => ("none".to_string(), "fail"),
     };
@@ -337,6 +338,12 @@ fn search_card(search: &SearchData) -> String {
             .map(|r| format!("{}/s", format_rate(*r)))
             .collect();
         sub.push(format!("unstable at {}", rates.join(", ")));
+    }
+    if let Some(invalid) = &outcome.invalid {
+        sub.push(format!(
+            "stopped at {}/s: the client, not the server, limited that trial",
+            format_rate(invalid.rate_per_s)
+        ));
     }
     let status = serde_json::to_value(search.summary.status)
         .ok()
@@ -368,7 +375,20 @@ fn run_card(run: &RunData) -> String {
         _ => String::new(),
     };
     let sla = run.summary.as_ref().and_then(|s| s.sla.as_ref());
+    let invalid = run
+        .summary
+        .as_ref()
+        .and_then(|s| s.validity.as_ref())
+        .filter(|v| !v.is_valid());
     let (big, class, what) = match sla {
+        _ if invalid.is_some() => (
+            "INVALID".to_string(),
+            "fail",
+            format!(
+                "{}: client-bound — the client, not the server, limited this run: no verdict",
+                run.label
+            ),
+        ),
         Some(sla) if sla.verdict.pass => (
             "PASS".to_string(),
             "pass",
@@ -1016,6 +1036,7 @@ fn run_section(page: &mut Page, run: &RunData, n: usize, alone: bool) -> anyhow:
     if let Some(summary) = &run.summary {
         page.h3("Summary");
         summary_table(page, summary);
+        validity_part(page, summary);
         if let Some(sla) = &summary.sla {
             page.h3(&format!("Service level: {}", sla.spec));
             sla_table(page, summary);
@@ -1437,10 +1458,33 @@ fn summary_table(page: &mut Page, s: &RunSummary) {
     ];
     page.body.push_str(&table(&header, &rows, &numeric));
     let c = &s.client;
+    let failed = if s.failed_rate_per_s > 0.0 {
+        format!(
+            " Successful answers came at {}/s, failed requests at {}/s (failures carry no \
+             load, so the achieved rate counts successes only).",
+            format_rate(s.achieved_rate_per_s),
+            format_rate(s.failed_rate_per_s)
+        )
+    } else {
+        String::new()
+    };
+    let unsent = if s.unsent_requests > 0.0 {
+        format!(
+            " {} requests of the schedule were never sent: the client was still behind it a \
+             second after its end.",
+            if s.unsent_requests < 1e9 {
+                table::group_thousands(s.unsent_requests as u64)
+            } else {
+                format!("{:.3e}", s.unsent_requests)
+            }
+        )
+    } else {
+        String::new()
+    };
     page.para(&format!(
-        "Latency is {}. The client used {} s of CPU ({} µs per request) and at most {} MiB of \
-         memory; its largest hiccup was {} ms (p99.9 {} ms). The largest backlog in the client \
-         was {} requests. The run ended: {}.",
+        "Latency is {}.{failed}{unsent} The client used {} s of CPU ({} µs per request) and at \
+         most {} MiB of memory; its largest hiccup was {} ms (p99.9 {} ms). The largest backlog \
+         in the client was {} requests. The run ended: {}.",
         s.latency_kind,
         format_number(c.cpu_s),
         format_number(c.cpu_us_per_request),
@@ -1453,6 +1497,38 @@ fn summary_table(page: &mut Page, s: &RunSummary) {
             .and_then(|v| v.as_str().map(|t| t.replace('_', " ")))
             .unwrap_or_default()
     ));
+}
+
+/// Whether the client limited the run: a sentence when valid, the reasons and what to do when
+/// not.
+fn validity_part(page: &mut Page, s: &RunSummary) {
+    let Some(v) = &s.validity else { return };
+    let f = &v.figures;
+    if v.is_valid() {
+        page.para(&format!(
+            "Measurement: valid. The client kept its schedule: {} of {} measured requests left \
+             more than {} ms late by its own doing (wait before the send p99 {} ms); {} waited \
+             for a free in-flight slot, which is the server's doing.",
+            table::group_thousands(f.late_sends),
+            table::group_thousands(f.measured_requests),
+            format_number(f.lag_limit_ms),
+            format_number(f.wait_p99_ms),
+            table::group_thousands(f.limit_waits)
+        ));
+        return;
+    }
+    page.h3("Measurement: INVALID (client-bound)");
+    let mut text = String::from(
+        "<p class=\"fail\">The client, not the server, limited this run, so it has no verdict:</p><ul>",
+    );
+    for reason in &v.reasons {
+        let _ = write!(text, "<li>{}</li>", escape(reason));
+    }
+    text.push_str("</ul>");
+    page.body.push_str(&text);
+    if let Some(advice) = &v.advice {
+        page.para(&format!("What to do: {advice}."));
+    }
 }
 
 /// Each SLA term's worst window.
@@ -1470,11 +1546,18 @@ fn sla_table(page: &mut Page, s: &RunSummary) {
         .worst
         .iter()
         .map(|w| {
-            let value = match w.value {
+            let mut value = match w.value {
                 Some(Value::LatencyNs(ns)) => format!("{} ms", format_number(ns as f64 / 1e6)),
                 Some(Value::Fraction(f)) => format!("{}%", format_number(f * 100.0)),
                 None => "-".to_string(),
             };
+            if matches!(w.value, Some(Value::LatencyNs(_))) && w.failed_share > 0.0 {
+                value = if w.failed_share >= 1.0 {
+                    "every request failed".to_string()
+                } else {
+                    format!("{value}, {}% failed", format_number(w.failed_share * 100.0))
+                };
+            }
             let value = if w.failing_windows > 0 {
                 format!("{value} ✗")
             } else {
@@ -1496,8 +1579,10 @@ fn sla_table(page: &mut Page, s: &RunSummary) {
     page.body
         .push_str(&table(&header, &rows, &[false, true, true, true, true]));
     page.para(&format!(
-        "Windows of {} s after the warmup, {} judged. \"Judged on max\" counts windows with too \
-         few requests to resolve the percentile, judged on their largest value instead.",
+        "Windows of {} s after the warmup, {} judged. A failed request counts as slower than any \
+         threshold: a latency term's value is that of the answered requests, with the failed \
+         share beside it. \"Judged on max\" counts windows with too few requests to resolve the \
+         percentile, judged on their largest value instead.",
         format_number(sla.window_s),
         v.windows
     ));
