@@ -13,10 +13,12 @@ pub mod compare;
 pub mod engine;
 pub mod maintenance;
 pub mod metrics;
+pub mod output_dir;
 pub mod report;
 pub mod sla;
 pub mod sweep;
 pub mod units;
+pub mod usage;
 pub mod workload;
 
 use std::process::ExitCode;
@@ -43,6 +45,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
             .is_some_and(cluster::ClusterError::is_usage_error)
             || cause.downcast_ref::<units::ParseError>().is_some()
             || cause.downcast_ref::<sla::SlaParseError>().is_some()
+            || cause.downcast_ref::<usage::UsageError>().is_some()
             || cause.downcast_ref::<maintenance::PlanError>().is_some()
             || cause
                 .downcast_ref::<workload::builtin::WorkloadError>()

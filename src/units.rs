@@ -129,7 +129,12 @@ pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
     let text = input.trim().trim_end_matches("/s");
     let value =
         parse_si(text).ok_or_else(|| err("write operations per second like 2000, 20k or 1.5M"))?;
-    if !(value.is_finite() && value > 0.0) {
+    if !value.is_finite() {
+        return Err(err(
+            "the rate must be a number of requests per second, like 2000, 20k or 1.5M",
+        ));
+    }
+    if value <= 0.0 {
         return Err(err("the rate must be above zero"));
     }
     Ok(value)
@@ -173,8 +178,15 @@ mod tests {
         assert_eq!(parse_rate("250/s").unwrap(), 250.0);
         assert_eq!(parse_rate("0.5").unwrap(), 0.5);
         assert!(parse_rate("fast").unwrap_err().reason.contains("20k"));
-        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("0").unwrap_err().reason.contains("above zero"));
         assert!(parse_rate("-5k").is_err());
+        for endless in ["inf", "-inf", "NaN", "infinity", "1e400"] {
+            let e = parse_rate(endless).unwrap_err();
+            assert!(
+                e.reason.contains("a number of requests per second"),
+                "{endless}: {e}"
+            );
+        }
         assert_eq!(parse_count("100M").unwrap(), 100_000_000);
         assert_eq!(parse_count("200k").unwrap(), 200_000);
         assert_eq!(parse_count("1e6").unwrap(), 1_000_000);

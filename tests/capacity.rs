@@ -114,7 +114,7 @@ fn a_short_search_leaves_files_that_agree() {
     // A second search into the same directory is refused; restarting an external cluster
     // is refused before anything runs.
     let again = headroom(&["capacity", "keyvalue", "--out", out.to_str().unwrap()]);
-    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
     assert!(stderr(&again).contains("--resume"), "{}", stderr(&again));
     let restart = headroom(&[
         "capacity",

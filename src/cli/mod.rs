@@ -284,6 +284,37 @@ pub struct LogsArgs {
     pub gc: bool,
 }
 
+/// Flags whose values are secrets: never written to a file, printed or shown in a report.
+pub const SECRET_FLAGS: [&str; 1] = ["--password"];
+
+/// What stands in for a secret in a recorded command line.
+pub const REDACTED: &str = "<redacted>";
+
+/// The command line as typed, with the value of every [`SECRET_FLAGS`] flag replaced by
+/// [`REDACTED`] (`--password X` and `--password=X` alike), for config.json and the report.
+pub fn redacted_command_line(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut secret_next = false;
+    for arg in args {
+        if std::mem::take(&mut secret_next) {
+            out.push(REDACTED.to_string());
+            continue;
+        }
+        match SECRET_FLAGS
+            .iter()
+            .find(|flag| arg == **flag || arg.starts_with(&format!("{flag}=")))
+        {
+            Some(flag) if arg == *flag => {
+                secret_next = true;
+                out.push(arg);
+            }
+            Some(flag) => out.push(format!("{flag}={REDACTED}")),
+            None => out.push(arg),
+        }
+    }
+    out
+}
+
 /// What `--ops` says: a count of requests, or a mix of named operations.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpsArg {
@@ -406,6 +437,11 @@ pub struct RunArgs {
     /// Run directory. [default: runs/<timestamp>-<workload>]
     #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
+
+    /// Empty --out first when it holds an earlier run's files (only a directory headroom
+    /// wrote); without it such a directory is refused, so that two runs never mix.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
 
     /// The local cluster headroom started whose nodes' GC logs give the run's server pauses
     /// (pauses.hlog and pauses.json in the run directory). Read when that cluster runs and
@@ -635,7 +671,7 @@ pub struct ClientArgs {
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 45] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 46] = [
     "name",
     "ops",
     "sla",
@@ -681,6 +717,7 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 45] = [
     "timeout",
     "connections",
     "sender",
+    "force",
 ];
 
 /// How each trial of a capacity search begins.
@@ -780,6 +817,11 @@ pub struct CapacityArgs {
     )]
     pub out: Option<PathBuf>,
 
+    /// Empty --out first when it holds an earlier run's files (only a directory headroom
+    /// wrote); without it such a directory is refused, so that two runs never mix.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
+
     /// Continue the interrupted (or failed) search in DIR with its own settings, without
     /// redoing the trials it finished; it takes no other flag but --username and
     /// --password. For a --matrix directory, finished configurations are kept and the
@@ -875,6 +917,11 @@ pub struct CompareArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Empty --out first when it holds an earlier run's files (only a directory headroom
+    /// wrote); without it such a directory is refused, so that two runs never mix.
+    #[arg(long)]
+    pub force: bool,
+
     /// Print compare.json to standard output instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -936,6 +983,11 @@ pub struct SweepArgs {
     /// [default: runs/<timestamp>-sweep-<workload>]
     #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
+
+    /// Empty --out first when it holds an earlier run's files (only a directory headroom
+    /// wrote); without it such a directory is refused, so that two runs never mix.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
 }
 
 /// `headroom report`
@@ -1005,6 +1057,11 @@ pub struct QuickstartArgs {
     /// The search's directory. [default: runs/<timestamp>-quickstart]
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Empty --out first when it holds an earlier run's files (only a directory headroom
+    /// wrote); without it such a directory is refused, so that two runs never mix.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[cfg(test)]
@@ -1017,6 +1074,37 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_recorded_command_line_never_holds_the_password() {
+        let line =
+            |args: &[&str]| redacted_command_line(args.iter().map(|a| a.to_string())).join(" ");
+        assert_eq!(
+            line(&[
+                "headroom",
+                "run",
+                "kv",
+                "--password",
+                "s3cret",
+                "--rate",
+                "10"
+            ]),
+            "headroom run kv --password <redacted> --rate 10"
+        );
+        assert_eq!(
+            line(&["headroom", "run", "--password=s3cret", "kv"]),
+            "headroom run --password=<redacted> kv"
+        );
+        assert_eq!(
+            line(&["headroom", "run", "kv", "--password"]),
+            "headroom run kv --password"
+        );
+        // Only the flag itself: a workload named like it, or another flag, is kept.
+        assert_eq!(
+            line(&["headroom", "run", "--passwords", "x"]),
+            "headroom run --passwords x"
+        );
     }
 
     #[test]

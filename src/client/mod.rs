@@ -5,7 +5,6 @@
 
 pub mod native;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,8 +22,13 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
     /// A contact point that is not host:port.
-    #[error("--hosts '{0}' is not a host or host:port")]
-    BadHost(String),
+    #[error("--hosts '{host}' is not a host or host:port{hint}")]
+    BadHost {
+        /// The entry as given (cut short when long).
+        host: String,
+        /// What is wrong with it, from ": " on.
+        hint: String,
+    },
     /// No contact point answered.
     #[error("cannot connect to {hosts}: {reason}. Is Cassandra running there? (`headroom cluster start` starts a local node)")]
     Unreachable {
@@ -43,29 +47,61 @@ pub enum ConnectError {
     },
 }
 
-/// Contact points as given: `host` (port 9042) or `host:port`.
+/// Contact points as given: `host` (port 9042), `host:port`, `[v6]` or `[v6]:port`.
 pub fn parse_hosts(hosts: &[String]) -> Result<Vec<String>, ConnectError> {
-    hosts
-        .iter()
-        .map(|h| {
-            let h = h.trim();
-            if h.is_empty() || h.contains(' ') {
-                return Err(ConnectError::BadHost(h.to_string()));
-            }
-            if h.parse::<SocketAddr>().is_ok()
-                || (h.contains(':')
-                    && !h.contains("::")
-                    && h.rsplit_once(':')
-                        .is_some_and(|(_, p)| p.parse::<u16>().is_ok()))
-            {
-                Ok(h.to_string())
-            } else if h.contains(':') && !h.starts_with('[') {
-                Err(ConnectError::BadHost(h.to_string()))
-            } else {
-                Ok(format!("{h}:9042"))
-            }
-        })
-        .collect()
+    hosts.iter().map(|h| parse_host(h.trim())).collect()
+}
+
+/// One contact point, with the default port added when it has none.
+fn parse_host(h: &str) -> Result<String, ConnectError> {
+    let bad = |hint: &str| ConnectError::BadHost {
+        host: crate::usage::cut(h, 80),
+        hint: hint.to_string(),
+    };
+    let port_ok = |p: &str| p.parse::<u16>().is_ok_and(|p| p > 0);
+    if h.is_empty() {
+        return Err(bad(": an entry is empty (two commas, or one at an end)"));
+    }
+    if let Some(rest) = h.strip_prefix('[') {
+        let (address, after) = rest
+            .split_once(']')
+            .ok_or_else(|| bad(": the ']' after the IPv6 address is missing"))?;
+        if address.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(bad(": the address in brackets is not an IPv6 address"));
+        }
+        return match after {
+            "" => Ok(format!("[{address}]:9042")),
+            _ => match after.strip_prefix(':') {
+                Some(port) if port_ok(port) => Ok(h.to_string()),
+                _ => Err(bad(
+                    ": the port after ']:' must be a number from 1 to 65535",
+                )),
+            },
+        };
+    }
+    if h.parse::<std::net::Ipv6Addr>().is_ok() {
+        return Err(bad(&format!(
+            ": an IPv6 address goes in brackets, as in [{h}] or [{h}]:9042"
+        )));
+    }
+    let (host, port) = match h.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (h, None),
+    };
+    let name_ok = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    if !name_ok {
+        return Err(bad(
+            ": a host is a name or an address (letters, digits, '.', '-')",
+        ));
+    }
+    match port {
+        None => Ok(format!("{h}:9042")),
+        Some(p) if port_ok(p) => Ok(h.to_string()),
+        Some(_) => Err(bad(": the port must be a number from 1 to 65535")),
+    }
 }
 
 /// Settings of the session.
@@ -160,5 +196,37 @@ mod tests {
         );
         assert!(parse_hosts(&["127.0.0.1:port".into()]).is_err());
         assert!(parse_hosts(&["".into()]).is_err());
+    }
+
+    #[test]
+    fn ipv6_goes_in_brackets_and_bad_entries_say_why() {
+        let hosts = parse_hosts(&["[::1]".into(), "[::1]:19042".into()]).unwrap();
+        assert_eq!(hosts, ["[::1]:9042", "[::1]:19042"]);
+        for (entry, expected) in [
+            (
+                "::1",
+                "an IPv6 address goes in brackets, as in [::1] or [::1]:9042",
+            ),
+            ("fe80::1", "as in [fe80::1]"),
+            ("[::1", "']' after the IPv6 address is missing"),
+            ("[nope]", "not an IPv6 address"),
+            ("[::1]:0", "from 1 to 65535"),
+            ("h:70000", "from 1 to 65535"),
+            ("a b", "a name or an address"),
+            ("h;drop", "a name or an address"),
+            (":9042", "a name or an address"),
+        ] {
+            let e = parse_hosts(&[entry.into()]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--hosts '{entry}'")), "{e}");
+            assert!(e.contains(expected), "{entry}: {e}");
+        }
+        let long = "x".repeat(300);
+        assert!(
+            parse_hosts(&[format!("{long}:port")])
+                .unwrap_err()
+                .to_string()
+                .len()
+                < 300
+        );
     }
 }

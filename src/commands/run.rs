@@ -40,6 +40,12 @@ pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
 /// Concurrency of the populate phase: enough to keep a node busy without a rate.
 const POPULATE_CONCURRENCY: usize = 128;
 
+/// The most client threads a run takes (the engine keeps per-worker counters for this many).
+pub const MAX_THREADS: usize = crate::engine::schedule::MAX_WORKERS;
+
+/// The most requests in flight a run takes: far more than any cluster answers at once.
+const MAX_IN_FLIGHT: usize = 10_000_000;
+
 /// config.json: everything that decides what a run does, resolved, so it can be repeated.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -135,6 +141,16 @@ impl RunConfig {
             (None, Some(_)) => None,
             (None, None) => Some(Duration::from_secs(60)),
         };
+        if duration.is_some_and(|d| d.is_zero()) {
+            return Err(WorkloadError::Invalid(
+                "--duration 0s measures nothing: give a length above 0, e.g. 60s".into(),
+            ));
+        }
+        if ops == Some(0) {
+            return Err(WorkloadError::Invalid(
+                "--ops 0 measures nothing: give at least 1 request".into(),
+            ));
+        }
         let mut config = RunConfig::new(&workload, client, mode, args.warmup, duration, ops)?;
         config.phase = args.phase;
         if let Some(every) = args.server_stats_every {
@@ -265,13 +281,45 @@ impl RunConfig {
                 "--interval must be at least 10ms".into(),
             ));
         }
-        let threads = client
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        if client.connections == 0 {
+            return Err(WorkloadError::Invalid(
+                "--connections must be at least 1 (connections to each node)".into(),
+            ));
+        }
+        if client.timeout.is_zero() {
+            return Err(WorkloadError::Invalid(
+                "--timeout 0s would time every request out at once: give how long one request \
+                 may take, e.g. 10s"
+                    .into(),
+            ));
+        }
+        if client.max_in_flight > MAX_IN_FLIGHT {
+            return Err(WorkloadError::Invalid(format!(
+                "--max-in-flight {} is more than {MAX_IN_FLIGHT}",
+                client.max_in_flight
+            )));
+        }
+        if !crate::workload::stress::profile::is_plain_name(&args.keyspace)
+            || args.keyspace.len() > 48
+        {
+            return Err(WorkloadError::Invalid(format!(
+                "--keyspace '{}' is not a CQL keyspace name: up to 48 letters, digits and \
+                 underscores",
+                crate::usage::cut(&args.keyspace, 60)
+            )));
+        }
+        let threads = client.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(2, |n| n.get().min(MAX_THREADS))
+        });
         if threads == 0 {
             return Err(WorkloadError::Invalid(
                 "--threads must be at least 1".into(),
             ));
+        }
+        if threads > MAX_THREADS {
+            return Err(WorkloadError::Invalid(format!(
+                "--threads {threads} is more than {MAX_THREADS}"
+            )));
         }
         let hosts = if client.hosts.is_empty() {
             vec![DEFAULT_HOST.to_string()]
@@ -295,7 +343,7 @@ impl RunConfig {
             send_resolution_s: client.send_resolution.as_secs_f64(),
             sla: None,
             phase: RunPhase::Both,
-            command_line: std::env::args().collect(),
+            command_line: crate::cli::redacted_command_line(std::env::args()),
             maintenance: None,
             nodetool_figures: true,
             server_stats_every_s: None,
@@ -323,6 +371,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| default_out_dir(&config.workload.name));
+    crate::output_dir::claim(&out, args.force)?;
     let runtime = runtime(config.threads)?;
     let stop = StopSignal::new();
     runtime.spawn(stop.clone().on_ctrl_c_or_term());
@@ -416,6 +465,12 @@ pub fn sla_config(
     let Some(text) = sla else {
         return Ok(None);
     };
+    if window.is_zero() {
+        return Err(WorkloadError::Invalid(
+            "--window 0s: the SLA's window must be longer than 0, e.g. 10s".into(),
+        )
+        .into());
+    }
     let sla = Sla::parse(text, window)?;
     let op_names = AnyWorkload::op_names_of(&config.workload)?;
     let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
@@ -499,7 +554,8 @@ pub enum Executed {
     LoadedOnly,
 }
 
-/// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue.
+/// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue; with `-2`, `-3`... when a
+/// command of the same second has it already.
 pub fn default_out_dir(what: &str) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let stamp: String = stamp
@@ -507,7 +563,14 @@ pub fn default_out_dir(what: &str) -> PathBuf {
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .collect::<String>()
         .replace('T', "-");
-    PathBuf::from("runs").join(format!("{stamp}-{}", out_dir_label(what)))
+    let base = format!("{stamp}-{}", out_dir_label(what));
+    (1..)
+        .map(|n| match n {
+            1 => PathBuf::from("runs").join(&base),
+            n => PathBuf::from("runs").join(format!("{base}-{n}")),
+        })
+        .find(|dir| !dir.exists())
+        .expect("an unused name")
 }
 
 /// What names a run directory: a workload file's stem (`workloads/kv.yaml` gives `kv`),
@@ -527,9 +590,10 @@ fn out_dir_label(what: &str) -> String {
         .collect()
 }
 
-/// Leaves a note of why a run could not start, and nothing else, in its directory.
+/// Leaves a note of why a run could not start, and nothing else, in its directory: only in
+/// one it creates (or that is empty), never among another run's files.
 fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
-    if fs::create_dir_all(out).is_ok() {
+    if crate::output_dir::may_leave_note(out) && fs::create_dir_all(out).is_ok() {
         let _ = fs::write(
             out.join("error.txt"),
             format!("The run did not start: {error}\n"),
@@ -1803,10 +1867,9 @@ mod tests {
 
     #[test]
     fn the_exit_code_says_pass_fail_or_no_verdict() {
-        let text = std::fs::read_to_string(
-            crate::report::load::tests::run_fixture().join("summary.json"),
-        )
-        .unwrap();
+        let text =
+            std::fs::read_to_string(crate::report::load::tests::run_fixture().join("summary.json"))
+                .unwrap();
         let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
         let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
         assert!(summary.sla.is_some(), "the fixture has an SLA");
@@ -1814,7 +1877,10 @@ mod tests {
         summary.validity = None;
         assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
         summary.sla.as_mut().unwrap().verdict.pass = false;
-        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(EXIT_SLA_FAILED)));
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_SLA_FAILED))
+        );
         let figures = ClientFigures {
             threads: 1,
             cpu_share_of_threads: 1.0,
@@ -1833,7 +1899,10 @@ mod tests {
             client_decided_windows: 0,
         };
         summary.validity = Some(Validity::decide(figures, true));
-        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(EXIT_CLIENT_BOUND)));
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_CLIENT_BOUND))
+        );
         summary.stop = StopReason::Interrupted;
         assert_eq!(code(&summary), format!("{:?}", ExitCode::from(130)));
     }

@@ -20,7 +20,7 @@ use crate::metrics::{new_histogram, Phase};
 use crate::report::summary::{Latency, RunSummary};
 use crate::sweep::{
     stop_rule, table, Ladder, Stability, StabilityRule, StepEnd, StepRecord, SweepFile,
-    SweepStatus, SweepStop, SWEEP_FILE,
+    SweepStatus, SweepStop,
 };
 use crate::workload::builtin::WorkloadError;
 
@@ -132,13 +132,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| run::default_out_dir(&format!("sweep-{}", config.run.workload.name)));
-    if out.join(SWEEP_FILE).exists() {
-        return Err(WorkloadError::Invalid(format!(
-            "{} holds a sweep already; give another --out",
-            out.display()
-        ))
-        .into());
-    }
+    crate::output_dir::claim(&out, args.force)?;
     let file = sweep(&config, &out, run::credentials(&args.client))?;
     Ok(match file.status {
         SweepStatus::Interrupted => ExitCode::from(130),

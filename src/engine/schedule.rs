@@ -97,8 +97,8 @@ impl End {
     }
 }
 
-/// How many workers' overdue counts [`Progress`] keeps.
-const MAX_WORKERS: usize = 256;
+/// How many workers' overdue counts [`Progress`] keeps: the most workers a run has.
+pub const MAX_WORKERS: usize = 256;
 
 /// Counters shared by the workers and the collector.
 #[derive(Debug)]

@@ -158,9 +158,8 @@ pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadEr
     }
     if is_yaml(name) {
         // A readable YAML file with a top-level `operations`: headroom's own format.
-        let text = std::fs::read_to_string(Path::new(name)).map_err(|e| {
-            WorkloadError::Invalid(format!("cannot read the workload file {name}: {e}"))
-        })?;
+        let text = crate::usage::read_input_file(Path::new(name), "the workload file")
+            .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
         let checked = declarative::parse(&text, name)?;
         if let Some(mix) = &args.op_mix {
             declarative::mix_weights(&checked.op_names, mix)?;

@@ -173,19 +173,19 @@ pub enum Arg {
 
 /// Reads a workload file's text; errors name the file's line where serde can.
 pub fn parse(text: &str, origin: &str) -> Result<Checked, WorkloadError> {
-    let spec: Spec = serde_yaml_ng::from_str(text)
-        .map_err(|e| WorkloadError::Invalid(format!("{origin}: {e}")))?;
+    let spec: Spec = serde_yaml_ng::from_str(text).map_err(|e| {
+        WorkloadError::Invalid(format!(
+            "{origin}: {}",
+            crate::workload::yaml_error::describe(&e)
+        ))
+    })?;
     check(spec, origin)
 }
 
 /// Reads a workload file.
 pub fn load(path: &Path) -> Result<(String, Checked), WorkloadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        WorkloadError::Invalid(format!(
-            "cannot read the workload file {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = crate::usage::read_input_file(path, "the workload file")
+        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
     let checked = parse(&text, &path.display().to_string())?;
     Ok((text, checked))
 }

@@ -70,13 +70,14 @@ pub fn is_profile_path(name: &str) -> bool {
         return false;
     }
     // An unreadable file is this format's to report.
-    std::fs::read_to_string(name).map_or(true, |text| profile::is_stress_profile(&text))
+    crate::usage::read_input_file(Path::new(name), "the profile")
+        .map_or(true, |text| profile::is_stress_profile(&text))
 }
 
 /// Reads the profile `path` and the operation mix from the command line.
 pub fn resolve(path: &str, args: &WorkloadArgs) -> Result<StressDefinition, WorkloadError> {
-    let text = std::fs::read_to_string(Path::new(path))
-        .map_err(|e| WorkloadError::Invalid(format!("cannot read the profile {path}: {e}")))?;
+    let text = crate::usage::read_input_file(Path::new(path), "the profile")
+        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
     let profile =
         Profile::parse(&text).map_err(|e| WorkloadError::Invalid(format!("{path}: {e}")))?;
     refuse_foreign_flags(args)?;

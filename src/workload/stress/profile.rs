@@ -217,7 +217,13 @@ impl Scalar {
 pub fn is_stress_profile(text: &str) -> bool {
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
         Ok(serde_yaml_ng::Value::Mapping(m)) => !m.contains_key("operations"),
-        // Not a mapping, or not YAML: the profile reader says what is wrong.
+        // Not YAML that reads as a whole (say, an operation named twice): a top-level
+        // `operations:` line still marks headroom's format, whose reader says what is wrong.
+        Err(_) => !text.lines().any(|line| {
+            line.strip_prefix("operations")
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        }),
+        // Not a mapping: the profile reader says what is wrong.
         _ => true,
     }
 }
@@ -228,7 +234,7 @@ impl Profile {
         let source = Source(text);
         let raw: RawProfile = serde_yaml_ng::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line());
-            let mut message = e.to_string();
+            let mut message = crate::workload::yaml_error::describe(&e);
             // The line leads the message already.
             if let Some(at) = message.rfind(" at line ") {
                 message.truncate(at);

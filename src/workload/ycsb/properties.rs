@@ -231,6 +231,18 @@ impl Properties {
                 }
             }
         }
+        if props.map.is_empty() && !args.property_files.is_empty() {
+            let files: Vec<String> = args
+                .property_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            return Err(WorkloadError::Invalid(format!(
+                "-P {}: no property in it (every line is empty or a comment); a YCSB workload \
+                 file sets at least workload=... and its proportions, as YCSB's workloads/workloada does",
+                files.join(", -P ")
+            )));
+        }
         if props.map.is_empty() {
             return Err(WorkloadError::Invalid(
                 "ycsb needs a workload: --workload a..f (YCSB's core workloads), -P FILE \
@@ -264,9 +276,8 @@ impl Properties {
 
     /// Adds the properties of the file at `path`.
     pub fn add_file(&mut self, path: &Path) -> Result<(), WorkloadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            WorkloadError::Invalid(format!("-P {}: cannot read it: {e}", path.display()))
-        })?;
+        let text = crate::usage::read_input_file(path, "-P")
+            .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
         for (key, value, line) in parse(&text) {
             let origin = Origin::File {
                 path: path.to_path_buf(),
@@ -624,5 +635,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("-P /nonexistent/workloadx"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "# nothing\n\n").unwrap();
+        let error = Properties::from_args(&args(&["-P", empty.to_str().unwrap()]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("no property in it"), "{error}");
+        assert!(!error.contains("-P FILE"), "{error}");
     }
 }

@@ -1,0 +1,126 @@
+//! Errors in what the user typed, found by headroom rather than by clap: a flag's value that
+//! cannot work, a file that cannot be read as what it should be, an output directory that is
+//! not free. Such an error ends a command with exit code 2, as clap's own do, before anything
+//! connects or is written.
+
+/// What the user gave cannot work; the message names the flag or file and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(String);
+
+impl UsageError {
+    /// An error with this message (one line, naming the flag or file).
+    pub fn new(message: impl Into<String>) -> UsageError {
+        UsageError(message.into())
+    }
+}
+
+/// Input quoted in a message, cut short when long: its first `max` characters, then how
+/// long it was. A 1 MB file echoed whole helps no one.
+pub fn cut(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}… ({count} characters)")
+}
+
+/// The largest input file headroom reads (a workload, profile or property file, a run's
+/// JSON): far above any real one, far below what would exhaust memory.
+pub const MAX_INPUT_FILE_BYTES: u64 = 10 << 20;
+
+/// Reads a text file the user named, refusing one over [`MAX_INPUT_FILE_BYTES`] (or not a
+/// regular file, such as /dev/zero) by name before reading it, and text that is not UTF-8.
+/// `what` says what the file is, e.g. "the workload file".
+pub fn read_input_file(path: &std::path::Path, what: &str) -> Result<String, UsageError> {
+    use std::io::Read;
+    let display = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| UsageError::new(format!("cannot read {what} {display}: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| UsageError::new(format!("cannot read {what} {display}: {e}")))?;
+    if meta.is_dir() {
+        return Err(UsageError::new(format!("{what} {display} is a directory")));
+    }
+    if !meta.is_file() {
+        return Err(UsageError::new(format!(
+            "{what} {display} is not a regular file"
+        )));
+    }
+    if meta.len() > MAX_INPUT_FILE_BYTES {
+        return Err(UsageError::new(format!(
+            "{what} {display} is {:.1} MB: more than the {} MB headroom reads",
+            meta.len() as f64 / (1u64 << 20) as f64,
+            MAX_INPUT_FILE_BYTES >> 20
+        )));
+    }
+    let mut bytes = Vec::new();
+    // A file that grows while it is read still stops at the limit.
+    file.take(MAX_INPUT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| UsageError::new(format!("cannot read {what} {display}: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
+        return Err(UsageError::new(format!(
+            "{what} {display} is more than the {} MB headroom reads",
+            MAX_INPUT_FILE_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        UsageError::new(format!(
+            "{what} {display} is not text (UTF-8): byte {} cannot be read",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_input_is_quoted_cut_short() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("abcdefghijkl", 4), "abcd… (12 characters)");
+        assert_eq!(cut("ééééé", 2), "éé… (5 characters)");
+    }
+
+    #[test]
+    fn input_files_are_refused_by_name_when_they_cannot_be_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = dir.path().join("ok.yaml");
+        std::fs::write(&ok, "a: 1\n").unwrap();
+        assert_eq!(read_input_file(&ok, "the workload file").unwrap(), "a: 1\n");
+        let big = dir.path().join("big.yaml");
+        std::fs::write(&big, vec![b'#'; (MAX_INPUT_FILE_BYTES + 1) as usize]).unwrap();
+        let e = read_input_file(&big, "the workload file")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("big.yaml is 10.0 MB: more than the 10 MB"),
+            "{e}"
+        );
+        let e = read_input_file(std::path::Path::new("/dev/zero"), "the property file")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "the property file /dev/zero is not a regular file");
+        let e = read_input_file(dir.path(), "the profile")
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("is a directory"), "{e}");
+        let binary = dir.path().join("bin");
+        std::fs::write(&binary, [b'a', 0xff, b'b']).unwrap();
+        let e = read_input_file(&binary, "the profile")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("is not text (UTF-8): byte 1 cannot be read"),
+            "{e}"
+        );
+        let e = read_input_file(&dir.path().join("none"), "the profile")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("cannot read the profile"), "{e}");
+    }
+}
