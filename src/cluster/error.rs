@@ -156,7 +156,9 @@ impl ClusterError {
     pub fn is_usage_error(&self) -> bool {
         matches!(
             self,
-            ClusterError::InvalidConfig(_) | ClusterError::NoSuchNode { .. }
+            ClusterError::InvalidConfig(_)
+                | ClusterError::NoSuchNode { .. }
+                | ClusterError::NoCluster { .. }
         )
     }
 

@@ -109,6 +109,8 @@ pub fn resolve(
         .map_err(ClusterError::io("duplicating the Maven log handle"))?;
     let status = Command::new(&mvn)
         .arg("--batch-mode")
+        // Plain text: the log's end is quoted in an error message.
+        .arg("-Dstyle.color=never")
         .arg("--file")
         .arg(&pom)
         .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
@@ -124,9 +126,25 @@ pub fn resolve(
         .is_file();
     if !status.success() || !complete {
         let _ = fs::remove_dir_all(&partial);
+        // Nothing of a failed fetch stays in the cache: Maven's log moves to the temporary
+        // directory, where the error names it, and the version's folder goes when it holds
+        // no jars of an earlier fetch.
+        let kept = std::env::temp_dir().join(format!(
+            "headroom-cassandra-{}-maven.log",
+            version.replace(['/', '\\'], "_")
+        ));
+        let log = match fs::rename(&log, &kept).or_else(|_| fs::copy(&log, &kept).map(|_| ())) {
+            Ok(()) => kept,
+            Err(_) => log,
+        };
+        let _ = fs::remove_file(&pom);
+        let _ = fs::remove_file(version_dir.join("maven.log"));
+        if !lib_dir.exists() {
+            let _ = fs::remove_dir(&version_dir);
+        }
         return Err(ClusterError::MavenFailed {
             version: version.to_string(),
-            tail: super::process::tail_of_file(&log, 15),
+            tail: strip_ansi(&super::process::tail_of_file(&log, 15)),
             log,
         });
     }
@@ -135,6 +153,28 @@ pub fn resolve(
         let _ = fs::remove_dir_all(&partial);
     }
     Ok(jars)
+}
+
+/// Text without ANSI escape sequences (colours, cursor moves), as a terminal would show it.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        // ESC [ parameters... final byte (@ to ~); a lone ESC is dropped.
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Finds Maven: `$HEADROOM_MVN`, else `mvn` on PATH.
@@ -183,6 +223,44 @@ mod tests {
         assert!(
             pom.contains("<artifactId>cassandra-all</artifactId>\n      <version>5.0.9</version>")
         );
+    }
+
+    #[test]
+    fn escapes_are_stripped_from_mavens_words() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m Failed to \u{1b}[1mresolve\u{1b}[m"),
+            "[ERROR] Failed to resolve"
+        );
+        assert_eq!(strip_ansi("plain"), "plain");
+    }
+
+    #[test]
+    fn a_failed_fetch_leaves_nothing_in_the_cache() {
+        let cache = tempfile::tempdir().unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        let mvn = bin.path().join("mvn");
+        fs::write(
+            &mvn,
+            "#!/bin/sh\nprintf '\\033[1;31m[ERROR]\\033[m Could not resolve\\n'\nexit 1\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&mvn, fs::Permissions::from_mode(0o755)).unwrap();
+        std::env::set_var("HEADROOM_MVN", &mvn);
+        let error = resolve("0.0.0-test", cache.path(), &|_| {}).unwrap_err();
+        std::env::remove_var("HEADROOM_MVN");
+        let text = error.to_string();
+        assert!(text.contains("[ERROR] Could not resolve"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert!(
+            !cache.path().join("cassandra/0.0.0-test").exists(),
+            "the cache keeps nothing of a failed fetch"
+        );
+        let ClusterError::MavenFailed { log, .. } = error else {
+            panic!("{text}")
+        };
+        assert!(log.starts_with(std::env::temp_dir()), "{}", log.display());
+        let _ = fs::remove_file(log);
     }
 
     #[test]

@@ -204,9 +204,17 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     }
     let (config, store) = match &args.resume {
         Some(dir) => {
-            let (store, stored) = Store::resume(dir)?;
-            let config: SearchConfig = serde_json::from_value(stored)
-                .with_context(|| format!("reading the search's settings in {}", dir.display()))?;
+            // The directory given is the user's input: one that holds no search to resume
+            // is a usage error.
+            let (store, stored) = Store::resume(dir)
+                .map_err(|e| crate::usage::UsageError::new(format!("--resume: {e:#}")))?;
+            let config: SearchConfig = serde_json::from_value(stored).map_err(|e| {
+                crate::usage::UsageError::new(format!(
+                    "--resume: the search's settings in {} cannot be read: {}",
+                    dir.display(),
+                    crate::usage::cut(&e.to_string(), 200)
+                ))
+            })?;
             println!(
                 "Resuming the search in {}: {} trials done.",
                 dir.display(),

@@ -12,7 +12,28 @@ use crate::cluster::state::ClusterState;
 use crate::cluster::{self, probe, process, ClusterConfig, LocalCluster, StartOptions};
 
 /// Runs one `headroom cluster` subcommand.
-pub fn run(args: ClusterArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: ClusterArgs) -> anyhow::Result<ExitCode> {
+    if let ClusterCommand::Nodetool(nodetool) = &mut args.command {
+        // nodetool's arguments run to the end of the line, so a --dir after them lands among
+        // them: it is headroom's (nodetool has no --dir).
+        if let Some(dir) = take_dir_flag(&mut nodetool.args)? {
+            if args.dir.as_ref().is_some_and(|given| *given != dir) {
+                return Err(crate::usage::UsageError::new(format!(
+                    "--dir is given twice, as {} and {}",
+                    args.dir.as_ref().expect("checked").display(),
+                    dir.display()
+                ))
+                .into());
+            }
+            args.dir = Some(dir);
+        }
+        if nodetool.args.is_empty() {
+            return Err(crate::usage::UsageError::new(
+                "cluster nodetool NODE ARGS: give nodetool's arguments, e.g. status",
+            )
+            .into());
+        }
+    }
     let dir = args.dir.unwrap_or_else(cluster::default_dir);
     match args.command {
         ClusterCommand::Start(start) => start_cluster(&dir, &start),
@@ -62,6 +83,29 @@ fn start_cluster(dir: &Path, args: &StartArgs) -> anyhow::Result<ExitCode> {
     println!("Stop them with `headroom cluster stop{dir_flag}`; remove them with `headroom cluster destroy{dir_flag}`.");
     cluster.keep_running();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Takes `--dir DIR` or `--dir=DIR` out of nodetool's arguments.
+fn take_dir_flag(
+    args: &mut Vec<String>,
+) -> Result<Option<std::path::PathBuf>, crate::usage::UsageError> {
+    let mut dir = None;
+    let mut i = 0;
+    while i < args.len() {
+        if let Some(value) = args[i].strip_prefix("--dir=") {
+            dir = Some(std::path::PathBuf::from(value));
+            args.remove(i);
+        } else if args[i] == "--dir" {
+            let Some(value) = args.get(i + 1).cloned() else {
+                return Err(crate::usage::UsageError::new("--dir needs a directory"));
+            };
+            dir = Some(std::path::PathBuf::from(value));
+            args.drain(i..i + 2);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(dir)
 }
 
 /// ` --dir DIR` when `dir` is not the default, for commands printed as advice.
@@ -218,4 +262,28 @@ fn print_logs(dir: &Path, args: &LogsArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{line}")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dir_after_nodetools_arguments_is_headrooms() {
+        let mut args: Vec<String> = ["tablestats", "ks.t", "--dir", "/tmp/c", "-H"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            take_dir_flag(&mut args).unwrap(),
+            Some(std::path::PathBuf::from("/tmp/c"))
+        );
+        assert_eq!(args, ["tablestats", "ks.t", "-H"]);
+        let mut args: Vec<String> = ["status", "--dir=/x"].map(String::from).to_vec();
+        assert_eq!(take_dir_flag(&mut args).unwrap(), Some("/x".into()));
+        assert_eq!(args, ["status"]);
+        let mut args: Vec<String> = ["status"].map(String::from).to_vec();
+        assert_eq!(take_dir_flag(&mut args).unwrap(), None);
+        let mut args: Vec<String> = ["status", "--dir"].map(String::from).to_vec();
+        assert!(take_dir_flag(&mut args).is_err());
+    }
 }

@@ -59,6 +59,18 @@ impl Input {
     pub fn load(dirs: &[PathBuf]) -> anyhow::Result<Input> {
         let mut input = Input::default();
         for dir in dirs {
+            // What a directory holds is the user's input: a directory that cannot be read as
+            // what it claims to be is a usage error (exit code 2).
+            input
+                .load_dir(dir)
+                .map_err(|e| crate::usage::UsageError::new(format!("{e:#}")))?;
+        }
+        Ok(input)
+    }
+
+    fn load_dir(&mut self, dir: &Path) -> anyhow::Result<()> {
+        let input = self;
+        {
             if !dir.is_dir() {
                 bail!("{} is not a directory", dir.display());
             }
@@ -77,7 +89,15 @@ impl Input {
                 .iter()
                 .any(|f| dir.join(f).exists())
             {
-                input.runs.push(RunData::load(dir, dir_label(dir)));
+                let run = RunData::load(dir, dir_label(dir));
+                if !run.holds_anything() {
+                    bail!(
+                        "{} holds nothing headroom can read as a run: {}",
+                        dir.display(),
+                        run.notes.join(" ")
+                    );
+                }
+                input.runs.push(run);
             } else {
                 bail!(
                     "{} is neither a run directory (summary.json, config.json, intervals.csv), \
@@ -86,7 +106,7 @@ impl Input {
                 );
             }
         }
-        Ok(input)
+        Ok(())
     }
 }
 
@@ -246,7 +266,7 @@ impl RunData {
         let mut notes = Vec::new();
         let config: Option<serde_json::Value> = read_json(&dir.join("config.json"), &mut notes);
         let summary: Option<RunSummary> = read_json(&dir.join("summary.json"), &mut notes);
-        if summary.is_none() && dir.join("config.json").exists() {
+        if summary.is_none() && !dir.join("summary.json").exists() && config.is_some() {
             notes.push(
                 "summary.json is missing: the run is still going, or it ended before it could \
                  write its summary. What it recorded so far is shown."
@@ -279,17 +299,23 @@ impl RunData {
                 ))
             });
 
-        let (intervals, windows) = match fs::read_to_string(dir.join("intervals.csv")) {
-            Ok(text) => parse_intervals(&text, &mut notes),
-            Err(_) => {
-                notes.push("intervals.csv is missing.".to_string());
+        let (intervals, windows) = match read_run_file(&dir.join("intervals.csv")) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => parse_intervals(&text, &mut notes),
+                Err(_) => {
+                    notes.push("intervals.csv could not be read: it is not text.".to_string());
+                    (Vec::new(), Vec::new())
+                }
+            },
+            Err(why) => {
+                notes.push(format!("intervals.csv {why}."));
                 (Vec::new(), Vec::new())
             }
         };
-        let (timeline, whole) = match fs::read(dir.join("histograms.hlog")) {
+        let (timeline, whole) = match read_run_file(&dir.join("histograms.hlog")) {
             Ok(bytes) => read_hlog(&bytes, &mut notes),
-            Err(_) => {
-                notes.push("histograms.hlog is missing.".to_string());
+            Err(why) => {
+                notes.push(format!("histograms.hlog {why}."));
                 (Vec::new(), None)
             }
         };
@@ -334,6 +360,15 @@ impl RunData {
             server_samples,
             notes,
         }
+    }
+
+    /// Whether anything of the run could be read: its configuration, its summary or some of
+    /// its intervals.
+    pub fn holds_anything(&self) -> bool {
+        self.config.is_some()
+            || self.summary.is_some()
+            || !self.intervals.is_empty()
+            || !self.timeline.is_empty()
     }
 
     /// Whether the run kept a fixed rate (open loop).
@@ -556,23 +591,54 @@ fn trial_label(record: &TrialRecord) -> String {
     )
 }
 
-/// Reads a JSON file: `None` when it is missing, and with a note when it does not parse.
+/// Reads a JSON file: `None` when it is missing, and with a note when it cannot be read or
+/// does not parse (or is larger than any headroom writes).
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path, notes: &mut Vec<String>) -> Option<T> {
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    match fs::read_to_string(path) {
+    if !path.exists() {
+        // The caller says why a missing file matters.
+        return None;
+    }
+    match crate::usage::read_input_file(path, "the file") {
         Ok(text) => match serde_json::from_str(&text) {
             Ok(value) => Some(value),
             Err(e) => {
-                notes.push(format!("{name} could not be read: {e}."));
+                notes.push(format!(
+                    "{name} could not be read: {}.",
+                    crate::usage::cut(&e.to_string(), 200)
+                ));
                 None
             }
         },
-        // The caller says why a missing file matters.
-        Err(_) => None,
+        Err(e) => {
+            notes.push(format!("{e}."));
+            None
+        }
     }
+}
+
+/// The largest intervals.csv or histograms.hlog a report reads: days of one-second
+/// intervals, far below what would exhaust memory.
+const MAX_RUN_FILE_BYTES: u64 = 1 << 30;
+
+/// A run's interval file, whole; the error completes "FILE ...": missing, not a file, or
+/// too large.
+fn read_run_file(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = fs::metadata(path).map_err(|_| "is missing".to_string())?;
+    if !meta.is_file() {
+        return Err("is not a regular file".to_string());
+    }
+    if meta.len() > MAX_RUN_FILE_BYTES {
+        return Err(format!(
+            "is {} MB, more than the {} MB a report reads",
+            meta.len() >> 20,
+            MAX_RUN_FILE_BYTES >> 20
+        ));
+    }
+    fs::read(path).map_err(|e| format!("could not be read: {e}"))
 }
 
 /// intervals.csv: its interval rows and its window rows. Rows that do not parse are skipped
@@ -1061,6 +1127,49 @@ pub(crate) mod tests {
         let missing = dir.path().join("missing");
         let error = Input::load(&[missing]).unwrap_err();
         assert!(error.to_string().contains("is not a directory"), "{error}");
+        assert!(error.downcast_ref::<crate::usage::UsageError>().is_some());
+
+        // Files named as a run's, holding nothing readable: no page, a usage error naming
+        // what could not be read.
+        for (name, bytes) in [
+            ("summary.json", &b"\x00\xff garbage"[..]),
+            ("config.json", b"{not json"),
+            ("intervals.csv", b"\xfe\xff"),
+            ("histograms.hlog", b"#[random]\nnonsense\n"),
+        ] {
+            fs::write(dir.path().join(name), bytes).unwrap();
+        }
+        let error = Input::load(&[dir.path().to_path_buf()]).unwrap_err();
+        let text = error.to_string();
+        assert!(
+            text.contains("holds nothing headroom can read as a run"),
+            "{text}"
+        );
+        assert!(text.contains("config.json could not be read"), "{text}");
+        assert!(error.downcast_ref::<crate::usage::UsageError>().is_some());
+    }
+
+    #[test]
+    fn a_corrupt_summary_is_said_to_be_unreadable_not_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["config.json", "intervals.csv", "histograms.hlog"] {
+            fs::copy(run_fixture().join(name), dir.path().join(name)).unwrap();
+        }
+        fs::write(dir.path().join("summary.json"), "{\"stop\": ").unwrap();
+        let run = RunData::load(dir.path(), "corrupt".into());
+        assert!(run.summary.is_none() && run.holds_anything());
+        assert!(
+            run.notes
+                .iter()
+                .any(|n| n.starts_with("summary.json could not be read")),
+            "{:?}",
+            run.notes
+        );
+        assert!(
+            !run.notes.iter().any(|n| n.contains("is missing")),
+            "{:?}",
+            run.notes
+        );
     }
 
     #[test]

@@ -56,13 +56,32 @@ pub fn write_report_with(
         input.compare = compare.clone();
     }
     let (html, charts) = export::html::render(&input, options.title.as_deref())?;
+    // Where the SVG files go is checked before anything is written: a report is written
+    // whole or not at all.
+    if let Some(dir) = &options.svg_dir {
+        if dir.exists() && !dir.is_dir() {
+            return Err(crate::usage::UsageError::new(format!(
+                "--svg {} is a file: give a directory for the charts' SVG files",
+                dir.display()
+            ))
+            .into());
+        }
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    if out.is_dir() {
+        return Err(crate::usage::UsageError::new(format!(
+            "-o {} is a directory: give the HTML file to write, e.g. {}",
+            out.display(),
+            out.join("report.html").display()
+        ))
+        .into());
+    }
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     fs::write(out, html).with_context(|| format!("writing {}", out.display()))?;
     let mut svgs = Vec::new();
     if let Some(dir) = &options.svg_dir {
-        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for placed in &charts {
             let path = dir.join(format!("{}.svg", placed.chart.id));
             fs::write(&path, &placed.svg).with_context(|| format!("writing {}", path.display()))?;
@@ -113,6 +132,18 @@ mod tests {
         }
 
         write_report(&[run_fixture()], &dir.path().join("plain.html")).unwrap();
+
+        // --svg naming a file is refused before the page is written.
+        let file = dir.path().join("a-file");
+        fs::write(&file, "x").unwrap();
+        let options = ReportOptions {
+            svg_dir: Some(file),
+            ..ReportOptions::default()
+        };
+        let page = dir.path().join("not-written.html");
+        let e = write_report_with(&[run_fixture()], &page, &options).unwrap_err();
+        assert!(e.to_string().contains("is a file"), "{e}");
+        assert!(!page.exists(), "nothing half-written");
         assert!(dir.path().join("plain.html").exists());
         assert!(write_report(&[], &dir.path().join("none.html")).is_err());
     }

@@ -61,6 +61,17 @@ pub enum WorkloadError {
         /// The columns needed.
         expected: String,
     },
+    /// The server refused a statement made from the user's flags or files as invalid (a
+    /// syntax error, an invalid request, a configuration error, no permission).
+    #[error("the server refused {action}: {reason}\n  CQL: {cql}\n  (made from the workload and its flags: check --replication, --compaction, --keyspace, the workload file)")]
+    Refused {
+        /// What headroom was doing.
+        action: String,
+        /// The statement.
+        cql: String,
+        /// The server's message.
+        reason: String,
+    },
     /// A schema statement or a prepare failed.
     #[error("{action} failed: {reason}\n  CQL: {cql}")]
     Cql {
@@ -75,16 +86,27 @@ pub enum WorkloadError {
 
 impl WorkloadError {
     /// Wraps a driver error with what was being done and the statement.
-    pub(crate) fn cql<E: std::fmt::Display>(
+    pub(crate) fn cql<E: std::fmt::Display + 'static>(
         action: impl Into<String>,
         cql: &str,
     ) -> impl FnOnce(E) -> WorkloadError {
         let cql = cql.to_string();
         let action = action.into();
-        move |e| WorkloadError::Cql {
-            action,
-            cql,
-            reason: e.to_string(),
+        move |e| {
+            let reason = e.to_string();
+            if refused_by_server(&e) {
+                WorkloadError::Refused {
+                    action,
+                    cql,
+                    reason,
+                }
+            } else {
+                WorkloadError::Cql {
+                    action,
+                    cql,
+                    reason,
+                }
+            }
         }
     }
 
@@ -95,8 +117,37 @@ impl WorkloadError {
             WorkloadError::Unknown(_)
                 | WorkloadError::Invalid(_)
                 | WorkloadError::Incompatible { .. }
+                | WorkloadError::Refused { .. }
         )
     }
+}
+
+/// Whether a driver error is the server refusing the statement itself (its syntax, its
+/// meaning, its options, or the user's permissions), rather than failing to run it.
+fn refused_by_server<E: 'static>(error: &E) -> bool {
+    use scylla::errors::{DbError, ExecutionError, PrepareError, RequestAttemptError};
+    let refused = |attempt: &RequestAttemptError| {
+        matches!(
+            attempt,
+            RequestAttemptError::DbError(
+                DbError::SyntaxError
+                    | DbError::Invalid
+                    | DbError::ConfigError
+                    | DbError::Unauthorized,
+                _
+            )
+        )
+    };
+    let any = error as &dyn std::any::Any;
+    if let Some(ExecutionError::LastAttemptError(attempt)) = any.downcast_ref::<ExecutionError>() {
+        return refused(attempt);
+    }
+    if let Some(PrepareError::AllAttemptsFailed { first_attempt }) =
+        any.downcast_ref::<PrepareError>()
+    {
+        return refused(first_attempt);
+    }
+    false
 }
 
 /// Parses a consistency level name such as LOCAL_ONE or quorum.
@@ -313,11 +364,7 @@ pub(crate) async fn run_schema(session: &Session, cql: String) -> Result<(), Wor
         .query_unpaged(cql.as_str(), &[])
         .await
         .map(|_| ())
-        .map_err(|e| WorkloadError::Cql {
-            action: "a schema change".into(),
-            cql,
-            reason: e.to_string(),
-        })
+        .map_err(|e| WorkloadError::cql("a schema change", &cql)(e))
 }
 
 /// Fails when the workload's table exists with other columns.

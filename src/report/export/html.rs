@@ -413,6 +413,19 @@ fn run_card(run: &RunData) -> String {
                 sla.verdict.windows
             ),
         ),
+        None if run.summary.is_none() => (
+            "no summary".to_string(),
+            "",
+            format!(
+                "{}: summary.json {}, so the run's verdict is unknown; what it recorded is shown",
+                run.label,
+                if run.dir.join("summary.json").exists() {
+                    "could not be read"
+                } else {
+                    "is missing"
+                }
+            ),
+        ),
         None => (
             achieved.map_or("-".to_string(), |a| format!("{}/s", format_rate(a))),
             "",
@@ -1593,8 +1606,11 @@ fn sla_table(page: &mut Page, s: &RunSummary) {
 fn errors_table(page: &mut Page, runs: &[&RunData], by_run: bool) {
     let mut rows: Vec<(Vec<String>, &str)> = Vec::new();
     let mut total = 0;
+    // Runs whose failures are not known: no summary.json could be read.
+    let mut unknown = Vec::new();
     for run in runs {
         let Some(summary) = &run.summary else {
+            unknown.push(run.label.as_str());
             continue;
         };
         for op in &summary.ops {
@@ -1624,8 +1640,20 @@ fn errors_table(page: &mut Page, runs: &[&RunData], by_run: bool) {
         }
     }
     page.h3("Errors by class");
+    if !unknown.is_empty() {
+        page.para(&format!(
+            "Failed requests are not known for {}: no summary.json could be read.",
+            unknown.join(", ")
+        ));
+    }
     if total == 0 {
-        page.para("No request failed in the measured part.");
+        if unknown.len() < runs.len() {
+            page.para(if unknown.is_empty() {
+                "No request failed in the measured part."
+            } else {
+                "No request failed in the measured part of the others."
+            });
+        }
         return;
     }
     let mut header = Vec::new();

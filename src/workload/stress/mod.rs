@@ -225,13 +225,7 @@ impl StressWorkload {
                     DbError::AlreadyExists { .. },
                     _,
                 ))) => {}
-                Err(e) => {
-                    return Err(WorkloadError::Cql {
-                        action: "an extra definition".into(),
-                        cql: cql.clone(),
-                        reason: e.to_string(),
-                    })
-                }
+                Err(e) => return Err(WorkloadError::cql("an extra definition", cql)(e)),
             }
         }
         session

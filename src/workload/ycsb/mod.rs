@@ -515,15 +515,10 @@ impl Ycsb {
         let prepare = |cql: String, consistency: Consistency| {
             let session = session.clone();
             async move {
-                let mut statement =
-                    session
-                        .prepare(cql.as_str())
-                        .await
-                        .map_err(|e| WorkloadError::Cql {
-                            action: "preparing a statement".into(),
-                            cql: cql.clone(),
-                            reason: e.to_string(),
-                        })?;
+                let mut statement = session
+                    .prepare(cql.as_str())
+                    .await
+                    .map_err(WorkloadError::cql("preparing a statement", &cql))?;
                 statement.set_consistency(consistency);
                 // No retries and no driver timeout: the engine times its requests out.
                 crate::client::for_the_engine(&session, &mut statement);
