@@ -6,6 +6,7 @@
 
 mod support;
 
+mod bad_input;
 mod capacity;
 mod cluster;
 mod compare;
@@ -17,5 +18,6 @@ mod run;
 mod server_tables;
 mod stress_profile;
 mod sweep;
+mod verdicts;
 mod workload_file;
 mod ycsb;

@@ -106,6 +106,13 @@ impl SearchConfig {
                 WorkloadError::Invalid("--probe-concurrency must be at least 1".into()).into(),
             );
         }
+        if args.probe_duration < Duration::from_secs(1) {
+            return Err(WorkloadError::Invalid(format!(
+                "--probe-duration {} is too short to measure a throughput: give at least 1s",
+                humantime::format_duration(args.probe_duration)
+            ))
+            .into());
+        }
         RatePlan::parse(&args.rates, resolution).map_err(WorkloadError::Invalid)?;
         if args.fresh == Fresh::Restart && !args.client.hosts.is_empty() {
             return Err(WorkloadError::Invalid(

@@ -16,15 +16,8 @@ pub fn run(mut args: ClusterArgs) -> anyhow::Result<ExitCode> {
     if let ClusterCommand::Nodetool(nodetool) = &mut args.command {
         // nodetool's arguments run to the end of the line, so a --dir after them lands among
         // them: it is headroom's (nodetool has no --dir).
+        // As with any flag given twice, the last one counts (and over HEADROOM_CLUSTER_DIR).
         if let Some(dir) = take_dir_flag(&mut nodetool.args)? {
-            if args.dir.as_ref().is_some_and(|given| *given != dir) {
-                return Err(crate::usage::UsageError::new(format!(
-                    "--dir is given twice, as {} and {}",
-                    args.dir.as_ref().expect("checked").display(),
-                    dir.display()
-                ))
-                .into());
-            }
             args.dir = Some(dir);
         }
         if nodetool.args.is_empty() {

@@ -215,3 +215,12 @@ pub fn op<'a>(summary: &'a serde_json::Value, name: &str) -> &'a serde_json::Val
         .find(|o| o["op"] == name)
         .unwrap_or_else(|| panic!("no {name} in {summary}"))
 }
+
+/// Text cut to its first `max` characters, for a failing test's message.
+pub fn cut(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().take(max).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}

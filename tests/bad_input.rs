@@ -1,0 +1,730 @@
+//! The bad-input corpus: careless or wrong inputs a user can give, each refused with exit
+//! code 2, one short message that names the cause, and nothing written. Table-driven: a new
+//! case is one entry of `CASES`. No case needs a node: every input is checked before
+//! anything connects (the contact point, where one is needed, is a port nothing listens on).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A file a case needs, under the case's own directory.
+enum Content {
+    /// Text.
+    Text(&'static str),
+    /// Bytes.
+    Bytes(&'static [u8]),
+    /// This many bytes of '#': a file too large to read.
+    Large(usize),
+    /// A copy of a file of tests/fixtures.
+    Fixture(&'static str),
+}
+
+use Content::*;
+
+/// One bad input: the command line (`{dir}` is the case's directory, also its working
+/// directory), the files it needs, and what the message must say.
+struct Case {
+    args: &'static [&'static str],
+    files: &'static [(&'static str, Content)],
+    says: &'static [&'static str],
+}
+
+const fn case(args: &'static [&'static str], says: &'static [&'static str]) -> Case {
+    Case {
+        args,
+        files: &[],
+        says,
+    }
+}
+
+const fn with(
+    args: &'static [&'static str],
+    files: &'static [(&'static str, Content)],
+    says: &'static [&'static str],
+) -> Case {
+    Case { args, files, says }
+}
+
+/// A contact point nothing listens on: a case that got as far as connecting would fail
+/// there, with another message than the one expected.
+const NOWHERE: &str = "127.0.0.1:1";
+
+const YCSB_BAD_NUMBER: &str = "readproportion=abc\n";
+const PROFILE_UNSUPPORTED: &str = "keyspace: ks\ntable: t\n\
+    table_definition: CREATE TABLE t (k int PRIMARY KEY)\ntoken_range_queries: x\n";
+const PROFILE_BAD_NAME: &str =
+    "keyspace: bad-ks\ntable: t\ntable_definition: CREATE TABLE t (k int PRIMARY KEY)\n";
+const PROFILE_BAD_DISTRIBUTION: &str = "keyspace: ks\ntable: t\n\
+    table_definition: CREATE TABLE t (k int PRIMARY KEY, v text)\n\
+    columnspec:\n  - name: v\n    size: gaussian(5..)\n";
+const OPS_TWICE: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n  write:\n    cql: SELECT k FROM {keyspace}.t\n";
+const POPULATE_LOTS: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\npopulate: lots\n";
+const OPERATIONS_NUMBER: &str = "operations: 5\n";
+const OPERATIONS_EMPTY: &str = "schema: []\noperations: {}\n";
+const UNKNOWN_KEY: &str = "schema: []\nsurprise: 1\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
+const BAD_GENERATOR: &str = "schema: []\ngenerators:\n  key: lognormal(1)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [key]\n";
+
+/// Every case: a flag, a value, a file, a directory that cannot work.
+const CASES: &[Case] = &[
+    // The workload and the load's flags.
+    case(
+        &["run", "nosuchworkload"],
+        &["unknown workload 'nosuchworkload'"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "lots"],
+        &["rate 'lots' is not valid"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "inf"],
+        &["rate 'inf'", "a number of requests per second"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "NaN"],
+        &["rate 'NaN'", "a number of requests per second"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "0"],
+        &["rate '0'", "above zero"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate=-5"],
+        &["rate '-5'", "above zero"],
+    ),
+    case(
+        &["run", "keyvalue", "--duration", "1 fortnight"],
+        &["duration '1 fortnight' is not valid"],
+    ),
+    case(
+        &["run", "keyvalue", "--duration", "0s"],
+        &["--duration 0s measures nothing"],
+    ),
+    case(
+        &["run", "keyvalue", "--ops", "0"],
+        &["--ops 0 measures nothing"],
+    ),
+    case(
+        &["run", "keyvalue", "--duration", "5s", "--ops", "100"],
+        &["--duration or --ops N, not both"],
+    ),
+    case(
+        &["run", "keyvalue", "--connections", "0"],
+        &["--connections must be at least 1"],
+    ),
+    case(&["run", "keyvalue", "--timeout", "0s"], &["--timeout 0s"]),
+    case(
+        &["run", "keyvalue", "--threads", "0"],
+        &["--threads must be at least 1"],
+    ),
+    case(
+        &["run", "keyvalue", "--threads", "100000"],
+        &["--threads 100000 is more than 256"],
+    ),
+    case(
+        &["run", "keyvalue", "--concurrency", "0"],
+        &["--concurrency must be at least 1"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "10", "--max-in-flight", "0"],
+        &["--max-in-flight must be at least 1"],
+    ),
+    case(
+        &["run", "keyvalue", "--interval", "1ms"],
+        &["--interval must be at least 10ms"],
+    ),
+    case(
+        &["run", "keyvalue", "-r", "1.5"],
+        &["--read-ratio 1.5 must be between 0 and 1"],
+    ),
+    case(
+        &["run", "keyvalue", "-r", "0.6", "--delete-ratio", "0.6"],
+        &["is more than 1"],
+    ),
+    case(
+        &["run", "keyvalue", "--partitions", "0"],
+        &["--partitions must be at least 1"],
+    ),
+    case(
+        &["run", "keyvalue", "--consistency", "SOMETIMES"],
+        &["--consistency SOMETIMES is not a consistency level"],
+    ),
+    case(
+        &["run", "keyvalue", "--keyspace", "my-ks"],
+        &["--keyspace 'my-ks' is not a CQL keyspace name"],
+    ),
+    case(
+        &["run", "keyvalue", "--replication", "simple:0"],
+        &["--replication 'simple:0'", "stores the data on no node"],
+    ),
+    case(
+        &["run", "keyvalue", "--replication", "nts:dc1=0"],
+        &["stores the data on no node"],
+    ),
+    case(
+        &[
+            "run",
+            "keyvalue",
+            "--replication",
+            "{'class': 'SimpleStrategy', 'replication_factor': 3",
+        ],
+        &["--replication", "not closed"],
+    ),
+    case(
+        &[
+            "run",
+            "keyvalue",
+            "--replication",
+            "{'class': 'SimpleStrategy'}",
+        ],
+        &["needs a 'replication_factor'"],
+    ),
+    case(
+        &["run", "keyvalue", "--replication", "three"],
+        &["--replication 'three'", "simple:RF"],
+    ),
+    case(
+        &["run", "keyvalue", "--compaction", "fast"],
+        &["--compaction 'fast'", "stcs, lcs, twcs, ucs"],
+    ),
+    case(
+        &["run", "keyvalue", "--compaction", "{'class': LCS}"],
+        &["--compaction", "'LCS' at 10 is not a value"],
+    ),
+    case(
+        &[
+            "run",
+            "keyvalue",
+            "--compaction",
+            "{'class': 'LCS'} AND gc_grace_seconds = 0",
+        ],
+        &["--compaction", "after the map's closing"],
+    ),
+    case(
+        &["run", "keyvalue", "--server-stats-every", "100ms"],
+        &["--server-stats-every", "at least 1s"],
+    ),
+    case(
+        &[
+            "run",
+            "keyvalue",
+            "--duration",
+            "1m",
+            "--during",
+            "compact@10m",
+        ],
+        &["compact@10m"],
+    ),
+    case(
+        &["run", "keyvalue", "--during", "explode@1m"],
+        &["'explode' is not an operation"],
+    ),
+    case(
+        &["run", "ycsb", "--workload", "a", "--sender", "native"],
+        &["--sender native sends the built-in workloads only"],
+    ),
+    case(
+        &["run", "keyvalue", "--ops", "insert=1"],
+        &["--ops with weights is for cassandra-stress profiles"],
+    ),
+    // SLA strings.
+    case(
+        &["run", "keyvalue", "--sla", "p99<10ms, p99.9<1O0ms"],
+        &["SLA 'p99<10ms, p99.9<1O0ms' is not valid"],
+    ),
+    case(&["run", "keyvalue", "--sla", "scan:p99<10ms"], &["scan"]),
+    case(
+        &["run", "keyvalue", "--sla", "p100<1s"],
+        &["'p100' is the largest response time: write max"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "p99>1s"],
+        &["an SLA states upper bounds"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "errors<200%"],
+        &["at most 100%"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "p99<1h"],
+        &["unknown unit 'h'"],
+    ),
+    case(&["run", "keyvalue", "--sla", ""], &["the SLA is empty"]),
+    case(
+        &["run", "keyvalue", "--sla", "p99<10ms, p99<20ms"],
+        &["'p99' is given twice"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "max<"],
+        &["missing threshold after '<'"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "p99<1s", "--window", "0s"],
+        &["--window 0s"],
+    ),
+    case(
+        &[
+            "run",
+            "keyvalue",
+            "--sla",
+            "p99<1s",
+            "--window",
+            "3s",
+            "--interval",
+            "2s",
+        ],
+        &["whole multiple of the interval"],
+    ),
+    // Contact points.
+    case(
+        &["run", "keyvalue", "--hosts", "::1"],
+        &["--hosts '::1'", "in brackets, as in [::1]"],
+    ),
+    case(
+        &["run", "keyvalue", "--hosts", "a b"],
+        &["--hosts 'a b'", "a name or an address"],
+    ),
+    case(
+        &["run", "keyvalue", "--hosts", "db:70000"],
+        &["--hosts 'db:70000'", "from 1 to 65535"],
+    ),
+    case(
+        &["run", "keyvalue", "--hosts", "127.0.0.1,,127.0.0.2"],
+        &["an entry is empty"],
+    ),
+    case(
+        &["run", "keyvalue", "--hosts", "[::1"],
+        &["']' after the IPv6 address is missing"],
+    ),
+    // YCSB property files.
+    case(
+        &["run", "ycsb", "-P", "{dir}/missing"],
+        &["cannot read -P", "missing"],
+    ),
+    case(
+        &["run", "ycsb", "-P", "/dev/zero"],
+        &["-P /dev/zero is not a regular file"],
+    ),
+    with(
+        &["run", "ycsb", "-P", "{dir}/empty"],
+        &[("empty", Text("# nothing\n\n"))],
+        &["no property in it"],
+    ),
+    with(
+        &["run", "ycsb", "-P", "{dir}/big"],
+        &[("big", Large(11 << 20))],
+        &["more than the 10 MB"],
+    ),
+    with(
+        &["run", "ycsb", "-P", "{dir}/w"],
+        &[("w", Text(YCSB_BAD_NUMBER))],
+        &["readproportion=abc: not a number"],
+    ),
+    with(
+        &["run", "ycsb", "-P", "{dir}/w"],
+        &[("w", Text("requestdistribution=pareto\n"))],
+        &["requestdistribution=pareto"],
+    ),
+    case(
+        &["run", "ycsb", "--workload", "z"],
+        &["--workload z: YCSB's core workloads are a, b, c, d, e and f"],
+    ),
+    case(
+        &["run", "ycsb", "--workload", "a", "-p", "100"],
+        &["-p 100", "KEY=VALUE"],
+    ),
+    case(&["run", "ycsb"], &["ycsb needs a workload"]),
+    // cassandra-stress profiles.
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text("- a\n- b\n"))],
+        &["expected a cassandra-stress profile"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text("keyspace: [1]\n"))],
+        &["keyspace: invalid type"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_UNSUPPORTED))],
+        &["token_range_queries is a cassandra-stress key headroom does not support yet"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_BAD_NAME))],
+        &["keyspace 'bad-ks' is not a plain CQL name"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_BAD_DISTRIBUTION))],
+        &["gaussian(5..)"],
+    ),
+    with(
+        &["run", "{dir}/blogposts.yaml"],
+        &[("blogposts.yaml", Fixture("profiles/blogposts.yaml"))],
+        &["give their mix with --ops"],
+    ),
+    with(
+        &["run", "{dir}/blogposts.yaml", "--ops", "insert=1,nosuch=2"],
+        &[("blogposts.yaml", Fixture("profiles/blogposts.yaml"))],
+        &["nosuch"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Large(11 << 20))],
+        &["the profile", "more than the 10 MB"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Bytes(b"keyspace: \xff\xfe\n"))],
+        &["is not text (UTF-8)"],
+    ),
+    // headroom's own workload files.
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(OPS_TWICE))],
+        &["operation 'write' is defined twice"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(POPULATE_LOTS))],
+        &["populate: count 'lots' is not valid"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(OPERATIONS_NUMBER))],
+        &["expected a map of operation names"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(OPERATIONS_EMPTY))],
+        &["lists no operation"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(UNKNOWN_KEY))],
+        &["unknown field `surprise`"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(BAD_GENERATOR))],
+        &["generator key"],
+    ),
+    with(
+        &["run", "{dir}/kv.yaml", "--ops", "nosuch=1"],
+        &[("kv.yaml", Fixture("../../workloads/keyvalue.yaml"))],
+        &["--ops names 'nosuch'"],
+    ),
+    case(&["run", "{dir}/missing.yaml"], &["missing.yaml"]),
+    // Output directories.
+    with(
+        &["run", "keyvalue", "--out", "{dir}/old"],
+        &[
+            ("old/summary.json", Text("{}")),
+            ("old/pauses.json", Text("{}")),
+        ],
+        &["already holds the files of an earlier run", "--force"],
+    ),
+    with(
+        &["run", "keyvalue", "--out", "{dir}/mine", "--force"],
+        &[("mine/notes.txt", Text("mine"))],
+        &["headroom did not write"],
+    ),
+    with(
+        &["run", "keyvalue", "--out", "{dir}/file"],
+        &[("file", Text("x"))],
+        &["is a file"],
+    ),
+    with(
+        &["capacity", "keyvalue", "--out", "{dir}/search"],
+        &[
+            ("search/search.json", Text("{}")),
+            ("search/capacity.jsonl", Text("")),
+        ],
+        &["already holds", "headroom capacity --resume"],
+    ),
+    // Capacity searches and sweeps.
+    case(
+        &["capacity", "keyvalue", "--rates", "5k:1k:1k"],
+        &["--rates '5k:1k:1k'", "below the start"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--repeats", "0"],
+        &["--repeats must be at least 1"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--resolution", "0%"],
+        &["--resolution '0%' is not valid"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--duration", "5s"],
+        &["shorter than one SLA window"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--probe-duration", "0s"],
+        &["--probe-duration", "too short"],
+    ),
+    case(
+        &[
+            "capacity", "keyvalue", "--hosts", NOWHERE, "--fresh", "restart",
+        ],
+        &["--fresh restart restarts a local cluster"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--matrix", "gc=nope"],
+        &["--matrix gc=nope"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--sla", "p99.9<100"],
+        &["SLA 'p99.9<100' is not valid"],
+    ),
+    case(
+        &["capacity", "--resume", "{dir}/none"],
+        &["--resume", "holds no capacity search to resume"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[("s/search.json", Text("{corrupt"))],
+        &["--resume", "search.json"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{\"rates\": 5}")),
+            ("s/capacity.jsonl", Text("")),
+        ],
+        &["--resume", "settings", "cannot be read"],
+    ),
+    case(
+        &["capacity", "--resume", "{dir}/s", "--hosts", "10.0.0.1"],
+        &["--resume", "cannot be used with"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--concurrency", "0"],
+        &["--concurrency", "at least 1"],
+    ),
+    case(
+        &[
+            "sweep",
+            "keyvalue",
+            "--step-min",
+            "60s",
+            "--step-max",
+            "30s",
+        ],
+        &["--step-min 1m is longer than --step-max 30s"],
+    ),
+    // Reports and comparisons of directories.
+    case(
+        &["report", "{dir}/nowhere"],
+        &["nowhere is not a directory"],
+    ),
+    with(
+        &["report", "{dir}/empty"],
+        &[("empty/.keep", Text(""))],
+        &["is neither a run directory"],
+    ),
+    with(
+        &["report", "{dir}/junk"],
+        &[
+            ("junk/summary.json", Bytes(b"\x00\xff\xfe")),
+            ("junk/config.json", Text("{not json")),
+            ("junk/intervals.csv", Bytes(b"\xfe\xff")),
+            ("junk/histograms.hlog", Text("#[x]\nnonsense\n")),
+        ],
+        &[
+            "holds nothing headroom can read as a run",
+            "config.json could not be read",
+        ],
+    ),
+    with(
+        &["report", "{dir}/run", "--svg", "{dir}/a-file"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+            ("run/intervals.csv", Fixture("report/run/intervals.csv")),
+            ("run/histograms.hlog", Fixture("report/run/histograms.hlog")),
+            ("a-file", Text("x")),
+        ],
+        &["--svg", "is a file"],
+    ),
+    with(
+        &["report", "{dir}/run", "-o", "{dir}/run"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+        ],
+        &["is a directory"],
+    ),
+    with(
+        &["compare", "{dir}/run"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+        ],
+        &["compare takes two or more"],
+    ),
+    with(
+        &["compare", "{dir}/run", "{dir}/nowhere"],
+        &[("run/config.json", Fixture("report/run/config.json"))],
+        &["nowhere is not a directory"],
+    ),
+    // Local clusters.
+    case(
+        &["cluster", "start", "--nodes", "0"],
+        &["--nodes must be at least 1"],
+    ),
+    case(
+        &["cluster", "start", "--nodes", "300"],
+        &["do not fit in the last octet"],
+    ),
+    case(
+        &["cluster", "start", "--heap", "128M"],
+        &["--heap 128M is too small"],
+    ),
+    case(
+        &["cluster", "start", "--first-address", "10.0.0.1"],
+        &["not a loopback address"],
+    ),
+    case(
+        &["cluster", "start", "--gc", "nope"],
+        &["invalid value 'nope' for '--gc"],
+    ),
+    case(
+        &["cluster", "start", "--yaml", "novalue"],
+        &["--yaml 'novalue' is not KEY=VALUE"],
+    ),
+    case(
+        &["cluster", "status", "--dir", "{dir}/c"],
+        &["there is no cluster in"],
+    ),
+    case(
+        &["cluster", "nodetool", "1", "status", "--dir", "{dir}/c"],
+        &["there is no cluster in", "/c:"],
+    ),
+    case(
+        &["cluster", "logs", "1", "--dir", "{dir}/c"],
+        &["there is no cluster in"],
+    ),
+    case(
+        &["cluster", "stop", "--dir", "{dir}/c"],
+        &["there is no cluster in"],
+    ),
+];
+
+/// Every path under `dir`, files and directories.
+fn listing(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut all = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            all.insert(path);
+        }
+    }
+    all
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
+    assert!(CASES.len() >= 60, "{} cases", CASES.len());
+    // Short, but it spawns a hundred processes: not beside a load test.
+    let _machine = crate::support::exclusive();
+    let root = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (n, case) in CASES.iter().enumerate() {
+        let dir = root.path().join(format!("case-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, content) in case.files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            match content {
+                Text(t) => std::fs::write(&path, t).unwrap(),
+                Bytes(b) => std::fs::write(&path, b).unwrap(),
+                Large(n) => std::fs::write(&path, vec![b'#'; *n]).unwrap(),
+                Fixture(f) => {
+                    std::fs::copy(fixture(f), &path).unwrap();
+                }
+            }
+        }
+        let before = listing(&dir);
+        let dir_text = dir.to_str().unwrap();
+        let args: Vec<String> = case
+            .args
+            .iter()
+            .map(|a| a.replace("{dir}", dir_text))
+            .collect();
+        // Contact points that connect nowhere, and a cluster directory and cache of the
+        // case's own, so that nothing outside it could be touched.
+        let mut command = Command::new(env!("CARGO_BIN_EXE_headroom"));
+        command
+            .args(&args)
+            .current_dir(&dir)
+            .env("HEADROOM_CLUSTER_DIR", dir.join("no-cluster"))
+            .env("HEADROOM_CACHE_DIR", dir.join("no-cache"))
+            .env_remove("HEADROOM_USERNAME")
+            .env_remove("HEADROOM_PASSWORD");
+        if matches!(
+            args.first().map(String::as_str),
+            Some("run" | "capacity" | "sweep")
+        ) && !args
+            .iter()
+            .any(|a| a == "--hosts" || a == "--resume" || a == "--matrix")
+        {
+            command.args(["--hosts", NOWHERE]);
+        }
+        let started = std::time::Instant::now();
+        let output = command.output().expect("the headroom binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let mut wrong = Vec::new();
+        if output.status.code() != Some(2) {
+            wrong.push(format!("exit code {:?}, not 2", output.status.code()));
+        }
+        for says in case.says {
+            if !stderr.contains(says) {
+                wrong.push(format!("the message does not say '{says}'"));
+            }
+        }
+        if stderr.len() > 1500 {
+            wrong.push(format!("a message of {} bytes", stderr.len()));
+        }
+        if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+            wrong.push("a panic".to_string());
+        }
+        let after = listing(&dir);
+        if after != before {
+            let new: Vec<_> = after.difference(&before).collect();
+            let gone: Vec<_> = before.difference(&after).collect();
+            wrong.push(format!("files changed: new {new:?}, gone {gone:?}"));
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            wrong.push(format!("took {:?}", started.elapsed()));
+        }
+        if !wrong.is_empty() {
+            failures.push(format!(
+                "case {n}: headroom {}\n  {}\n  stderr: {}\n  stdout: {}",
+                args.join(" "),
+                wrong.join("; "),
+                stderr.trim(),
+                crate::support::cut(&stdout, 300)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}

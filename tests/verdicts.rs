@@ -1,0 +1,205 @@
+//! Verdicts against a real node: a search whose every request fails finds no capacity, a
+//! client that cannot keep its schedule gives no verdict and stops the search, and a
+//! password given on the command line is written nowhere.
+
+use std::path::Path;
+
+use headroom::cluster::LocalCluster;
+
+use crate::support::{self, headroom, read_json, stderr, stdout};
+
+/// Every file under `dir`, recursively.
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                all.push(path);
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("verdicts");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let hosts = support::hosts();
+
+    // Three replicas wanted of a one-node cluster at ALL: every request is unavailable. The
+    // search tries both rates (a ladder goes on after a failure) and names no capacity; each
+    // trial fails on its failed requests, whose share is in the table.
+    let out = runs.path().join("all-failing");
+    let search = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--keyspace",
+        "unavailable",
+        "--replication",
+        "simple:3",
+        "--consistency",
+        "ALL",
+        "--rates",
+        "100,200",
+        "--duration",
+        "2s",
+        "--warmup",
+        "0s",
+        "--window",
+        "2s",
+        "--sla",
+        "p99<1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&search);
+    assert!(search.status.success(), "{text}\n{}", stderr(&search));
+    assert!(
+        text.contains("Capacity: none — the SLA failed at every rate tried"),
+        "{text}"
+    );
+    assert!(text.contains("all failed ✗"), "{text}");
+    let summary = read_json(&out.join("capacity.json"));
+    assert_eq!(summary["status"], "complete");
+    assert!(summary["capacity_per_s"].is_null(), "{summary}");
+    for row in summary["rows"].as_array().unwrap() {
+        let trial = &row["trials"][0];
+        assert_eq!(trial["pass"], false, "{trial}");
+        assert_eq!(
+            trial["achieved_per_s"], 0.0,
+            "failures carry no load: {trial}"
+        );
+        assert_eq!(trial["terms"][0]["failed_percent"], 100.0, "{trial}");
+    }
+
+    // The same as a run: an SLA failure, exit code 3, nothing achieved.
+    let run_out = runs.path().join("all-failing-run");
+    let run = headroom(&[
+        "run",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--keyspace",
+        "unavailable",
+        "--replication",
+        "simple:3",
+        "--consistency",
+        "ALL",
+        "--rate",
+        "50",
+        "--duration",
+        "2s",
+        "--window",
+        "2s",
+        "--sla",
+        "p99.9<100ms",
+        "--out",
+        run_out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let text = stdout(&run);
+    assert!(text.contains("achieved 0/s"), "{text}");
+    assert!(text.contains("all 100 requests failed"), "{text}");
+    let summary = read_json(&run_out.join("summary.json"));
+    assert_eq!(summary["achieved_rate_per_s"], 0.0);
+    assert!(summary["failed_rate_per_s"].as_f64().unwrap() > 40.0);
+    assert_eq!(summary["sla"]["verdict"]["pass"], false);
+    assert_eq!(summary["sla"]["verdict"]["failing_by_failures"], 1);
+    assert_eq!(summary["validity"]["verdict"], "valid");
+
+    // One client thread asked for 400 000 requests a second, with in-flight slots to
+    // spare: it cannot send them. The trial is invalid, the search stops there and names no
+    // capacity, and the exit code says there is no verdict.
+    let out = runs.path().join("client-bound");
+    let search = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--threads",
+        "1",
+        "--max-in-flight",
+        "1000000",
+        "--rates",
+        "400k,800k",
+        "--duration",
+        "2s",
+        "--warmup",
+        "0s",
+        "--window",
+        "2s",
+        "--sla",
+        "p99.9<100ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&search);
+    assert_eq!(search.status.code(), Some(4), "{text}\n{}", stderr(&search));
+    assert!(text.contains("INVALID: client-bound"), "{text}");
+    assert!(
+        text.contains(
+            "Capacity: none — the search stopped at 400 000/s (repeat 1): invalid: client-bound"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Trial: 800000/s"),
+        "the search stopped: {text}"
+    );
+    let summary = read_json(&out.join("capacity.json"));
+    assert_eq!(summary["status"], "invalid");
+    assert!(summary["capacity_per_s"].is_null());
+    assert_eq!(summary["invalid"]["rate_per_s"], 400_000.0);
+    let trial = read_json(&out.join("trials/rate-400000-repeat-1/summary.json"));
+    assert_eq!(trial["validity"]["verdict"], "client-bound", "{trial}");
+    assert_eq!(trial["validity"]["figures"]["limit_waits"], 0);
+
+    // A password on the command line is written nowhere and printed nowhere.
+    let secret = "Zq9-not-to-be-written-7Wp";
+    let out = runs.path().join("secret");
+    let run = headroom(&[
+        "run",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--username",
+        "cassandra",
+        &format!("--password={secret}"),
+        "--rate",
+        "20",
+        "--duration",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(!stdout(&run).contains(secret) && !stderr(&run).contains(secret));
+    let written = files(&out);
+    assert!(written.len() >= 5, "{written:?}");
+    for file in written {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "{} holds the password",
+            file.display()
+        );
+    }
+    let config = read_json(&out.join("config.json"));
+    let line: Vec<&str> = config["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(line.contains(&"--password=<redacted>"), "{line:?}");
+}
