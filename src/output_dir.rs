@@ -27,10 +27,19 @@ const HEADROOM_FILES: [&str; 13] = [
     "report.html",
 ];
 
-/// Makes `dir` this command's: fine when it does not exist (the command creates it) or is
-/// empty; a directory with files in it is refused, or with `force` emptied when headroom
-/// wrote it. Call it once every other input is checked, before anything connects.
-pub fn claim(dir: &Path, force: bool) -> Result<(), UsageError> {
+/// What an earlier command may have left that a new one replaces without `--force`: the note
+/// of a run that never started.
+pub const A_RUNS_LEFTOVERS: &[&str] = &["error.txt"];
+
+/// What `compare` leaves: a comparison is made again from its directories, so a new one
+/// replaces it.
+pub const A_COMPARISONS_LEFTOVERS: &[&str] = &["compare.json", "report.html", "error.txt"];
+
+/// Makes `dir` this command's: fine when it does not exist (the command creates it), is
+/// empty, or holds only `leftovers` (which are removed); a directory with other files in it
+/// is refused, or with `force` emptied when headroom wrote it. Call it once every other input
+/// is checked, before anything connects.
+pub fn claim(dir: &Path, force: bool, leftovers: &[&str]) -> Result<(), UsageError> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
@@ -51,7 +60,15 @@ pub fn claim(dir: &Path, force: bool) -> Result<(), UsageError> {
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    if names.is_empty() {
+    if names.iter().all(|n| leftovers.contains(&n.as_str())) {
+        for name in &names {
+            fs::remove_file(dir.join(name)).map_err(|e| {
+                UsageError::new(format!(
+                    "--out {}: cannot remove {name}: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
         return Ok(());
     }
     let ours = names.iter().any(|n| HEADROOM_FILES.contains(&n.as_str()));
@@ -124,11 +141,11 @@ mod tests {
     fn a_new_or_empty_directory_is_taken_as_it_is() {
         let root = tempfile::tempdir().unwrap();
         let new = root.path().join("new");
-        claim(&new, false).unwrap();
+        claim(&new, false, A_RUNS_LEFTOVERS).unwrap();
         assert!(!new.exists(), "the command creates it");
         assert!(may_leave_note(&new));
         fs::create_dir(&new).unwrap();
-        claim(&new, false).unwrap();
+        claim(&new, false, A_RUNS_LEFTOVERS).unwrap();
         assert!(may_leave_note(&new));
     }
 
@@ -140,19 +157,23 @@ mod tests {
         fs::write(run.join("summary.json"), "{}").unwrap();
         fs::write(run.join("pauses.json"), "{}").unwrap();
         assert!(!may_leave_note(&run));
-        let e = claim(&run, false).unwrap_err().to_string();
+        let e = claim(&run, false, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("already holds the files of an earlier run (pauses.json, summary.json)"),
             "{e}"
         );
         assert!(e.contains("--force"), "{e}");
         fs::write(run.join("search.json"), "{}").unwrap();
-        let e = claim(&run, false).unwrap_err().to_string();
+        let e = claim(&run, false, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.ends_with(&format!("headroom capacity --resume {}", run.display())),
             "{e}"
         );
-        claim(&run, true).unwrap();
+        claim(&run, true, A_RUNS_LEFTOVERS).unwrap();
         assert!(run.is_dir());
         assert_eq!(fs::read_dir(&run).unwrap().count(), 0, "emptied");
 
@@ -161,19 +182,37 @@ mod tests {
         for name in ["notes.txt", "a", "b", "c"] {
             fs::write(home.join(name), "mine").unwrap();
         }
-        let e = claim(&home, false).unwrap_err().to_string();
+        let e = claim(&home, false, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("already holds other files (a, b, c, ... 4 in all)"),
             "{e}"
         );
         assert!(!e.contains("--force"), "{e}");
-        let e = claim(&home, true).unwrap_err().to_string();
+        let e = claim(&home, true, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("headroom did not write"), "{e}");
         assert_eq!(fs::read_dir(&home).unwrap().count(), 4, "untouched");
 
+        // A failed run's note, or an earlier comparison, is replaced without --force.
+        let failed = root.path().join("failed");
+        fs::create_dir(&failed).unwrap();
+        fs::write(failed.join("error.txt"), "The run did not start").unwrap();
+        claim(&failed, false, A_RUNS_LEFTOVERS).unwrap();
+        assert_eq!(fs::read_dir(&failed).unwrap().count(), 0);
+        let compared = root.path().join("compared");
+        fs::create_dir(&compared).unwrap();
+        fs::write(compared.join("compare.json"), "{}").unwrap();
+        fs::write(compared.join("report.html"), "<html>").unwrap();
+        assert!(claim(&compared, false, A_RUNS_LEFTOVERS).is_err());
+        claim(&compared, false, A_COMPARISONS_LEFTOVERS).unwrap();
+        assert_eq!(fs::read_dir(&compared).unwrap().count(), 0);
+
         let file = root.path().join("file");
         fs::write(&file, "x").unwrap();
-        assert!(claim(&file, true)
+        assert!(claim(&file, true, A_RUNS_LEFTOVERS)
             .unwrap_err()
             .to_string()
             .contains("is a file"));

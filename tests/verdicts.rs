@@ -2,9 +2,13 @@
 //! client that cannot keep its schedule gives no verdict and stops the search, and a
 //! password given on the command line is written nowhere.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use headroom::cluster::LocalCluster;
+use nix::sys::signal::Signal;
 
 use crate::support::{self, headroom, read_json, stderr, stdout};
 
@@ -163,6 +167,67 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
     let trial = read_json(&out.join("trials/rate-400000-repeat-1/summary.json"));
     assert_eq!(trial["validity"]["verdict"], "client-bound", "{trial}");
     assert_eq!(trial["validity"]["figures"]["limit_waits"], 0);
+
+    // The client itself stalls: its process is stopped for 1.5 s in the middle of a run
+    // (SIGSTOP, by its own pid), as a client machine that swaps or is descheduled would be.
+    // The node answered every request at once; the window that holds the stall fails on the
+    // client's own wait, so the run has no verdict (exit code 4), and says why.
+    let out = runs.path().join("client-stall");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "run",
+            "keyvalue",
+            "--hosts",
+            &hosts,
+            "--rate",
+            "500",
+            "--duration",
+            "8s",
+            "--window",
+            "2s",
+            "--sla",
+            "p99<1s",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // The first interval's line: the measured run is under way.
+    for line in lines.by_ref() {
+        if line.unwrap().trim_start().starts_with("1.0s") {
+            break;
+        }
+    }
+    let printed = std::thread::spawn(move || lines.map(Result::unwrap).collect::<Vec<_>>());
+    std::thread::sleep(Duration::from_secs(2));
+    headroom::cluster::process::signal(child.id(), Signal::SIGSTOP).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    headroom::cluster::process::signal(child.id(), Signal::SIGCONT).unwrap();
+    let status = child.wait().unwrap();
+    let text = printed.join().unwrap().join("\n");
+    assert_eq!(status.code(), Some(4), "{text}");
+    assert!(text.contains("INVALID: client-bound"), "{text}");
+    assert!(
+        text.contains("the client's own wait before sending decided it"),
+        "the failing window says whose it was: {text}"
+    );
+    let summary = read_json(&out.join("summary.json"));
+    let validity = &summary["validity"];
+    assert_eq!(validity["verdict"], "client-bound", "{validity}");
+    assert!(
+        validity["figures"]["client_decided_windows"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+    assert!(
+        validity["figures"]["late_sends"].as_u64().unwrap() > 500,
+        "{validity}"
+    );
+    assert!(validity["figures"]["hiccup_max_ms"].as_f64().unwrap() > 1000.0);
+    assert_eq!(validity["figures"]["limit_waits"], 0);
 
     // A password on the command line is written nowhere and printed nowhere.
     let secret = "Zq9-not-to-be-written-7Wp";

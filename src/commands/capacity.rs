@@ -234,7 +234,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             let out = args.out.clone().unwrap_or_else(|| {
                 run::default_out_dir(&format!("capacity-{}", config.run.workload.name))
             });
-            crate::output_dir::claim(&out, args.force)?;
+            crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
             let store = Store::create(&out, serde_json::to_value(&config)?)?;
             (config, store)
         }

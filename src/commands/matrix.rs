@@ -56,7 +56,7 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
     let dir = args.out.clone().unwrap_or_else(|| {
         super::run::default_out_dir(&format!("matrix-{}", search.run.workload.name))
     });
-    crate::output_dir::claim(&dir, args.force)?;
+    crate::output_dir::claim(&dir, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cluster_dir = args
         .cluster_dir

@@ -37,7 +37,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| super::run::default_out_dir("quickstart"));
     let config = search_config(&args, &out)?;
-    crate::output_dir::claim(&out, args.force)?;
+    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let start = StartArgs {
         nodes: Some(1),
         cassandra_version: args.cassandra_version.clone(),

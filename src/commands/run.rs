@@ -371,7 +371,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| default_out_dir(&config.workload.name));
-    crate::output_dir::claim(&out, args.force)?;
+    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let runtime = runtime(config.threads)?;
     let stop = StopSignal::new();
     runtime.spawn(stop.clone().on_ctrl_c_or_term());

@@ -132,7 +132,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| run::default_out_dir(&format!("sweep-{}", config.run.workload.name)));
-    crate::output_dir::claim(&out, args.force)?;
+    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let file = sweep(&config, &out, run::credentials(&args.client))?;
     Ok(match file.status {
         SweepStatus::Interrupted => ExitCode::from(130),

@@ -272,19 +272,39 @@ enum Message {
     WorkerDone {
         worker: usize,
         end_ns: u64,
-        /// Successful answers within the measured period.
-        ok_in_period: u64,
-        /// Failed requests within the measured period.
-        failed_in_period: u64,
-        /// Requests recorded as unsent, and whether the count stopped at [`UNSENT_COUNTED`].
-        unsent: (u64, bool),
-        /// Whether every in-flight slot was taken when it stopped sending with requests left.
-        unsent_held: bool,
-        /// Measured requests that waited for a free in-flight slot.
-        limit_waits: u64,
-        /// Measured requests late by the client's doing.
-        client_late: u64,
+        tally: Tally,
     },
+}
+
+/// What a worker counted over its whole run, added up over the workers by the collector.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    /// Successful answers within the measured period.
+    ok_in_period: u64,
+    /// Failed requests within the measured period.
+    failed_in_period: u64,
+    /// Requests recorded as unsent.
+    unsent: u64,
+    /// Whether the unsent count stopped at [`UNSENT_COUNTED`] with requests left.
+    unsent_capped: bool,
+    /// Whether it stopped sending, with requests left, while waiting for a free slot.
+    unsent_held: bool,
+    /// Measured requests that waited for a free in-flight slot.
+    limit_waits: u64,
+    /// Measured requests late by the client's doing.
+    client_late: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.ok_in_period += other.ok_in_period;
+        self.failed_in_period += other.failed_in_period;
+        self.unsent += other.unsent;
+        self.unsent_capped |= other.unsent_capped;
+        self.unsent_held |= other.unsent_held;
+        self.limit_waits += other.limit_waits;
+        self.client_late += other.client_late;
+    }
 }
 
 /// What one worker recorded in one interval.
@@ -401,29 +421,29 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     if stop == StopReason::Completed && progress.stop.load(Ordering::Relaxed) {
         stop = StopReason::Interrupted;
     }
-    let (counted, capped) = collector.unsent;
-    let unsent = if capped {
+    let tally = collector.tally;
+    let unsent = if tally.unsent_capped {
         // Estimated: the schedule's requests that no total accounts for.
         let accounted: u64 = collector.totals.iter().flatten().map(OpStats::total).sum();
-        (scheduled_requests(config) - accounted as f64).max(counted as f64)
+        (scheduled_requests(config) - accounted as f64).max(tally.unsent as f64)
     } else {
-        counted as f64
+        tally.unsent as f64
     };
     Outcome {
         totals: collector.totals,
         hiccups: collector.hiccup_total,
         elapsed_ns: collector.end_ns,
         measured_period: MeasuredPeriod::scheduled(config).map(|p| MeasuredPeriod {
-            ok: collector.ok_in_period,
-            failed: collector.failed_in_period,
+            ok: tally.ok_in_period,
+            failed: tally.failed_in_period,
             ..p
         }),
         sent: progress.sent.load(Ordering::Relaxed),
         max_backlog: collector.max_backlog,
         unsent,
-        limit_waits: collector.limit_waits,
-        client_late: collector.client_late,
-        unsent_held: collector.unsent_held,
+        limit_waits: tally.limit_waits,
+        client_late: tally.client_late,
+        unsent_held: tally.unsent_held,
         stop,
     }
 }
@@ -536,15 +556,12 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         // send resolution, so that they leave together.
         let mut due = 0u64;
         let mut exhausted = false;
-        let (mut ok_in_period, mut failed_in_period) = (0u64, 0u64);
-        let mut unsent = (0u64, false);
-        let mut unsent_held = false;
+        let mut tally = Tally::default();
         // The pending request was drawn while every slot was taken: if it falls due before
         // one frees, it waits for the server (a limit wait), not for the client.
         let mut pending_held = false;
         // ...and it did: its lateness is the server's.
         let mut pending_waited_for_slot = false;
-        let (mut limit_waits, mut client_late) = (0u64, 0u64);
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
@@ -597,9 +614,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     let done: Completion = done;
                     if self.period.is_some_and(|p| p.contains(done.done_ns)) {
                         if done.error.is_none() {
-                            ok_in_period += 1;
+                            tally.ok_in_period += 1;
                         } else {
-                            failed_in_period += 1;
+                            tally.failed_in_period += 1;
                         }
                     }
                     if pending_held {
@@ -607,7 +624,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         // due before.
                         pending_held = false;
                         pending_waited_for_slot = due <= done.done_ns;
-                        limit_waits += u64::from(pending_waited_for_slot);
+                        tally.limit_waits += u64::from(pending_waited_for_slot);
                     }
                     self.hand_over(&mut current, &mut records, done.done_ns / self.interval_ns);
                     record(&mut records.ops, done);
@@ -639,9 +656,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         }
                     }
                     if now >= self.send_deadline_ns && !exhausted {
-                        unsent_held = pending.is_some()
+                        tally.unsent_held = pending.is_some()
                             && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
-                        unsent = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        (tally.unsent, tally.unsent_capped) = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
                         exhausted = true;
                         continue;
                     }
@@ -650,7 +667,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     }
                     let ticket = pending.take().expect("may_send");
                     if !std::mem::take(&mut pending_waited_for_slot) {
-                        client_late += u64::from(self.late(ticket, now));
+                        tally.client_late += u64::from(self.late(ticket, now));
                     }
                     let request = self.start(ticket);
                     // Requests leave in order with one timeout: the first deadline stands.
@@ -665,7 +682,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                             }
                             match schedule.next_ticket() {
                                 Some(t) if t.intended_ns <= now => {
-                                    client_late += u64::from(self.late(t, now));
+                                    tally.client_late += u64::from(self.late(t, now));
                                     in_flight.push(self.start(t));
                                 }
                                 next => {
@@ -685,9 +702,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     if now >= self.send_deadline_ns && !exhausted {
                         // Held by the in-flight limit past the deadline: the send branch
                         // may not come again.
-                        unsent_held = pending.is_some()
+                        tally.unsent_held = pending.is_some()
                             && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
-                        unsent = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        (tally.unsent, tally.unsent_capped) = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
                         exhausted = true;
                     }
                     let overdue = match (pending, self.per_worker_rate) {
@@ -714,12 +731,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let _ = self.tx.send(Message::WorkerDone {
             worker: self.worker,
             end_ns,
-            ok_in_period,
-            failed_in_period,
-            unsent,
-            unsent_held,
-            limit_waits,
-            client_late,
+            tally,
         });
     }
 
@@ -878,12 +890,7 @@ struct Collector {
     hiccup_total: Histogram<u64>,
     max_backlog: u64,
     all_failing_ns: u64,
-    ok_in_period: u64,
-    failed_in_period: u64,
-    unsent: (u64, bool),
-    unsent_held: bool,
-    limit_waits: u64,
-    client_late: u64,
+    tally: Tally,
 }
 
 impl Collector {
@@ -897,12 +904,7 @@ impl Collector {
             hiccup_total: new_histogram(),
             max_backlog: 0,
             all_failing_ns: 0,
-            ok_in_period: 0,
-            failed_in_period: 0,
-            unsent: (0, false),
-            unsent_held: false,
-            limit_waits: 0,
-            client_late: 0,
+            tally: Tally::default(),
         }
     }
 
@@ -957,21 +959,11 @@ impl Collector {
             Message::WorkerDone {
                 worker,
                 end_ns,
-                ok_in_period,
-                failed_in_period,
-                unsent: (unsent, capped),
-                unsent_held,
-                limit_waits,
-                client_late,
+                tally,
             } => {
                 self.marks.insert(worker, u64::MAX);
                 self.end_ns = self.end_ns.max(end_ns);
-                self.ok_in_period += ok_in_period;
-                self.failed_in_period += failed_in_period;
-                self.unsent = (self.unsent.0 + unsent, self.unsent.1 || capped);
-                self.limit_waits += limit_waits;
-                self.client_late += client_late;
-                self.unsent_held |= unsent_held;
+                self.tally.add(&tally);
             }
         }
         self.workers_done()

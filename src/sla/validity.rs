@@ -12,7 +12,7 @@
 //! 1. requests of the measured schedule were never sent (the client was still behind it
 //!    [`crate::engine::SEND_GRACE`] after its end), and the in-flight slots were not all
 //!    taken when it stopped sending (had they been, the server held those requests back);
-//! 2. more than 1% of the measured requests left later than the lag limit (10 ms, or ten
+//! 2. more than 1% of the measured requests left later than the lag limit (100 ms, or ten
 //!    times `--send-resolution` when that is larger) after their intended start without
 //!    having waited for a slot;
 //! 3. no request waited for a slot, and a window failed its SLA on a latency term whose
@@ -34,9 +34,13 @@ use super::judge::{WindowStats, WindowVerdict};
 use super::spec::{Metric, Sla, Threshold};
 use crate::metrics::{new_histogram, value_at_percentile, OpStats};
 
-/// The least lag limit: sends later than this for more than 1% of the requests make a run
-/// client-bound.
-pub const LAG_LIMIT_FLOOR: Duration = Duration::from_millis(10);
+/// The least lag limit: sends later than this (by the client's doing) for more than 1% of the
+/// requests make a run client-bound. Well above the few tens of milliseconds a client's
+/// threads wait when a node on the same cores takes them (seen at every rate of a
+/// quickstart on a 2-core machine, with the node's GC pauses), which delay a few requests
+/// without the client falling behind; a client that cannot keep its rate falls behind by
+/// seconds. Shorter stalls that decide a window are rule 3's.
+pub const LAG_LIMIT_FLOOR: Duration = Duration::from_millis(100);
 
 /// The share of the measured requests that may leave late by the client's doing.
 pub const MAX_LATE_SHARE: f64 = 0.01;
@@ -390,8 +394,8 @@ mod tests {
         assert_eq!(lag_limit(Duration::ZERO), LAG_LIMIT_FLOOR);
         assert_eq!(lag_limit(Duration::from_millis(1)), LAG_LIMIT_FLOOR);
         assert_eq!(
-            lag_limit(Duration::from_millis(5)),
-            Duration::from_millis(50)
+            lag_limit(Duration::from_millis(50)),
+            Duration::from_millis(500)
         );
     }
 
