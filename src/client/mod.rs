@@ -5,7 +5,7 @@
 
 pub mod native;
 
-use std::net::SocketAddr;
+use std::net::Ipv6Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,29 +43,42 @@ pub enum ConnectError {
     },
 }
 
-/// Contact points as given: `host` (port 9042) or `host:port`.
+/// Contact points as given: `host` (port 9042) or `host:port`; an IPv6 address in
+/// brackets, `[::1]` or `[::1]:9042`.
 pub fn parse_hosts(hosts: &[String]) -> Result<Vec<String>, ConnectError> {
-    hosts
-        .iter()
-        .map(|h| {
-            let h = h.trim();
-            if h.is_empty() || h.contains(' ') {
-                return Err(ConnectError::BadHost(h.to_string()));
+    hosts.iter().map(|h| parse_host(h.trim())).collect()
+}
+
+/// One contact point: `host:port`, with port 9042 when none is given.
+fn parse_host(h: &str) -> Result<String, ConnectError> {
+    let bad = || ConnectError::BadHost(h.to_string());
+    // The host, and what follows it: nothing or `:PORT`.
+    let (host, rest) = match h.strip_prefix('[') {
+        Some(bracketed) => {
+            let (address, rest) = bracketed.split_once(']').ok_or_else(bad)?;
+            // A link-local address may name its interface: `[fe80::1%2]`.
+            let without_scope = address.split_once('%').map_or(address, |(a, _)| a);
+            without_scope.parse::<Ipv6Addr>().map_err(|_| bad())?;
+            (&h[..address.len() + 2], rest)
+        }
+        None => {
+            let (host, rest) = h.find(':').map_or((h, ""), |colon| h.split_at(colon));
+            let name_char = |c: char| c.is_alphanumeric() || matches!(c, '.' | '-' | '_');
+            if host.is_empty() || !host.chars().all(name_char) {
+                return Err(bad());
             }
-            if h.parse::<SocketAddr>().is_ok()
-                || (h.contains(':')
-                    && !h.contains("::")
-                    && h.rsplit_once(':')
-                        .is_some_and(|(_, p)| p.parse::<u16>().is_ok()))
-            {
-                Ok(h.to_string())
-            } else if h.contains(':') && !h.starts_with('[') {
-                Err(ConnectError::BadHost(h.to_string()))
-            } else {
-                Ok(format!("{h}:9042"))
-            }
-        })
-        .collect()
+            (host, rest)
+        }
+    };
+    let port = |p: &str| {
+        // Digits only (`u16::from_str` takes a leading `+`); 0 is no port a node listens on.
+        p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|p| p > 0)
+    };
+    match rest.strip_prefix(':') {
+        None if rest.is_empty() => Ok(format!("{host}:9042")),
+        Some(p) if port(p) => Ok(h.to_string()),
+        _ => Err(bad()),
+    }
 }
 
 /// Settings of the session.
@@ -160,5 +173,45 @@ mod tests {
         );
         assert!(parse_hosts(&["127.0.0.1:port".into()]).is_err());
         assert!(parse_hosts(&["".into()]).is_err());
+    }
+
+    #[test]
+    fn ipv6_addresses_go_in_brackets() {
+        let hosts = parse_hosts(&[
+            "[::1]".into(),
+            " [fe80::1]:19042 ".into(),
+            "[fe80::1%2]".into(),
+        ])
+        .unwrap();
+        assert_eq!(hosts, ["[::1]:9042", "[fe80::1]:19042", "[fe80::1%2]:9042"]);
+        assert!(parse_hosts(&["::1".into()]).is_err());
+    }
+
+    /// Contact points that no driver can connect to were accepted: an unclosed bracket, text
+    /// after the bracket, several colons, port 0, spaces or slashes in the name.
+    #[test]
+    fn hosts_that_cannot_work_are_refused() {
+        for host in [
+            "[::1",
+            "[::1]x",
+            "[::1]:",
+            "[not-an-address]",
+            "1:2:3:4:5:6:7:8",
+            "a:b:9042",
+            "host:0",
+            "host:",
+            ":9042",
+            "host:65536",
+            "db host",
+            "db\thost",
+            "db/1",
+            "host:+9042",
+        ] {
+            let e = parse_hosts(&[host.into()]).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("--hosts '{host}' is not a host or host:port")
+            );
+        }
     }
 }
