@@ -56,9 +56,16 @@ fn parse_host(h: &str) -> Result<String, ConnectError> {
     let (host, rest) = match h.strip_prefix('[') {
         Some(bracketed) => {
             let (address, rest) = bracketed.split_once(']').ok_or_else(bad)?;
-            // A link-local address may name its interface: `[fe80::1%2]`.
-            let without_scope = address.split_once('%').map_or(address, |(a, _)| a);
-            without_scope.parse::<Ipv6Addr>().map_err(|_| bad())?;
+            // A link-local address may name its interface: `[fe80::1%2]`, `[fe80::1%eth0]`.
+            let (ip, scope) = match address.split_once('%') {
+                Some((ip, scope)) => (ip, Some(scope)),
+                None => (address, None),
+            };
+            let scope_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+            let scope_ok = scope.is_none_or(|s| !s.is_empty() && s.chars().all(scope_char));
+            if ip.parse::<Ipv6Addr>().is_err() || !scope_ok {
+                return Err(bad());
+            }
             (&h[..address.len() + 2], rest)
         }
         None => {
@@ -181,9 +188,18 @@ mod tests {
             "[::1]".into(),
             " [fe80::1]:19042 ".into(),
             "[fe80::1%2]".into(),
+            "[fe80::1%eth0]:9042".into(),
         ])
         .unwrap();
-        assert_eq!(hosts, ["[::1]:9042", "[fe80::1]:19042", "[fe80::1%2]:9042"]);
+        assert_eq!(
+            hosts,
+            [
+                "[::1]:9042",
+                "[fe80::1]:19042",
+                "[fe80::1%2]:9042",
+                "[fe80::1%eth0]:9042"
+            ]
+        );
         assert!(parse_hosts(&["::1".into()]).is_err());
     }
 
@@ -206,6 +222,9 @@ mod tests {
             "db\thost",
             "db/1",
             "host:+9042",
+            // Found by fuzzing: the interface after % was not checked.
+            "[::%\n]",
+            "[fe80::1%]",
         ] {
             let e = parse_hosts(&[host.into()]).unwrap_err();
             assert_eq!(
