@@ -147,10 +147,18 @@ pub fn parse_count(input: &str) -> Result<u64, ParseError> {
         input: input.to_string(),
         reason: reason.to_string(),
     };
+    // A plain whole number exactly: a float holds integers exactly only up to 2^53.
+    if let Ok(count) = input.trim().parse::<u64>() {
+        return Ok(count);
+    }
     let value = parse_si(input.trim())
         .ok_or_else(|| err("write a whole number like 1000, 200k or 100M"))?;
-    if value < 0.0 || value.fract() != 0.0 || value > u64::MAX as f64 {
+    if value < 0.0 || value.fract() != 0.0 {
         return Err(err("it must be a whole number, zero or more"));
+    }
+    // `u64::MAX as f64` is 2^64 itself, which `as u64` would quietly turn into 2^64 - 1.
+    if value >= u64::MAX as f64 {
+        return Err(err("it is too large (at most 18446744073709551615)"));
     }
     Ok(value as u64)
 }
@@ -191,6 +199,30 @@ mod tests {
         assert_eq!(parse_count("200k").unwrap(), 200_000);
         assert_eq!(parse_count("1e6").unwrap(), 1_000_000);
         assert!(parse_count("1.5").is_err());
+    }
+
+    /// Counts went through a float: 2^64 was read as 2^64 - 1, and large counts were
+    /// rounded to the nearest float.
+    #[test]
+    fn counts_are_exact_or_refused() {
+        assert_eq!(
+            parse_count("9007199254740993").unwrap(),
+            9_007_199_254_740_993
+        );
+        assert_eq!(parse_count("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(parse_count(" 42 ").unwrap(), 42);
+        for too_large in [
+            "18446744073709551616",
+            "18446744073709551617",
+            "1e20",
+            "20000000000G",
+        ] {
+            let e = parse_count(too_large).unwrap_err();
+            assert!(e.reason.contains("too large"), "{too_large}: {e}");
+        }
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("inf").is_err());
+        assert!(parse_count("NaN").is_err());
     }
 
     #[test]

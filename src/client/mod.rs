@@ -5,6 +5,7 @@
 
 pub mod native;
 
+use std::net::Ipv6Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,7 +48,8 @@ pub enum ConnectError {
     },
 }
 
-/// Contact points as given: `host` (port 9042), `host:port`, `[v6]` or `[v6]:port`.
+/// Contact points as given: `host` (port 9042) or `host:port`; an IPv6 address in
+/// brackets, `[::1]` or `[::1]:9042`, with its interface when link-local (`[fe80::1%eth0]`).
 pub fn parse_hosts(hosts: &[String]) -> Result<Vec<String>, ConnectError> {
     hosts.iter().map(|h| parse_host(h.trim())).collect()
 }
@@ -58,7 +60,9 @@ fn parse_host(h: &str) -> Result<String, ConnectError> {
         host: crate::usage::cut(h, 80),
         hint: hint.to_string(),
     };
-    let port_ok = |p: &str| p.parse::<u16>().is_ok_and(|p| p > 0);
+    // Digits only (`u16::from_str` takes a leading `+`); 0 is no port a node listens on.
+    let port_ok =
+        |p: &str| p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|p| p > 0);
     if h.is_empty() {
         return Err(bad(": an entry is empty (two commas, or one at an end)"));
     }
@@ -66,8 +70,17 @@ fn parse_host(h: &str) -> Result<String, ConnectError> {
         let (address, after) = rest
             .split_once(']')
             .ok_or_else(|| bad(": the ']' after the IPv6 address is missing"))?;
-        if address.parse::<std::net::Ipv6Addr>().is_err() {
+        // A link-local address may name its interface: `[fe80::1%2]`, `[fe80::1%eth0]`.
+        let (ip, scope) = match address.split_once('%') {
+            Some((ip, scope)) => (ip, Some(scope)),
+            None => (address, None),
+        };
+        if ip.parse::<Ipv6Addr>().is_err() {
             return Err(bad(": the address in brackets is not an IPv6 address"));
+        }
+        let scope_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+        if !scope.is_none_or(|s| !s.is_empty() && s.chars().all(scope_char)) {
+            return Err(bad(": the interface after '%' is not a name or number"));
         }
         return match after {
             "" => Ok(format!("[{address}]:9042")),
@@ -79,7 +92,7 @@ fn parse_host(h: &str) -> Result<String, ConnectError> {
             },
         };
     }
-    if h.parse::<std::net::Ipv6Addr>().is_ok() {
+    if h.parse::<Ipv6Addr>().is_ok() {
         return Err(bad(&format!(
             ": an IPv6 address goes in brackets, as in [{h}] or [{h}]:9042"
         )));
@@ -228,5 +241,57 @@ mod tests {
                 .len()
                 < 300
         );
+    }
+
+    #[test]
+    fn ipv6_addresses_go_in_brackets() {
+        let hosts = parse_hosts(&[
+            "[::1]".into(),
+            " [fe80::1]:19042 ".into(),
+            "[fe80::1%2]".into(),
+            "[fe80::1%eth0]:9042".into(),
+        ])
+        .unwrap();
+        assert_eq!(
+            hosts,
+            [
+                "[::1]:9042",
+                "[fe80::1]:19042",
+                "[fe80::1%2]:9042",
+                "[fe80::1%eth0]:9042"
+            ]
+        );
+        assert!(parse_hosts(&["::1".into()]).is_err());
+    }
+
+    /// Contact points that no driver can connect to were accepted: an unclosed bracket, text
+    /// after the bracket, several colons, port 0, spaces or slashes in the name.
+    #[test]
+    fn hosts_that_cannot_work_are_refused() {
+        for host in [
+            "[::1",
+            "[::1]x",
+            "[::1]:",
+            "[not-an-address]",
+            "1:2:3:4:5:6:7:8",
+            "a:b:9042",
+            "host:0",
+            "host:",
+            ":9042",
+            "host:65536",
+            "db host",
+            "db\thost",
+            "db/1",
+            "host:+9042",
+            // Found by fuzzing: the interface after % was not checked.
+            "[::%\n]",
+            "[fe80::1%]",
+        ] {
+            let e = parse_hosts(&[host.into()]).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("--hosts '{host}' is not a host or host:port: ")),
+                "{e}"
+            );
+        }
     }
 }

@@ -108,6 +108,10 @@ pub enum PlanError {
     Targets(String),
 }
 
+/// The latest offset `--during` accepts: far beyond any run, well within the clock's range.
+/// 100 years of 365.25 days, as durations count them (`100y`).
+const MAX_OFFSET: Duration = Duration::from_secs(100 * 31_557_600);
+
 /// Reads `--during`: comma-separated `OPERATION@OFFSET`, e.g. `compact@5m,repair@10m`, with
 /// offsets in the syntax of every duration flag (`90s`, `5m`, `1h 30m`).
 pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
@@ -142,6 +146,14 @@ pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
                 format!("{e} (an offset from the start of the run, e.g. 90s, 5m, 1h)"),
             )
         })?;
+        // The runner sleeps until the offset on the monotonic clock: an offset near the end
+        // of what a Duration holds overflows it (and `Planned::at`).
+        if at > MAX_OFFSET {
+            return Err(syntax(
+                entry,
+                "the offset is more than 100 years: no run lasts that long".into(),
+            ));
+        }
         let planned = Planned {
             operation,
             at_s: at.as_secs_f64(),
@@ -353,6 +365,18 @@ mod tests {
         }
         // The same operation at two offsets is two operations.
         assert_eq!(parse_during("compact@5m,compact@6m").unwrap().0.len(), 2);
+    }
+
+    /// An offset of u64::MAX seconds parsed, and its time as a Duration (or as an Instant,
+    /// when the runner waited for it) overflowed: a panic.
+    #[test]
+    fn refuses_offsets_no_run_reaches() {
+        for input in ["compact@18446744073709551615s", "flush@1m,repair@101y"] {
+            let text = parse_during(input).unwrap_err().to_string();
+            assert!(text.contains("more than 100 years"), "{input}: {text}");
+        }
+        let plan = parse_during("repair@100y").unwrap();
+        assert_eq!(plan.0[0].at(), MAX_OFFSET);
     }
 
     #[test]

@@ -146,11 +146,11 @@ impl Generator {
                     "normal" => Generator::Normal {
                         min,
                         max,
-                        sigma: param((max - min + 1) as f64 / 6.0)?,
+                        sigma: param(span_of(min, max) / 6.0)?,
                     },
                     _ => {
                         let theta = param(0.99)?;
-                        let zipf = Zipf::new((max - min + 1) as f64, theta)
+                        let zipf = Zipf::new(span_of(min, max), theta)
                             .map_err(|e| GeneratorError(format!("'{text}': {e}")))?;
                         Generator::Zipfian {
                             min,
@@ -190,8 +190,13 @@ impl Generator {
                         "'{text}': the offset is a duration such as -60s: {e}"
                     ))
                 })?;
+                let offset_ms = i64::try_from(offset.as_millis()).map_err(|_| {
+                    GeneratorError(format!(
+                        "'{text}': the offset is too large for a timestamp (milliseconds since 1970 in 64 bits)"
+                    ))
+                })?;
                 Generator::Timestamp {
-                    offset_ms: sign * offset.as_millis() as i64,
+                    offset_ms: sign * offset_ms,
                 }
             }
             _ => {
@@ -208,8 +213,10 @@ impl Generator {
     pub fn draw<'p>(&self, seq: u64, rng: &mut SmallRng, pool: &'p TextPool) -> Drawn<'p> {
         match self {
             Generator::Sequence { min, max } => {
-                let span = (max - min) as u64 + 1;
-                Drawn::Int(min + (seq % span) as i64)
+                // 0 when the range is every i64.
+                let span = max.abs_diff(*min).wrapping_add(1);
+                let offset = if span == 0 { seq } else { seq % span };
+                Drawn::Int(min.wrapping_add_unsigned(offset))
             }
             Generator::Uniform { min, max } => Drawn::Int(rng.random_range(*min..=*max)),
             Generator::Normal { min, max, sigma } => {
@@ -218,7 +225,10 @@ impl Generator {
                 Drawn::Int(((mean + z * sigma).round() as i64).clamp(*min, *max))
             }
             // Ranks from 1; the hottest value is `min`.
-            Generator::Zipfian { min, zipf, .. } => Drawn::Int(min + zipf.sample(rng) as i64 - 1),
+            Generator::Zipfian { min, max, zipf, .. } => {
+                let rank = zipf.sample(rng) as i128;
+                Drawn::Int((i128::from(*min) + rank - 1).min(i128::from(*max)) as i64)
+            }
             Generator::Text { min, max } => Drawn::Text(pool.text(rng, *min, *max)),
             Generator::Uuid => {
                 Drawn::Uuid(Builder::from_random_bytes(rng.random()).into_uuid(), false)
@@ -238,7 +248,7 @@ impl Generator {
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .unwrap_or(Duration::ZERO);
-                Drawn::Millis(now.as_millis() as i64 + offset_ms)
+                Drawn::Millis((now.as_millis() as i64).saturating_add(*offset_ms))
             }
         }
     }
@@ -254,6 +264,12 @@ impl Generator {
         };
         convert(probe, typ).is_some()
     }
+}
+
+/// How many values `min..=max` holds, as a float: the whole i64 range has one more than an
+/// i64 can count.
+fn span_of(min: i64, max: i64) -> f64 {
+    max.abs_diff(min) as f64 + 1.0
 }
 
 /// `A..B` (both included) or `N` (0 to N-1), with SI suffixes: `1..1M`, `100k`.
@@ -431,5 +447,57 @@ mod tests {
             panic!()
         };
         assert!((3..=5).contains(&t.len()));
+    }
+
+    /// Ranges as wide as i64 itself: their size does not fit an i64 (these panicked with
+    /// an overflow).
+    #[test]
+    fn the_widest_ranges_parse_and_draw_in_range() {
+        let pool = TextPool::new(1);
+        let wide = "-9000000000000000000..9000000000000000000";
+        let whole = "-9223372036854775807..9223372036854775807";
+        for text in [
+            format!("normal({wide})"),
+            format!("zipfian({wide})"),
+            format!("sequence({wide})"),
+            format!("sequence({whole})"),
+            format!("zipfian({whole}, 0.5)"),
+            format!("uniform({whole})"),
+        ] {
+            let g = Generator::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let (min, max) = match g {
+                Generator::Normal { min, max, .. }
+                | Generator::Zipfian { min, max, .. }
+                | Generator::Sequence { min, max }
+                | Generator::Uniform { min, max } => (min, max),
+                _ => unreachable!(),
+            };
+            for seq in [0, 1, u64::MAX / 2, u64::MAX] {
+                let Drawn::Int(v) = g.draw(seq, &mut request_rng(3, seq), &pool) else {
+                    panic!("{text}")
+                };
+                assert!((min..=max).contains(&v), "{text}, request {seq}: {v}");
+            }
+        }
+        let Drawn::Int(first) = Generator::parse(&format!("sequence({whole})"))
+            .unwrap()
+            .draw(5, &mut request_rng(3, 5), &pool)
+        else {
+            panic!()
+        };
+        assert_eq!(first, -9223372036854775807 + 5);
+    }
+
+    /// An offset of more milliseconds than an i64 holds was cut to a meaningless one.
+    #[test]
+    fn timestamp_offsets_must_fit_a_timestamp() {
+        let e = Generator::parse("timestamp(-300000000000y)").unwrap_err().0;
+        assert!(e.contains("the offset is too large"), "{e}");
+        // The largest offset that fits: drawn, it stops at the last millisecond.
+        let far = Generator::parse("timestamp(9223372036854775s)").unwrap();
+        let Drawn::Millis(ms) = far.draw(0, &mut request_rng(1, 0), &TextPool::new(1)) else {
+            panic!()
+        };
+        assert_eq!(ms, i64::MAX);
     }
 }

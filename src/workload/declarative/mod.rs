@@ -35,7 +35,10 @@ use generator::{convert, Generator};
 
 /// A workload file, as written.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a workload: a mapping of description, keyspace, schema, generators, operations and populate"
+)]
 pub struct Spec {
     /// What the workload is, for people.
     #[serde(default)]
@@ -91,7 +94,10 @@ impl<'de> Deserialize<'de> for OrderedOps {
 
 /// One operation.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an operation: a mapping of cql, args, weight and consistency"
+)]
 pub struct OpSpec {
     /// The CQL, with a `?` per bind variable.
     pub cql: String,
@@ -112,7 +118,12 @@ fn one() -> f64 {
 
 /// `populate: 100k`, or `populate: {count: 100k, operation: write}`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+// For an untagged enum, `expecting` is the whole message (in place of serde's
+// "data did not match any variant of untagged enum ...").
+#[serde(
+    untagged,
+    expecting = "populate takes a count such as 100k, or a mapping of count and operation"
+)]
 pub enum Populate {
     /// A count of requests of the first operation.
     Count(CountText),
@@ -128,7 +139,9 @@ pub enum Populate {
 
 /// A count written as a number or with an SI suffix (`100k`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+// For an untagged enum, `expecting` is the whole message (in place of serde's
+// "data did not match any variant of untagged enum ...").
+#[serde(untagged, expecting = "populate takes a count such as 100000 or 100k")]
 pub enum CountText {
     /// 100000
     Number(u64),
@@ -231,6 +244,14 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
     }
     if spec.operations.0.iter().all(|(_, o)| o.weight == 0.0) {
         return Err(bad("every operation has weight 0".into()));
+    }
+    // The mix divides each weight by their sum: an infinite sum leaves every share 0.
+    let total: f64 = spec.operations.0.iter().map(|(_, o)| o.weight).sum();
+    if !total.is_finite() {
+        return Err(bad(
+            "the operations' weights are too large to add up; weights are relative, e.g. 0.8 and 0.2"
+                .into(),
+        ));
     }
     let op_names: Vec<String> = spec.operations.0.iter().map(|(n, _)| n.clone()).collect();
     let populate = match &spec.populate {

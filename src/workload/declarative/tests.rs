@@ -146,3 +146,48 @@ fn the_table_to_truncate_is_the_first_one_the_schema_creates() {
     );
     assert_eq!(with("CREATE INDEX ON t (v)"), None);
 }
+
+/// A file of the wrong shape is described in the format's terms, not serde's type names
+/// ("expected struct Spec", "untagged enum Populate").
+#[test]
+fn the_wrong_shape_is_named_in_the_formats_terms() {
+    for (text, expected) in [
+        (
+            "r".to_string(),
+            "expected a workload: a mapping of description",
+        ),
+        (
+            "- a\n".to_string(),
+            "expected a workload: a mapping of description",
+        ),
+        (
+            "operations:\n  w: SELECT 1\n".to_string(),
+            "expected an operation: a mapping of cql, args",
+        ),
+        (
+            format!("{MINIMAL}populate: true\n"),
+            "populate takes a count such as 100k, or a mapping of count and operation",
+        ),
+    ] {
+        let e = err(&text);
+        assert!(e.contains(expected), "{text:?}: {e}");
+        for internal in ["untagged enum", "struct", "Spec", "Populate", "CountText"] {
+            assert!(!e.contains(internal), "{text:?}: {e}");
+        }
+    }
+}
+
+/// Weights are finite one by one, but their sum was not checked: 1e308 twice made every
+/// share 0 (and the mix refused to be built, a panic).
+#[test]
+fn weights_must_add_up_to_a_number() {
+    let e = err(
+        "operations:\n  a:\n    cql: SELECT 1\n    weight: 1e308\n  b:\n    cql: SELECT 2\n    weight: 1e308\n",
+    );
+    assert!(e.contains("weights are too large to add up"), "{e}");
+    assert!(parse(
+        "operations:\n  a:\n    cql: SELECT 1\n    weight: 1e300\n  b:\n    cql: SELECT 2\n",
+        "w"
+    )
+    .is_ok());
+}

@@ -133,7 +133,10 @@ impl fmt::Display for ProfileError {
 /// The file as written: plain strings, checked afterwards so that each error can name its
 /// key and line.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a cassandra-stress profile: a mapping of keyspace, table, columnspec, insert and queries"
+)]
 struct RawProfile {
     /// Only names a profile among several (which headroom does not combine): harmless.
     #[serde(default)]
@@ -161,7 +164,10 @@ struct RawProfile {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a columnspec entry: a mapping of name, size, population and cluster"
+)]
 struct RawColumn {
     name: String,
     #[serde(default)]
@@ -173,7 +179,10 @@ struct RawColumn {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "the insert section: a mapping of partitions, select and batchtype"
+)]
 struct RawInsert {
     #[serde(default)]
     partitions: Option<Scalar>,
@@ -188,7 +197,10 @@ struct RawInsert {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a query: a mapping of cql and fields"
+)]
 struct RawQuery {
     cql: String,
     #[serde(default)]
@@ -196,11 +208,35 @@ struct RawQuery {
 }
 
 /// A scalar written as text or a number (`size: 10` as well as `size: fixed(10)`).
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum Scalar {
     Text(String),
     Number(u64),
+}
+
+/// Read by hand rather than as an untagged enum, whose error is serde's "data did not match
+/// any variant of untagged enum Scalar", without the key or its line.
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a value such as uniform(1..10) or 10")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
+                u64::try_from(v)
+                    .map(Scalar::Number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 impl Scalar {
@@ -753,5 +789,43 @@ queries:
         assert!(is_stress_profile(FULL));
         assert!(!is_stress_profile("name: x\noperations:\n  - read\n"));
         assert!(is_stress_profile("- a list\n"));
+    }
+
+    /// A profile of the wrong shape is described in cassandra-stress's terms, not by serde's
+    /// names for the types that read it ("expected struct RawProfile", "untagged enum").
+    #[test]
+    fn the_wrong_shape_is_named_in_the_profiles_terms() {
+        for (text, expected) in [
+            (
+                "r".to_string(),
+                "expected a cassandra-stress profile: a mapping of keyspace",
+            ),
+            ("- a\n".to_string(), "expected a cassandra-stress profile"),
+            (
+                replaced("  - name: body\n    size: fixed(100)\n", "  - body\n"),
+                "expected a columnspec entry: a mapping of name",
+            ),
+            (
+                replaced("  partitions: uniform(1..5)\n", "  partitions: [1, 5]\n"),
+                "line 19: insert.partitions: invalid type: sequence, expected a value such as uniform(1..10) or 10",
+            ),
+            (
+                replaced("  batchtype: unlogged\n", "  batchtype: -1\n"),
+                "line 21: insert.batchtype: invalid value: integer `-1`, expected a value such as uniform(1..10) or 10",
+            ),
+        ] {
+            let e = error(&text).to_string();
+            assert!(e.contains(expected), "{text:?}: {e}");
+            for internal in ["untagged", "struct", "Raw", "Scalar"] {
+                assert!(!e.contains(internal), "{text:?}: {e}");
+            }
+        }
+        let insert = error("keyspace: ks\ntable: t\ninsert: 1\n").to_string();
+        assert!(insert.contains("expected the insert section"), "{insert}");
+        let query = error("keyspace: ks\ntable: t\nqueries:\n  q: 1\n").to_string();
+        assert!(
+            query.contains("expected a query: a mapping of cql"),
+            "{query}"
+        );
     }
 }

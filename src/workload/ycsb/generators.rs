@@ -201,7 +201,12 @@ impl KeyChooser {
                 zipfian: Zipfian::new(SCRAMBLED_ITEMS, theta),
                 // YCSB: ScrambledZipfianGenerator(0, recordcount + expectednewkeys), bounds
                 // included, with expectednewkeys = (int) (operationcount × proportion × 2).
-                space: records + (expected_inserts * 2.0) as u64 + 1,
+                // At most i64::MAX, as YCSB's longs: `scramble` works in i64, and a huge
+                // operationcount × insertproportion must not overflow the sum.
+                space: records
+                    .saturating_add((expected_inserts * 2.0) as u64)
+                    .saturating_add(1)
+                    .min(i64::MAX as u64),
             },
             RequestDistribution::Latest => KeyChooser::Latest {
                 theta,

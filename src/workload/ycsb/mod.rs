@@ -334,6 +334,30 @@ impl YcsbConfig {
                 "every proportion (read, update, insert, scan, readmodifywrite) is 0: nothing to send",
             ));
         }
+        // The mix divides each proportion by their sum: an infinite sum leaves every share 0.
+        if !weights.iter().sum::<f64>().is_finite() {
+            // The first of the largest, in the order of `weights`.
+            let (largest, _) = [
+                "readproportion",
+                "updateproportion",
+                "insertproportion",
+                "scanproportion",
+                "readmodifywriteproportion",
+            ]
+            .into_iter()
+            .zip(weights)
+            .fold(("readproportion", 0.0), |best, (key, w)| {
+                if w > best.1 {
+                    (key, w)
+                } else {
+                    best
+                }
+            });
+            return Err(r.error(
+                largest,
+                "the proportions are too large to add up; they are shares, e.g. 0.95 and 0.05",
+            ));
+        }
         let needs_keys =
             weights[READ] + weights[UPDATE] + weights[SCAN] + weights[READ_MODIFY_WRITE] > 0.0;
         if needs_keys && self.recordcount == 0 {

@@ -279,3 +279,49 @@ fn a_property_file_is_read_with_its_lines_in_errors() {
         format!("{path}:3: fieldcount=many: not a whole number (YCSB reads it as a plain integer)")
     );
 }
+
+/// The properties as a `-P` file holds them.
+fn from_file_text(text: &str) -> Result<YcsbConfig, String> {
+    let mut props = Properties::default();
+    for (key, value, line) in super::properties::parse(text) {
+        let origin = Origin::File {
+            path: "w".into(),
+            line,
+        };
+        props.set(&key, &value, origin);
+    }
+    props.check().map_err(|e| e.to_string())?;
+    YcsbConfig::from_properties(&props).map_err(|e| e.to_string())
+}
+
+/// operationcount × insertproportion sizes the zipfian's key range; a huge product
+/// overflowed the range's size (a panic when the workload was prepared).
+#[test]
+fn a_huge_expected_insert_count_keeps_keys_in_range() {
+    for text in [
+        "recordcount=10\noperationcount=1000\ninsertproportion=1e300\nrequestdistribution=zipfian\n",
+        "recordcount=10\noperationcount=18446744073709551615\ninsertproportion=0.5\nrequestdistribution=zipfian\n",
+    ] {
+        let plan = Plan::new(from_file_text(text).unwrap(), 3);
+        for seq in [10, 11, 1000, 1_000_000] {
+            let op = plan.op_for(seq);
+            let newest = plan.newest_keynum(seq);
+            let keynum = plan.keynum(op, seq, &mut request_rng(3, seq));
+            assert!(op == INSERT || keynum <= newest, "{text:?} request {seq}");
+        }
+    }
+}
+
+/// Each proportion is finite, but their sum was not checked: 1e308 twice dealt every
+/// request to the last of them.
+#[test]
+fn proportions_must_add_up_to_a_number() {
+    let error = from_file_text("recordcount=10\nreadproportion=1e308\nupdateproportion=1e308\n")
+        .unwrap_err();
+    assert_eq!(
+        error,
+        "w:2: readproportion=1e308: the proportions are too large to add up; they are shares, \
+         e.g. 0.95 and 0.05"
+    );
+    assert!(from_file_text("recordcount=10\nreadproportion=1e300\nupdateproportion=1\n").is_ok());
+}
