@@ -416,6 +416,20 @@ const CASES: &[Case] = &[
         &["--ops names 'nosuch'"],
     ),
     case(&["run", "{dir}/missing.yaml"], &["missing.yaml"]),
+    // Found by fuzzing (fuzz/regressions/): contact points no driver can connect to, counts
+    // and offsets beyond their types, proportions and weights that do not add up, serde's
+    // type names (now words).
+    case(&["run", "keyvalue", "--hosts", "a:b:9042"], &["--hosts 'a:b:9042'"]),
+    case(&["run", "keyvalue", "--hosts", "db:0"], &["from 1 to 65535"]),
+    case(&["run", "keyvalue", "--hosts", "db:+9042"], &["from 1 to 65535"]),
+    case(&["run", "keyvalue", "--hosts", "[fe80::1%]"], &["the interface after '%'"]),
+    case(&["run", "keyvalue", "--hosts", "[::%\n]"], &["the interface after '%'"]),
+    case(&["run", "keyvalue", "--populate", "18446744073709551616"], &["count '18446744073709551616'", "too large"]),
+    case(&["run", "keyvalue", "--during", "compact@18446744073709551615s"], &["more than 100 years"]),
+    with(&["run", "ycsb", "-P", "{dir}/w"], &[("w", Text("recordcount=10\nreadproportion=1e308\nupdateproportion=1e308\n"))], &["too large to add up"]),
+    with(&["run", "{dir}/p.yaml"], &[("p.yaml", Text("r"))], &["expected a cassandra-stress profile"]),
+    with(&["run", "{dir}/w.yaml"], &[("w.yaml", Text("operations:\n  a:\n    cql: \"?\"\n    args: [\"timestamp(-300000000000y)\"]\n"))], &["the offset is too large for a timestamp"]),
+    with(&["run", "{dir}/w.yaml"], &[("w.yaml", Text("operations:\n  a:\n    cql: x\n    weight: 1e308\n  b:\n    cql: y\n    weight: 1e308\n"))], &["too large to add up"]),
     // Output directories.
     with(
         &["run", "keyvalue", "--out", "{dir}/old"],
