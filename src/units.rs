@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// A value on the command line that could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{what} '{input}' is not valid: {reason}")]
+#[error("{what} '{}' is not valid: {reason}", crate::usage::cut(input, 60))]
 pub struct ParseError {
     /// What kind of value was expected, e.g. "heap size".
     pub what: &'static str,
@@ -119,6 +119,9 @@ pub fn parse_duration(input: &str) -> Result<Duration, ParseError> {
     })
 }
 
+/// The lowest rate a schedule takes: below it the first interval would wait for hours.
+pub const MIN_RATE_PER_S: f64 = 0.001;
+
 /// clap value parser for rates in operations per second: `2000`, `20k`, `1.5M`, `500/s`.
 pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
     let err = |reason: &str| ParseError {
@@ -136,6 +139,11 @@ pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
     }
     if value <= 0.0 {
         return Err(err("the rate must be above zero"));
+    }
+    if value < MIN_RATE_PER_S {
+        return Err(err(
+            "the rate must be at least 0.001 per second (one request in about 17 minutes)",
+        ));
     }
     Ok(value)
 }
@@ -187,6 +195,14 @@ mod tests {
         assert_eq!(parse_rate("0.5").unwrap(), 0.5);
         assert!(parse_rate("fast").unwrap_err().reason.contains("20k"));
         assert!(parse_rate("0").unwrap_err().reason.contains("above zero"));
+        assert!(parse_rate("1e-300")
+            .unwrap_err()
+            .reason
+            .contains("at least 0.001"));
+        assert_eq!(parse_rate("0.001").unwrap(), 0.001);
+        // Long input is quoted cut short.
+        let long = "9".repeat(500) + "x";
+        assert!(parse_rate(&long).unwrap_err().to_string().len() < 200);
         assert!(parse_rate("-5k").is_err());
         for endless in ["inf", "-inf", "NaN", "infinity", "1e400"] {
             let e = parse_rate(endless).unwrap_err();

@@ -64,6 +64,9 @@ const OPERATIONS_EMPTY: &str = "schema: []\noperations: {}\n";
 const UNKNOWN_KEY: &str = "schema: []\nsurprise: 1\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
 const BAD_GENERATOR: &str = "schema: []\ngenerators:\n  key: lognormal(1)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [key]\n";
 
+/// An SLA too long to echo whole: the message shows the part around the mistake.
+const LONG_SLA: &str = "p50<1s, p51<1s, p52<1s, p53<1s, p54<1s, p55<1s, p56<1s, p57<1s, p58<1s, p59<1s, p60<1s, p61<1s, p62<1s, p63<1s, p64<1s, p65<1s, p66<1s, p67<1s, p68<1s, p69<1s, p70<1s, p71<1s, p72<1s, p73<1s, p74<1s, p75<1s, p76<1s, p77<1s, p78<1s, p79<1s, p80<1s, p81<1s, p82<1s, p83<1s, p84<1s, p85<1s, p86<1s, p87<1s, p88<1s, p89<1s, p90<1s, p91<1s, p92<1s, p93<1s, p94<1s, p95<1s, p96<1s, p97<1s, p98<1s, bad";
+
 /// Every case: a flag, a value, a file, a directory that cannot work.
 const CASES: &[Case] = &[
     // The workload and the load's flags.
@@ -274,6 +277,8 @@ const CASES: &[Case] = &[
         ],
         &["whole multiple of the interval"],
     ),
+    case(&["run", "keyvalue", "--sla", LONG_SLA], &["SLA of 395 characters is not valid", "unknown metric 'bad'"]),
+    case(&["run", "keyvalue", "--rate", "1e-300"], &["at least 0.001 per second"]),
     // Contact points.
     case(
         &["run", "keyvalue", "--hosts", "::1"],
@@ -458,6 +463,7 @@ const CASES: &[Case] = &[
         &["already holds", "headroom capacity --resume"],
     ),
     // Capacity searches and sweeps.
+    case(&["capacity", "keyvalue", "--rates", "10000000000000000:10000000000000100:1"], &["the step is too small"]),
     case(
         &["capacity", "keyvalue", "--rates", "5k:1k:1k"],
         &["--rates '5k:1k:1k'", "below the start"],

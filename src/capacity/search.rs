@@ -93,9 +93,14 @@ impl RatePlan {
                     "{count} rates, more than {MAX_RUNGS}: take a larger step"
                 )));
             }
-            let rates = (0..count as usize)
+            let rates: Vec<f64> = (0..count as usize)
                 .map(|i| start + i as f64 * step)
                 .collect();
+            if rates.windows(2).any(|w| same_rate(w[0], w[1])) {
+                return Err(err(
+                    "the step is too small for rates this large: two rungs would be the same rate",
+                ));
+            }
             return Ok(RatePlan::Ladder(rates));
         }
         let mut rates = Vec::new();
@@ -556,6 +561,12 @@ mod tests {
         assert_eq!(ladder("5k, 1.5M ,2000/s"), vec![5000.0, 1.5e6, 2000.0]);
         assert_eq!(ladder("1.5M"), vec![1.5e6]);
         assert_eq!(ladder("1:200:1").len(), 200);
+    }
+
+    #[test]
+    fn a_step_below_the_rates_precision_is_refused() {
+        let e = RatePlan::parse("10000000000000000:10000000000000100:1", 0.02).unwrap_err();
+        assert!(e.contains("the step is too small"), "{e}");
     }
 
     #[test]

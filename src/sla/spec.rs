@@ -38,11 +38,35 @@ pub struct SlaParseError {
 }
 
 impl fmt::Display for SlaParseError {
-    /// The message, then the input with a caret under the offending token.
+    /// The message, then the input with a caret under the offending token; a long input is
+    /// shown around the token only.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "SLA '{}' is not valid: {}", self.input, self.message)?;
-        writeln!(f, "  {}", self.input)?;
-        write!(f, "  {}^", " ".repeat(self.position))
+        const AROUND: usize = 40;
+        let chars: Vec<char> = self.input.chars().collect();
+        if chars.len() <= 2 * AROUND + 20 {
+            writeln!(f, "SLA '{}' is not valid: {}", self.input, self.message)?;
+            writeln!(f, "  {}", self.input)?;
+            return write!(f, "  {}^", " ".repeat(self.position));
+        }
+        let from = self.position.saturating_sub(AROUND).min(chars.len());
+        let to = (self.position + AROUND).min(chars.len());
+        let (head, tail) = (
+            if from > 0 { "…" } else { "" },
+            if to < chars.len() { "…" } else { "" },
+        );
+        let shown: String = chars[from..to].iter().collect();
+        writeln!(
+            f,
+            "SLA of {} characters is not valid: {}",
+            chars.len(),
+            self.message
+        )?;
+        writeln!(f, "  {head}{shown}{tail}")?;
+        write!(
+            f,
+            "  {}^",
+            " ".repeat(self.position - from + head.chars().count())
+        )
     }
 }
 
@@ -835,6 +859,23 @@ mod tests {
             "{spec}: '{}' lacks '{message}'",
             e.message
         );
+    }
+
+    #[test]
+    fn a_long_spec_is_shown_around_its_mistake() {
+        let terms: Vec<String> = (10..70).map(|p| format!("p{p}<1s")).collect();
+        let spec = format!("{}, p99>1s", terms.join(", "));
+        let e = Sla::parse(&spec, DEFAULT_WINDOW).unwrap_err();
+        let text = e.to_string();
+        assert!(text.len() < 300, "{text}");
+        assert!(
+            text.starts_with("SLA of 486 characters is not valid"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        // The caret stands under the offending '>'.
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(lines[1].chars().nth(caret), Some('>'), "{text}");
     }
 
     #[test]
