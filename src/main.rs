@@ -14,11 +14,24 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = headroom::cli::Cli::parse();
+    let cli = match headroom::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version, on standard output.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // clap quotes the value it refused whole: a pasted file would fill the terminal.
+        Err(e) => {
+            eprint!(
+                "{}",
+                headroom::usage::cut_lines(&e.render().to_string(), 300)
+            );
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
     match headroom::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("Error: {err:#}");
+            let message = headroom::usage::cut_lines(&format!("{err:#}"), 1000);
+            eprintln!("Error: {message}");
             ExitCode::from(headroom::exit_code_for(&err))
         }
     }

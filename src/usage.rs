@@ -26,6 +26,20 @@ pub fn cut(text: &str, max: usize) -> String {
     format!("{head}… ({count} characters)")
 }
 
+/// `text` with each line over `max` characters cut short ([`cut`]): the safety net of every
+/// message headroom prints on its way out.
+pub fn cut_lines(text: &str, max: usize) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, ""),
+            };
+            format!("{}{end}", cut(body, max))
+        })
+        .collect()
+}
+
 /// The largest input file headroom reads (a workload, profile or property file, a run's
 /// JSON): far above any real one, far below what would exhaust memory.
 pub const MAX_INPUT_FILE_BYTES: u64 = 10 << 20;
@@ -84,6 +98,16 @@ mod tests {
         assert_eq!(cut("short", 10), "short");
         assert_eq!(cut("abcdefghijkl", 4), "abcd… (12 characters)");
         assert_eq!(cut("ééééé", 2), "éé… (5 characters)");
+    }
+
+    #[test]
+    fn each_line_of_a_message_is_cut_on_its_own() {
+        let text = format!("short\n{}\nend", "x".repeat(50));
+        assert_eq!(
+            cut_lines(&text, 10),
+            "short\nxxxxxxxxxx… (50 characters)\nend"
+        );
+        assert_eq!(cut_lines("a\n", 10), "a\n");
     }
 
     #[test]
