@@ -15,6 +15,8 @@ pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;
 pub mod report;
+pub mod results;
+pub mod run;
 pub mod sla;
 pub mod sweep;
 pub mod units;

@@ -5,7 +5,8 @@
 
 use std::fs;
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::usage::UsageError;
 
@@ -26,6 +27,42 @@ const HEADROOM_FILES: [&str; 13] = [
     "matrix.json",
     "report.html",
 ];
+
+/// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue; with `-2`, `-3`... when a
+/// command of the same second has it already.
+pub fn default_out_dir(what: &str) -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let stamp: String = stamp
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .collect::<String>()
+        .replace('T', "-");
+    let base = format!("{stamp}-{}", out_dir_label(what));
+    (1..)
+        .map(|n| match n {
+            1 => PathBuf::from("runs").join(&base),
+            n => PathBuf::from("runs").join(format!("{base}-{n}")),
+        })
+        .find(|dir| !dir.exists())
+        .expect("an unused name")
+}
+
+/// What names a run directory: a workload file's stem (`workloads/kv.yaml` gives `kv`),
+/// with anything but letters, digits, `-` and `_` made a `-`.
+fn out_dir_label(what: &str) -> String {
+    let stem = Path::new(what)
+        .file_stem()
+        .map_or(what.into(), |s| s.to_string_lossy());
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
 
 /// What an earlier command may have left that a new one replaces without `--force`: the note
 /// of a run that never started.
@@ -136,6 +173,15 @@ fn sample(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_directories_are_named_after_the_workload_file_stem() {
+        assert_eq!(out_dir_label("keyvalue"), "keyvalue");
+        assert_eq!(out_dir_label("workloads/time series.yaml"), "time-series");
+        let dir = default_out_dir("../x/kv.yml");
+        assert_eq!(dir.parent(), Some(Path::new("runs")));
+        assert!(dir.to_string_lossy().ends_with("-kv"), "{}", dir.display());
+    }
 
     #[test]
     fn a_new_or_empty_directory_is_taken_as_it_is() {

@@ -11,8 +11,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use headroom::cluster::jars;
 use headroom::cluster::java::Java;
-use headroom::report::export::hgrm::write_percentiles;
-use headroom::report::export::hlog::HlogWriter;
+use headroom::results::hgrm::write_percentiles;
+use headroom::results::hlog::HlogWriter;
 
 use crate::support;
 

@@ -1,13 +1,15 @@
 //! The capacity search (METHOD.md §4): the highest attempted rate at which every repeat met
 //! the SLA and achieved the rate, and every lower rate did too.
 //!
-//! This module holds everything but the runs themselves: the choice of the next run
-//! ([`search`]), the records and their directory ([`record`], [`store`]), the result table
-//! ([`table`]) and [`drive`], which asks a [`TrialRunner`] for each run in turn. The runner
-//! that drives a real cluster lives with the commands.
+//! The choice of the next run ([`search`]), the settings, records and directory of a search
+//! ([`settings`], [`record`], [`store`]), the result table ([`table`]) and [`drive`], which
+//! asks a [`TrialRunner`] for each run in turn; [`live`] is the runner that drives a real
+//! cluster, each trial a full [`crate::run::execute`].
 
+pub mod live;
 pub mod record;
 pub mod search;
+pub mod settings;
 pub mod store;
 pub mod table;
 
@@ -16,7 +18,7 @@ pub(crate) mod sim;
 
 pub use record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord, ACHIEVED_FRACTION};
 pub use search::{
-    estimate_trials, next_step, outcome, Outcome, RatePlan, RateRow, SearchSettings, Step, Verdict,
+    estimate_trials, next_step, outcome, Outcome, RatePlan, RateRow, SearchPlan, Step, Verdict,
 };
 pub use store::{Status, Store, Summary};
 
@@ -39,7 +41,7 @@ pub trait TrialRunner {
 /// interrupted. A runner error is returned after the summary was written with the status
 /// "failed" and the error.
 pub fn drive(
-    settings: &SearchSettings,
+    settings: &SearchPlan,
     runner: &mut impl TrialRunner,
     store: &mut Store,
     mut on_record: impl FnMut(&Outcome),
@@ -107,8 +109,8 @@ mod tests {
     use super::store::SUMMARY_FILE;
     use super::*;
 
-    fn auto(repeats: u32) -> SearchSettings {
-        SearchSettings {
+    fn auto(repeats: u32) -> SearchPlan {
+        SearchPlan {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats,
             ladder_base_per_s: None,
@@ -262,7 +264,7 @@ mod tests {
     fn a_record_for_another_rate_is_refused_rather_than_asked_for_forever() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::create(dir.path(), config()).unwrap();
-        let settings = SearchSettings {
+        let settings = SearchPlan {
             plan: RatePlan::Ladder(vec![1000.0]),
             repeats: 1,
             ladder_base_per_s: None,

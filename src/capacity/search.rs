@@ -123,7 +123,7 @@ impl RatePlan {
 
 /// Everything the search's decisions depend on, besides the records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchSettings {
+pub struct SearchPlan {
     /// Which rates to try.
     pub plan: RatePlan,
     /// Trials per rate (at least 1; 0 counts as 1).
@@ -159,7 +159,7 @@ pub enum Step {
 /// module's documentation; it is done when the probe achieved nothing, when every rung up to
 /// 2·C passed, when the bisection reached the resolution, when rounding leaves no new rate
 /// between L and F, or when every rate failed down to 1% of C.
-pub fn next_step(settings: &SearchSettings, records: &[Record]) -> Step {
+pub fn next_step(settings: &SearchPlan, records: &[Record]) -> Step {
     let repeats = settings.repeats.max(1);
     if first_invalid(records).is_some() {
         // The client, not the server, limited a trial: nothing above or below it says more
@@ -266,7 +266,7 @@ fn nice(rate: f64, unit: f64) -> f64 {
 /// estimate, not a bound. A ladder runs every rung `repeats` times (fewer when some fail); the
 /// automatic plan is taken as about 5 ladder rungs plus the bisection steps that narrow a gap
 /// of 0.1·C down to the resolution, each `repeats` times. The probe is not a trial.
-pub fn estimate_trials(settings: &SearchSettings) -> usize {
+pub fn estimate_trials(settings: &SearchPlan) -> usize {
     let repeats = settings.repeats.max(1) as usize;
     match &settings.plan {
         RatePlan::Ladder(rates) => rates.len() * repeats,
@@ -491,15 +491,15 @@ mod tests {
         RatePlan::parse(text, 0.02).unwrap_err()
     }
 
-    fn settings(plan: RatePlan, repeats: u32) -> SearchSettings {
-        SearchSettings {
+    fn settings(plan: RatePlan, repeats: u32) -> SearchPlan {
+        SearchPlan {
             plan,
             repeats,
             ladder_base_per_s: None,
         }
     }
 
-    fn auto(repeats: u32) -> SearchSettings {
+    fn auto(repeats: u32) -> SearchPlan {
         settings(RatePlan::Auto { resolution: 0.02 }, repeats)
     }
 

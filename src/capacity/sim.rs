@@ -2,7 +2,7 @@
 //! functions of the attempted rate, so the capacity a search should find is known too.
 
 use super::record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord};
-use super::search::{next_step, same_rate, SearchSettings, Step};
+use super::search::{next_step, same_rate, SearchPlan, Step};
 use super::TrialRunner;
 
 /// The SLA term the simulated system is judged by.
@@ -119,7 +119,7 @@ impl TrialRunner for Simulated {
 }
 
 /// Runs a whole search against the system, keeping the records in memory.
-pub(crate) fn run_in_memory(settings: &SearchSettings, sim: &mut Simulated) -> Vec<Record> {
+pub(crate) fn run_in_memory(settings: &SearchPlan, sim: &mut Simulated) -> Vec<Record> {
     let mut records = Vec::new();
     for _ in 0..1000 {
         let record = match next_step(settings, &records) {

@@ -236,7 +236,7 @@ pub fn group_thousands(n: u64) -> String {
 mod tests {
     use super::*;
     use crate::capacity::record::Record;
-    use crate::capacity::search::{outcome, RatePlan, SearchSettings};
+    use crate::capacity::search::{outcome, RatePlan, SearchPlan};
     use crate::capacity::sim::{run_in_memory, Simulated, TERM};
 
     /// A table line's cells: separated by two spaces or more.
@@ -273,7 +273,7 @@ mod tests {
 
     #[test]
     fn a_ladder_with_an_unstable_rate() {
-        let settings = SearchSettings {
+        let settings = SearchPlan {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0, 4000.0]),
             repeats: 2,
             ladder_base_per_s: None,
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_search_where_every_rate_failed() {
-        let settings = SearchSettings {
+        let settings = SearchPlan {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats: 1,
             ladder_base_per_s: None,
@@ -348,7 +348,7 @@ mod tests {
 
     #[test]
     fn a_search_stopped_by_a_client_bound_trial() {
-        let settings = SearchSettings {
+        let settings = SearchPlan {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0]),
             repeats: 1,
             ladder_base_per_s: None,

@@ -4,15 +4,18 @@
 //! each other and filling in defaults happens where they become configurations
 //! (e.g. [`crate::cluster::ClusterConfig::from_start_args`]).
 
+mod values;
+
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use serde::{Deserialize, Serialize};
 
+use crate::capacity::settings::Fresh;
 use crate::cluster::GcKind;
 use crate::engine::ArrivalKind;
+use crate::results::config::RunPhase;
 use crate::units::{self, ByteSize};
 use crate::workload::PartitionGenerator;
 
@@ -200,7 +203,7 @@ pub enum ClusterCommand {
 }
 
 /// `headroom cluster start`
-#[derive(Debug, Args, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct StartArgs {
     /// Number of nodes. [default: 1]
     #[arg(long, short = 'n', value_name = "N")]
@@ -368,19 +371,6 @@ pub fn parse_op_mix(text: &str) -> Result<OpMixArg, String> {
                 .into(),
         ),
     }
-}
-
-/// The phases of `headroom run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum RunPhase {
-    /// The populate (load) alone.
-    Load,
-    /// The measured run alone.
-    Run,
-    /// The populate, then the measured run.
-    #[default]
-    Both,
 }
 
 /// `headroom run`
@@ -719,20 +709,6 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 46] = [
     "sender",
     "force",
 ];
-
-/// How each trial of a capacity search begins.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Fresh {
-    /// Restart the local cluster headroom started, with its data deleted.
-    Restart,
-    /// Truncate the workload's tables.
-    Truncate,
-    /// Keep the data of earlier trials.
-    None,
-}
 
 /// `headroom capacity`
 #[derive(Debug, Args, Clone)]

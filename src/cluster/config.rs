@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
-use crate::cli::StartArgs;
 use crate::units::ByteSize;
 
 /// The Cassandra release started when none is asked for: the newest 5.0 release on Maven
@@ -27,7 +26,7 @@ pub const TOKENS_PER_NODE: u32 = 16;
 pub const MIN_HEAP: ByteSize = ByteSize::mib(512);
 
 /// A JVM garbage collector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GcKind {
     /// Garbage-First, the JVM's and Cassandra 5.0's default.
@@ -49,6 +48,18 @@ impl GcKind {
             GcKind::Shenandoah => "-XX:+UseShenandoahGC",
             GcKind::Parallel => "-XX:+UseParallelGC",
         }
+    }
+
+    /// The collector named `name` (as [`GcKind::name`] writes it, in any case).
+    pub fn parse(name: &str) -> Option<GcKind> {
+        [
+            GcKind::G1,
+            GcKind::Zgc,
+            GcKind::Shenandoah,
+            GcKind::Parallel,
+        ]
+        .into_iter()
+        .find(|gc| gc.name().eq_ignore_ascii_case(name.trim()))
     }
 
     /// The collector's name as users write it on the command line.
@@ -97,11 +108,32 @@ impl Default for ClusterConfig {
     }
 }
 
+/// A local cluster's settings as given, each `None` (or empty) when left to the stored
+/// configuration or the default: what `cluster start` takes, what the quickstart asks for,
+/// and what a configuration matrix varies (matrix.json stores them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterSettings {
+    /// Number of nodes.
+    pub nodes: Option<u32>,
+    /// Apache Cassandra release.
+    pub cassandra_version: Option<String>,
+    /// Java heap of each node.
+    pub heap: Option<ByteSize>,
+    /// Garbage collector of each node.
+    pub gc: Option<GcKind>,
+    /// Extra JVM options, after headroom's own.
+    pub jvm_opts: Vec<String>,
+    /// cassandra.yaml settings, `KEY=VALUE`.
+    pub yaml: Vec<String>,
+    /// Address of the first node.
+    pub first_address: Option<Ipv4Addr>,
+}
+
 impl ClusterConfig {
-    /// Builds a configuration from `cluster start` flags. Flags not given take their value
+    /// Builds a configuration from settings as given. Settings not given take their value
     /// from `base` (a stopped cluster's stored configuration) or else the defaults.
-    pub fn from_start_args(
-        args: &StartArgs,
+    pub fn from_settings(
+        args: &ClusterSettings,
         base: Option<&ClusterConfig>,
     ) -> Result<Self, ClusterError> {
         let nodes = args.nodes.or(base.map(|b| b.nodes)).unwrap_or(1);
@@ -420,16 +452,16 @@ mod tests {
             gc: GcKind::Zgc,
             ..ClusterConfig::default()
         };
-        let args = StartArgs {
+        let args = ClusterSettings {
             heap: Some(gib(1)),
-            ..StartArgs::default()
+            ..ClusterSettings::default()
         };
-        let config = ClusterConfig::from_start_args(&args, Some(&stored)).unwrap();
+        let config = ClusterConfig::from_settings(&args, Some(&stored)).unwrap();
         assert_eq!(
             (config.nodes, config.heap, config.gc),
             (3, gib(1), GcKind::Zgc)
         );
-        let fresh = ClusterConfig::from_start_args(&StartArgs::default(), None).unwrap();
+        let fresh = ClusterConfig::from_settings(&ClusterSettings::default(), None).unwrap();
         assert_eq!(fresh.nodes, 1);
         assert_eq!(fresh.cassandra_version, DEFAULT_CASSANDRA_VERSION);
         assert_eq!(fresh.gc, GcKind::G1);

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-pub use config::{ClusterConfig, GcKind, NodeSpec};
+pub use config::{ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
 use jars::CassandraJars;
 use java::Java;

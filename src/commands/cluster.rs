@@ -9,7 +9,9 @@ use anyhow::Context;
 
 use crate::cli::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs};
 use crate::cluster::state::ClusterState;
-use crate::cluster::{self, probe, process, ClusterConfig, LocalCluster, StartOptions};
+use crate::cluster::{
+    self, probe, process, ClusterConfig, ClusterSettings, LocalCluster, StartOptions,
+};
 
 /// Runs one `headroom cluster` subcommand.
 pub fn run(mut args: ClusterArgs) -> anyhow::Result<ExitCode> {
@@ -61,7 +63,7 @@ pub fn run(mut args: ClusterArgs) -> anyhow::Result<ExitCode> {
 
 fn start_cluster(dir: &Path, args: &StartArgs) -> anyhow::Result<ExitCode> {
     let stored = ClusterState::load(dir)?.map(|s| s.config);
-    let config = ClusterConfig::from_start_args(args, stored.as_ref())?;
+    let config = ClusterConfig::from_settings(&cluster_settings(args), stored.as_ref())?;
     let options = StartOptions {
         node_timeout: args.start_timeout,
         ..StartOptions::default()
@@ -99,6 +101,19 @@ fn take_dir_flag(
         }
     }
     Ok(dir)
+}
+
+/// The flags of `cluster start` as the library takes them.
+pub fn cluster_settings(args: &StartArgs) -> ClusterSettings {
+    ClusterSettings {
+        nodes: args.nodes,
+        cassandra_version: args.cassandra_version.clone(),
+        heap: args.heap,
+        gc: args.gc,
+        jvm_opts: args.jvm_opts.clone(),
+        yaml: args.yaml.clone(),
+        first_address: args.first_address,
+    }
 }
 
 /// ` --dir DIR` when `dir` is not the default, for commands printed as advice.

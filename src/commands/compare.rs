@@ -60,7 +60,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| super::run::default_out_dir("compare"));
+        .unwrap_or_else(|| crate::output_dir::default_out_dir("compare"));
     crate::output_dir::claim(&out, args.force, crate::output_dir::A_COMPARISONS_LEFTOVERS)?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     fs::write(out.join(COMPARE_FILE), &json)

@@ -14,10 +14,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::capacity::{self as capacity_command, SearchConfig};
+use super::capacity::{self as capacity_command};
+use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{Status, Store};
-use crate::cli::{CapacityArgs, Fresh, StartArgs};
-use crate::cluster::{ClusterConfig, LocalCluster, StartOptions};
+use crate::cli::CapacityArgs;
+use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
 use crate::compare::{compare, render, COMPARE_FILE};
 use crate::report::load::SearchData;
@@ -30,12 +31,12 @@ const STOP_GRACE: Duration = Duration::from_secs(60);
 pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(WorkloadError::Invalid)?;
     let compare_options = super::compare::options(&args.cost)?;
-    let search = SearchConfig::from_args(args)?;
-    let base_cluster = StartArgs {
+    let search = capacity_command::search_settings(args)?;
+    let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
         heap: args.heap,
         first_address: args.first_address,
-        ..StartArgs::default()
+        ..ClusterSettings::default()
     };
     let mut entries = Vec::new();
     for combination in matrix::combinations(&axes) {
@@ -43,7 +44,7 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
             .apply(&base_cluster)
             .map_err(WorkloadError::Invalid)?;
         // Every configuration is checked before the first one starts.
-        let config = ClusterConfig::from_start_args(&start, None)?;
+        let config = ClusterConfig::from_settings(&start, None)?;
         entries.push(Entry {
             label: combination.label.clone(),
             dir: combination.dir_name.clone(),
@@ -54,7 +55,7 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
         });
     }
     let dir = args.out.clone().unwrap_or_else(|| {
-        super::run::default_out_dir(&format!("matrix-{}", search.run.workload.name))
+        crate::output_dir::default_out_dir(&format!("matrix-{}", search.run.workload.name))
     });
     crate::output_dir::claim(&dir, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -75,7 +76,7 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
         axes,
         base_cluster,
         cluster_dir,
-        search: serde_json::to_value(&search)?,
+        search,
         compare: compare_options,
         entries,
     };
@@ -104,8 +105,7 @@ fn drive(
     mut file: MatrixFile,
     credentials: Option<(String, String)>,
 ) -> anyhow::Result<ExitCode> {
-    let search: SearchConfig = serde_json::from_value(file.search.clone())
-        .with_context(|| format!("reading the search's settings in {}", dir.display()))?;
+    let search = file.search.clone();
     let estimate = search.estimate().as_secs_f64() + 25.0;
     let left = file
         .entries
@@ -243,7 +243,7 @@ fn drive(
 
 /// With `--rates auto`: the first configuration's probed ceiling, once it has one, so that
 /// the others climb the same ladder.
-fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchConfig) -> Option<f64> {
+fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchSettings) -> Option<f64> {
     if !search.rates.trim().eq_ignore_ascii_case("auto") {
         return None;
     }
@@ -261,7 +261,7 @@ fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchConfig) -> Option
 fn run_entry(
     file: &MatrixFile,
     i: usize,
-    search: &SearchConfig,
+    search: &SearchSettings,
     ladder_base: Option<f64>,
     cluster_dir: &Path,
     entry_dir: &Path,
@@ -272,7 +272,7 @@ fn run_entry(
         .combination
         .apply(&file.base_cluster)
         .map_err(WorkloadError::Invalid)?;
-    let cluster_config = ClusterConfig::from_start_args(&start, None)?;
+    let cluster_config = ClusterConfig::from_settings(&start, None)?;
     if let Ok(old) = LocalCluster::open(cluster_dir) {
         // Left by a run that did not finish: this directory is the matrix's own.
         old.destroy(STOP_GRACE)?;

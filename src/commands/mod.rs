@@ -8,4 +8,5 @@ pub mod matrix;
 pub mod quickstart;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod sweep;

@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-use super::capacity::{self, SearchConfig};
+use super::capacity;
+use crate::capacity::settings::SearchSettings;
 use crate::capacity::{Status, Store};
-use crate::cli::{CapacityArgs, QuickstartArgs, StartArgs};
-use crate::cluster::{self, ClusterConfig, LocalCluster, StartOptions};
+use crate::cli::{CapacityArgs, QuickstartArgs};
+use crate::cluster::{self, ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 
 /// Partition keys of the quickstart's time series: few enough that reads find rows.
 const PARTITIONS: &str = "10k";
@@ -35,24 +36,24 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| super::run::default_out_dir("quickstart"));
+        .unwrap_or_else(|| crate::output_dir::default_out_dir("quickstart"));
     let config = search_config(&args, &out)?;
     crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let start = StartArgs {
+    let start = ClusterSettings {
         nodes: Some(1),
         cassandra_version: args.cassandra_version.clone(),
         heap: args.heap,
         gc: args.gc,
-        ..StartArgs::default()
+        ..ClusterSettings::default()
     };
-    let cluster_config = ClusterConfig::from_start_args(&start, None)?;
+    let cluster_config = ClusterConfig::from_settings(&start, None)?;
     let fetch = !cluster::jars::is_cached(&cluster_config.cassandra_version);
     let setup = if fetch { 90.0 } else { 20.0 };
     let minutes = ((config.estimate().as_secs_f64() + setup) / 60.0).ceil();
     println!(
         "headroom quickstart: the capacity of one local Cassandra {} node for a time series \
          (80% writes, 20% reads of the latest rows) under SLA {}.",
-        cluster_config.cassandra_version, config.sla.terms
+        cluster_config.cassandra_version, config.sla
     );
     println!(
         "It takes about {minutes:.0} minutes{}. Ctrl-C stops it cleanly.\n",
@@ -87,7 +88,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         (_, Some(capacity)) => println!(
             "\nCapacity: {capacity:.0} requests/s on this machine under {} ({took:.1} minutes). \
              The highest throughput without an SLA was {:.0}/s.",
-            config.sla.terms, outcome.highest_achieved_per_s
+            config.sla, outcome.highest_achieved_per_s
         ),
         (Status::Invalid, _) => {
             println!(
@@ -100,7 +101,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         }
         (_, None) => println!(
             "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes).",
-            config.sla.terms
+            config.sla
         ),
     }
     println!(
@@ -124,7 +125,7 @@ fn default_cluster_dir() -> PathBuf {
 }
 
 /// The capacity search the quickstart runs, checked like `headroom capacity`'s.
-fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result<SearchConfig> {
+fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result<SearchSettings> {
     let duration = humantime::format_duration(args.duration).to_string();
     let warmup = humantime::format_duration(args.warmup).to_string();
     let populate = args.populate.to_string();
@@ -159,5 +160,5 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
         &out,
     ];
     let parsed = CapacityLine::try_parse_from(line)?;
-    SearchConfig::from_args(&parsed.args)
+    capacity::search_settings(&parsed.args)
 }

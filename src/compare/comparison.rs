@@ -550,7 +550,7 @@ pub(crate) mod tests {
     use crate::capacity::{Record, Status, Store, TermValue, TrialRecord};
     use crate::compare::render;
     use crate::metrics::new_histogram;
-    use crate::report::export::hlog::HlogWriter;
+    use crate::results::hlog::HlogWriter;
 
     /// A configuration for [`write_search`]: its name, mean latency, the rates it passes and
     /// fails, and the seed of its latencies.

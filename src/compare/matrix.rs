@@ -6,12 +6,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 use super::comparison::CompareOptions;
-use crate::cli::StartArgs;
-use crate::cluster::GcKind;
+use crate::cluster::{ClusterSettings, GcKind};
 use crate::units;
 
 /// The file that makes a directory a matrix.
@@ -90,7 +88,7 @@ impl Combination {
     }
 
     /// `base` with this combination's settings: the local cluster to start.
-    pub fn apply(&self, base: &StartArgs) -> Result<StartArgs, String> {
+    pub fn apply(&self, base: &ClusterSettings) -> Result<ClusterSettings, String> {
         let mut args = base.clone();
         for (key, value) in &self.settings {
             match key.as_str() {
@@ -111,7 +109,7 @@ impl Combination {
 }
 
 fn parse_gc(value: &str) -> Result<GcKind, String> {
-    GcKind::from_str(value, true).map_err(|_| {
+    GcKind::parse(value).ok_or_else(|| {
         format!("--matrix gc={value}: not a collector; write g1, zgc, shenandoah or parallel")
     })
 }
@@ -157,7 +155,7 @@ pub fn parse(flags: &[String]) -> Result<Vec<Axis>, String> {
                 return Err(format!("--matrix '{flag}': {v} is listed twice"));
             }
             let probe = Combination::new(vec![(key.clone(), v.clone())], &[true]);
-            probe.apply(&StartArgs::default())?;
+            probe.apply(&ClusterSettings::default())?;
         }
         axes.push(Axis { key, values });
     }
@@ -234,12 +232,12 @@ pub struct MatrixFile {
     /// The axes, as given.
     pub axes: Vec<Axis>,
     /// The local cluster every combination starts from.
-    pub base_cluster: StartArgs,
+    pub base_cluster: ClusterSettings,
     /// Where each configuration's local cluster lives while it runs.
     pub cluster_dir: PathBuf,
     /// The capacity search each configuration runs (its settings as `search.json` holds
     /// them, before the configuration's own).
-    pub search: serde_json::Value,
+    pub search: crate::capacity::settings::SearchSettings,
     /// How the comparison is made (baseline, prices, target load).
     pub compare: CompareOptions,
     /// The configurations, in order.
@@ -311,7 +309,7 @@ mod tests {
     fn a_combination_sets_the_cluster_it_names() {
         let axes = parse(&flags(&["gc=ZGC", "heap=2G", "nodes=3", "version=4.1.10"])).unwrap();
         let c = &combinations(&axes)[0];
-        let args = c.apply(&StartArgs::default()).unwrap();
+        let args = c.apply(&ClusterSettings::default()).unwrap();
         assert_eq!(args.gc, Some(GcKind::Zgc));
         assert_eq!(args.heap.map(|h| h.to_jvm()), Some("2G".to_string()));
         assert_eq!(args.nodes, Some(3));

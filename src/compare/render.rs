@@ -10,7 +10,7 @@ use super::comparison::{Change, Comparison};
 use super::runs::RunComparison;
 use crate::capacity::table::{format_rate, format_value};
 use crate::capacity::Verdict as RateVerdict;
-use crate::report::summary::Latency;
+use crate::results::summary::Latency;
 
 /// A titled table: a header and rows of the same width, and lines to print under it.
 #[derive(Debug, Clone)]

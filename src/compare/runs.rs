@@ -9,7 +9,7 @@ use super::comparison::{latency_change, throughput_change, Change};
 use super::samples::run_windows;
 use super::stats::{Bootstrap, DEFAULT_LEVEL};
 use crate::report::load::RunData;
-use crate::report::summary::Latency;
+use crate::results::summary::Latency;
 
 /// The percentile whose change between runs is tested.
 pub const RUN_PERCENTILE: f64 = 99.0;

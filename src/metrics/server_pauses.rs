@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::cluster::pauses::{PauseEvent, PauseLog};
 use crate::cluster::{GcKind, LocalCluster, NodeSpec};
 use crate::metrics::{new_histogram, value_at_percentile};
-use crate::report::export::hlog::HlogWriter;
+use crate::results::hlog::HlogWriter;
 
 /// The interval log of the nodes' pauses in a run directory.
 pub const PAUSES_HLOG: &str = "pauses.hlog";

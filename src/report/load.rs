@@ -32,7 +32,7 @@ use crate::engine::LoadMode;
 use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
 use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 use crate::metrics::{new_histogram, percentiles_and_mean};
-use crate::report::summary::RunSummary;
+use crate::results::summary::RunSummary;
 use crate::sweep::{SweepFile, SWEEP_FILE};
 
 /// The hlog tag of the client's hiccup meter.
@@ -938,7 +938,7 @@ pub(crate) mod tests {
     /// still counted in its own interval.
     #[test]
     fn a_histogram_log_is_read_interval_by_interval() {
-        use crate::report::export::hlog::HlogWriter;
+        use crate::results::hlog::HlogWriter;
         use std::time::{Duration, UNIX_EPOCH};
         let mut log = HlogWriter::new(Vec::new(), UNIX_EPOCH).unwrap();
         let second = Duration::from_secs(1);

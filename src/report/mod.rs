@@ -7,7 +7,6 @@ pub mod charts;
 pub mod export;
 pub mod load;
 pub mod pauses;
-pub mod summary;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,11 +2,15 @@
 //!
 //! [`spec`] reads a service level such as `p99.9<100ms, errors<0.1%, window=10s` into a typed
 //! [`Sla`]; [`judge`] turns fixed-length intervals into windows, judges each window against the
-//! SLA and keeps the worst value of each term over a run; [`validity`] decides whether the run
-//! measured the server at all (a client that could not keep its schedule gives no verdict).
+//! SLA and keeps the worst value of each term over a run; [`stream`] does it as a run goes,
+//! interval by interval; [`validity`] decides whether the run measured the server at all (a
+//! client that could not keep its schedule gives no verdict); [`stored`] is how settings
+//! files hold an SLA.
 
 pub mod judge;
 pub mod spec;
+pub mod stored;
+pub mod stream;
 pub mod validity;
 
 pub use judge::{
@@ -14,4 +18,5 @@ pub use judge::{
     WindowVerdict, WorstTerm,
 };
 pub use spec::{Bound, Metric, Percentile, Sla, SlaParseError, Term, Threshold, DEFAULT_WINDOW};
+pub use stream::{Judged, StreamingJudge};
 pub use validity::{ClientFigures, Validity, ValidityVerdict};

@@ -5,10 +5,12 @@
 //! This module holds the rules as pure functions over numbers, so that they can be tested
 //! without a cluster: the concurrency ladder ([`Ladder`]), when a step's throughput is
 //! stable ([`StabilityRule`]), when the sweep stops ([`stop_rule`]); the records a sweep keeps
-//! in sweep.json ([`record`]) and its table ([`table`]). The steps themselves are runs,
-//! driven by `commands::sweep`.
+//! in sweep.json ([`record`], [`settings`]) and its table ([`table`]). The steps
+//! themselves are runs, driven by [`live`].
 
+pub mod live;
 pub mod record;
+pub mod settings;
 pub mod table;
 
 pub use record::{StepEnd, StepRecord, SweepFile, SweepStatus, SweepStop, SWEEP_FILE};

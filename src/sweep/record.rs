@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::report::summary::Latency;
+use crate::results::summary::Latency;
 
 /// The sweep's own file in its directory.
 pub const SWEEP_FILE: &str = "sweep.json";
@@ -161,7 +161,7 @@ impl SweepStop {
 }
 
 /// sweep.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepFile {
     /// headroom's version.
     pub headroom_version: String,
@@ -170,7 +170,7 @@ pub struct SweepFile {
     /// What the latencies are.
     pub latency_kind: String,
     /// The sweep's settings, as resolved from its command line.
-    pub settings: serde_json::Value,
+    pub settings: super::settings::SweepSettings,
     /// Where the sweep stands.
     pub status: SweepStatus,
     /// Why it stopped, once it did.

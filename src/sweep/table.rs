@@ -114,7 +114,7 @@ pub fn render(steps: &[StepRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::Latency;
+    use crate::results::summary::Latency;
     use crate::sweep::StepEnd;
 
     fn step(concurrency: usize, rate: f64, end: StepEnd) -> StepRecord {

@@ -109,7 +109,7 @@ impl Parts {
 }
 
 /// How partition keys are drawn from `0..partitions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PartitionGenerator {
     /// Uniformly at random.

@@ -38,7 +38,7 @@ use uuid::Uuid;
 use connection::Connection;
 
 /// Which path the measured requests take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Sender {
     /// The native sender for the built-in workloads, the driver for the others; the driver

@@ -12,7 +12,7 @@ use crate::capacity::table::{self, format_rate};
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, draw, format_number, Chart};
 use crate::report::load::{Input, RunData, SearchData, SweepData};
-use crate::report::summary::{Latency, RunSummary};
+use crate::results::summary::{Latency, RunSummary};
 use crate::sla::Value;
 use crate::sweep::{table as sweep_table, StepEnd};
 
@@ -883,7 +883,7 @@ fn search_section(page: &mut Page, search: &SearchData, n: usize) -> anyhow::Res
 
 /// What a sweep did, in a sentence.
 fn sweep_sentence(sweep: &SweepData) -> String {
-    let settings = &sweep.file.settings;
+    let settings = &serde_json::to_value(&sweep.file.settings).unwrap_or_default();
     let mut text = settings
         .get("run")
         .map(workload_sentence)
@@ -967,7 +967,7 @@ fn sweep_section(page: &mut Page, sweep: &SweepData, n: usize) -> anyhow::Result
     // Each step's concurrency, warmup and length are set from the sweep's own settings.
     settings_table(
         page,
-        &sweep.file.settings,
+        &serde_json::to_value(&sweep.file.settings).unwrap_or_default(),
         &[
             "run.mode.concurrency",
             "run.mode.loop",

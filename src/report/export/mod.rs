@@ -1,15 +1,5 @@
-//! One file per output format.
-//!
-//! - [`hlog`]: HdrHistogram interval logs, one compressed histogram per interval and tag,
-//!   read by HistogramLogProcessor and HistogramLogAnalyzer.
-//! - [`hgrm`]: percentile distribution text, as Java's `outputPercentileDistribution` prints
-//!   it, read by the HdrHistogram plotter.
-//! - [`intervals_csv`]: one row per interval, phase and operation type.
-//! - [`html`]: the report page made of run and capacity directories.
+//! The report page made of run, capacity-search and sweep directories ([`html`]). The
+//! run directory's own files (histogram logs, percentile distributions, intervals.csv,
+//! summary.json) are [`crate::results`]'.
 
-pub mod hgrm;
-pub mod hlog;
 pub mod html;
-pub mod intervals_csv;
-
-mod java_format;

@@ -1,13 +1,8 @@
 //! Tests of the YCSB format without a cluster: properties to settings, the operation mix,
 //! and which keys requests use.
 
-use clap::Parser;
-
 use super::properties::{Origin, Properties};
 use super::*;
-use crate::cli::{Cli, Command};
-use crate::commands::run::RunConfig;
-use crate::workload::Definition;
 
 fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
     let mut props = Properties::default();
@@ -19,15 +14,6 @@ fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
     }
     props.check().map_err(|e| e.to_string())?;
     YcsbConfig::from_properties(&props).map_err(|e| e.to_string())
-}
-
-fn run_config(args: &[&str]) -> Result<RunConfig, String> {
-    let mut argv = vec!["headroom", "run", "ycsb", "--hosts", "127.0.0.2:9042"];
-    argv.extend_from_slice(args);
-    let Command::Run(run) = Cli::try_parse_from(argv).unwrap().command else {
-        panic!("run")
-    };
-    RunConfig::from_args(&run).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -210,74 +196,6 @@ fn keys_are_ycsbs_and_values_have_fieldlength() {
         let len = uniform.value(&mut request_rng(3, seq)).len();
         assert!((5..=9).contains(&len), "{len}");
     }
-}
-
-#[test]
-fn the_command_line_settles_keyspace_load_and_length() {
-    let config = run_config(&[
-        "--workload",
-        "f",
-        "-p",
-        "recordcount=500",
-        "-p",
-        "operationcount=2000",
-    ])
-    .unwrap();
-    assert_eq!(config.workload.keyspace, "ycsb");
-    assert_eq!(config.workload.populate, 500);
-    assert_eq!(
-        config.ops,
-        Some(2000),
-        "operationcount when no --duration or --ops"
-    );
-    assert_eq!(config.duration_s, None);
-    let Definition::Ycsb(y) = &config.workload.definition else {
-        panic!("ycsb")
-    };
-    assert_eq!(y.readmodifywriteproportion, 0.5);
-    // Stored in config.json and read back the same.
-    let json = serde_json::to_string(&config.workload).unwrap();
-    assert!(json.contains(r#""format":"ycsb""#), "{json}");
-    let back: WorkloadConfig = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, config.workload);
-
-    let config =
-        run_config(&["--workload", "a", "--keyspace", "bench", "--duration", "5s"]).unwrap();
-    assert_eq!(config.workload.keyspace, "bench");
-    assert_eq!((config.duration_s, config.ops), (Some(5.0), None));
-    let config = run_config(&["--workload", "a", "--ops", "77"]).unwrap();
-    assert_eq!(config.ops, Some(77));
-
-    let error = run_config(&["--workload", "a", "--read-ratio", "0.5"]).unwrap_err();
-    assert!(
-        error.contains("--read-ratio") && error.contains("readproportion"),
-        "{error}"
-    );
-    let error = run_config(&["--workload", "a", "--populate", "10"]).unwrap_err();
-    assert!(error.contains("recordcount"), "{error}");
-}
-
-#[test]
-fn a_property_file_is_read_with_its_lines_in_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("workloadf");
-    std::fs::write(
-        &file,
-        "# Workload F\nrecordcount=100\noperationcount=100\nworkload=site.ycsb.workloads.CoreWorkload\n\n\
-         readallfields=true\nreadproportion=0.5\nreadmodifywriteproportion=0.5\nupdateproportion=0\n\
-         requestdistribution=zipfian\n",
-    )
-    .unwrap();
-    let path = file.to_str().unwrap();
-    let config = run_config(&["-P", path, "-p", "recordcount=50"]).unwrap();
-    assert_eq!(config.workload.populate, 50, "-p overrides the file");
-    assert_eq!(config.ops, Some(100));
-    std::fs::write(&file, "recordcount=100\n\nfieldcount=many\n").unwrap();
-    let error = run_config(&["-P", path]).unwrap_err();
-    assert_eq!(
-        error,
-        format!("{path}:3: fieldcount=many: not a whole number (YCSB reads it as a plain integer)")
-    );
 }
 
 /// The properties as a `-P` file holds them.

@@ -1,0 +1,366 @@
+//! A capacity search against a real cluster: each trial a full run
+//! ([`crate::run::execute`]) in its own directory, the data made fresh when asked, and the
+//! search's directory kept consistent after every trial and on a stop. The choice of the
+//! next run and the table are [`super::search`]'s and [`super::table`]'s.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+
+use super::settings::{Fresh, SearchSettings};
+use super::store::{Status, Store};
+use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
+use crate::client::{self, ClientConfig};
+use crate::cluster::{self, LocalCluster, StartOptions};
+use crate::engine::{LoadMode, StopReason};
+use crate::metrics::server_pauses::PauseSource;
+use crate::results::config::RunSettings;
+use crate::results::summary::RunSummary;
+use crate::run::{self, RunContext, RunObserver, RunOutcome, StopSignal};
+use crate::sla::Value;
+
+/// What a search needs besides its settings and directory.
+pub struct SearchContext<'a> {
+    /// The runtime every trial runs on.
+    pub runtime: &'a tokio::runtime::Runtime,
+    /// Ends the search early (the trial in progress is not recorded).
+    pub stop: Arc<StopSignal>,
+    /// User name and password, for a cluster that asks.
+    pub credentials: Option<(String, String)>,
+    /// The local cluster under test, when the caller started it (a matrix, the quickstart):
+    /// `--fresh restart` restarts it, and its nodes' logs give the trials' pauses.
+    pub cluster: Option<&'a mut LocalCluster>,
+}
+
+/// Runs a whole search (or what is left of one) into `store`, handing the outcome so far to
+/// `on_record` after every probe or trial and every run's events to `observer`; returns how
+/// it ended.
+pub fn search(
+    config: &SearchSettings,
+    store: &mut Store,
+    context: SearchContext,
+    observer: &mut dyn RunObserver,
+    on_record: impl FnMut(&super::Outcome),
+) -> anyhow::Result<Status> {
+    let SearchContext {
+        runtime,
+        stop,
+        credentials,
+        cluster,
+    } = context;
+    let mut opened;
+    let cluster = match (config.fresh, cluster) {
+        // A cluster the caller started (the quickstart, a matrix) is the one measured,
+        // whatever --fresh says: its nodes' logs tell the server's side.
+        (_, Some(c)) => Some(c),
+        (Fresh::Restart, None) => {
+            let cluster_dir = config
+                .cluster_dir
+                .clone()
+                .unwrap_or_else(cluster::default_dir);
+            opened = LocalCluster::open(&cluster_dir)?;
+            if opened.running_pids().is_empty() {
+                bail!(
+                    "--fresh restart needs the local cluster in {} running; start it with `headroom cluster start --dir {}`",
+                    cluster_dir.display(),
+                    cluster_dir.display()
+                );
+            }
+            Some(&mut opened)
+        }
+        _ => None,
+    };
+    // The trials record the pauses of the cluster this search restarts, else of the local
+    // cluster headroom started when the trials load it.
+    let pauses = match &cluster {
+        Some(c) => PauseSource::of_cluster(c),
+        None => PauseSource::Discover(
+            config
+                .cluster_dir
+                .clone()
+                .unwrap_or_else(cluster::default_dir),
+        ),
+    };
+    let mut runner = LiveRunner {
+        config,
+        dir: store.dir().to_path_buf(),
+        runtime,
+        stop,
+        credentials,
+        // With the data kept, an earlier part of this search populated it already.
+        populated: config.fresh == Fresh::None && !store.records().is_empty(),
+        cluster,
+        pauses,
+        observer,
+    };
+    super::drive(&config.plan(), &mut runner, store, on_record)
+}
+
+/// Runs trials as real runs against the cluster.
+struct LiveRunner<'a, 'o> {
+    config: &'a SearchSettings,
+    dir: PathBuf,
+    runtime: &'a tokio::runtime::Runtime,
+    stop: Arc<StopSignal>,
+    credentials: Option<(String, String)>,
+    /// Whether the workload's rows are in the cluster already.
+    populated: bool,
+    cluster: Option<&'a mut LocalCluster>,
+    /// Whose server pauses each trial records.
+    pauses: PauseSource,
+    /// Hears every run of the search.
+    observer: &'o mut dyn RunObserver,
+}
+
+impl LiveRunner<'_, '_> {
+    /// Makes the data fresh as configured; whether the next run should populate.
+    fn prepare(&mut self) -> anyhow::Result<bool> {
+        match self.config.fresh {
+            Fresh::None => Ok(!self.populated),
+            Fresh::Truncate => {
+                self.runtime
+                    .block_on(truncate(&self.config.run, self.credentials.clone()))?;
+                Ok(true)
+            }
+            Fresh::Restart => {
+                let cluster = self
+                    .cluster
+                    .as_deref_mut()
+                    .expect("a local cluster for --fresh restart");
+                self.observer
+                    .note("Restarting the local cluster with no data...");
+                let options = StartOptions {
+                    verbose: false,
+                    ..StartOptions::default()
+                };
+                cluster.restart_fresh(Duration::from_secs(60), &options)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// One run in `out`; `None` when it was interrupted.
+    fn execute(&mut self, config: &RunSettings, out: &Path) -> anyhow::Result<Option<RunSummary>> {
+        if out.exists() {
+            // Left by an interrupted attempt at this same trial.
+            fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
+        }
+        let populate = self.prepare()?;
+        if self.stop.is_set() {
+            return Ok(None);
+        }
+        let context = RunContext {
+            out,
+            credentials: self.credentials.clone(),
+            stop: self.stop.clone(),
+            populate,
+            pauses: &self.pauses,
+        };
+        let executed =
+            self.runtime
+                .block_on(run::execute(config, &context, &mut *self.observer))?;
+        match executed {
+            // Trials always run both phases; a load-only run cannot happen here.
+            RunOutcome::StoppedDuringPopulate | RunOutcome::LoadedOnly => Ok(None),
+            RunOutcome::Finished(summary) if summary.stop == StopReason::Interrupted => Ok(None),
+            RunOutcome::Finished(summary) => {
+                self.populated = true;
+                Ok(Some(*summary))
+            }
+        }
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.dir)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+}
+
+impl TrialRunner for LiveRunner<'_, '_> {
+    fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
+        let mut config = self.config.run.clone();
+        config.mode = LoadMode::Closed {
+            concurrency: self.config.probe_concurrency,
+        };
+        config.warmup_s = self.config.probe_duration_s / 4.0;
+        config.duration_s = Some(self.config.probe_duration_s);
+        config.sla = None;
+        self.observer.note(&format!(
+            "\n== Probe: the highest throughput with {} requests in flight ==",
+            self.config.probe_concurrency
+        ));
+        let out = self.dir.join("probe");
+        let started = Instant::now();
+        let Some(summary) = self.execute(&config, &out)? else {
+            return Ok(None);
+        };
+        Ok(Some(ProbeRecord {
+            concurrency: self.config.probe_concurrency,
+            achieved_per_s: summary.achieved_rate_per_s,
+            seconds: started.elapsed().as_secs_f64(),
+            dir: self.relative(&out),
+        }))
+    }
+
+    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+        let mut config = self.config.run.clone();
+        let LoadMode::Open {
+            arrivals,
+            max_in_flight,
+            ..
+        } = self.config.run.mode
+        else {
+            bail!("a capacity search's runs are open-loop");
+        };
+        config.mode = LoadMode::Open {
+            rate_per_s,
+            arrivals,
+            max_in_flight,
+        };
+        config.warmup_s = self.config.warmup_s;
+        config.duration_s = Some(self.config.duration_s);
+        config.sla = Some(self.config.sla.clone());
+        self.observer.note(&format!(
+            "\n== Trial: {rate_per_s:.0}/s, repeat {repeat} of {} ==",
+            self.config.repeats
+        ));
+        let out = self
+            .dir
+            .join("trials")
+            .join(format!("rate-{rate_per_s:.0}-repeat-{repeat}"));
+        let started = Instant::now();
+        let Some(summary) = self.execute(&config, &out)? else {
+            return Ok(None);
+        };
+        Ok(Some(trial_record(
+            &summary,
+            rate_per_s,
+            repeat,
+            self.relative(&out),
+            started.elapsed(),
+        )))
+    }
+}
+
+/// A trial's record, from its run's summary.
+fn trial_record(
+    summary: &RunSummary,
+    rate_per_s: f64,
+    repeat: u32,
+    dir: String,
+    wall: Duration,
+) -> TrialRecord {
+    let requests: u64 = summary.ops.iter().map(|o| o.requests).sum();
+    let errors: u64 = summary.ops.iter().map(|o| o.requests - o.ok).sum();
+    let verdict = summary.sla.as_ref().map(|s| &s.verdict);
+    let sla_pass = verdict.is_some_and(|v| v.pass);
+    let terms = verdict
+        .map(|v| {
+            v.worst
+                .iter()
+                .map(|w| {
+                    let (value, unit) = match w.value {
+                        Some(Value::LatencyNs(ns)) => (ns as f64 / 1e6, "ms"),
+                        Some(Value::Fraction(f)) => (f * 100.0, "%"),
+                        None => (0.0, "ms"),
+                    };
+                    TermValue {
+                        term: w.term.clone(),
+                        value,
+                        unit: unit.to_string(),
+                        pass: w.failing_windows == 0,
+                        failed_percent: if unit == "ms" {
+                            w.failed_share * 100.0
+                        } else {
+                            0.0
+                        },
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let completed = summary.stop == StopReason::Completed;
+    let (pass, mut reason) =
+        super::trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
+    // A client-bound trial is neither a pass nor a fail: it has no verdict.
+    let invalid = summary
+        .validity
+        .as_ref()
+        .filter(|v| !v.is_valid())
+        .map(|v| v.reasons.clone());
+    let pass = pass && invalid.is_none();
+    if let Some(v) = verdict {
+        if !v.pass {
+            let failed: Vec<String> = v
+                .worst
+                .iter()
+                .filter(|w| w.failing_windows > 0)
+                .map(|w| {
+                    format!(
+                        "{} failed in {} of {} windows",
+                        w.term, w.failing_windows, v.windows
+                    )
+                })
+                .collect();
+            if !failed.is_empty() {
+                reason = Some(failed.join("; "));
+            }
+        }
+    }
+    TrialRecord {
+        rate_per_s,
+        repeat,
+        achieved_per_s: summary.achieved_rate_per_s,
+        requests,
+        errors,
+        sla_pass,
+        terms,
+        pass,
+        reason: if invalid.is_some() { None } else { reason },
+        invalid,
+        dir,
+        wall_s: wall.as_secs_f64(),
+    }
+}
+
+/// Empties the workload's table (if it exists yet).
+async fn truncate(
+    config: &RunSettings,
+    credentials: Option<(String, String)>,
+) -> anyhow::Result<()> {
+    let session = client::connect(&ClientConfig {
+        hosts: config.hosts.clone(),
+        request_timeout: Duration::from_secs(120),
+        connections: 1,
+        credentials,
+    })
+    .await?;
+    let (keyspace, table) = (
+        config.workload.keyspace.as_str(),
+        crate::workload::AnyWorkload::table_of(&config.workload)?,
+    );
+    let exists = session
+        .query_unpaged(
+            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+            (keyspace, table.as_str()),
+        )
+        .await?
+        .into_rows_result()?
+        .rows_num()
+        > 0;
+    if !exists {
+        // The first trial comes before the table exists.
+        return Ok(());
+    }
+    let cql = format!("TRUNCATE {keyspace}.{table}");
+    session
+        .query_unpaged(cql.as_str(), &[])
+        .await
+        .map(|_| ())
+        .with_context(|| format!("{cql} failed"))
+}

@@ -1,0 +1,105 @@
+//! search.json: a capacity search's settings, stored when it starts so that `--resume`
+//! continues with the same ones, and copied into capacity.json.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::search::{RatePlan, SearchPlan};
+use crate::results::config::RunSettings;
+use crate::sla::Sla;
+
+/// How each trial of a search begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fresh {
+    /// Restart the local cluster headroom started, with its data deleted.
+    Restart,
+    /// Truncate the workload's tables.
+    Truncate,
+    /// Keep the data of earlier trials.
+    None,
+}
+
+/// Everything that decides what a search does, stored as search.json so that `--resume`
+/// continues with the same settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchSettings {
+    /// Each trial's run settings; the mode, warmup and duration are set per trial.
+    pub run: RunSettings,
+    /// The SLA every window must meet (stored as its canonical terms and its window).
+    #[serde(with = "crate::sla::stored")]
+    pub sla: Sla,
+    /// `--rates` as given.
+    pub rates: String,
+    /// `--resolution`, as a fraction.
+    pub resolution: f64,
+    /// Runs per attempted rate.
+    pub repeats: u32,
+    /// Measured seconds per trial.
+    pub duration_s: f64,
+    /// Warmup seconds per trial.
+    pub warmup_s: f64,
+    /// In-flight requests of the closed-loop probe.
+    pub probe_concurrency: usize,
+    /// Measured seconds of the probe.
+    pub probe_duration_s: f64,
+    /// How each trial begins.
+    pub fresh: Fresh,
+    /// The local cluster to restart, for `--fresh restart`; otherwise the one given with
+    /// `--cluster-dir`, whose server pauses the trials record when they load it.
+    pub cluster_dir: Option<PathBuf>,
+    /// The search's name in reports and comparisons (`--label`, or a matrix's configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// With `--rates auto`: climb the ladder by fractions of this rate instead of the probe's
+    /// (a matrix gives every configuration the first one's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder_base_per_s: Option<f64>,
+    /// Nodes of the tested cluster: a matrix's local cluster, or `--nodes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// The local cluster tested, described, when headroom started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+impl SearchSettings {
+    /// Reads the settings a search directory holds.
+    pub fn read(dir: &Path) -> anyhow::Result<SearchSettings> {
+        crate::results::read_json(&dir.join(super::store::CONFIG_FILE))
+    }
+
+    /// The search's plan.
+    pub fn plan(&self) -> SearchPlan {
+        SearchPlan {
+            plan: RatePlan::parse(&self.rates, self.resolution)
+                .expect("checked when the search was configured"),
+            repeats: self.repeats,
+            ladder_base_per_s: self.ladder_base_per_s,
+        }
+    }
+
+    /// A rough length of the whole search, for the user to plan by.
+    pub fn estimate(&self) -> Duration {
+        let settings = self.plan();
+        let trials = super::estimate_trials(&settings) as f64;
+        // Connecting, schema checks and writing files: a few seconds per trial.
+        let per_trial = self.warmup_s + self.duration_s + 3.0 + self.fresh_cost_s();
+        let probe = match settings.plan {
+            RatePlan::Auto { .. } => self.probe_duration_s * 1.25 + 3.0,
+            RatePlan::Ladder(_) => 0.0,
+        };
+        Duration::from_secs_f64(trials * per_trial + probe)
+    }
+
+    fn fresh_cost_s(&self) -> f64 {
+        let populate = self.run.workload.populate as f64 / 5000.0;
+        match self.fresh {
+            Fresh::Restart => 15.0 + populate,
+            Fresh::Truncate => 2.0 + populate,
+            Fresh::None => 0.0,
+        }
+    }
+}

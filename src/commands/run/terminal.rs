@@ -1,0 +1,496 @@
+//! What `headroom run` (and each trial of a search, each step of a sweep) shows in the
+//! terminal: a line per interval above a progress bar, the failing SLA windows as they come,
+//! and the summary. The library run tells; this prints.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::engine::{self, Interval, LoadMode, StopReason};
+use crate::metrics::server_pauses;
+use crate::metrics::server_tables;
+use crate::metrics::Phase;
+use crate::results::summary::{Latency, PopulateSummary, RunSummary, SlaSummary};
+use crate::run::{Control, Finished, Measuring, RunObserver};
+use crate::sla::{Judged, Validity};
+
+/// Prints a run's events as they come.
+#[derive(Default)]
+pub struct Terminal {
+    op_names: Vec<String>,
+    /// Each op type's share; those without one are left out of the live header.
+    op_weights: Vec<f64>,
+    has_warmup: bool,
+    header_printed: bool,
+    /// A progress bar under the live lines, when standard output is a terminal.
+    progress_bar: Option<indicatif::ProgressBar>,
+}
+
+impl Terminal {
+    /// A terminal for a run.
+    pub fn new() -> Terminal {
+        Terminal::default()
+    }
+
+    /// A line of live output, above the progress bar when there is one.
+    fn say(&self, line: String) {
+        match &self.progress_bar {
+            Some(bar) => bar.println(line),
+            None => println!("{line}"),
+        }
+    }
+
+    fn live_line(&mut self, interval: &Interval) {
+        if !self.header_printed {
+            self.header_printed = true;
+            let ops: Vec<String> = self
+                .op_names
+                .iter()
+                .zip(&self.op_weights)
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(n, _)| format!("{n}: rate p50 p99 p99.9 max"))
+                .collect();
+            self.say(format!(
+                "{:>8} {:>9} {:>7} {:>8} | {}   (ms)",
+                "time",
+                "ops/s",
+                "errors",
+                "backlog",
+                ops.join(" | ")
+            ));
+        }
+        let seconds = interval.length_ns as f64 / 1e9;
+        let mut total = 0;
+        let mut errors = 0;
+        let mut parts = Vec::new();
+        let mut warmup = false;
+        for (i, name) in self.op_names.iter().enumerate() {
+            // Both phases' answers in one line; a copy only in the interval where they meet.
+            let (m, w) = (
+                &interval.ops[i][Phase::Measure.index()],
+                &interval.ops[i][Phase::Warmup.index()],
+            );
+            warmup |= w.total() > 0;
+            let merged;
+            let stats = match (m.total(), w.total()) {
+                (_, 0) => m,
+                (0, _) => w,
+                _ => {
+                    let mut both = m.clone();
+                    both.add(w);
+                    merged = both;
+                    &merged
+                }
+            };
+            total += stats.total();
+            errors += stats.error_count();
+            if stats.total() == 0 {
+                continue;
+            }
+            let l = Latency::of(&stats.response_ns);
+            parts.push(format!(
+                "{name}: {:.0} {:.2} {:.2} {:.2} {:.2}",
+                stats.total() as f64 / seconds,
+                l.p50_ms,
+                l.p99_ms,
+                l.p999_ms,
+                l.max_ms
+            ));
+        }
+        let phase = if warmup && self.has_warmup {
+            " warmup"
+        } else {
+            ""
+        };
+        let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
+        if parts.is_empty() {
+            parts.push("no answers in this interval".to_string());
+        }
+        self.say(format!(
+            "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
+            total as f64 / seconds,
+            errors,
+            interval.backlog,
+            parts.join(" | ")
+        ));
+        if let Some(bar) = &self.progress_bar {
+            bar.set_position(end_s as u64);
+        }
+    }
+}
+
+impl RunObserver for Terminal {
+    fn note(&mut self, line: &str) {
+        println!("{line}");
+    }
+
+    fn problem(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+
+    fn prepared(&mut self, out: &Path, native: bool) {
+        println!("Run directory: {}", out.display());
+        println!(
+            "Requests sent by: {}",
+            if native {
+                "headroom's own connections (--sender native)"
+            } else {
+                "the scylla driver (--sender driver)"
+            }
+        );
+    }
+
+    fn populating(&mut self, rows: u64, in_flight: usize) {
+        println!("Populating {rows} rows ({in_flight} in flight)...");
+    }
+
+    fn populate_interval(&mut self, at_s: f64, rows: u64, rate_per_s: f64) {
+        println!("  populate {at_s:>6.0}s {rows:>10} rows {rate_per_s:>9.0}/s");
+    }
+
+    fn populated(&mut self, summary: &PopulateSummary) {
+        println!(
+            "Populated {} rows in {:.1} s ({:.0} rows/s, {} errors).",
+            summary.written, summary.seconds, summary.rate_per_s, summary.errors
+        );
+    }
+
+    fn measuring(&mut self, start: &Measuring) {
+        let settings = start.settings;
+        println!(
+            "Running {} ({}) against {}; latencies are {}.",
+            settings.workload.name,
+            describe_mode(&settings.mode),
+            settings.hosts.join(", "),
+            settings.mode.latency_kind()
+        );
+        self.op_names = start.op_names.to_vec();
+        self.op_weights = start.op_weights.to_vec();
+        self.has_warmup = settings.warmup_s > 0.0;
+        self.header_printed = false;
+        self.progress_bar = progress_bar(start.planned);
+    }
+
+    fn interval(&mut self, interval: &Interval) -> Control {
+        self.live_line(interval);
+        Control::Go
+    }
+
+    fn window(&mut self, judged: &Judged) {
+        if judged.verdict.pass {
+            return;
+        }
+        let window = &judged.window;
+        self.say(format!(
+            "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}{}",
+            window.index + 1,
+            window.start_ns as f64 / 1e9,
+            (window.start_ns + window.length_ns) as f64 / 1e9,
+            judged.verdict.failures(),
+            if judged.by_client {
+                " — the client's own wait before sending decided it"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    fn finished(&mut self, run: &Finished) {
+        if let Some(bar) = self.progress_bar.take() {
+            bar.finish_and_clear();
+        }
+        print_summary(run.summary);
+        if let Some(pauses) = run.pauses {
+            println!(
+                "  server pauses in the measured part ({}):",
+                server_pauses::PAUSES_JSON
+            );
+            for line in server_pauses::describe(pauses) {
+                println!("  {line}");
+            }
+        }
+        if let Some(maintenance) = run.maintenance {
+            println!(
+                "  maintenance during the run ({}):",
+                crate::maintenance::MAINTENANCE_JSON
+            );
+            for line in crate::maintenance::runner::describe(maintenance) {
+                println!("    {line}");
+            }
+        }
+        print_server_tables(run.server_tables);
+        if run.server_tables.samples_every_s.is_some() {
+            print_server_samples(run.server_tables, run.out, run.warmup_s);
+        }
+        println!("\nFiles: {}", run.out.display());
+        if run.summary.stop == StopReason::AllRequestsFailing {
+            eprintln!(
+                "Error: every request failed for {} s; the run stopped. See the error examples above.",
+                engine::ALL_FAILING_LIMIT.as_secs()
+            );
+        }
+    }
+}
+
+/// A bar counting the run's seconds, when standard output is a terminal and the run has a
+/// planned length; plain lines otherwise (pipes, files, CI).
+fn progress_bar(planned: Option<Duration>) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    let planned = planned?;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(planned.as_secs().max(1));
+    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} s  {msg}")
+        .expect("a valid template");
+    bar.set_style(style);
+    Some(bar)
+}
+
+/// Cassandra's own view of the run's table, after the client's summary.
+fn print_server_tables(file: &server_tables::ServerTablesFile) {
+    println!(
+        "  Cassandra's own histograms of {}.{} ({}; decaying server-side views):",
+        file.keyspace,
+        file.table,
+        server_tables::SERVER_TABLES_JSON
+    );
+    for line in server_tables::describe(file) {
+        println!("    {line}");
+    }
+}
+
+/// What the readings during the measured part showed (`--server-stats-every`).
+fn print_server_samples(file: &server_tables::ServerTablesFile, out: &Path, warmup_s: f64) {
+    use crate::metrics::server_samples;
+    let mut notes = Vec::new();
+    let samples = server_samples::read_samples(out, &mut notes);
+    println!(
+        "  Cassandra's own figures every {} s during the measured part ({}, {} readings in all):",
+        file.samples_every_s.unwrap_or_default(),
+        server_samples::SERVER_SAMPLES_JSONL,
+        file.samples
+    );
+    let lines = server_samples::describe(&samples, warmup_s);
+    if lines.is_empty() {
+        println!("    none of the table's requests counted in the readings");
+    }
+    for line in lines.iter().chain(&notes) {
+        println!("    {line}");
+    }
+}
+
+/// A count or rate that may be far beyond what anyone types: whole up to a billion,
+/// in scientific notation above (`2.000e99`).
+fn format_big(n: f64) -> String {
+    if n < 1e9 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.3e}")
+    }
+}
+
+fn describe_mode(mode: &LoadMode) -> String {
+    match mode {
+        LoadMode::Open {
+            rate_per_s,
+            arrivals,
+            max_in_flight,
+        } => {
+            format!(
+                "open loop at {} requests/s, {arrivals:?} arrivals, at most {max_in_flight} in flight",
+                format_big(*rate_per_s)
+            )
+        }
+        LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
+    }
+}
+
+fn print_summary(s: &RunSummary) {
+    println!("\nSummary ({}):", s.latency_kind);
+    let failed = if s.failed_rate_per_s > 0.0 {
+        format!(" (successful answers; {:.0}/s failed)", s.failed_rate_per_s)
+    } else {
+        String::new()
+    };
+    match s.attempted_rate_per_s {
+        Some(rate) => {
+            let note = if s.achieved_rate_per_s < rate * 0.99 {
+                "  ← the target was NOT reached"
+            } else {
+                ""
+            };
+            println!(
+                "  rate: attempted {}/s, achieved {:.0}/s{failed} over {:.1} s; largest client backlog {}{note}",
+                format_big(rate),
+                s.achieved_rate_per_s,
+                s.measured_s,
+                format_big(s.max_backlog as f64)
+            );
+            if s.unsent_requests > 0.0 {
+                println!(
+                    "  {} requests of the schedule were never sent (the client was still behind it {} s after its end)",
+                    format_big(s.unsent_requests),
+                    engine::SEND_GRACE.as_secs()
+                );
+            }
+        }
+        None => println!(
+            "  rate: {:.0}/s{failed} over {:.1} s",
+            s.achieved_rate_per_s, s.measured_s
+        ),
+    }
+    if s.stop != StopReason::Completed {
+        println!("  stopped early: {:?}", s.stop);
+    }
+    // The op column is as wide as the longest name (YCSB's READ-MODIFY-WRITE).
+    let width = s.ops.iter().map(|o| o.op.len()).max().unwrap_or(0).max(8);
+    println!(
+        "  {:<width$} {:>10} {:>9}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}   (ms; service time in brackets)",
+        "op", "requests", "rate/s", "mean", "p50", "p95", "p99", "p99.9", "p99.99", "max"
+    );
+    for op in &s.ops {
+        let (r, v) = (&op.response_time, &op.service_time);
+        if op.ok == 0 {
+            println!(
+                "  {:<width$} {:>10} {:>9.0}   no request was answered: every one failed",
+                op.op, op.requests, op.rate_per_s
+            );
+        } else {
+            print_latency_lines(&op.op, op.requests, op.rate_per_s, r, v, width);
+        }
+        let w = &op.wait_time;
+        println!(
+            "  {:<width$} wait in client before the send: p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
+            "", w.p50_ms, w.p99_ms, w.p999_ms, w.max_ms
+        );
+        for (class, n) in &op.errors {
+            let example = op
+                .error_examples
+                .get(class)
+                .map(String::as_str)
+                .unwrap_or("");
+            println!("  {:<width$} {n} {class} errors, e.g. {example}", "");
+        }
+    }
+    if let Some(sla) = &s.sla {
+        print_sla(sla, s.is_valid());
+    }
+    if let Some(v) = &s.validity {
+        print_validity(v);
+    }
+    let c = &s.client;
+    println!(
+        "  client: {:.2} s CPU ({:.2} µs per request), peak memory {} MiB, hiccups max {:.2} ms (p99.9 {:.2} ms)",
+        c.cpu_s,
+        c.cpu_us_per_request,
+        c.peak_rss_bytes >> 20,
+        c.hiccup_max_ms,
+        c.hiccup_p999_ms
+    );
+}
+
+/// The measurement's validity: one line when valid, the reasons and what to do when not.
+fn print_validity(v: &Validity) {
+    let f = &v.figures;
+    if v.is_valid() && f.limit_waits > 0 {
+        println!(
+            "  measurement: valid — the server set the pace: {} requests found every in-flight \
+             slot taken (--max-in-flight) and waited for the server to answer, so their wait \
+             before the send is the server's",
+            f.limit_waits
+        );
+        return;
+    }
+    if v.is_valid() {
+        println!(
+            "  measurement: valid — the client kept its schedule (wait before send p99 {:.2} ms)",
+            f.wait_p99_ms
+        );
+        return;
+    }
+    println!(
+        "  measurement: INVALID: client-bound — the client, not the server, limited this run:"
+    );
+    for reason in &v.reasons {
+        println!("    - {reason}");
+    }
+    if let Some(advice) = &v.advice {
+        println!("    what to do: {advice}");
+    }
+}
+
+/// An op's line of response-time percentiles and its line of service-time ones.
+fn print_latency_lines(op: &str, requests: u64, rate: f64, r: &Latency, v: &Latency, width: usize) {
+    println!(
+        "  {op:<width$} {requests:>10} {rate:>9.0}   {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+        r.mean_ms, r.p50_ms, r.p95_ms, r.p99_ms, r.p999_ms, r.p9999_ms, r.max_ms
+    );
+    println!(
+        "  {:<width$} {:>10} {:>9}  ({:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3})",
+        "", "", "", v.mean_ms, v.p50_ms, v.p95_ms, v.p99_ms, v.p999_ms, v.p9999_ms, v.max_ms
+    );
+}
+
+/// The SLA verdict: overall, the worst window of each term, and the failing windows. A run
+/// that is not `valid` has no verdict; its windows are shown as judged.
+fn print_sla(sla: &SlaSummary, valid: bool) {
+    let v = &sla.verdict;
+    let verdict = if !valid {
+        format!(
+            "NO VERDICT (the run was client-bound; as judged, {} of {} windows failed)",
+            v.failing.len(),
+            v.windows
+        )
+    } else if v.pass {
+        "PASS".to_string()
+    } else if v.windows == 0 {
+        "FAIL (no complete window to judge: make the run at least one window long)".to_string()
+    } else if v.failing_by_failures > 0 {
+        format!(
+            "FAIL in {} of {} windows ({} of them on failed requests alone: a failed request \
+             counts as slower than any threshold)",
+            v.failing.len(),
+            v.windows,
+            v.failing_by_failures
+        )
+    } else {
+        format!("FAIL in {} of {} windows", v.failing.len(), v.windows)
+    };
+    println!("  SLA {}: {verdict}", sla.spec);
+    for worst in &v.worst {
+        let Some(value) = worst.describe() else {
+            continue;
+        };
+        let on_max = if worst.judged_on_max_windows > 0 {
+            format!(
+                " ({} windows had too few requests for the percentile and were judged on their max)",
+                worst.judged_on_max_windows
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "    {:<16} worst window {} (window {}), failed in {} windows{on_max}",
+            worst.term,
+            value,
+            worst.window_index.map_or(0, |i| i + 1),
+            worst.failing_windows
+        );
+    }
+    const LISTED: usize = 20;
+    for window in v.failing.iter().take(LISTED) {
+        println!(
+            "    failing window {} ({:.0}-{:.0} s after warmup): {}",
+            window.index + 1,
+            window.start_ns as f64 / 1e9,
+            (window.start_ns + window.length_ns) as f64 / 1e9,
+            window.failures()
+        );
+    }
+    if v.failing.len() > LISTED {
+        println!(
+            "    ... and {} more failing windows (summary.json lists them all)",
+            v.failing.len() - LISTED
+        );
+    }
+}

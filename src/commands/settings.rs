@@ -1,0 +1,443 @@
+//! Flags into settings: `headroom run`'s, and the parts `capacity`, `sweep` and the
+//! quickstart share (the workload, the client, the SLA). Every error here is the user's
+//! input, found before anything connects.
+
+use std::time::Duration;
+
+use crate::cli::{ClientArgs, OpsArg, RunArgs, WorkloadArgs};
+use crate::client::{self, native::Sender};
+use crate::engine::LoadMode;
+use crate::maintenance::{MaintenanceConfig, PlanError};
+use crate::results::config::{RunPhase, RunSettings};
+use crate::sla::Sla;
+use crate::workload::builtin::WorkloadError;
+use crate::workload::{compaction_map, replication_map, AnyWorkload, WorkloadConfig};
+
+/// The contact point when no --hosts is given: the first local node.
+pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
+
+/// The most client threads a run takes (the engine keeps per-worker counters for this many).
+pub const MAX_THREADS: usize = crate::engine::schedule::MAX_WORKERS;
+
+/// The most requests in flight a run takes: far more than any cluster answers at once.
+const MAX_IN_FLIGHT: usize = 10_000_000;
+
+/// Resolves and checks the flags of `headroom run`; every error here is the user's input.
+pub fn run_settings(args: &RunArgs) -> Result<RunSettings, WorkloadError> {
+    let client = &args.client;
+    let mode = match (args.rate, args.concurrency) {
+        (Some(rate), _) => LoadMode::Open {
+            rate_per_s: rate,
+            arrivals: client.arrivals,
+            max_in_flight: client.max_in_flight,
+        },
+        (None, c) => LoadMode::Closed {
+            concurrency: c.unwrap_or(64),
+        },
+    };
+    let mut workload = args.workload.clone();
+    let ops = match &args.ops {
+        Some(OpsArg::Count(n)) => Some(*n),
+        Some(OpsArg::Mix(mix)) => {
+            workload.op_mix = Some(mix.clone());
+            None
+        }
+        None => None,
+    };
+    // Unbounded by the flags: the format's own count (YCSB's operationcount) or 60 s.
+    let unbounded = args.duration.is_none() && ops.is_none();
+    let duration = match (args.duration, ops) {
+        (Some(_), Some(_)) => {
+            return Err(WorkloadError::Invalid(
+                "give --duration or --ops N, not both".into(),
+            ))
+        }
+        (Some(d), _) => Some(d),
+        (None, Some(_)) => None,
+        (None, None) => Some(Duration::from_secs(60)),
+    };
+    if duration.is_some_and(|d| d.is_zero()) {
+        return Err(WorkloadError::Invalid(
+            "--duration 0s measures nothing: give a length above 0, e.g. 60s".into(),
+        ));
+    }
+    if ops == Some(0) {
+        return Err(WorkloadError::Invalid(
+            "--ops 0 measures nothing: give at least 1 request".into(),
+        ));
+    }
+    let mut config = settings(&workload, client, mode, args.warmup, duration, ops)?;
+    config.phase = args.phase;
+    if let Some(every) = args.server_stats_every {
+        if every < crate::metrics::server_samples::MIN_EVERY {
+            return Err(WorkloadError::Invalid(format!(
+                "--server-stats-every {} is too short: at least 1s (each reading is a few \
+                 queries per node)",
+                humantime::format_duration(every)
+            )));
+        }
+        config.server_stats_every_s = Some(every.as_secs_f64());
+    }
+    if unbounded {
+        if let Some(n) = AnyWorkload::default_ops(&config.workload) {
+            config.duration_s = None;
+            config.ops = Some(n);
+        }
+    }
+    Ok(config)
+}
+
+/// Adds `--during` to a resolved configuration; the plan must fit in the run.
+pub fn with_maintenance(
+    mut settings: RunSettings,
+    args: &crate::cli::MaintenanceArgs,
+) -> Result<RunSettings, PlanError> {
+    if let Some(plan) = &args.during {
+        let maintenance = MaintenanceConfig {
+            plan: plan.clone(),
+            jmx: args.jmx.clone(),
+            timeout_s: args.during_timeout.as_secs_f64(),
+            keyspace: settings.workload.keyspace.clone(),
+        };
+        maintenance.check_length(settings.duration_s.map(|d| d + settings.warmup_s))?;
+        settings.maintenance = Some(maintenance);
+    }
+    Ok(settings)
+}
+
+/// A run of `workload` sent by `client` in `mode`, checked.
+pub fn settings(
+    workload_args: &WorkloadArgs,
+    client: &ClientArgs,
+    mode: LoadMode,
+    warmup: Duration,
+    duration: Option<Duration>,
+    ops: Option<u64>,
+) -> Result<RunSettings, WorkloadError> {
+    let args = workload_args;
+    let name = args.name.clone().unwrap_or_default();
+    let definition = crate::workload::any::resolve(&name, args)?;
+    // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
+    let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
+        Some(n) => crate::units::parse_count(n)
+            .map_err(|e| WorkloadError::Invalid(format!("-p {n}: {e}")))?,
+        None => args.partitions,
+    };
+    let mut workload = WorkloadConfig {
+        name,
+        definition,
+        keyspace: args.keyspace.clone(),
+        partitions,
+        partition_generator: args.partition_generator,
+        read_ratio: args
+            .read_ratio
+            .unwrap_or(if args.name.as_deref() == Some("documents") {
+                crate::workload::documents::DEFAULT_READ_RATIO
+            } else {
+                0.0
+            }),
+        delete_ratio: args.delete_ratio,
+        populate: args.populate,
+        replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
+        compaction: args
+            .compaction
+            .as_deref()
+            .map(compaction_map)
+            .transpose()
+            .map_err(WorkloadError::Invalid)?,
+        ttl_s: args.ttl.map(|d| d.as_secs() as u32),
+        consistency: args.consistency.to_ascii_uppercase(),
+        drop: args.drop,
+        seed: args.seed,
+        rows_per_partition: args.rows_per_partition,
+    };
+    crate::workload::any::settle(&mut workload)?;
+    workload.validate().map_err(WorkloadError::Invalid)?;
+    crate::workload::builtin::parse_consistency(&workload.consistency)?;
+    match mode {
+        LoadMode::Open {
+            max_in_flight: 0, ..
+        } => {
+            return Err(WorkloadError::Invalid(
+                "--max-in-flight must be at least 1".into(),
+            ))
+        }
+        LoadMode::Open { rate_per_s, .. } if rate_per_s.is_nan() || rate_per_s <= 0.0 => {
+            return Err(WorkloadError::Invalid("the rate must be above 0".into()))
+        }
+        LoadMode::Closed { concurrency: 0 } => {
+            return Err(WorkloadError::Invalid(
+                "--concurrency must be at least 1".into(),
+            ))
+        }
+        _ => {}
+    }
+    if client.sender == Sender::Native
+        && !matches!(workload.definition, crate::workload::Definition::Builtin)
+    {
+        return Err(WorkloadError::Invalid(
+            "--sender native sends the built-in workloads only (keyvalue, timeseries, \
+             documents); use --sender driver for workload files and YCSB"
+                .into(),
+        ));
+    }
+    if client.interval < Duration::from_millis(10) {
+        return Err(WorkloadError::Invalid(
+            "--interval must be at least 10ms".into(),
+        ));
+    }
+    if client.connections == 0 {
+        return Err(WorkloadError::Invalid(
+            "--connections must be at least 1 (connections to each node)".into(),
+        ));
+    }
+    if client.timeout.is_zero() {
+        return Err(WorkloadError::Invalid(
+            "--timeout 0s would time every request out at once: give how long one request \
+             may take, e.g. 10s"
+                .into(),
+        ));
+    }
+    if client.max_in_flight > MAX_IN_FLIGHT {
+        return Err(WorkloadError::Invalid(format!(
+            "--max-in-flight {} is more than {MAX_IN_FLIGHT}",
+            client.max_in_flight
+        )));
+    }
+    if !crate::workload::stress::profile::is_plain_name(&args.keyspace) || args.keyspace.len() > 48
+    {
+        return Err(WorkloadError::Invalid(format!(
+            "--keyspace '{}' is not a CQL keyspace name: up to 48 letters, digits and \
+             underscores",
+            crate::usage::cut(&args.keyspace, 60)
+        )));
+    }
+    let threads = client.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(2, |n| n.get().min(MAX_THREADS))
+    });
+    if threads == 0 {
+        return Err(WorkloadError::Invalid(
+            "--threads must be at least 1".into(),
+        ));
+    }
+    if threads > MAX_THREADS {
+        return Err(WorkloadError::Invalid(format!(
+            "--threads {threads} is more than {MAX_THREADS}"
+        )));
+    }
+    let hosts = if client.hosts.is_empty() {
+        vec![DEFAULT_HOST.to_string()]
+    } else {
+        client.hosts.clone()
+    };
+    Ok(RunSettings {
+        headroom_version: env!("CARGO_PKG_VERSION").to_string(),
+        hosts: client::parse_hosts(&hosts).map_err(|e| WorkloadError::Invalid(e.to_string()))?,
+        workload,
+        mode,
+        warmup_s: warmup.as_secs_f64(),
+        duration_s: duration.map(|d| d.as_secs_f64()),
+        ops,
+        interval_s: client.interval.as_secs_f64(),
+        threads,
+        request_timeout_s: client.timeout.as_secs_f64(),
+        connections: client.connections,
+        sender: client.sender,
+        send_resolution_s: client.send_resolution.as_secs_f64(),
+        sla: None,
+        phase: RunPhase::Both,
+        command_line: crate::cli::redacted_command_line(std::env::args()),
+        maintenance: None,
+        nodetool_figures: true,
+        server_stats_every_s: None,
+    })
+}
+
+/// User name and password, when both are given.
+pub fn credentials(client: &ClientArgs) -> Option<(String, String)> {
+    client.username.clone().zip(client.password.clone())
+}
+
+/// Reads `--sla` (if given) and checks it against the workload and the interval length.
+pub fn sla_settings(
+    sla: Option<&str>,
+    window: Duration,
+    config: &RunSettings,
+) -> anyhow::Result<Option<Sla>> {
+    let Some(text) = sla else {
+        return Ok(None);
+    };
+    if window.is_zero() {
+        return Err(WorkloadError::Invalid(
+            "--window 0s: the SLA's window must be longer than 0, e.g. 10s".into(),
+        )
+        .into());
+    }
+    let sla = Sla::parse(text, window)?;
+    let op_names = AnyWorkload::op_names_of(&config.workload)?;
+    let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
+    sla.check_ops(&op_names).map_err(WorkloadError::Invalid)?;
+    crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
+        .map_err(WorkloadError::Invalid)?;
+    Ok(Some(sla))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn run_args(args: &[&str]) -> RunArgs {
+        let mut argv = vec!["headroom", "run"];
+        argv.extend_from_slice(args);
+        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Run(args) => *args,
+            _ => unreachable!("a run command line"),
+        }
+    }
+
+    #[test]
+    fn during_goes_into_the_configuration_and_must_fit_in_the_run_with_its_warmup() {
+        let args = run_args(&[
+            "documents",
+            "--duration",
+            "25s",
+            "--warmup",
+            "10s",
+            "--during",
+            "compact@30s,flush@3s",
+            "--keyspace",
+            "docs",
+        ]);
+        let config = with_maintenance(run_settings(&args).unwrap(), &args.maintenance).unwrap();
+        let m = config.maintenance.as_ref().unwrap();
+        assert_eq!(m.keyspace, "docs");
+        assert_eq!(m.timeout_s, 600.0);
+        let due: Vec<f64> = m.plan.0.iter().map(|p| p.at_s).collect();
+        assert_eq!(due, [3.0, 30.0]);
+        assert!((config.workload.read_ratio - 0.05).abs() < 1e-12);
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["maintenance"]["plan"][1]["operation"], "compact");
+
+        // Without the warmup the run lasts 25 s: compact@30s would never start.
+        let args = run_args(&["documents", "--duration", "25s", "--during", "compact@30s"]);
+        let err = with_maintenance(run_settings(&args).unwrap(), &args.maintenance).unwrap_err();
+        assert!(err.to_string().contains("compact@30s"), "{err}");
+        // --jmx alone means nothing.
+        assert!(crate::cli::Cli::try_parse_from([
+            "headroom", "run", "keyvalue", "--jmx", "h:7199"
+        ])
+        .is_err());
+        // No --during: nothing stored, and the other built-ins keep reading nothing.
+        let args = run_args(&["keyvalue"]);
+        let config = with_maintenance(run_settings(&args).unwrap(), &args.maintenance).unwrap();
+        assert!(config.maintenance.is_none() && config.workload.read_ratio == 0.0);
+        assert!(serde_json::to_value(&config)
+            .unwrap()
+            .get("maintenance")
+            .is_none());
+    }
+
+    #[test]
+    fn server_stats_every_goes_into_the_configuration_and_is_at_least_a_second() {
+        let args = run_args(&["keyvalue", "--server-stats-every", "10s"]);
+        let config = run_settings(&args).unwrap();
+        assert_eq!(config.server_stats_every_s, Some(10.0));
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["server_stats_every_s"], 10.0);
+        let args = run_args(&["keyvalue", "--server-stats-every", "500ms"]);
+        let err = run_settings(&args).unwrap_err().to_string();
+        assert!(err.contains("at least 1s"), "{err}");
+        assert!(crate::cli::Cli::try_parse_from([
+            "headroom",
+            "run",
+            "keyvalue",
+            "--server-stats-every",
+            "often"
+        ])
+        .is_err());
+        // Without the flag nothing is stored.
+        let config = run_settings(&run_args(&["keyvalue"])).unwrap();
+        assert!(serde_json::to_value(&config)
+            .unwrap()
+            .get("server_stats_every_s")
+            .is_none());
+    }
+
+    /// `headroom run ycsb ARGS...`'s settings, or the error's message.
+    fn run_config(args: &[&str]) -> Result<RunSettings, String> {
+        let mut argv = vec!["ycsb", "--hosts", "127.0.0.2:9042"];
+        argv.extend_from_slice(args);
+        run_settings(&run_args(&argv)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_command_line_settles_keyspace_load_and_length() {
+        let config = run_config(&[
+            "--workload",
+            "f",
+            "-p",
+            "recordcount=500",
+            "-p",
+            "operationcount=2000",
+        ])
+        .unwrap();
+        assert_eq!(config.workload.keyspace, "ycsb");
+        assert_eq!(config.workload.populate, 500);
+        assert_eq!(
+            config.ops,
+            Some(2000),
+            "operationcount when no --duration or --ops"
+        );
+        assert_eq!(config.duration_s, None);
+        let crate::workload::Definition::Ycsb(y) = &config.workload.definition else {
+            panic!("ycsb")
+        };
+        assert_eq!(y.readmodifywriteproportion, 0.5);
+        // Stored in config.json and read back the same.
+        let json = serde_json::to_string(&config.workload).unwrap();
+        assert!(json.contains(r#""format":"ycsb""#), "{json}");
+        let back: WorkloadConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, config.workload);
+
+        let config =
+            run_config(&["--workload", "a", "--keyspace", "bench", "--duration", "5s"]).unwrap();
+        assert_eq!(config.workload.keyspace, "bench");
+        assert_eq!((config.duration_s, config.ops), (Some(5.0), None));
+        let config = run_config(&["--workload", "a", "--ops", "77"]).unwrap();
+        assert_eq!(config.ops, Some(77));
+
+        let error = run_config(&["--workload", "a", "--read-ratio", "0.5"]).unwrap_err();
+        assert!(
+            error.contains("--read-ratio") && error.contains("readproportion"),
+            "{error}"
+        );
+        let error = run_config(&["--workload", "a", "--populate", "10"]).unwrap_err();
+        assert!(error.contains("recordcount"), "{error}");
+    }
+
+    #[test]
+    fn a_property_file_is_read_with_its_lines_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("workloadf");
+        std::fs::write(
+            &file,
+            "# Workload F\nrecordcount=100\noperationcount=100\nworkload=site.ycsb.workloads.CoreWorkload\n\n\
+             readallfields=true\nreadproportion=0.5\nreadmodifywriteproportion=0.5\nupdateproportion=0\n\
+             requestdistribution=zipfian\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let config = run_config(&["-P", path, "-p", "recordcount=50"]).unwrap();
+        assert_eq!(config.workload.populate, 50, "-p overrides the file");
+        assert_eq!(config.ops, Some(100));
+        std::fs::write(&file, "recordcount=100\n\nfieldcount=many\n").unwrap();
+        let error = run_config(&["-P", path]).unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{path}:3: fieldcount=many: not a whole number (YCSB reads it as a plain integer)"
+            )
+        );
+    }
+}

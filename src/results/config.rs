@@ -1,0 +1,124 @@
+//! config.json: a run's settings, resolved, so that it can be repeated. The run reads them
+//! ([`crate::run::execute`]), writes them first into its directory, and the report, the
+//! comparisons and `--resume` read them back.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::client::native::Sender;
+use crate::engine::schedule::End;
+use crate::engine::LoadMode;
+use crate::maintenance::MaintenanceConfig;
+use crate::sla::Sla;
+use crate::workload::WorkloadConfig;
+
+/// The file's name in a run directory.
+pub const CONFIG_JSON: &str = "config.json";
+
+/// The phases of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunPhase {
+    /// The populate (load) alone.
+    Load,
+    /// The measured run alone.
+    Run,
+    /// The populate, then the measured run.
+    #[default]
+    Both,
+}
+
+/// config.json: everything that decides what a run does, resolved, so it can be repeated.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// headroom's version.
+    pub headroom_version: String,
+    /// Contact points.
+    pub hosts: Vec<String>,
+    /// The workload and its settings.
+    pub workload: WorkloadConfig,
+    /// Open or closed loop.
+    pub mode: LoadMode,
+    /// Warmup, seconds.
+    pub warmup_s: f64,
+    /// Measured duration, seconds, when bounded by time.
+    pub duration_s: Option<f64>,
+    /// Measured requests, when bounded by count.
+    pub ops: Option<u64>,
+    /// Interval length, seconds.
+    pub interval_s: f64,
+    /// Client threads.
+    pub threads: usize,
+    /// Request timeout, seconds.
+    pub request_timeout_s: f64,
+    /// Connections per node.
+    pub connections: usize,
+    /// What sends the measured requests.
+    #[serde(default)]
+    pub sender: Sender,
+    /// Requests due within this many seconds of each other are sent together.
+    pub send_resolution_s: f64,
+    /// The service level judged per window, if any (stored as its canonical terms and its
+    /// window in seconds).
+    #[serde(with = "crate::sla::stored::optional")]
+    pub sla: Option<Sla>,
+    /// The phases run: the populate (load), the measured run, or both.
+    #[serde(default)]
+    pub phase: RunPhase,
+    /// The command line, as typed.
+    pub command_line: Vec<String>,
+    /// nodetool operations run during the load (`--during`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<MaintenanceConfig>,
+    /// Whether Cassandra's own histograms of a local cluster's nodes are also read through
+    /// nodetool (a JVM start per command, seconds before and after the run); CQL's are
+    /// always read. Off for capacity trials and sweep steps, which are many and short.
+    #[serde(default = "yes")]
+    pub nodetool_figures: bool,
+    /// `--server-stats-every`: Cassandra's own figures are also read at this period, seconds,
+    /// while the load runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_stats_every_s: Option<f64>,
+}
+
+impl RunSettings {
+    /// The sender the measured requests will try: the driver for workloads the native
+    /// sender does not serve, whatever `--sender` asked (`native` is refused for them
+    /// when the settings are made).
+    pub fn effective_sender(&self) -> Sender {
+        match (&self.workload.definition, self.sender) {
+            (crate::workload::Definition::Builtin, sender) => sender,
+            _ => Sender::Driver,
+        }
+    }
+
+    /// When the engine ends the run: the warmup, then the duration or the request count.
+    pub fn end(&self) -> End {
+        End {
+            warmup_ns: (self.warmup_s * 1e9) as u64,
+            duration_ns: self.duration_s.map(|d| (d * 1e9) as u64),
+            ops: self.ops,
+        }
+    }
+
+    /// Reads a run directory's config.json.
+    pub fn read(dir: &Path) -> anyhow::Result<RunSettings> {
+        super::read_json(&dir.join(CONFIG_JSON))
+    }
+
+    /// Writes config.json into `dir`.
+    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        super::write_json(&dir.join(CONFIG_JSON), self)
+    }
+
+    /// The SLA's window, when the run has an SLA.
+    pub fn sla_window(&self) -> Option<Duration> {
+        self.sla.as_ref().map(|s| s.window)
+    }
+}
+
+fn yes() -> bool {
+    true
+}

@@ -1,0 +1,40 @@
+//! What a run directory holds, typed: each file's format, its writer beside its reader.
+//!
+//! - [`hlog`]: HdrHistogram interval logs (histograms.hlog, pauses.hlog), one compressed
+//!   histogram per interval and tag, read by HistogramLogProcessor and HistogramLogAnalyzer.
+//! - [`hgrm`]: percentile distribution text (`<op>.hgrm`), as Java's
+//!   `outputPercentileDistribution` prints it, read by the HdrHistogram plotter.
+//! - [`intervals_csv`]: intervals.csv, one row per interval, phase and operation type, and
+//!   one per judged SLA window.
+//! - [`summary`]: summary.json, a run's totals and verdicts.
+//! - [`config`]: config.json, a run's settings.
+//!
+//! This layer sits below the run, the searches and the report: it knows the types it
+//! stores (the engine's, the SLA's, the metrics') and nothing of who writes or reads them.
+
+pub mod config;
+pub mod hgrm;
+pub mod hlog;
+pub mod intervals_csv;
+pub mod summary;
+
+mod java_format;
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Reads a JSON file of a run directory, refusing one over the size headroom reads.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let text = crate::usage::read_input_file(path, "the file")?;
+    serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))
+}
+
+/// Writes a value as pretty JSON with a final newline.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("serializable");
+    fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
+}

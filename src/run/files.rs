@@ -1,0 +1,155 @@
+//! The run directory's interval files, written as the run goes: every interval into
+//! histograms.hlog and intervals.csv (flushed at once, so that a crash keeps every finished
+//! interval), every judged SLA window into intervals.csv. The run's summary files are
+//! written once it ends ([`super::summary`]).
+
+use std::fs;
+use std::io::BufWriter;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+
+use crate::engine::Interval;
+use crate::metrics::Phase;
+use crate::results::hlog::HlogWriter;
+use crate::results::intervals_csv::IntervalsCsv;
+use crate::sla::{Judged, Sla, StreamingJudge};
+
+/// histograms.hlog, intervals.csv and the SLA judged as the intervals come.
+pub(crate) struct RunFiles {
+    hlog: HlogWriter<BufWriter<fs::File>>,
+    csv: IntervalsCsv,
+    op_names: Vec<String>,
+    warmup_ns: u64,
+    /// Judges the windows after the warmup, when the run has an SLA.
+    judge: Option<StreamingJudge>,
+    /// The first write that failed; the run goes on without its files.
+    error: Option<anyhow::Error>,
+    /// Every interval's (start, length) in ns, as histograms.hlog has them: the time base
+    /// of pauses.hlog.
+    pub(crate) spans: Vec<(u64, u64)>,
+}
+
+impl RunFiles {
+    /// Creates the files in `out` for a run that started at `start`.
+    pub(crate) fn create(
+        out: &Path,
+        start: SystemTime,
+        op_names: &[String],
+        warmup_s: f64,
+        planned: Option<Duration>,
+        sla: Option<Sla>,
+    ) -> anyhow::Result<Self> {
+        let hlog_path = out.join("histograms.hlog");
+        let hlog = HlogWriter::create(&hlog_path, start)
+            .with_context(|| format!("creating {}", hlog_path.display()))?;
+        let csv = IntervalsCsv::create(&out.join("intervals.csv"))?;
+        let warmup_ns = (warmup_s * 1e9) as u64;
+        Ok(RunFiles {
+            hlog,
+            csv,
+            op_names: op_names.to_vec(),
+            warmup_ns,
+            judge: sla.map(|sla| {
+                let measured_ns = planned.map(|p| (p.as_nanos() as u64).saturating_sub(warmup_ns));
+                StreamingJudge::new(sla, op_names.to_vec(), warmup_ns, measured_ns)
+            }),
+            error: None,
+            spans: Vec::new(),
+        })
+    }
+
+    /// Writes one interval and judges the window it completes, if any. A write that fails
+    /// is returned once (the run goes on, its files incomplete) and kept for
+    /// [`RunFiles::finish`].
+    pub(crate) fn interval(&mut self, interval: &Interval) -> (Option<Judged>, Option<String>) {
+        self.spans.push((interval.start_ns, interval.length_ns));
+        let mut failed = None;
+        if self.error.is_none() {
+            if let Err(e) = self.write(interval) {
+                failed = Some(format!("{e:#}"));
+                self.error = Some(e);
+            }
+        }
+        let judged = self
+            .judge
+            .as_mut()
+            .and_then(|judge| judge.interval(interval.start_ns, interval.length_ns, &interval.ops));
+        if let Some(judged) = &judged {
+            self.window_row(judged);
+        }
+        (judged, failed)
+    }
+
+    /// Judges the last window, if not yet done; the run is over.
+    pub(crate) fn judge_last(&mut self) -> Option<Judged> {
+        let judged = self.judge.as_mut()?.finish()?;
+        self.window_row(&judged);
+        Some(judged)
+    }
+
+    /// Failing windows that the client's own wait decided.
+    pub(crate) fn client_decided(&self) -> u64 {
+        self.judge
+            .as_ref()
+            .map_or(0, StreamingJudge::client_decided)
+    }
+
+    /// Closes the files; the SLA and its verdict, when the run had one.
+    pub(crate) fn finish(mut self) -> anyhow::Result<Option<(Sla, crate::sla::RunVerdict)>> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.csv.flush()?;
+        Ok(self.judge.take().map(StreamingJudge::into_verdict))
+    }
+
+    fn window_row(&mut self, judged: &Judged) {
+        if self.error.is_none() {
+            if let Err(e) = self
+                .csv
+                .window_row(self.warmup_ns, &judged.window, &judged.verdict)
+            {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn write(&mut self, interval: &Interval) -> anyhow::Result<()> {
+        let offset = Duration::from_nanos(interval.start_ns);
+        let length = Duration::from_nanos(interval.length_ns);
+        for (i, name) in self.op_names.iter().enumerate() {
+            for phase in Phase::ALL {
+                let stats = &interval.ops[i][phase.index()];
+                if stats.total() == 0 {
+                    continue;
+                }
+                let prefix = if phase == Phase::Warmup {
+                    "warmup."
+                } else {
+                    ""
+                };
+                self.hlog.write_interval(
+                    Some(&format!("{prefix}{name}.rt")),
+                    offset,
+                    length,
+                    &stats.response_ns,
+                )?;
+                self.hlog.write_interval(
+                    Some(&format!("{prefix}{name}.st")),
+                    offset,
+                    length,
+                    &stats.service_ns,
+                )?;
+                self.csv.row(interval, phase, name, stats)?;
+            }
+        }
+        if let Some(h) = &interval.hiccups {
+            self.hlog
+                .write_interval(Some("client.hiccup"), offset, length, h)?;
+        }
+        self.csv.flush()?;
+        Ok(())
+    }
+}

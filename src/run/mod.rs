@@ -1,0 +1,405 @@
+//! One run as a library call: connect, set the workload up, populate when asked, drive the
+//! load, and write the run directory as it goes ([`execute`]).
+//!
+//! The settings are [`RunSettings`] (what config.json holds). What the run tells as it goes
+//! reaches a [`RunObserver`]: the command line prints it, a sweep decides from it when a step
+//! is stable, tests collect it; the run itself prints nothing. A [`StopSignal`] ends it early
+//! (Ctrl-C, a search's stop), and [`execute`] returns how it ended ([`RunOutcome`]).
+//!
+//! - [`files`]: histograms.hlog and intervals.csv as the intervals come, with the SLA judged
+//!   on the way;
+//! - [`populate`]: the rows written before the measured run;
+//! - [`summary`]: summary.json and the `<op>.hgrm` files once it ends;
+//! - [`stop`], [`observer`]: the two ways a caller takes part.
+
+mod files;
+pub mod observer;
+pub mod populate;
+pub mod stop;
+mod summary;
+
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+
+use crate::client::native::{NativeClient, Sender};
+use crate::client::{self, ClientConfig};
+use crate::engine::clock::RealClock;
+use crate::engine::schedule::Progress;
+use crate::engine::{self, EngineConfig, Interval, IntervalSink, StopReason};
+use crate::maintenance::runner::{Maintenance, Nodetool};
+use crate::maintenance::{MaintenanceFile, PlanError, Target};
+use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
+use crate::metrics::server_tables::TablesRecording;
+use crate::results::summary::RunSummary;
+use crate::workload::{AnyWorkload, Workload};
+
+pub use crate::results::config::{RunPhase, RunSettings};
+pub use observer::{Control, Finished, Measuring, Quiet, RunObserver};
+pub use stop::StopSignal;
+
+/// What a run needs besides its settings.
+pub struct RunContext<'a> {
+    /// The run directory, created by the run; it must not hold another run's files.
+    pub out: &'a Path,
+    /// User name and password, for a cluster that asks (never stored).
+    pub credentials: Option<(String, String)>,
+    /// Ends the run early when given.
+    pub stop: Arc<StopSignal>,
+    /// Write the workload's populate rows (false when an earlier run wrote them).
+    pub populate: bool,
+    /// Whose server pauses to record (the local cluster headroom started, if the run loads
+    /// it).
+    pub pauses: &'a PauseSource,
+}
+
+/// How a run that started ended.
+#[derive(Debug)]
+pub enum RunOutcome {
+    /// The stop signal came while populating; nothing was measured.
+    StoppedDuringPopulate,
+    /// The measured run ended (completed or not; see its stop reason).
+    Finished(Box<RunSummary>),
+    /// Only the populate was asked for (`RunPhase::Load`).
+    LoadedOnly,
+}
+
+/// The async runtime of a run: `threads` workers.
+pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// One run, from connecting to the summary, writing its directory as it goes. Errors
+/// before the run starts leave only error.txt in the directory, and only in one of its own.
+/// An observer that ends the measured part makes it count as completed (unless the stop
+/// signal came too). The server pauses of the nodes `context.pauses` names go into
+/// pauses.hlog and pauses.json as the run ends, interrupted or not (see [`server_pauses`]).
+pub async fn execute(
+    settings: &RunSettings,
+    context: &RunContext<'_>,
+    observer: &mut dyn RunObserver,
+) -> anyhow::Result<RunOutcome> {
+    let out = context.out;
+    let failed = |e: anyhow::Error| {
+        note_failure(out, &e);
+        e
+    };
+    let maintenance_targets =
+        maintenance_targets(settings, context.pauses).map_err(|e| failed(e.into()))?;
+    let client_config = ClientConfig {
+        hosts: settings.hosts.clone(),
+        request_timeout: Duration::from_secs_f64(settings.request_timeout_s),
+        connections: settings.connections,
+        credentials: context.credentials.clone(),
+    };
+    let session = client::connect(&client_config)
+        .await
+        .map_err(|e| failed(e.into()))?;
+    let native = match settings.effective_sender() {
+        Sender::Driver => None,
+        sender => {
+            match NativeClient::open(
+                session.clone(),
+                settings.connections,
+                client_config.credentials.clone(),
+                client::CONNECT_TIMEOUT,
+            )
+            .await
+            {
+                Ok(native) => Some(Arc::new(native)),
+                Err(reason) if sender == Sender::Auto => {
+                    observer.note(&format!(
+                        "The native sender cannot connect ({reason}): the driver sends the requests."
+                    ));
+                    None
+                }
+                Err(reason) => {
+                    return Err(failed(
+                        client::ConnectError::Unreachable {
+                            hosts: settings.hosts.join(", "),
+                            reason: format!("the native sender: {reason}"),
+                        }
+                        .into(),
+                    ))
+                }
+            }
+        }
+    };
+    let workload = AnyWorkload::prepare(session.clone(), native.clone(), &settings.workload)
+        .await
+        .map(Arc::new)
+        .map_err(|e| failed(e.into()))?;
+    fs::create_dir_all(out)
+        .with_context(|| format!("creating the run directory {}", out.display()))?;
+    settings.write(out)?;
+    observer.prepared(out, native.is_some());
+
+    let progress = Arc::new(Progress::default());
+    let watcher = stop::watch(&context.stop, &progress);
+    let populated =
+        if context.populate && settings.phase != RunPhase::Run && settings.workload.populate > 0 {
+            Some(populate::populate_rows(&workload, settings, progress.clone(), observer).await)
+        } else {
+            None
+        };
+    watcher.abort();
+    if progress.stop.load(Ordering::Relaxed) {
+        observer.note("Stopped during populate.");
+        return Ok(RunOutcome::StoppedDuringPopulate);
+    }
+    if settings.phase == RunPhase::Load {
+        if let Some(p) = &populated {
+            crate::results::write_json(&out.join("load.json"), p)?;
+        }
+        observer.note("Load phase done (--phase load); no measured run.");
+        return Ok(RunOutcome::LoadedOnly);
+    }
+    // The measured run gets a fresh count of requests.
+    let progress = Arc::new(Progress::default());
+    let watcher = stop::watch(&context.stop, &progress);
+
+    let engine_config = EngineConfig {
+        mode: settings.mode,
+        end: settings.end(),
+        interval: Duration::from_secs_f64(settings.interval_s),
+        workers: settings.threads,
+        first_seq: settings.workload.populate,
+        only_op: None,
+        seed: settings.workload.seed,
+        hiccups: true,
+        send_resolution: Duration::from_secs_f64(settings.send_resolution_s),
+        request_timeout: Some(Duration::from_secs_f64(settings.request_timeout_s)),
+        lag_limit: Some(crate::sla::validity::lag_limit(Duration::from_secs_f64(
+            settings.send_resolution_s,
+        ))),
+    };
+    let mut server_tables = TablesRecording::begin(
+        session,
+        &settings.workload,
+        context.pauses,
+        &settings.hosts,
+        settings.nodetool_figures,
+        out,
+    )
+    .await;
+    let op_names: Vec<String> = workload.op_names().to_vec();
+    let op_weights = workload.op_weights();
+    let planned = settings
+        .duration_s
+        .map(|d| Duration::from_secs_f64(d + settings.warmup_s));
+    observer.measuring(&Measuring {
+        settings,
+        op_names: &op_names,
+        op_weights: &op_weights,
+        planned,
+    });
+    let started_at = SystemTime::now();
+    let clock = RealClock::start_now();
+    let pause_nodes = pause_nodes(context.pauses, &settings.hosts, observer);
+    let files = files::RunFiles::create(
+        out,
+        started_at,
+        &op_names,
+        settings.warmup_s,
+        planned,
+        settings.sla.clone(),
+    )?;
+    let maintenance = start_maintenance(
+        settings,
+        maintenance_targets,
+        &clock,
+        started_at,
+        out,
+        &context.stop,
+        observer,
+    );
+    if let Some(every) = settings.server_stats_every_s {
+        server_tables.sample_every(
+            Duration::from_secs_f64(every),
+            tokio::time::Instant::from_std(clock.t0()),
+            started_at,
+            out,
+        );
+    }
+    let cpu_before = crate::metrics::process::cpu_time();
+    let mut recorder = Recorder {
+        files,
+        observer,
+        progress: progress.clone(),
+        ended: false,
+    };
+    let mut outcome = engine::run(
+        workload.clone(),
+        clock,
+        &engine_config,
+        progress,
+        &mut recorder,
+    )
+    .await;
+    let maintenance: Option<MaintenanceFile> = match maintenance {
+        Some(m) => Some(m.finish().await),
+        None => None,
+    };
+    let Recorder {
+        mut files,
+        observer,
+        ended,
+        ..
+    } = recorder;
+    if ended && outcome.stop == StopReason::Interrupted && !context.stop.is_set() {
+        // The observer ended the measured part: it is complete by the caller's rule.
+        outcome.stop = StopReason::Completed;
+    }
+    let cpu = crate::metrics::process::cpu_time().saturating_sub(cpu_before);
+    let server_tables = server_tables.end(out).await;
+    if let Some(judged) = files.judge_last() {
+        observer.window(&judged);
+    }
+    let client = summary::Client {
+        op_weights: &op_weights,
+        client_decided: files.client_decided(),
+    };
+    let spans = std::mem::take(&mut files.spans);
+    let verdict = files.finish()?;
+    let pauses = (!pause_nodes.is_empty()).then(|| {
+        let from_ns = (settings.warmup_s * 1e9) as u64;
+        let span = RunSpan {
+            start: started_at,
+            measured_from_ns: from_ns,
+            measured_to_ns: outcome.elapsed_ns.max(from_ns),
+            intervals: &spans,
+        };
+        server_pauses::write_run_pauses(out, &pause_nodes, &span)
+    });
+    watcher.abort();
+    let summary = summary::summarize(
+        settings, &op_names, &outcome, started_at, cpu, populated, verdict, client,
+    );
+    summary::write_distributions(out, &op_names, &outcome)?;
+    summary.write(out)?;
+    observer.finished(&Finished {
+        summary: &summary,
+        pauses: pauses.as_ref(),
+        maintenance: maintenance.as_ref(),
+        server_tables: &server_tables,
+        out,
+        warmup_s: settings.warmup_s,
+    });
+    Ok(RunOutcome::Finished(Box::new(summary)))
+}
+
+/// The run's files, then the observer, for each interval; sets the run's stop when the
+/// observer says so.
+struct Recorder<'o> {
+    files: files::RunFiles,
+    observer: &'o mut dyn RunObserver,
+    progress: Arc<Progress>,
+    ended: bool,
+}
+
+impl IntervalSink for Recorder<'_> {
+    fn interval(&mut self, interval: &Interval) {
+        let control = self.observer.interval(interval);
+        let (judged, failed) = self.files.interval(interval);
+        if let Some(error) = failed {
+            self.observer.problem(&format!(
+                "Error: {error}; the run goes on, but its files are incomplete"
+            ));
+        }
+        if let Some(judged) = &judged {
+            self.observer.window(judged);
+        }
+        if control == Control::End && !self.ended {
+            self.ended = true;
+            self.progress.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Leaves a note of why a run could not start, and nothing else, in its directory: only in
+/// one it creates (or that is empty), never among another run's files.
+fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
+    if crate::output_dir::may_leave_note(out) && fs::create_dir_all(out).is_ok() {
+        let _ = fs::write(
+            out.join("error.txt"),
+            format!("The run did not start: {error}\n"),
+        );
+    }
+}
+
+/// The nodes `--during` runs its operations on; none without `--during`.
+fn maintenance_targets(
+    settings: &RunSettings,
+    pauses: &PauseSource,
+) -> Result<Vec<Target>, PlanError> {
+    match &settings.maintenance {
+        Some(m) => crate::maintenance::targets_for(m, pauses, &settings.hosts),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Starts `--during`'s plan on the run's time base (that of histograms.hlog).
+fn start_maintenance(
+    settings: &RunSettings,
+    targets: Vec<Target>,
+    clock: &RealClock,
+    started_at: SystemTime,
+    out: &Path,
+    stop: &Arc<StopSignal>,
+    observer: &mut dyn RunObserver,
+) -> Option<Maintenance> {
+    let m = settings.maintenance.as_ref()?;
+    let names: Vec<String> = targets.iter().map(|t| t.name()).collect();
+    observer.note(&format!(
+        "Maintenance: nodetool {} on {}, one node after another.",
+        m.plan
+            .0
+            .iter()
+            .map(|p| format!("{}@{}s", p.operation, p.at_s))
+            .collect::<Vec<_>>()
+            .join(", "),
+        names.join(", ")
+    ));
+    Some(Maintenance::start(
+        m,
+        targets,
+        Nodetool,
+        tokio::time::Instant::from_std(clock.t0()),
+        started_at,
+        Some(out),
+        stop.clone(),
+    ))
+}
+
+/// The nodes whose pauses a run against `hosts` records; says why when a running local
+/// cluster is not the one loaded.
+fn pause_nodes(
+    pauses: &PauseSource,
+    hosts: &[String],
+    observer: &mut dyn RunObserver,
+) -> Vec<PauseNode> {
+    match pauses.nodes_for(hosts) {
+        Ok(nodes) => {
+            if !nodes.is_empty() {
+                let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+                observer.note(&format!(
+                    "Server pauses: from the GC logs of {} when the run ends.",
+                    names.join(", ")
+                ));
+            }
+            nodes
+        }
+        Err(why) => {
+            observer.note(&format!("Server pauses are not recorded: {why}."));
+            Vec::new()
+        }
+    }
+}
