@@ -11,7 +11,26 @@ use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
 use crate::sla::Sla;
 use crate::workload::builtin::WorkloadError;
-use crate::workload::{compaction_map, replication_map, AnyWorkload, WorkloadConfig};
+use crate::workload::{
+    compaction_map, replication_map, AnyWorkload, WorkloadConfig, WorkloadRequest,
+};
+
+/// The workload's flags as the workload formats take them.
+pub fn workload_request(args: &WorkloadArgs) -> WorkloadRequest {
+    WorkloadRequest {
+        name: args.name.clone().unwrap_or_default(),
+        p: args.p.clone(),
+        property_files: args.property_files.clone(),
+        ycsb_workload: args.ycsb_workload.clone(),
+        op_mix: args.op_mix.clone(),
+        read_ratio: args.read_ratio,
+        delete_ratio: args.delete_ratio,
+        populate: args.populate,
+        keyspace: args.keyspace.clone(),
+        compaction: args.compaction.clone(),
+        ttl: args.ttl,
+    }
+}
 
 /// The contact point when no --hosts is given: the first local node.
 pub const DEFAULT_HOST: &str = "127.0.0.1:9042";
@@ -116,7 +135,7 @@ pub fn settings(
 ) -> Result<RunSettings, WorkloadError> {
     let args = workload_args;
     let name = args.name.clone().unwrap_or_default();
-    let definition = crate::workload::any::resolve(&name, args)?;
+    let definition = crate::workload::any::resolve(&name, &workload_request(args))?;
     // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
     let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
         Some(n) => crate::units::parse_count(n)

@@ -15,7 +15,7 @@ use super::declarative::{self, Declarative};
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
-use crate::cli::WorkloadArgs;
+use crate::workload::WorkloadRequest;
 use crate::client::native::NativeClient;
 
 /// A prepared workload of any format.
@@ -145,7 +145,7 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
 
 /// Reads the workload the command line names (`name` and the format's own flags in `args`)
 /// into its definition, before anything else is done: every error here is the user's input.
-pub fn resolve(name: &str, args: &WorkloadArgs) -> Result<Definition, WorkloadError> {
+pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, WorkloadError> {
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
         return Ok(Definition::Builtin);
@@ -181,7 +181,7 @@ fn is_yaml(name: &str) -> bool {
 
 /// The flags of the other formats make no sense for a built-in workload: say so rather than
 /// ignore them.
-fn refuse_foreign_flags(name: &str, args: &WorkloadArgs) -> Result<(), WorkloadError> {
+fn refuse_foreign_flags(name: &str, args: &WorkloadRequest) -> Result<(), WorkloadError> {
     let ycsb = if !args.property_files.is_empty() {
         Some("-P")
     } else if args.ycsb_workload.is_some() {

@@ -206,6 +206,95 @@ impl WorkloadConfig {
     }
 }
 
+/// What the command line says of the workload before it is read: the name or file, and the
+/// flags each format takes or refuses (a built-in refuses YCSB's `-P`, a profile refuses
+/// `--read-ratio`...). The commands build it from their flags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadRequest {
+    /// A built-in's name, `ycsb`, or a workload file's path.
+    pub name: String,
+    /// `-p`: a number of partitions, or YCSB properties `KEY=VALUE`.
+    pub p: Vec<String>,
+    /// YCSB property files (`-P`).
+    pub property_files: Vec<std::path::PathBuf>,
+    /// One of YCSB's core workloads (`--workload a`..`f`).
+    pub ycsb_workload: Option<String>,
+    /// A mix of a profile's named operations (`--ops insert=1,q=9`).
+    pub op_mix: Option<Vec<(String, f64)>>,
+    /// `--read-ratio`, when given.
+    pub read_ratio: Option<f64>,
+    /// `--delete-ratio`.
+    pub delete_ratio: f64,
+    /// `--populate`.
+    pub populate: u64,
+    /// `--keyspace`.
+    pub keyspace: String,
+    /// `--compaction`, when given.
+    pub compaction: Option<String>,
+    /// `--ttl`, when given.
+    pub ttl: Option<Duration>,
+}
+
+/// The keyspace a workload uses when none is named.
+pub const DEFAULT_KEYSPACE: &str = "headroom";
+
+impl Default for WorkloadRequest {
+    fn default() -> Self {
+        WorkloadRequest {
+            name: String::new(),
+            p: Vec::new(),
+            property_files: Vec::new(),
+            ycsb_workload: None,
+            op_mix: None,
+            read_ratio: None,
+            delete_ratio: 0.0,
+            populate: 0,
+            keyspace: DEFAULT_KEYSPACE.to_string(),
+            compaction: None,
+            ttl: None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl WorkloadRequest {
+    /// A request for `name` with the flags `words` (the few the formats look at), as the
+    /// command line would give them: for tests of the formats.
+    pub(crate) fn with_flags(name: &str, words: &[&str]) -> WorkloadRequest {
+        let mut request = WorkloadRequest {
+            name: name.to_string(),
+            ..WorkloadRequest::default()
+        };
+        let mut words = words.iter();
+        while let Some(flag) = words.next() {
+            let mut value = || words.next().expect("a value").to_string();
+            match *flag {
+                "-p" => request.p.push(value()),
+                "-P" => request.property_files.push(value().into()),
+                "--workload" => request.ycsb_workload = Some(value()),
+                "--ops" => {
+                    let mix = value()
+                        .split(',')
+                        .map(|item| {
+                            let (name, weight) = item.split_once('=').expect("NAME=WEIGHT");
+                            (name.to_string(), weight.parse().expect("a weight"))
+                        })
+                        .collect();
+                    request.op_mix = Some(mix);
+                }
+                "-r" | "--read-ratio" => request.read_ratio = Some(value().parse().unwrap()),
+                "--delete-ratio" => request.delete_ratio = value().parse().unwrap(),
+                "--populate" => request.populate = value().parse().unwrap(),
+                "--keyspace" => request.keyspace = value(),
+                "--compaction" => request.compaction = Some(value()),
+                "--ttl" => request.ttl = Some(crate::units::parse_duration(&value()).unwrap()),
+                other => panic!("{other} is not a flag the formats look at"),
+            }
+        }
+        request
+    }
+}
+
 /// Turns the `--replication` shorthand into a CQL map: `simple:3`,
 /// `nts:datacenter1=3,dc2=2`, or a CQL map given as is (checked: a class, and for the two
 /// strategies Cassandra ships, factors that place the data on at least one node).

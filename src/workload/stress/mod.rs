@@ -27,10 +27,10 @@ use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
-use crate::cli::WorkloadArgs;
+use crate::workload::WorkloadRequest;
 
 /// `--keyspace` when not given: a profile's own keyspace replaces it.
-const DEFAULT_KEYSPACE: &str = "headroom";
+use crate::workload::DEFAULT_KEYSPACE;
 
 /// Cassandra refuses batches of more statements than this.
 const MAX_BATCH_STATEMENTS: u64 = 65_535;
@@ -75,7 +75,7 @@ pub fn is_profile_path(name: &str) -> bool {
 }
 
 /// Reads the profile `path` and the operation mix from the command line.
-pub fn resolve(path: &str, args: &WorkloadArgs) -> Result<StressDefinition, WorkloadError> {
+pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, WorkloadError> {
     let text = crate::usage::read_input_file(Path::new(path), "the profile")
         .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
     let profile =
@@ -123,7 +123,7 @@ pub fn resolve(path: &str, args: &WorkloadArgs) -> Result<StressDefinition, Work
 }
 
 /// Flags of other formats, and table settings the profile's CQL owns: refused, not ignored.
-fn refuse_foreign_flags(args: &WorkloadArgs) -> Result<(), WorkloadError> {
+fn refuse_foreign_flags(args: &WorkloadRequest) -> Result<(), WorkloadError> {
     let ycsb = "is for the ycsb workload, not a cassandra-stress profile";
     let refused = if !args.property_files.is_empty() {
         Some(format!("-P {ycsb}"))
@@ -509,22 +509,9 @@ impl Workload for StressWorkload {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    fn args(extra: &[&str], profile: &Path) -> WorkloadArgs {
-        let mut argv = vec!["headroom", "run", profile.to_str().unwrap()];
-        argv.extend_from_slice(extra);
-        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
-        match cli.command {
-            crate::cli::Command::Run(run) => {
-                let mut w = run.workload;
-                if let Some(crate::cli::OpsArg::Mix(mix)) = run.ops {
-                    w.op_mix = Some(mix);
-                }
-                w
-            }
-            _ => unreachable!(),
-        }
+    fn args(extra: &[&str], profile: &Path) -> WorkloadRequest {
+        WorkloadRequest::with_flags(profile.to_str().unwrap(), extra)
     }
 
     fn fixture(name: &str) -> std::path::PathBuf {

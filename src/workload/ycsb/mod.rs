@@ -27,7 +27,7 @@ use self::properties::{Origin, Properties, Property};
 use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
-use crate::cli::WorkloadArgs;
+use crate::workload::WorkloadRequest;
 
 /// The name `headroom run` accepts for this format.
 pub const NAME: &str = "ycsb";
@@ -138,7 +138,7 @@ pub struct YcsbConfig {
 }
 
 /// Reads the YCSB workload the command line gives (`--workload`, `-P`, `-p`).
-pub fn resolve(args: &WorkloadArgs) -> Result<YcsbConfig, WorkloadError> {
+pub fn resolve(args: &WorkloadRequest) -> Result<YcsbConfig, WorkloadError> {
     for (given, flag, instead) in [
         (
             args.read_ratio.is_some_and(|r| r != 0.0),

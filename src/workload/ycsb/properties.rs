@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::cli::WorkloadArgs;
+use crate::workload::WorkloadRequest;
 use crate::workload::builtin::WorkloadError;
 
 /// Where a property's value came from, for messages.
@@ -212,7 +212,7 @@ impl Properties {
     /// Layers the core workload of `--workload`, the `-P` files in order and the `-p
     /// KEY=VALUE` flags, each over the ones before; then checks every key, printing a
     /// one-line notice for each one ignored.
-    pub fn from_args(args: &WorkloadArgs) -> Result<Properties, WorkloadError> {
+    pub fn from_args(args: &WorkloadRequest) -> Result<Properties, WorkloadError> {
         let mut props = Properties::default();
         if let Some(letter) = &args.ycsb_workload {
             props.add_core(letter)?;
@@ -609,16 +609,7 @@ mod tests {
 
     #[test]
     fn dash_p_needs_a_key_and_something_must_be_given() {
-        use clap::Parser;
-        let args = |extra: &[&str]| {
-            let mut argv = vec!["headroom", "run", "ycsb"];
-            argv.extend_from_slice(extra);
-            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
-            let crate::cli::Command::Run(run) = cli.command else {
-                panic!("run")
-            };
-            run.workload
-        };
+        let args = |extra: &[&str]| WorkloadRequest::with_flags("ycsb", extra);
         let error = Properties::from_args(&args(&[])).unwrap_err().to_string();
         assert!(error.contains("--workload a..f"), "{error}");
         let error = Properties::from_args(&args(&["--workload", "a", "-p", "100"]))
