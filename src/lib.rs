@@ -11,6 +11,8 @@ pub mod cluster;
 mod commands;
 pub mod compare;
 pub mod engine;
+#[cfg(test)]
+mod fixtures;
 pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
-use headroom::report::load::{read_hlog, IntervalLatency, Percentiles};
+use headroom::results::run_dir::{read_hlog, IntervalLatency, Percentiles};
 use nix::sys::signal::Signal;
 
 use crate::support::{self, headroom, op, read_json, stderr, stdout};

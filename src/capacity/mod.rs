@@ -6,6 +6,7 @@
 //! asks a [`TrialRunner`] for each run in turn; [`live`] is the runner that drives a real
 //! cluster, each trial a full [`crate::run::execute`].
 
+pub mod dir;
 pub mod live;
 pub mod record;
 pub mod search;

@@ -182,6 +182,61 @@ fn bucket_layout(histogram: &Histogram<u64>) -> (u64, u64) {
     (buckets, 2 * counts_len / (buckets + 1))
 }
 
+/// A percentile distribution (`<op>.hgrm`): the steps of HdrHistogram's text layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spectrum {
+    /// The operation type (the file's stem).
+    pub op: String,
+    /// (percentile as a fraction below 1, value in ms), in file order; the final 100% row
+    /// is left out (its 1/(1−p) is infinite): see `max_ms`.
+    pub points: Vec<(f64, f64)>,
+    /// The largest value, ms.
+    pub max_ms: f64,
+    /// Values in the distribution.
+    pub count: u64,
+}
+
+/// A `.hgrm` file's rows (Value, Percentile, TotalCount, 1/(1−Percentile)) and footer.
+pub fn parse_hgrm(op: &str, text: &str) -> Option<Spectrum> {
+    let mut points = Vec::new();
+    let mut max_ms = None;
+    let mut count = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(footer) = line.strip_prefix("#[Max") {
+            // #[Max     =       21.381, Total count    =        16000]
+            let mut parts = footer.split(',');
+            max_ms = parts
+                .next()
+                .and_then(|p| p.split('=').nth(1))
+                .and_then(|v| v.trim().parse::<f64>().ok());
+            count = parts
+                .next()
+                .and_then(|p| p.split('=').nth(1))
+                .and_then(|v| v.trim().trim_end_matches(']').trim().parse::<u64>().ok());
+            continue;
+        }
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        if cells.len() != 4 {
+            // The header, blank lines, the last (100%) row and the other footer lines.
+            continue;
+        }
+        let (Ok(value), Ok(percentile)) = (cells[0].parse::<f64>(), cells[1].parse::<f64>()) else {
+            continue;
+        };
+        if percentile < 1.0 {
+            points.push((percentile, value));
+        }
+    }
+    let max_ms = max_ms.or_else(|| points.last().map(|p| p.1))?;
+    Some(Spectrum {
+        op: op.to_string(),
+        points,
+        max_ms,
+        count: count.unwrap_or(0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,4 +356,19 @@ mod tests {
 ";
     /// Header, blank line, 56 rows, 3 footer lines.
     const GOLDEN_LINES: usize = 61;
+
+    #[test]
+    fn the_reader_takes_the_layout_the_writer_writes() {
+        let text = "       Value     Percentile TotalCount 1/(1-Percentile)\n\n\
+                    \x20      0.100 0.000000000000          1           1.00\n\
+                    \x20      0.500 0.500000000000          5           2.00\n\
+                    \x20      9.000 0.900000000000          9          10.00\n\
+                    \x20     12.000 1.000000000000         10\n\
+                    #[Mean    =        1.000, StdDeviation   =        2.000]\n\
+                    #[Max     =       12.000, Total count    =           10]\n\
+                    #[Buckets =           15, SubBuckets     =         2048]\n";
+        let s = parse_hgrm("write", text).unwrap();
+        assert_eq!(s.points, [(0.0, 0.1), (0.5, 0.5), (0.9, 9.0)]);
+        assert_eq!((s.max_ms, s.count), (12.0, 10));
+    }
 }

@@ -30,6 +30,9 @@ use hdrhistogram::Histogram;
 
 use super::java_format::fixed;
 
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use hdrhistogram::serialization::Deserializer;
+
 /// Writes an HdrHistogram interval log.
 ///
 /// Each interval line holds the histogram in the compressed (DEFLATE) V2 encoding, base64: the
@@ -205,6 +208,78 @@ fn civil_date(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
+/// The tag of the client's hiccup meter.
+pub const HICCUP_TAG: &str = "client.hiccup";
+
+/// One decoded interval of an HdrHistogram interval log.
+pub struct LoggedInterval<'a> {
+    /// The interval's tag.
+    pub tag: &'a str,
+    /// Start, seconds since the log's start time.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// Its values.
+    pub histogram: Histogram<u64>,
+}
+
+/// Decodes the intervals of an interval log whose tag `keep` accepts, handing each to `each`
+/// in file order. Reading stops at a line that does not parse (a crash can tear the last
+/// one), with a note naming `file`; histograms that cannot be decoded are counted in a note.
+pub fn for_each_interval(
+    bytes: &[u8],
+    file: &str,
+    notes: &mut Vec<String>,
+    keep: impl Fn(&str) -> bool,
+    mut each: impl FnMut(LoggedInterval<'_>),
+) {
+    let mut deserializer = Deserializer::new();
+    let mut undecodable = 0;
+    for entry in IntervalLogIterator::new(bytes) {
+        let interval = match entry {
+            Ok(LogEntry::Interval(interval)) => interval,
+            Ok(_) => continue,
+            Err(_) => {
+                notes.push(format!(
+                    "{file} ends in a line that could not be read (the run may have been cut \
+                     short); the intervals before it are shown."
+                ));
+                break;
+            }
+        };
+        let Some(tag) = interval.tag().map(|t| t.as_str()) else {
+            continue;
+        };
+        if !keep(tag) {
+            continue;
+        }
+        let decoded: Option<Histogram<u64>> = base64::engine::general_purpose::STANDARD
+            .decode(interval.encoded_histogram())
+            .ok()
+            .and_then(|raw| deserializer.deserialize(&mut &raw[..]).ok());
+        let Some(histogram) = decoded else {
+            undecodable += 1;
+            continue;
+        };
+        each(LoggedInterval {
+            tag,
+            start_s: interval.start_timestamp().as_secs_f64(),
+            length_s: interval.duration().as_secs_f64(),
+            histogram,
+        });
+    }
+    if undecodable > 0 {
+        notes.push(format!(
+            "{file}: {undecodable} histogram(s) could not be decoded and were left out."
+        ));
+    }
+}
+
+/// Whether a histograms.hlog tag holds measured response times (`<op>.rt`).
+pub fn is_measured_response_tag(tag: &str) -> bool {
+    tag.ends_with(".rt") && !tag.starts_with("warmup.")
+}
+
 #[cfg(test)]
 mod tests {
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
@@ -358,4 +433,6 @@ mod tests {
         assert_eq!(at(1_709_251_199), "Thu Feb 29 23:59:59 UTC 2024");
         assert_eq!(at(4_102_444_800), "Fri Jan 01 00:00:00 UTC 2100");
     }
+
+
 }

@@ -130,6 +130,105 @@ impl IntervalsCsv {
     }
 }
 
+/// One row of intervals.csv for one interval, phase and operation type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalRow {
+    /// Start, seconds since the start of the run.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// `warmup` or `measure`.
+    pub phase: String,
+    /// The operation type.
+    pub op: String,
+    /// Requests that ended in the interval, successful or not.
+    pub requests: u64,
+    /// Failed requests.
+    pub errors: u64,
+}
+
+/// One judged SLA window (an intervals.csv row of phase `window`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowRow {
+    /// Start, seconds since the start of the run (warmup included).
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// Whether every term held.
+    pub pass: bool,
+    /// The terms that failed.
+    pub failed: Vec<String>,
+}
+
+/// intervals.csv: its interval rows and its window rows. Rows that do not parse are skipped
+/// with one note (a crash can tear the last line).
+pub fn parse_intervals(text: &str, notes: &mut Vec<String>) -> (Vec<IntervalRow>, Vec<WindowRow>) {
+    let mut lines = text.lines();
+    let Some(header) = lines.next() else {
+        return (Vec::new(), Vec::new());
+    };
+    let columns: Vec<&str> = header.split(',').collect();
+    let col = |name: &str| columns.iter().position(|c| *c == name);
+    let (Some(start), Some(length), Some(phase), Some(op), Some(requests), Some(errors)) = (
+        col("start_s"),
+        col("length_s"),
+        col("phase"),
+        col("op"),
+        col("requests"),
+        col("errors"),
+    ) else {
+        notes.push("intervals.csv has an unknown header.".to_string());
+        return (Vec::new(), Vec::new());
+    };
+    let (sla, failed) = (col("sla"), col("sla_failed"));
+    let mut rows = Vec::new();
+    let mut windows = Vec::new();
+    let mut skipped = 0;
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let get = |i: usize| cells.get(i).copied().unwrap_or("");
+        let parsed = (|| {
+            let start_s: f64 = get(start).parse().ok()?;
+            let length_s: f64 = get(length).parse().ok()?;
+            if get(phase) == "window" {
+                let pass = sla.map(get) == Some("pass");
+                let failed = failed
+                    .map(get)
+                    .unwrap_or("")
+                    .split(';')
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                windows.push(WindowRow {
+                    start_s,
+                    length_s,
+                    pass,
+                    failed,
+                });
+                return Some(());
+            }
+            rows.push(IntervalRow {
+                start_s,
+                length_s,
+                phase: get(phase).to_string(),
+                op: get(op).to_string(),
+                requests: get(requests).parse().ok()?,
+                errors: get(errors).parse().ok()?,
+            });
+            Some(())
+        })();
+        if parsed.is_none() {
+            skipped += 1;
+        }
+    }
+    if skipped > 0 {
+        notes.push(format!(
+            "intervals.csv: {skipped} row(s) could not be read and were left out."
+        ));
+    }
+    (rows, windows)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -185,5 +284,21 @@ mod tests {
         // p99.9 of 1..=100 ms: the top bucket, reported as its highest equivalent value.
         assert_eq!(rows[2][10], "100.008");
         assert_eq!(rows[2][13..], ["", "fail", "p99<50ms"]);
+    }
+
+    #[test]
+    fn the_reader_takes_the_rows_the_writer_writes() {
+        let mut notes = Vec::new();
+        let (rows, windows) = parse_intervals(
+            "start_s,length_s,phase,op,requests,errors,rate_per_s,p50_ms,p90_ms,p99_ms,p999_ms,p9999_ms,max_ms,backlog,sla,sla_failed\n\
+             0.000,1.000,measure,write,10,2,10.0,1,1,1,1,1,1,0,,\n\
+             0.000,1.000,window,all,10,2,10.0,1,1,1,1,1,1,,fail,p99<1ms;errors<1%\n\
+             1.000,oops\n",
+            &mut notes,
+        );
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].requests, rows[0].errors), (10, 2));
+        assert_eq!(windows[0].failed, ["p99<1ms", "errors<1%"]);
+        assert_eq!(notes.len(), 1);
     }
 }

@@ -8,6 +8,7 @@
 //!   one per judged SLA window.
 //! - [`summary`]: summary.json, a run's totals and verdicts.
 //! - [`config`]: config.json, a run's settings.
+//! - [`run_dir`]: a whole run directory read back, for the report and the comparisons.
 //!
 //! This layer sits below the run, the searches and the report: it knows the types it
 //! stores (the engine's, the SLA's, the metrics') and nothing of who writes or reads them.
@@ -16,6 +17,7 @@ pub mod config;
 pub mod hgrm;
 pub mod hlog;
 pub mod intervals_csv;
+pub mod run_dir;
 pub mod summary;
 
 mod java_format;
@@ -37,4 +39,13 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value).expect("serializable");
     fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
+}
+
+/// A directory's name, for labels: the last component of its canonical path.
+pub fn dir_label(dir: &Path) -> String {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
 }

@@ -147,7 +147,7 @@ impl RunFiles {
         }
         if let Some(h) = &interval.hiccups {
             self.hlog
-                .write_interval(Some("client.hiccup"), offset, length, h)?;
+                .write_interval(Some(crate::results::hlog::HICCUP_TAG), offset, length, h)?;
         }
         self.csv.flush()?;
         Ok(())

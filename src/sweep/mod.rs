@@ -8,6 +8,7 @@
 //! in sweep.json ([`record`], [`settings`]) and its table ([`table`]). The steps
 //! themselves are runs, driven by [`live`].
 
+pub mod dir;
 pub mod live;
 pub mod record;
 pub mod settings;

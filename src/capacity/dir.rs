@@ -1,0 +1,185 @@
+//! A capacity search's directory read back: capacity.json, and each trial's and the
+//! probe's run directory (see [`crate::results::run_dir`]), for the report and the
+//! comparisons.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::store::SUMMARY_FILE;
+use super::{Summary as SearchSummary, TrialRecord};
+use crate::results::dir_label;
+use crate::results::run_dir::RunData;
+
+/// A trial of a capacity search: its record, and its run directory when it could be read.
+#[derive(Debug, Clone)]
+pub struct TrialData {
+    /// The record the search kept.
+    pub record: TrialRecord,
+    /// The trial's own run.
+    pub run: Option<RunData>,
+}
+
+/// A capacity search's directory.
+#[derive(Debug, Clone)]
+pub struct SearchData {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The configuration's name in charts and headings: search.json's `label` when it has
+    /// one, else the directory's name.
+    pub label: String,
+    /// capacity.json: the settings, the probe, the rows and the capacity.
+    pub summary: SearchSummary,
+    /// The SLA's canonical terms and window.
+    pub sla: Option<(String, f64)>,
+    /// The trials, by attempted rate then repeat.
+    pub trials: Vec<TrialData>,
+    /// The probe's run.
+    pub probe: Option<RunData>,
+    /// Files that were missing or could not be read.
+    pub notes: Vec<String>,
+}
+
+impl SearchData {
+    /// Reads a capacity search's directory and every trial's run directory.
+    pub fn load(dir: &Path) -> anyhow::Result<SearchData> {
+        let path = dir.join(SUMMARY_FILE);
+        let text = fs::read_to_string(&path).with_context(|| {
+            format!(
+                "reading {}: a capacity search writes it after its first trial",
+                path.display()
+            )
+        })?;
+        let summary: SearchSummary =
+            serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+        let config = &summary.config;
+        let label = config
+            .get("label")
+            .and_then(|l| l.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| dir_label(dir));
+        let sla = config.get("sla").and_then(|sla| {
+            Some((
+                sla.get("terms")?.as_str()?.to_string(),
+                sla.get("window_s")?.as_f64()?,
+            ))
+        });
+        let mut notes = Vec::new();
+        let mut trials = Vec::new();
+        for row in &summary.outcome.rows {
+            for record in &row.trials {
+                let run_dir = dir.join(&record.dir);
+                let run = if run_dir.is_dir() {
+                    Some(RunData::load(&run_dir, trial_label(record)))
+                } else {
+                    notes.push(format!(
+                        "The run directory of the trial at {}/s (repeat {}), {}, is missing.",
+                        record.rate_per_s, record.repeat, record.dir
+                    ));
+                    None
+                };
+                trials.push(TrialData {
+                    record: record.clone(),
+                    run,
+                });
+            }
+        }
+        let probe = summary.outcome.probe.as_ref().and_then(|p| {
+            let probe_dir = dir.join(&p.dir);
+            probe_dir
+                .is_dir()
+                .then(|| RunData::load(&probe_dir, "probe".to_string()))
+        });
+        Ok(SearchData {
+            dir: dir.to_path_buf(),
+            label,
+            summary,
+            sla,
+            trials,
+            probe,
+            notes,
+        })
+    }
+
+    /// The number of repeats per rate the search was configured with.
+    pub fn repeats(&self) -> u32 {
+        self.summary
+            .config
+            .get("repeats")
+            .and_then(|r| r.as_u64())
+            .map_or(1, |r| r as u32)
+    }
+
+    /// The workload's name.
+    pub fn workload(&self) -> Option<String> {
+        Some(
+            self.summary
+                .config
+                .get("run")?
+                .get("workload")?
+                .get("name")?
+                .as_str()?
+                .to_string(),
+        )
+    }
+}
+
+/// A trial's label: its rate, and its repeat when there may be several.
+fn trial_label(record: &TrialRecord) -> String {
+    format!(
+        "{}/s #{}",
+        crate::capacity::table::format_rate(record.rate_per_s),
+        record.repeat
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::capacity_fixture;
+
+    #[test]
+    fn a_capacity_search_reads_with_its_trials() {
+        let search = SearchData::load(&capacity_fixture()).unwrap();
+        assert_eq!(search.label, "capacity");
+        assert_eq!(search.summary.outcome.capacity_per_s, Some(5200.0));
+        assert_eq!(search.sla, Some(("p99<20ms, window=5s".into(), 5.0)));
+        assert_eq!(search.repeats(), 1);
+        assert_eq!(search.workload().as_deref(), Some("keyvalue"));
+        let rates: Vec<f64> = search.trials.iter().map(|t| t.record.rate_per_s).collect();
+        assert_eq!(rates, [2800.0, 4200.0, 4900.0, 5200.0, 5500.0, 10900.0]);
+        assert!(search.trials.iter().all(|t| t.run.is_some()));
+        // The probe's directory was left out of the fixture.
+        assert!(search.probe.is_none());
+
+        let failing = search.trials[4].run.as_ref().unwrap();
+        assert_eq!(failing.label, "5 500/s #1");
+        assert_eq!(failing.windows.len(), 1);
+        assert!(!failing.windows[0].pass);
+        assert_eq!(failing.windows[0].failed, ["p99<20ms"]);
+        // Intervals of measured writes only: the log's percentiles are intervals.csv's.
+        for (interval, p99) in [(3, 108.200), (4, 3.731), (5, 1.391), (6, 1.026)] {
+            let latency = failing.timeline[interval].latency.unwrap();
+            assert_eq!((latency.p99_ms * 1000.0).round() / 1000.0, p99);
+        }
+        // The whole run from the log is the summary's, to the nanosecond.
+        let summary = &failing.summary.as_ref().unwrap().ops[0].response_time;
+        let whole = failing.whole.unwrap();
+        assert_eq!(
+            [whole.p50_ms, whole.p99_ms, whole.p999_ms, whole.max_ms],
+            [
+                summary.p50_ms,
+                summary.p99_ms,
+                summary.p999_ms,
+                summary.max_ms
+            ]
+        );
+
+        // Without a log, one operation type's whole run comes from summary.json.
+        let lowest = search.trials[0].run.as_ref().unwrap();
+        assert!(lowest.timeline.is_empty());
+        assert_eq!(lowest.whole.unwrap().p99_ms, 1.029631);
+        assert!(lowest.notes.iter().any(|n| n.contains("histograms.hlog")));
+    }
+}
