@@ -91,7 +91,6 @@ impl Input {
     }
 }
 
-
 #[cfg(test)]
 pub(crate) mod tests {
     use std::fs;

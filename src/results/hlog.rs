@@ -433,6 +433,4 @@ mod tests {
         assert_eq!(at(1_709_251_199), "Thu Feb 29 23:59:59 UTC 2024");
         assert_eq!(at(4_102_444_800), "Fri Jan 01 00:00:00 UTC 2100");
     }
-
-
 }

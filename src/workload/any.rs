@@ -15,8 +15,8 @@ use super::declarative::{self, Declarative};
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
-use crate::workload::WorkloadRequest;
 use crate::client::native::NativeClient;
+use crate::workload::WorkloadRequest;
 
 /// A prepared workload of any format.
 // One per run, behind an Arc: the size of its variants does not matter.

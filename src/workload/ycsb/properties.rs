@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::workload::WorkloadRequest;
 use crate::workload::builtin::WorkloadError;
+use crate::workload::WorkloadRequest;
 
 /// Where a property's value came from, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
