@@ -2,7 +2,8 @@
 //! the client's latency per interval and every node's stop-the-world pauses over the same
 //! time axis, so that a latency spike can be laid beside the pause that caused it.
 
-use super::{line_style, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
+use super::common::{line_style, run_bands};
+use super::{palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
 use crate::report::load::RunData;
 
 /// The palette entries a node's marks take, in node order: not the blue of the p99 line
@@ -81,7 +82,7 @@ pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
             fit: true,
         });
     }
-    chart.bands = super::run_bands(run, "warmup (no pauses read)");
+    chart.bands = run_bands(run, "warmup (no pauses read)");
     let mut caption = String::from(
         "The lines are the client's latency per interval (plotted at its end), every \
          operation type together. Each mark is one stop-the-world pause of a node's JVM, \

@@ -3,7 +3,8 @@
 //! and read latency of the table at each reading, on one time axis, with the run's warmup,
 //! failing windows and maintenance spans shaded.
 
-use super::{line_style, maintenance, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
+use super::common::{line_style, run_bands};
+use super::{maintenance, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
 use crate::metrics::server_samples::FOLLOWED;
 use crate::report::load::RunData;
 
@@ -89,7 +90,7 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
     if lines == 0 {
         return None;
     }
-    chart.bands = super::run_bands(run, "warmup");
+    chart.bands = run_bands(run, "warmup");
     chart.bands.extend(maintenance::bands(run));
     let every = run
         .server_tables
