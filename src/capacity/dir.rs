@@ -6,11 +6,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use serde::Deserialize;
 
+use super::settings::SearchSettings;
 use super::store::SUMMARY_FILE;
 use super::{Summary as SearchSummary, TrialRecord};
 use crate::results::dir_label;
 use crate::results::run_dir::RunData;
+use crate::sla::Sla;
 
 /// A trial of a capacity search: its record, and its run directory when it could be read.
 #[derive(Debug, Clone)]
@@ -29,10 +32,13 @@ pub struct SearchData {
     /// The configuration's name in charts and headings: search.json's `label` when it has
     /// one, else the directory's name.
     pub label: String,
-    /// capacity.json: the settings, the probe, the rows and the capacity.
+    /// capacity.json: the settings as written, the probe, the rows and the capacity.
     pub summary: SearchSummary,
-    /// The SLA's canonical terms and window.
-    pub sla: Option<(String, f64)>,
+    /// The settings, typed; `None` when capacity.json holds settings this version cannot
+    /// read (a note says why).
+    pub settings: Option<SearchSettings>,
+    /// The SLA every window was judged by.
+    pub sla: Option<Sla>,
     /// The trials, by attempted rate then repeat.
     pub trials: Vec<TrialData>,
     /// The probe's run.
@@ -53,19 +59,23 @@ impl SearchData {
         })?;
         let summary: SearchSummary =
             serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
-        let config = &summary.config;
-        let label = config
-            .get("label")
-            .and_then(|l| l.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| dir_label(dir));
-        let sla = config.get("sla").and_then(|sla| {
-            Some((
-                sla.get("terms")?.as_str()?.to_string(),
-                sla.get("window_s")?.as_f64()?,
-            ))
-        });
         let mut notes = Vec::new();
+        let settings = match SearchSettings::deserialize(&summary.config) {
+            Ok(settings) => Some(settings),
+            Err(e) => {
+                notes.push(format!(
+                    "capacity.json holds settings this version of headroom cannot read ({}); \
+                     they are shown as written.",
+                    crate::usage::cut(&e.to_string(), 200)
+                ));
+                None
+            }
+        };
+        let label = settings
+            .as_ref()
+            .and_then(|s| s.label.clone())
+            .unwrap_or_else(|| dir_label(dir));
+        let sla = settings.as_ref().map(|s| s.sla.clone());
         let mut trials = Vec::new();
         for row in &summary.outcome.rows {
             for record in &row.trials {
@@ -95,6 +105,7 @@ impl SearchData {
             dir: dir.to_path_buf(),
             label,
             summary,
+            settings,
             sla,
             trials,
             probe,
@@ -104,24 +115,12 @@ impl SearchData {
 
     /// The number of repeats per rate the search was configured with.
     pub fn repeats(&self) -> u32 {
-        self.summary
-            .config
-            .get("repeats")
-            .and_then(|r| r.as_u64())
-            .map_or(1, |r| r as u32)
+        self.settings.as_ref().map_or(1, |s| s.repeats)
     }
 
     /// The workload's name.
     pub fn workload(&self) -> Option<String> {
-        Some(
-            self.summary
-                .config
-                .get("run")?
-                .get("workload")?
-                .get("name")?
-                .as_str()?
-                .to_string(),
-        )
+        Some(self.settings.as_ref()?.run.workload.name.clone())
     }
 }
 
@@ -144,7 +143,11 @@ mod tests {
         let search = SearchData::load(&capacity_fixture()).unwrap();
         assert_eq!(search.label, "capacity");
         assert_eq!(search.summary.outcome.capacity_per_s, Some(5200.0));
-        assert_eq!(search.sla, Some(("p99<20ms, window=5s".into(), 5.0)));
+        assert_eq!(
+            search.sla.as_ref().map(ToString::to_string).as_deref(),
+            Some("p99<20ms, window=5s")
+        );
+        assert!(search.notes.is_empty(), "{:?}", search.notes);
         assert_eq!(search.repeats(), 1);
         assert_eq!(search.workload().as_deref(), Some("keyvalue"));
         let rates: Vec<f64> = search.trials.iter().map(|t| t.record.rate_per_s).collect();

@@ -8,6 +8,7 @@
 
 pub mod dir;
 pub mod live;
+pub mod pauses;
 pub mod record;
 pub mod search;
 pub mod settings;

@@ -10,11 +10,10 @@ use serde::{Deserialize, Serialize};
 use super::cost::{self, Cost, NodePrice, ASSUMPTIONS};
 use super::samples::{run_windows, RunWindows};
 use super::stats::{self, Better, Bootstrap, Difference, Evidence, DEFAULT_LEVEL};
+use crate::capacity::dir::SearchData;
+use crate::capacity::pauses::{search_pauses, PauseFigures};
 use crate::capacity::search::same_rate;
 use crate::capacity::Verdict as RateVerdict;
-use crate::report::charts::parse_sla;
-use crate::report::load::SearchData;
-use crate::report::pauses::{search_pauses, PauseFigures};
 use crate::sla::Metric;
 
 /// The fewest windows on each side for a bootstrap interval of a percentile difference;
@@ -232,7 +231,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         );
     }
 
-    let sla = parse_sla(&baseline.sla);
+    let sla = baseline.sla.clone();
     let term = sla
         .as_ref()
         .and_then(|sla| sla.terms.iter().find(|t| t.metric.is_latency()).cloned());
@@ -377,12 +376,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
             label: search.label.clone(),
             dir: search.dir.display().to_string(),
             workload: search.workload(),
-            cluster: search
-                .summary
-                .config
-                .get("cluster")
-                .and_then(|c| c.as_str())
-                .map(str::to_string),
+            cluster: search.settings.as_ref().and_then(|s| s.cluster.clone()),
             nodes,
             capacity_per_s: capacity,
             capacity_below_per_s: below,
@@ -413,7 +407,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
     notes.dedup();
     Ok(Comparison {
         baseline: baseline.label.clone(),
-        sla: baseline.sla.as_ref().map(|(terms, _)| terms.clone()),
+        sla: baseline.sla.as_ref().map(ToString::to_string),
         term: term_name,
         percentile,
         level,
@@ -426,12 +420,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
 
 /// The nodes a search recorded (a configuration matrix records its cluster's).
 fn recorded_nodes(search: &SearchData) -> Option<u32> {
-    search
-        .summary
-        .config
-        .get("nodes")
-        .and_then(|n| n.as_u64())
-        .map(|n| n as u32)
+    search.settings.as_ref()?.nodes
 }
 
 /// A search's capacity and the lowest failing rate above it.
@@ -568,14 +557,14 @@ pub(crate) mod tests {
     /// as the rate (a tenth of it, to keep the test quick).
     pub(crate) fn write_search(root: &Path, fake: &Fake) -> PathBuf {
         let dir = root.join(fake.label);
-        let config = serde_json::json!({
-            "label": fake.label,
-            "nodes": 3,
-            "repeats": 1,
-            "rates": "auto",
-            "sla": {"terms": "p99.9<100ms", "window_s": 10.0},
-            "run": {"workload": {"name": "keyvalue"}},
-        });
+        let mut settings = crate::fixtures::search_settings();
+        settings.label = Some(fake.label.to_string());
+        settings.nodes = Some(3);
+        settings.repeats = 1;
+        settings.rates = "auto".into();
+        settings.sla = crate::sla::Sla::parse("p99.9<100ms", Duration::from_secs(10)).unwrap();
+        settings.run.workload.name = "keyvalue".into();
+        let config = serde_json::to_value(&settings).unwrap();
         let mut store = Store::create(&dir, config).unwrap();
         let mut rng = SmallRng::seed_from_u64(fake.seed);
         let exp = Exp::new(1.0 / fake.mean_ms).unwrap();
@@ -588,11 +577,10 @@ pub(crate) mod tests {
             let run_dir = format!("trials/rate-{rate:.0}-repeat-1");
             let path = dir.join(&run_dir);
             std::fs::create_dir_all(&path).unwrap();
-            std::fs::write(
-                path.join("config.json"),
-                r#"{"warmup_s": 0.0, "duration_s": 20.0}"#,
-            )
-            .unwrap();
+            let mut run = settings.run.clone();
+            run.warmup_s = 0.0;
+            run.duration_s = Some(20.0);
+            run.write(&path).unwrap();
             let mut log =
                 HlogWriter::create(&path.join("histograms.hlog"), SystemTime::now()).unwrap();
             let mut worst: f64 = 0.0;

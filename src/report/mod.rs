@@ -6,7 +6,6 @@
 pub mod charts;
 pub mod export;
 pub mod load;
-pub mod pauses;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -16,9 +16,12 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use serde::Deserialize;
 
+use super::config::{RunSettings, CONFIG_JSON};
 use super::hgrm::{parse_hgrm, Spectrum};
 use super::hlog::{for_each_interval, is_measured_response_tag, HICCUP_TAG};
 use super::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
@@ -27,6 +30,7 @@ use crate::engine::LoadMode;
 use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
 use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
 use crate::metrics::{new_histogram, percentiles_and_mean};
+use crate::sla::Sla;
 
 /// Latency percentiles of one histogram, in milliseconds, with its count.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,8 +90,12 @@ pub struct RunData {
     pub dir: PathBuf,
     /// A short name for legends and headings.
     pub label: String,
-    /// config.json, as written (kept untyped so that files of other versions still show).
-    pub config: Option<serde_json::Value>,
+    /// config.json, typed; `None` when it is missing or holds settings this version cannot
+    /// read (a note says why).
+    pub config: Option<RunSettings>,
+    /// config.json as written, for a grid of every setting: a file of another version shows
+    /// as it is, without the settings it did not have.
+    pub config_written: Option<serde_json::Value>,
     /// summary.json; `None` while the run goes on, or after a crash.
     pub summary: Option<RunSummary>,
     /// Open or closed loop, from summary.json or else config.json.
@@ -97,8 +105,8 @@ pub struct RunData {
     /// When the schedule ended, seconds since the start: warmup plus the planned duration
     /// (else the measured length). Intervals from then on only collect late answers.
     pub planned_end_s: Option<f64>,
-    /// The SLA's canonical terms and window, when the run had one.
-    pub sla: Option<(String, f64)>,
+    /// The SLA the run judged its windows by, when it had one.
+    pub sla: Option<Sla>,
     /// intervals.csv's interval rows.
     pub intervals: Vec<IntervalRow>,
     /// intervals.csv's judged windows.
@@ -129,40 +137,48 @@ impl RunData {
     /// Reads a run directory; what is missing or unreadable becomes a note.
     pub fn load(dir: &Path, label: String) -> RunData {
         let mut notes = Vec::new();
-        let config: Option<serde_json::Value> = read_json(&dir.join("config.json"), &mut notes);
+        let config_written: Option<serde_json::Value> =
+            read_json(&dir.join(CONFIG_JSON), &mut notes);
+        let config =
+            config_written
+                .as_ref()
+                .and_then(|written| match RunSettings::deserialize(written) {
+                    Ok(settings) => Some(settings),
+                    Err(e) => {
+                        notes.push(format!(
+                        "config.json holds settings this version of headroom cannot read ({}); \
+                         they are shown as written.",
+                        crate::usage::cut(&e.to_string(), 200)
+                    ));
+                        None
+                    }
+                });
         let summary: Option<RunSummary> = read_json(&dir.join("summary.json"), &mut notes);
-        if summary.is_none() && !dir.join("summary.json").exists() && config.is_some() {
+        if summary.is_none() && !dir.join("summary.json").exists() && config_written.is_some() {
             notes.push(
                 "summary.json is missing: the run is still going, or it ended before it could \
                  write its summary. What it recorded so far is shown."
                     .to_string(),
             );
         }
-        let config_mode = config
+        let mode = summary
             .as_ref()
-            .and_then(|c| c.get("mode"))
-            .and_then(|m| serde_json::from_value::<LoadMode>(m.clone()).ok());
-        let mode = summary.as_ref().map(|s| s.mode).or(config_mode);
+            .map(|s| s.mode)
+            .or(config.as_ref().map(|c| c.mode));
         let warmup_s = summary
             .as_ref()
             .map(|s| s.warmup_s)
-            .or_else(|| config.as_ref()?.get("warmup_s")?.as_f64())
+            .or(config.as_ref().map(|c| c.warmup_s))
             .unwrap_or(0.0);
         let planned_end_s = config
             .as_ref()
-            .and_then(|c| c.get("duration_s")?.as_f64())
+            .and_then(|c| c.duration_s)
             .or_else(|| summary.as_ref().map(|s| s.measured_s))
             .map(|d| warmup_s + d);
-        let sla = summary
-            .as_ref()
-            .and_then(|s| s.sla.as_ref().map(|sla| (sla.spec.clone(), sla.window_s)))
-            .or_else(|| {
-                let sla = config.as_ref()?.get("sla")?;
-                Some((
-                    sla.get("terms")?.as_str()?.to_string(),
-                    sla.get("window_s")?.as_f64()?,
-                ))
-            });
+        let sla = config.as_ref().and_then(|c| c.sla.clone()).or_else(|| {
+            let sla = summary.as_ref()?.sla.as_ref()?;
+            Sla::parse(&sla.spec, Duration::from_secs_f64(sla.window_s)).ok()
+        });
 
         let (intervals, windows) = match read_run_file(&dir.join("intervals.csv")) {
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -209,6 +225,7 @@ impl RunData {
             dir: dir.to_path_buf(),
             label,
             config,
+            config_written,
             summary,
             mode,
             warmup_s,
@@ -230,7 +247,7 @@ impl RunData {
     /// Whether anything of the run could be read: its configuration, its summary or some of
     /// its intervals.
     pub fn holds_anything(&self) -> bool {
-        self.config.is_some()
+        self.config_written.is_some()
             || self.summary.is_some()
             || !self.intervals.is_empty()
             || !self.timeline.is_empty()
@@ -281,17 +298,11 @@ impl RunData {
 
     /// The workload's name, from summary.json or config.json.
     pub fn workload(&self) -> Option<String> {
-        if let Some(s) = &self.summary {
-            return Some(s.workload.clone());
+        match (&self.summary, &self.config) {
+            (Some(s), _) => Some(s.workload.clone()),
+            (None, Some(c)) => Some(c.workload.name.clone()),
+            (None, None) => None,
         }
-        Some(
-            self.config
-                .as_ref()?
-                .get("workload")?
-                .get("name")?
-                .as_str()?
-                .to_string(),
-        )
     }
 }
 
@@ -509,9 +520,10 @@ mod tests {
         assert_eq!(run.planned_end_s, Some(25.0));
         assert_eq!(run.workload().as_deref(), Some("timeseries"));
         assert_eq!(
-            run.sla,
-            Some(("p99.9<100ms, max<50ms, read:p99<5ms, window=5s".into(), 5.0))
+            run.sla.as_ref().map(ToString::to_string).as_deref(),
+            Some("p99.9<100ms, max<50ms, read:p99<5ms, window=5s")
         );
+        assert_eq!(run.config.as_ref().unwrap().workload.name, "timeseries");
         // 10 intervals of writes and reads, and one judged window.
         assert_eq!(run.intervals.len(), 20);
         assert_eq!(run.intervals[0].phase, "warmup");

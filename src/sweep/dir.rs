@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::SweepFile;
+use anyhow::Context;
+use serde::Deserialize;
+
+use super::{SweepFile, SWEEP_FILE};
 use crate::results::dir_label;
 
 /// A concurrency sweep's directory (see [`crate::sweep`]).
@@ -14,6 +17,9 @@ pub struct SweepData {
     pub label: String,
     /// sweep.json: the settings, the steps and why the sweep stopped.
     pub file: SweepFile,
+    /// sweep.json's settings as written, for a grid of every setting: a file of another
+    /// version shows as it is, without the settings it did not have.
+    pub settings_written: serde_json::Value,
     /// Steps whose run directory is missing.
     pub notes: Vec<String>,
 }
@@ -23,7 +29,18 @@ impl SweepData {
     /// (each step's record holds its percentiles, from the sum of its measured
     /// histograms); a step's run directory that is missing becomes a note.
     pub fn load(dir: &Path) -> anyhow::Result<SweepData> {
-        let file = SweepFile::read(dir)?;
+        /// The settings alone, untyped.
+        #[derive(Deserialize)]
+        struct Written {
+            settings: serde_json::Value,
+        }
+        let path = dir.join(SWEEP_FILE);
+        let text = crate::usage::read_input_file(&path, "the file")?;
+        let file: SweepFile =
+            serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+        let Written {
+            settings: settings_written,
+        } = serde_json::from_str(&text)?;
         let notes = file
             .steps
             .iter()
@@ -39,6 +56,7 @@ impl SweepData {
             dir: dir.to_path_buf(),
             label: dir_label(dir),
             file,
+            settings_written,
             notes,
         })
     }

@@ -23,27 +23,14 @@ pub fn slug(text: &str) -> String {
     }
 }
 
-/// The SLA's terms, parsed; `None` when there is no SLA or it does not parse.
-pub fn parse_sla(sla: &Option<(String, f64)>) -> Option<Sla> {
-    let (terms, window_s) = sla.as_ref()?;
-    Sla::parse(terms, Duration::from_secs_f64(*window_s)).ok()
-}
-
 /// An SLA as a sentence says it: "p99.9<100ms, max<1s in every 10 s window".
-pub fn sla_words(sla: &Option<(String, f64)>) -> String {
-    let Some((spec, window_s)) = sla else {
-        return String::new();
-    };
-    let terms = match parse_sla(sla) {
-        Some(parsed) => parsed
-            .terms
-            .iter()
-            .map(|t| t.name())
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => spec.clone(),
-    };
-    format!("{terms} in every {} s window", format_number(*window_s))
+pub fn sla_words(sla: &Sla) -> String {
+    let terms: Vec<String> = sla.terms.iter().map(|t| t.name()).collect();
+    format!(
+        "{} in every {} s window",
+        terms.join(", "),
+        format_number(sla.window.as_secs_f64())
+    )
 }
 
 /// A latency term's threshold in ms.
@@ -122,7 +109,7 @@ mod tests {
         );
         assert_eq!(slug("¿?"), "chart");
         assert_eq!(
-            sla_words(&Some(("p99<20ms, window=5s".into(), 5.0))),
+            sla_words(&Sla::parse("p99<20ms, window=5s", Duration::from_secs(1)).unwrap()),
             "p99<20ms in every 5 s window"
         );
     }

@@ -39,7 +39,7 @@ mod sweep;
 mod timeline;
 
 pub use concurrency::concurrency;
-pub use labels::{format_number, parse_sla, sla_words, slug};
+pub use labels::{format_number, sla_words, slug};
 pub use latency_vs_throughput::latency_vs_throughput;
 pub use model::{
     palette, Axis, Band, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY,

@@ -102,50 +102,8 @@ pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::metrics::server_pauses::{NodePauses, Pause, PausesFile};
+    use crate::fixtures::{node, pause, pauses_of};
     use crate::report::charts::tests::fixture_run;
-
-    pub(crate) fn pause(offset_s: f64, length_ms: f64, kind: &str) -> Pause {
-        Pause {
-            offset_s,
-            length_ms,
-            kind: kind.into(),
-            gc: kind.starts_with("Pause"),
-            time_to_safepoint_ms: Some(0.01),
-        }
-    }
-
-    pub(crate) fn node(name: &str, events: Vec<Pause>) -> NodePauses {
-        let max = events.iter().map(|p| p.length_ms).fold(0.0, f64::max);
-        NodePauses {
-            node: name.into(),
-            address: "127.0.0.5:9042".into(),
-            collector: Some("g1".into()),
-            tag: format!("{name}.pause"),
-            log_files: vec![],
-            count: events.len() as u64,
-            stopped_ms: events.iter().map(|p| p.length_ms).sum(),
-            stopped_percent: 0.1,
-            max_ms: max,
-            p50_ms: Some(max / 2.0),
-            p99_ms: Some(max),
-            p999_ms: Some(max),
-            time_to_safepoint_max_ms: Some(0.01),
-            time_to_safepoint_p99_ms: Some(0.01),
-            longest: events.clone(),
-            events,
-        }
-    }
-
-    pub(crate) fn pauses_of(nodes: Vec<NodePauses>) -> PausesFile {
-        PausesFile {
-            run_start: "2026-11-22T07:03:57.000000000Z".into(),
-            measured_from_s: 0.0,
-            measured_to_s: 10.0,
-            nodes,
-            notes: vec![],
-        }
-    }
 
     #[test]
     fn chart_7_lays_each_nodes_pauses_beside_the_client_latency() {

@@ -1,7 +1,7 @@
 //! Chart 1: the worst window's value of each SLA term against the attempted rate, one
 //! line per configuration, with the SLA's threshold and each capacity marked (seed 000).
 
-use super::labels::{format_window, parse_sla, term_words, threshold_ms};
+use super::labels::{format_window, term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Rule, Series, Style, SLA_RED};
 use crate::capacity::table::format_rate;
 use crate::report::load::{RunData, SearchData};
@@ -22,7 +22,7 @@ pub fn sla_vs_rate(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
     let mut configs: Vec<Config> = Vec::new();
     let mut reference: Option<Sla> = None;
     for search in searches {
-        let Some(sla) = parse_sla(&search.sla) else {
+        let Some(sla) = search.sla.clone() else {
             continue;
         };
         let terms = sla
@@ -74,7 +74,7 @@ pub fn sla_vs_rate(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
             }
         }
         if reference.is_none() {
-            reference = judged.iter().find_map(|r| parse_sla(&r.sla));
+            reference = judged.iter().find_map(|r| r.sla.clone());
         }
         configs.push(Config {
             label: "runs given".to_string(),

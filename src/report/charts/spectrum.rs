@@ -2,7 +2,7 @@
 //! (seed 003, jHiccup's charts).
 
 use super::common::latency_kind;
-use super::labels::{format_number, parse_sla, term_words, threshold_ms};
+use super::labels::{format_number, term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Scale, Series, Style, SLA_RED};
 use crate::capacity::table::format_rate;
 use crate::report::load::{RunData, SearchData};
@@ -128,7 +128,7 @@ pub fn spectrum(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
                 fit: true,
             });
         }
-        let sla = parse_sla(&run.sla);
+        let sla = run.sla.clone();
         if let Some(sla) = &sla {
             for s in &run.spectra {
                 for step in sla_steps(sla, &s.op, x_end) {
@@ -151,7 +151,7 @@ pub fn spectrum(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
             }
         }
         let shown = spread_trials(search, 12);
-        let sla = parse_sla(&search.sla);
+        let sla = search.sla.clone();
         for op in ops {
             let mut chart = new_chart(
                 format!("spectrum-{}-{op}", search.label),

@@ -3,7 +3,7 @@
 //! search get one.
 
 use super::common::{latency_kind, latency_series, line_style, run_bands};
-use super::labels::{format_number, parse_sla, term_words, threshold_ms};
+use super::labels::{format_number, term_words, threshold_ms};
 use super::maintenance;
 use super::model::{
     Axis, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY, SLA_RED,
@@ -92,7 +92,7 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
                 fit: false,
             });
         }
-        if let Some(sla) = parse_sla(&run.sla) {
+        if let Some(sla) = run.sla.clone() {
             for term in sla.terms.iter().filter(|t| t.op.is_none()) {
                 if let (Some(ms), Metric::Percentile(_) | Metric::Max) =
                     (threshold_ms(term), term.metric)

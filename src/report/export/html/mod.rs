@@ -549,7 +549,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_with_pauses_json_shows_its_nodes_pauses_beside_the_latency() {
-        use crate::report::charts::pauses::tests::{node, pause, pauses_of};
+        use crate::fixtures::{node, pause, pauses_of};
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path().join("run");
         copy_dir(&run_fixture(), &run);
@@ -595,7 +595,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_search_shows_its_pauses_per_rate_and_beside_its_timelines() {
-        use crate::report::charts::pauses::tests::{node, pause, pauses_of};
+        use crate::fixtures::{node, pause, pauses_of};
         let dir = tempfile::tempdir().unwrap();
         let search = dir.path().join("capacity");
         copy_dir(&capacity_fixture(), &search);

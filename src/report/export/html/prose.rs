@@ -7,14 +7,12 @@ use super::page::escape;
 use crate::capacity::table::format_rate;
 use crate::report::charts::{self, format_number};
 use crate::report::load::{RunData, SearchData, SweepData};
+use crate::results::config::RunSettings;
+use crate::workload::WorkloadConfig;
 
 /// "80% writes, 20% reads" from a workload configuration.
-fn mix(workload: &serde_json::Value) -> Option<String> {
-    let reads = workload.get("read_ratio")?.as_f64()?;
-    let deletes = workload
-        .get("delete_ratio")
-        .and_then(|d| d.as_f64())
-        .unwrap_or(0.0);
+fn mix(workload: &WorkloadConfig) -> String {
+    let (reads, deletes) = (workload.read_ratio, workload.delete_ratio);
     let writes = (1.0 - reads - deletes).max(0.0);
     let mut parts = Vec::new();
     for (share, what) in [(writes, "writes"), (reads, "reads"), (deletes, "deletes")] {
@@ -22,31 +20,19 @@ fn mix(workload: &serde_json::Value) -> Option<String> {
             parts.push(format!("{}% {what}", format_number(share * 100.0)));
         }
     }
-    Some(parts.join(", "))
+    parts.join(", ")
 }
 
 /// One sentence on what a run configuration sends where.
-fn workload_sentence(config: &serde_json::Value) -> String {
-    let workload = config.get("workload");
-    let name = workload
-        .and_then(|w| w.get("name"))
-        .and_then(|n| n.as_str())
-        .unwrap_or("an unknown workload");
-    let mut text = format!("The {name} workload");
-    if let Some(mix) = workload.and_then(mix) {
-        let _ = write!(text, " ({mix})");
-    }
-    if let Some(consistency) = workload
-        .and_then(|w| w.get("consistency"))
-        .and_then(|c| c.as_str())
-    {
-        let _ = write!(text, " at consistency {consistency}");
-    }
-    if let Some(hosts) = config.get("hosts").and_then(|h| h.as_array()) {
-        let hosts: Vec<&str> = hosts.iter().filter_map(|h| h.as_str()).collect();
-        let _ = write!(text, " against {}", hosts.join(", "));
-    }
-    text
+fn workload_sentence(config: &RunSettings) -> String {
+    let workload = &config.workload;
+    format!(
+        "The {} workload ({}) at consistency {} against {}",
+        workload.name,
+        mix(workload),
+        workload.consistency,
+        config.hosts.join(", ")
+    )
 }
 
 /// What a run did, in a sentence.
@@ -89,61 +75,45 @@ pub(super) fn run_sentence(run: &RunData) -> String {
 
 /// What a search did, in a sentence.
 pub(super) fn search_sentence(search: &SearchData) -> String {
-    let config = &search.summary.config;
-    let mut text = config
-        .get("run")
-        .map(workload_sentence)
-        .unwrap_or_else(|| "A workload".to_string());
-    if search.sla.is_some() {
-        let _ = write!(
-            text,
-            ": a capacity search under the SLA {}",
-            charts::sla_words(&search.sla)
+    let Some(settings) = &search.settings else {
+        return format!(
+            "A capacity search, {} repeat(s) per rate.",
+            search.repeats()
         );
-    }
-    let number = |key: &str| config.get(key).and_then(|v| v.as_f64());
-    if let (Some(duration), Some(warmup)) = (number("duration_s"), number("warmup_s")) {
-        let _ = write!(
-            text,
-            ", trials of {} s after {} s of warmup",
-            format_number(duration),
-            format_number(warmup)
-        );
-    }
-    let _ = write!(text, ", {} repeat(s) per rate", search.repeats());
-    if let Some(rates) = config.get("rates").and_then(|r| r.as_str()) {
-        let _ = write!(text, ", rates {rates}");
-    }
-    text.push('.');
-    text
+    };
+    format!(
+        "{}: a capacity search under the SLA {}, trials of {} s after {} s of warmup, {} \
+         repeat(s) per rate, rates {}.",
+        workload_sentence(&settings.run),
+        charts::sla_words(&settings.sla),
+        format_number(settings.duration_s),
+        format_number(settings.warmup_s),
+        settings.repeats,
+        settings.rates
+    )
 }
 
 /// What a sweep did, in a sentence.
 pub(super) fn sweep_sentence(sweep: &SweepData) -> String {
-    let settings = &serde_json::to_value(&sweep.file.settings).unwrap_or_default();
-    let mut text = settings
-        .get("run")
-        .map(workload_sentence)
-        .unwrap_or_else(|| format!("The {} workload", sweep.file.workload));
+    let settings = &sweep.file.settings;
+    let mut text = workload_sentence(&settings.run);
     let _ = write!(
         text,
         ": a concurrency sweep (closed loop: latency is service time, which under-counts \
          stalls) of {} steps",
         sweep.file.steps.len()
     );
-    let number = |key: &str| settings.get(key).and_then(|v| v.as_f64());
-    match (number("step_duration_s"), number("stable_error")) {
-        (Some(d), _) => {
+    match settings.step_duration_s {
+        Some(d) => {
             let _ = write!(text, " of {} s each", format_number(d));
         }
-        (None, Some(e)) => {
+        None => {
             let _ = write!(
                 text,
                 ", each until its throughput was stable to ±{}%",
-                format_number(e * 100.0)
+                format_number(settings.stable_error * 100.0)
             );
         }
-        _ => {}
     }
     if let Some(stop) = &sweep.file.stop {
         let _ = write!(text, "; it stopped because {}", stop.describe());
@@ -163,7 +133,11 @@ pub(super) fn search_card(search: &SearchData) -> String {
         None if outcome.rows.is_empty() => ("not known yet".to_string(), ""),
         None => ("none".to_string(), "fail"),
     };
-    let sla = charts::sla_words(&search.sla);
+    let sla = search
+        .sla
+        .as_ref()
+        .map(charts::sla_words)
+        .unwrap_or_default();
     let mut sub = Vec::new();
     if outcome.highest_achieved_per_s > 0.0 {
         sub.push(format!(

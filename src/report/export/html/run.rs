@@ -42,7 +42,7 @@ pub(super) fn run_section(
     }
     errors_table(page, std::slice::from_ref(&run), false);
     page.h3("Configuration");
-    match &run.config {
+    match &run.config_written {
         Some(config) => settings_table(page, config, &[]),
         None => page.note("config.json is missing."),
     }

@@ -70,9 +70,11 @@ fn comparison_tables(page: &mut Page, input: &Input) {
 
 /// The capacity table of a search, as the terminal prints it, and the lines under it.
 fn capacity_table(page: &mut Page, search: &SearchData) {
-    let terms: Vec<String> = charts::parse_sla(&search.sla)
-        .map(|sla| sla.terms.iter().map(|t| t.name()).collect())
-        .unwrap_or_default();
+    let terms: Vec<String> = search
+        .sla
+        .iter()
+        .flat_map(|sla| sla.terms.iter().map(|t| t.name()))
+        .collect();
     let cells = table::cells(&search.summary.outcome, &terms);
     let Some((header, rows)) = cells.split_first() else {
         return;
@@ -228,7 +230,7 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
 /// A search's server pauses per attempted rate and over every trial, when its trials have
 /// pause figures.
 fn search_pause_table(page: &mut Page, search: &SearchData) {
-    let Some(found) = crate::report::pauses::search_pauses(search) else {
+    let Some(found) = crate::capacity::pauses::search_pauses(search) else {
         return;
     };
     page.h3("Server pauses per attempted rate");
@@ -248,7 +250,7 @@ fn search_pause_table(page: &mut Page, search: &SearchData) {
         "To safepoint, max ms",
     ];
     let ms = |v: Option<f64>| v.map_or("-".to_string(), format_number);
-    let cells = |what: String, f: &crate::report::pauses::PauseFigures| {
+    let cells = |what: String, f: &crate::capacity::pauses::PauseFigures| {
         vec![
             what,
             f.runs.to_string(),

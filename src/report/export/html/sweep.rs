@@ -57,7 +57,7 @@ pub(super) fn sweep_section(page: &mut Page, sweep: &SweepData, n: usize) -> any
     // Each step's concurrency, warmup and length are set from the sweep's own settings.
     settings_table(
         page,
-        &serde_json::to_value(&sweep.file.settings).unwrap_or_default(),
+        &sweep.settings_written,
         &[
             "run.mode.concurrency",
             "run.mode.loop",

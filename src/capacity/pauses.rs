@@ -8,9 +8,10 @@
 
 use hdrhistogram::Histogram;
 
-use super::load::{RunData, SearchData};
+use super::dir::SearchData;
 use crate::metrics::server_pauses::PausesFile;
 use crate::metrics::{new_histogram, value_at_percentile};
+use crate::results::run_dir::RunData;
 
 /// The pauses of one or more runs, all their nodes together.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -195,8 +196,11 @@ pub fn search_pauses(search: &SearchData) -> Option<SearchPauses> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::charts::pauses::tests::{node, pause, pauses_of};
-    use crate::report::charts::tests::fixture_search;
+    use crate::fixtures::{node, pause, pauses_of};
+
+    fn fixture_search() -> SearchData {
+        SearchData::load(&crate::fixtures::capacity_fixture()).unwrap()
+    }
 
     #[test]
     fn a_search_sums_its_trials_pauses_per_rate_and_overall() {
