@@ -1,11 +1,13 @@
 //! Service level: what a run must achieve in every window, and whether it did.
 //!
-//! [`spec`] reads a service level such as `p99.9<100ms, errors<0.1%, window=10s` into a typed
-//! [`Sla`]; [`judge`] turns fixed-length intervals into windows, judges each window against the
-//! SLA and keeps the worst value of each term over a run; [`validity`] decides whether the run
-//! measured the server at all (a client that could not keep its schedule gives no verdict).
+//! [`spec`] holds a service level as typed values ([`Sla`] and its terms); [`parse`] reads one
+//! from text such as `p99.9<100ms, errors<0.1%, window=10s`; [`judge`] turns fixed-length
+//! intervals into windows, judges each window against the SLA and keeps the worst value of
+//! each term over a run; [`validity`] decides whether the run measured the server at all (a
+//! client that could not keep its schedule gives no verdict).
 
 pub mod judge;
+pub mod parse;
 pub mod spec;
 pub mod validity;
 
@@ -13,5 +15,6 @@ pub use judge::{
     check_window, judge_window, RunVerdict, TermOutcome, Value, WindowAccumulator, WindowStats,
     WindowVerdict, WorstTerm,
 };
-pub use spec::{Bound, Metric, Percentile, Sla, SlaParseError, Term, Threshold, DEFAULT_WINDOW};
+pub use parse::SlaParseError;
+pub use spec::{Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};
 pub use validity::{ClientFigures, Validity, ValidityVerdict};
