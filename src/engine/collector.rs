@@ -40,7 +40,8 @@ pub(super) struct Tally {
     pub(super) failed_in_period: u64,
     /// Requests recorded as unsent.
     pub(super) unsent: u64,
-    /// Whether the unsent count stopped at [`UNSENT_COUNTED`](super::UNSENT_COUNTED) with requests left.
+    /// Whether the unsent count stopped at [`UNSENT_COUNTED`](super::UNSENT_COUNTED) with
+    /// requests left.
     pub(super) unsent_capped: bool,
     /// Whether it stopped sending, with requests left, while waiting for a free slot.
     pub(super) unsent_held: bool,
