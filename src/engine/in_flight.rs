@@ -6,14 +6,37 @@
 //! deadline among its requests, and expires what is overdue when it fires: the request's
 //! future is dropped (the driver forgets the answer when it comes) and a timeout error is
 //! recorded in its place.
+//!
+//! The request's two ends live here too: the [`Answer`] the workload's execution gives back
+//! and the [`Completion`] this future yields, so that the worker depends on this module and
+//! not the other way round.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use crate::metrics::{ErrorClass, Phase};
+use crate::workload::Parts;
 
-use super::{Answer, Completion};
+/// What the workload's execution of a request gives back.
+pub(super) struct Answer {
+    pub(super) done_ns: u64,
+    pub(super) error: Option<(ErrorClass, String)>,
+    /// The steps of a compound request.
+    pub(super) parts: Parts,
+}
+
+/// One request's life.
+pub(super) struct Completion {
+    pub(super) op: usize,
+    pub(super) phase: Phase,
+    pub(super) intended_ns: u64,
+    pub(super) send_ns: u64,
+    pub(super) done_ns: u64,
+    pub(super) error: Option<(ErrorClass, String)>,
+    /// The steps of a compound request, each also recorded under its own op type.
+    pub(super) parts: Parts,
+}
 
 /// No deadline: the run has no request timeout.
 pub(super) const NEVER: u64 = u64::MAX;

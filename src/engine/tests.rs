@@ -9,6 +9,7 @@ use scylla::errors::ExecutionError;
 use super::clock::{Clock, RealClock, Timer, TokioClock};
 use super::schedule::{End, Progress};
 use super::*;
+use crate::metrics::{ErrorClass, Phase};
 use crate::workload::{OpMix, Parts, Workload};
 
 /// A simulated server: answers after `service`, except that it is frozen from `stall.0` to

@@ -13,124 +13,19 @@
 //!   values step by 1000 µs;
 //! - the counts are exact and cumulative, so the difference between two readings over their
 //!   time apart is the rate at which the node served the table's requests.
+//!
+//! This module reads server-samples.jsonl back and sums it up. The [`Sampler`] that writes
+//! it, with the line type [`ServerSample`], lives with the reader it calls in
+//! `server_tables` and is re-exported here: the dependency runs one way, from this module
+//! to `server_tables`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+use serde::Serialize;
 
-use super::server_tables::{NodeTables, TablesReader};
-
-/// The samples of a run directory, one JSON object per line.
-pub const SERVER_SAMPLES_JSONL: &str = "server-samples.jsonl";
-/// The shortest period between readings.
-pub const MIN_EVERY: Duration = Duration::from_secs(1);
-
-/// One reading of every node, taken while the load ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ServerSample {
-    /// When the reading began, seconds since the run's start (histograms.hlog's time base;
-    /// the warmup comes first).
-    pub at_s: f64,
-    /// The same moment, RFC 3339.
-    pub taken_at: String,
-    /// Every node's figures.
-    pub nodes: Vec<NodeTables>,
-    /// What could not be read this time.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-/// Readings taken in the background until [`Sampler::finish`].
-pub struct Sampler {
-    stop: watch::Sender<bool>,
-    task: JoinHandle<SamplingEnd>,
-}
-
-/// What a sampler did.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SamplingEnd {
-    /// Readings written.
-    pub samples: u64,
-    /// Failures to write the file (reading failures are in each sample's notes).
-    pub notes: Vec<String>,
-}
-
-impl Sampler {
-    /// Reads every `every` from `t0` (the run's start) on, appending each reading to
-    /// `out`/server-samples.jsonl. A reading still going at the next due time delays it (no
-    /// catching up: readings never overlap).
-    pub fn start(
-        reader: Arc<TablesReader>,
-        every: Duration,
-        t0: tokio::time::Instant,
-        started_at: SystemTime,
-        out: &Path,
-    ) -> Sampler {
-        let every = every.max(MIN_EVERY);
-        let (stop, mut stopped) = watch::channel(false);
-        let path: PathBuf = out.join(SERVER_SAMPLES_JSONL);
-        let task = tokio::spawn(async move {
-            let mut end = SamplingEnd::default();
-            let mut file = match std::fs::File::create(&path) {
-                Ok(f) => f,
-                Err(e) => {
-                    end.notes
-                        .push(format!("{} could not be created: {e}", path.display()));
-                    return end;
-                }
-            };
-            let mut due = t0 + every;
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(due) => {}
-                    _ = stopped.changed() => break,
-                }
-                let at = tokio::time::Instant::now();
-                let at_s = at.duration_since(t0).as_secs_f64();
-                let taken_at = humantime::format_rfc3339_millis(started_at + at.duration_since(t0))
-                    .to_string();
-                let mut notes = Vec::new();
-                // A reading the end of the run interrupts is dropped.
-                let nodes = tokio::select! {
-                    nodes = reader.cql_figures(&mut notes) => nodes,
-                    _ = stopped.changed() => break,
-                };
-                let sample = ServerSample {
-                    at_s,
-                    taken_at,
-                    nodes,
-                    notes,
-                };
-                let line = serde_json::to_string(&sample).expect("samples serialize");
-                if let Err(e) = writeln!(file, "{line}") {
-                    end.notes
-                        .push(format!("{} could not be written: {e}", path.display()));
-                    break;
-                }
-                end.samples += 1;
-                while due <= tokio::time::Instant::now() {
-                    due += every;
-                }
-            }
-            end
-        });
-        Sampler { stop, task }
-    }
-
-    /// Stops the readings (one in progress is dropped) and says what was written.
-    pub async fn finish(self) -> SamplingEnd {
-        let _ = self.stop.send(true);
-        self.task.await.unwrap_or_else(|e| SamplingEnd {
-            samples: 0,
-            notes: vec![format!("the server readings stopped: {e}")],
-        })
-    }
-}
+pub use super::server_tables::{
+    Sampler, SamplingEnd, ServerSample, MIN_EVERY, SERVER_SAMPLES_JSONL,
+};
 
 /// The samples of a run directory; none when it has no server-samples.jsonl. A line that
 /// does not parse (a run killed mid-write) ends the list, and is said in `notes`.
@@ -272,7 +167,7 @@ pub fn describe(samples: &[ServerSample], from_s: f64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::server_tables::{Figure, Unit};
+    use crate::metrics::server_tables::{Figure, NodeTables, Unit};
 
     fn latency(name: &str, count: u64, p99: f64) -> Figure {
         Figure {

@@ -1,13 +1,14 @@
 //! Service level: what a run must achieve in every window, and whether it did.
 //!
-//! [`spec`] reads a service level such as `p99.9<100ms, errors<0.1%, window=10s` into a typed
-//! [`Sla`]; [`judge`] turns fixed-length intervals into windows, judges each window against the
-//! SLA and keeps the worst value of each term over a run; [`stream`] does it as a run goes,
-//! interval by interval; [`validity`] decides whether the run measured the server at all (a
-//! client that could not keep its schedule gives no verdict); [`stored`] is how settings
-//! files hold an SLA.
+//! [`spec`] holds a service level as typed values ([`Sla`] and its terms); [`parse`] reads one
+//! from text such as `p99.9<100ms, errors<0.1%, window=10s`; [`judge`] turns fixed-length
+//! intervals into windows, judges each window against the SLA and keeps the worst value of
+//! each term over a run; [`stream`] does it as a run goes, interval by interval; [`validity`]
+//! decides whether the run measured the server at all (a client that could not keep its
+//! schedule gives no verdict); [`stored`] is how settings files hold an SLA.
 
 pub mod judge;
+pub mod parse;
 pub mod spec;
 pub mod stored;
 pub mod stream;
@@ -17,6 +18,7 @@ pub use judge::{
     check_window, judge_window, RunVerdict, TermOutcome, Value, WindowAccumulator, WindowStats,
     WindowVerdict, WorstTerm,
 };
-pub use spec::{Bound, Metric, Percentile, Sla, SlaParseError, Term, Threshold, DEFAULT_WINDOW};
+pub use parse::SlaParseError;
+pub use spec::{Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};
 pub use stream::{Judged, StreamingJudge};
 pub use validity::{ClientFigures, Validity, ValidityVerdict};

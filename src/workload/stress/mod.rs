@@ -8,6 +8,7 @@
 //! says what is supported and how it maps onto cassandra-stress.
 
 pub mod profile;
+mod raw;
 pub mod rows;
 
 use std::path::Path;

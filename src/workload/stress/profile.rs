@@ -4,14 +4,16 @@
 //! an unknown key is serde's "unknown field" error (which carries the line), a key
 //! cassandra-stress knows but headroom does not support yet says so, and a value that does
 //! not parse names its key and the line it is on. Nothing is silently ignored.
+//!
+//! The file is first read as written into the raw serde model of `raw.rs` (plain strings,
+//! unknown keys refused by serde); this file checks it into the typed [`Profile`].
 
 use std::collections::BTreeSet;
 use std::fmt;
 
-use serde::de::IgnoredAny;
-use serde::Deserialize;
-
 use crate::workload::distribution::{Distribution, Ratio};
+
+use super::raw::{RawInsert, RawProfile, RawQuery};
 
 /// The operation every profile has: writing rows of the table.
 pub const INSERT: &str = "insert";
@@ -126,124 +128,6 @@ impl fmt::Display for ProfileError {
         match self.line {
             Some(line) => write!(f, "line {line}: {}", self.message),
             None => f.write_str(&self.message),
-        }
-    }
-}
-
-/// The file as written: plain strings, checked afterwards so that each error can name its
-/// key and line.
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a cassandra-stress profile: a mapping of keyspace, table, columnspec, insert and queries"
-)]
-struct RawProfile {
-    /// Only names a profile among several (which headroom does not combine): harmless.
-    #[serde(default)]
-    #[allow(dead_code)]
-    specname: Option<String>,
-    keyspace: String,
-    #[serde(default)]
-    keyspace_definition: Option<String>,
-    table: String,
-    #[serde(default)]
-    table_definition: Option<String>,
-    #[serde(default)]
-    extra_definitions: Option<Vec<String>>,
-    #[serde(default)]
-    columnspec: Option<Vec<RawColumn>>,
-    #[serde(default)]
-    insert: Option<RawInsert>,
-    #[serde(default)]
-    queries: Option<serde_yaml_ng::Mapping>,
-    // Keys of cassandra-stress that headroom does not support yet: refused below.
-    #[serde(default)]
-    token_range_queries: Option<IgnoredAny>,
-    #[serde(default)]
-    seed: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a columnspec entry: a mapping of name, size, population and cluster"
-)]
-struct RawColumn {
-    name: String,
-    #[serde(default)]
-    size: Option<Scalar>,
-    #[serde(default)]
-    population: Option<Scalar>,
-    #[serde(default)]
-    cluster: Option<Scalar>,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "the insert section: a mapping of partitions, select and batchtype"
-)]
-struct RawInsert {
-    #[serde(default)]
-    partitions: Option<Scalar>,
-    #[serde(default)]
-    select: Option<Scalar>,
-    #[serde(default)]
-    batchtype: Option<Scalar>,
-    #[serde(default, rename = "row-population")]
-    row_population: Option<IgnoredAny>,
-    #[serde(default)]
-    visits: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a query: a mapping of cql and fields"
-)]
-struct RawQuery {
-    cql: String,
-    #[serde(default)]
-    fields: Option<String>,
-}
-
-/// A scalar written as text or a number (`size: 10` as well as `size: fixed(10)`).
-enum Scalar {
-    Text(String),
-    Number(u64),
-}
-
-/// Read by hand rather than as an untagged enum, whose error is serde's "data did not match
-/// any variant of untagged enum Scalar", without the key or its line.
-impl<'de> Deserialize<'de> for Scalar {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a value such as uniform(1..10) or 10")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v.to_string()))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
-                u64::try_from(v)
-                    .map(Scalar::Number)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
-            }
-        }
-        d.deserialize_any(Visitor)
-    }
-}
-
-impl Scalar {
-    fn text(&self) -> String {
-        match self {
-            Scalar::Text(t) => t.clone(),
-            Scalar::Number(n) => n.to_string(),
         }
     }
 }

@@ -1,0 +1,896 @@
+//! The service level as typed by people: comma-separated terms, each an upper bound on one
+//! metric of every window, e.g. `p99.9<100ms, max<1s, errors<0.1%, window=10s`.
+//!
+//! A term is `[op:]metric op threshold`:
+//! - metric: a percentile `pNN[.NNN]` (p50, p99, p99.9, p99.999), `max` or `mean` of the
+//!   response time, a failed request counting as slower than any threshold (see
+//!   [`crate::sla::judge_window`]), or `errors` (failed / all requests);
+//! - op: `<` or `<=`; an SLA states upper bounds only;
+//! - threshold: a latency with a unit (`ns`, `us`, `µs`, `ms`, `s`; decimals allowed, `2.5ms`),
+//!   or for `errors` a percentage (`0.1%`);
+//! - an optional op type qualifier (`read:p99<10ms`) judges only that op type; without one a
+//!   term judges every op type together.
+//!
+//! `window=10s` (or `window 10s`) sets the window length. Spaces are allowed between tokens.
+//! Each term has a canonical spelling ([`Term`]'s `Display`), its name in every output.
+//!
+//! The parser is apart from the types it builds (`spec.rs`) so that the code that only reads
+//! an [`Sla`] (the judge, the validity checks) does not depend on it.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::units::parse_duration;
+
+use super::spec::{shift_point, Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};
+
+/// A service level spec that could not be read: what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlaParseError {
+    /// The spec as given.
+    pub input: String,
+    /// Character offset of the offending token in `input`.
+    pub position: usize,
+    /// What is wrong and what would be accepted.
+    pub message: String,
+}
+
+impl fmt::Display for SlaParseError {
+    /// The message, then the input with a caret under the offending token; a long input is
+    /// shown around the token only.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const AROUND: usize = 40;
+        let chars: Vec<char> = self.input.chars().collect();
+        if chars.len() <= 2 * AROUND + 20 {
+            writeln!(f, "SLA '{}' is not valid: {}", self.input, self.message)?;
+            writeln!(f, "  {}", self.input)?;
+            return write!(f, "  {}^", " ".repeat(self.position));
+        }
+        let from = self.position.saturating_sub(AROUND).min(chars.len());
+        let to = (self.position + AROUND).min(chars.len());
+        let (head, tail) = (
+            if from > 0 { "…" } else { "" },
+            if to < chars.len() { "…" } else { "" },
+        );
+        let shown: String = chars[from..to].iter().collect();
+        writeln!(
+            f,
+            "SLA of {} characters is not valid: {}",
+            chars.len(),
+            self.message
+        )?;
+        writeln!(f, "  {head}{shown}{tail}")?;
+        write!(
+            f,
+            "  {}^",
+            " ".repeat(self.position - from + head.chars().count())
+        )
+    }
+}
+
+impl std::error::Error for SlaParseError {}
+
+impl Sla {
+    /// Reads a spec such as `p99.9<100ms, errors<0.1%, window=10s`; `default_window` applies
+    /// when the spec sets no window.
+    pub fn parse(spec: &str, default_window: Duration) -> Result<Sla, SlaParseError> {
+        Parser::new(spec).sla(default_window)
+    }
+}
+
+impl FromStr for Sla {
+    type Err = SlaParseError;
+
+    /// [`Sla::parse`] with the [`DEFAULT_WINDOW`].
+    fn from_str(spec: &str) -> Result<Sla, SlaParseError> {
+        Sla::parse(spec, DEFAULT_WINDOW)
+    }
+}
+
+/// One comma-separated part of a spec.
+enum Item {
+    Term(Term),
+    Window(Duration),
+}
+
+/// Reads a spec left to right; positions are character offsets.
+struct Parser<'a> {
+    input: &'a str,
+    chars: Vec<char>,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a str) -> Self {
+        Parser {
+            input,
+            chars: input.chars().collect(),
+            pos: 0,
+        }
+    }
+
+    fn error(&self, position: usize, message: impl Into<String>) -> SlaParseError {
+        SlaParseError {
+            input: self.input.to_string(),
+            position,
+            message: message.into(),
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn skip_spaces(&mut self) {
+        self.take_while(char::is_whitespace);
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        let found = self.peek() == Some(c);
+        if found {
+            self.pos += 1;
+        }
+        found
+    }
+
+    /// The characters from the current position on that satisfy `keep`.
+    fn take_while(&mut self, keep: impl Fn(char) -> bool) -> String {
+        let start = self.pos;
+        while self.peek().is_some_and(&keep) {
+            self.pos += 1;
+        }
+        self.chars[start..self.pos].iter().collect()
+    }
+
+    /// A name: an op type, a metric or `window`.
+    fn word(&mut self) -> String {
+        self.take_while(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    }
+
+    fn at_term_end(&self) -> bool {
+        matches!(self.peek(), None | Some(','))
+    }
+
+    fn sla(mut self, default_window: Duration) -> Result<Sla, SlaParseError> {
+        self.skip_spaces();
+        if self.peek().is_none() {
+            return Err(self.error(
+                0,
+                "the SLA is empty; write terms such as p99.9<100ms, errors<0.1%",
+            ));
+        }
+        let mut terms: Vec<Term> = Vec::new();
+        let mut window = None;
+        loop {
+            self.skip_spaces();
+            let start = self.pos;
+            match self.item()? {
+                Item::Window(_) if window.is_some() => {
+                    return Err(self.error(start, "the window is given twice"));
+                }
+                Item::Window(length) => window = Some(length),
+                Item::Term(term) => {
+                    let subject = term.subject();
+                    if terms.iter().any(|t| t.subject() == subject) {
+                        return Err(self.error(
+                            start,
+                            format!(
+                                "'{subject}' is given twice; state each metric once per op type"
+                            ),
+                        ));
+                    }
+                    terms.push(term);
+                }
+            }
+            self.skip_spaces();
+            if self.peek().is_none() {
+                break;
+            }
+            if !self.eat(',') {
+                return Err(self.unexpected());
+            }
+        }
+        if terms.is_empty() {
+            return Err(self.error(
+                0,
+                "the SLA has no terms to judge; add one such as p99.9<100ms",
+            ));
+        }
+        let window = match window {
+            Some(length) => length,
+            None => check_window_length(default_window).map_err(|reason| {
+                self.error(0, format!("the default window is not valid: {reason}"))
+            })?,
+        };
+        Ok(Sla { terms, window })
+    }
+
+    /// Text where a comma or the end was expected.
+    fn unexpected(&mut self) -> SlaParseError {
+        let start = self.pos;
+        let rest = self.take_while(|c| c != ',');
+        self.error(
+            start,
+            format!(
+                "unexpected '{}'; separate terms with commas",
+                rest.trim_end()
+            ),
+        )
+    }
+
+    fn item(&mut self) -> Result<Item, SlaParseError> {
+        let start = self.pos;
+        let word = self.word();
+        if word.is_empty() {
+            return Err(self.no_term());
+        }
+        self.skip_spaces();
+        if word.eq_ignore_ascii_case("window") {
+            return self.window().map(Item::Window);
+        }
+        if !self.eat(':') {
+            return self.term(None, start, &word).map(Item::Term);
+        }
+        self.skip_spaces();
+        let metric_start = self.pos;
+        let metric = self.word();
+        if metric.is_empty() {
+            return Err(self.error(
+                metric_start,
+                format!("expected a metric after '{word}:', e.g. {word}:p99<10ms"),
+            ));
+        }
+        if metric.eq_ignore_ascii_case("window") {
+            return Err(self.error(
+                metric_start,
+                "the window applies to the whole SLA, not to one op type",
+            ));
+        }
+        self.term(Some(word), metric_start, &metric).map(Item::Term)
+    }
+
+    /// The error where a term should start but none does.
+    fn no_term(&self) -> SlaParseError {
+        let message = match self.peek() {
+            None => "expected a term such as p99<10ms after ','".to_string(),
+            Some(',') => "expected a term such as p99<10ms before ','".to_string(),
+            Some(c) => format!("expected a metric (pNN, max, mean or errors), found '{c}'"),
+        };
+        self.error(self.pos, message)
+    }
+
+    /// The rest of a term whose metric word `word` started at `start`.
+    fn term(
+        &mut self,
+        op: Option<String>,
+        start: usize,
+        word: &str,
+    ) -> Result<Term, SlaParseError> {
+        let metric = parse_metric(word).map_err(|message| self.error(start, message))?;
+        let subject = match &op {
+            Some(op) => format!("{op}:{metric}"),
+            None => metric.to_string(),
+        };
+        let bound = self.bound(&subject, metric)?;
+        let threshold = self.threshold(metric, bound)?;
+        Ok(Term {
+            op,
+            metric,
+            bound,
+            threshold,
+        })
+    }
+
+    fn bound(&mut self, subject: &str, metric: Metric) -> Result<Bound, SlaParseError> {
+        self.skip_spaces();
+        let pos = self.pos;
+        let example = if metric.is_latency() { "10ms" } else { "0.1%" };
+        let bound = match self.peek() {
+            Some('<') => {
+                self.pos += 1;
+                if self.eat('=') {
+                    Bound::AtMost
+                } else {
+                    Bound::Below
+                }
+            }
+            Some('≤') => {
+                self.pos += 1;
+                Bound::AtMost
+            }
+            Some('>' | '≥') => {
+                return Err(self.error(
+                    pos,
+                    format!(
+                    "an SLA states upper bounds: write {subject}<{example} or {subject}<={example}"
+                ),
+                ))
+            }
+            None | Some(',') => {
+                return Err(self.error(
+                    pos,
+                    format!("missing threshold: write e.g. {subject}<{example}"),
+                ))
+            }
+            Some(c) => {
+                return Err(self.error(
+                    pos,
+                    format!("expected < or <= after '{subject}', found '{c}'"),
+                ))
+            }
+        };
+        Ok(bound)
+    }
+
+    fn threshold(&mut self, metric: Metric, bound: Bound) -> Result<Threshold, SlaParseError> {
+        self.skip_spaces();
+        let pos = self.pos;
+        if self.peek() == Some('-') {
+            return Err(self.error(pos, "a threshold must be above zero"));
+        }
+        let number = self.take_while(|c| c.is_ascii_digit() || c == '.');
+        if number.is_empty() {
+            let message = if self.at_term_end() {
+                format!("missing threshold after '{bound}'")
+            } else {
+                format!("expected a number after '{bound}'")
+            };
+            return Err(self.error(pos, message));
+        }
+        let Some((whole, fraction)) = split_decimal(&number) else {
+            return Err(self.error(pos, format!("'{number}' is not a number")));
+        };
+        self.skip_spaces();
+        let unit_pos = self.pos;
+        let unit = self.take_while(|c| c.is_alphabetic() || c == '%');
+        let result = if metric.is_latency() {
+            latency_threshold(whole, fraction, &unit)
+        } else {
+            error_threshold(&number, &unit, bound)
+        };
+        result
+            .map_err(|(at_unit, message)| self.error(if at_unit { unit_pos } else { pos }, message))
+    }
+
+    /// The window length after the word `window`.
+    fn window(&mut self) -> Result<Duration, SlaParseError> {
+        if !self.eat('=') {
+            self.eat(':');
+        }
+        self.skip_spaces();
+        let pos = self.pos;
+        let text = self.take_while(|c| c != ',');
+        let text = text.trim_end();
+        if text.is_empty() {
+            return Err(self.error(pos, "missing window length, e.g. window=10s"));
+        }
+        let length = parse_duration(text).map_err(|e| {
+            self.error(
+                pos,
+                format!("the window '{text}' is not a duration: {}", e.reason),
+            )
+        })?;
+        check_window_length(length).map_err(|reason| self.error(pos, reason))
+    }
+}
+
+/// A metric name: `pNN[.NNN]`, `max`, `mean` or `errors`, in any case.
+fn parse_metric(word: &str) -> Result<Metric, String> {
+    let lower = word.to_lowercase();
+    match lower.as_str() {
+        "max" => return Ok(Metric::Max),
+        "mean" => return Ok(Metric::Mean),
+        "errors" => return Ok(Metric::Errors),
+        "avg" | "average" => return Err(format!("unknown metric '{word}': write mean")),
+        "error" | "err" | "failures" | "failed" => {
+            return Err(format!(
+                "unknown metric '{word}': write errors, e.g. errors<0.1%"
+            ))
+        }
+        _ => {}
+    }
+    match lower.strip_prefix('p') {
+        Some(digits) if digits.starts_with(|c: char| c.is_ascii_digit()) => {
+            parse_percentile(word, digits).map(Metric::Percentile)
+        }
+        _ => Err(format!(
+            "unknown metric '{word}': use a percentile such as p99 or p99.9, max, mean or errors"
+        )),
+    }
+}
+
+/// The digits after the `p` of a percentile metric.
+fn parse_percentile(word: &str, digits: &str) -> Result<Percentile, String> {
+    let Some((whole, fraction)) = split_decimal(digits) else {
+        return Err(format!(
+            "'{word}' is not a percentile: write e.g. p99 or p99.9"
+        ));
+    };
+    if fraction.len() > 3 {
+        return Err("a percentile takes at most three decimals, e.g. p99.999".to_string());
+    }
+    let thousandths = whole
+        .parse::<u32>()
+        .ok()
+        .and_then(|w| w.checked_mul(1000))
+        .and_then(|w| w.checked_add(format!("{fraction:0<3}").parse::<u32>().ok()?));
+    if let Some(p) = thousandths.and_then(Percentile::from_thousandths) {
+        return Ok(p);
+    }
+    if thousandths == Some(Percentile::HUNDRED) {
+        return Err(format!("'{word}' is the largest response time: write max"));
+    }
+    if fraction.is_empty() && whole.len() >= 3 && whole.starts_with('9') {
+        return Err(format!(
+            "'{word}' is not a percentile: write p{}.{}",
+            &whole[..2],
+            &whole[2..]
+        ));
+    }
+    Err(format!(
+        "'{word}' is not a percentile: it must lie above 0 and below 100"
+    ))
+}
+
+/// A plain decimal `123` or `1.25` as its whole and fractional digits; `None` for anything
+/// else (`1.`, `.5`, `1.2.3`).
+fn split_decimal(text: &str) -> Option<(&str, &str)> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    let complete = !whole.is_empty() && (!fraction.is_empty() || !text.contains('.'));
+    (complete && digits(whole) && digits(fraction)).then_some((whole, fraction))
+}
+
+/// A threshold's error: whether it points at the unit (else at the number), and the message.
+type ThresholdError = (bool, String);
+
+/// A latency threshold `whole.fraction unit`, exactly in nanoseconds.
+fn latency_threshold(whole: &str, fraction: &str, unit: &str) -> Result<Threshold, ThresholdError> {
+    let unit_ns = match unit {
+        "ns" => 1,
+        "us" | "µs" | "μs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "" => {
+            let number = if fraction.is_empty() {
+                whole.to_string()
+            } else {
+                format!("{whole}.{fraction}")
+            };
+            return Err((
+                false,
+                format!("expected a unit (ns, us, ms, s) after '{number}'"),
+            ));
+        }
+        "%" => {
+            return Err((
+                true,
+                "a latency threshold takes a unit (ns, us, ms, s), not a percentage".to_string(),
+            ))
+        }
+        other => return Err((true, format!("unknown unit '{other}': use ns, us, ms or s"))),
+    };
+    let ns = scale_decimal(whole, fraction, unit_ns).map_err(|reason| (false, reason))?;
+    if ns == 0 {
+        return Err((false, "a threshold must be above zero".to_string()));
+    }
+    Ok(Threshold::LatencyNs(ns))
+}
+
+/// `whole.fraction × unit` as a whole number, or why it is none.
+fn scale_decimal(whole: &str, fraction: &str, unit: u64) -> Result<u64, String> {
+    let too_large = || "the threshold is too large".to_string();
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.len() > 9 {
+        return Err("the threshold is finer than a nanosecond".to_string());
+    }
+    let whole: u128 = whole.parse().map_err(|_| too_large())?;
+    let scale = 10u128.pow(fraction.len() as u32);
+    let fraction: u128 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse().map_err(|_| too_large())?
+    };
+    let parts = fraction * u128::from(unit);
+    if !parts.is_multiple_of(scale) {
+        return Err("the threshold is finer than a nanosecond".to_string());
+    }
+    whole
+        .checked_mul(u128::from(unit))
+        .and_then(|w| w.checked_add(parts / scale))
+        .and_then(|total| u64::try_from(total).ok())
+        .ok_or_else(too_large)
+}
+
+/// An `errors` threshold: a percentage of requests, 0 to 100.
+fn error_threshold(number: &str, unit: &str, bound: Bound) -> Result<Threshold, ThresholdError> {
+    match unit {
+        "%" => {}
+        "" => {
+            return Err((
+                false,
+                "write the error threshold as a percentage of requests, e.g. errors<0.1%; \
+                 a count of failed requests is not supported"
+                    .to_string(),
+            ))
+        }
+        other => {
+            return Err((
+                true,
+                format!("errors take a percentage of requests, e.g. errors<0.1%, not '{other}'"),
+            ))
+        }
+    }
+    let fraction: f64 = shift_point(number, -2)
+        .parse()
+        .map_err(|_| (false, format!("'{number}' is not a number")))?;
+    if fraction > 1.0 {
+        return Err((false, "the error threshold is at most 100%".to_string()));
+    }
+    if fraction == 0.0 && bound == Bound::Below {
+        return Err((
+            false,
+            "a threshold must be above zero; to allow no failed requests at all, write errors<=0%"
+                .to_string(),
+        ));
+    }
+    Ok(Threshold::Fraction(fraction))
+}
+
+/// Checks a window length: above zero and a whole number of milliseconds.
+fn check_window_length(window: Duration) -> Result<Duration, String> {
+    if window.is_zero() {
+        return Err("the window must be longer than zero".to_string());
+    }
+    if !window.subsec_nanos().is_multiple_of(1_000_000) {
+        return Err("the window must be a whole number of milliseconds".to_string());
+    }
+    Ok(window)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(spec: &str) -> Sla {
+        Sla::parse(spec, DEFAULT_WINDOW).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn only_term(spec: &str) -> Term {
+        let sla = parse(spec);
+        assert_eq!(sla.terms.len(), 1, "{spec}");
+        sla.terms[0].clone()
+    }
+
+    fn percentile(thousandths: u32) -> Metric {
+        Metric::Percentile(Percentile::from_thousandths(thousandths).unwrap())
+    }
+
+    /// The error for `spec`, checked to point at `position`.
+    fn error(spec: &str, position: usize) -> SlaParseError {
+        let e = Sla::parse(spec, DEFAULT_WINDOW).expect_err(spec);
+        assert_eq!(e.position, position, "{spec}: {e}");
+        assert_eq!(e.input, spec);
+        e
+    }
+
+    fn assert_error(spec: &str, position: usize, message: &str) {
+        let e = error(spec, position);
+        assert!(
+            e.message.contains(message),
+            "{spec}: '{}' lacks '{message}'",
+            e.message
+        );
+    }
+    #[test]
+    fn a_long_spec_is_shown_around_its_mistake() {
+        let terms: Vec<String> = (10..70).map(|p| format!("p{p}<1s")).collect();
+        let spec = format!("{}, p99>1s", terms.join(", "));
+        let e = Sla::parse(&spec, DEFAULT_WINDOW).unwrap_err();
+        let text = e.to_string();
+        assert!(text.len() < 300, "{text}");
+        assert!(
+            text.starts_with("SLA of 486 characters is not valid"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        // The caret stands under the offending '>'.
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(lines[1].chars().nth(caret), Some('>'), "{text}");
+    }
+
+    #[test]
+    fn a_single_percentile_term() {
+        let sla = parse("p99.9<100ms");
+        assert_eq!(
+            sla.terms,
+            vec![Term {
+                op: None,
+                metric: percentile(99_900),
+                bound: Bound::Below,
+                threshold: Threshold::LatencyNs(100_000_000),
+            }]
+        );
+        assert_eq!(sla.window, Duration::from_secs(10));
+        assert_eq!(sla.terms[0].name(), "p99.9<100ms");
+        assert_eq!(sla.to_string(), "p99.9<100ms, window=10s");
+    }
+
+    #[test]
+    fn several_terms_with_spaces() {
+        let sla = parse("  p99 < 10ms ,max<1s,errors < 0.1 %  ");
+        let names: Vec<String> = sla.terms.iter().map(Term::name).collect();
+        assert_eq!(names, ["p99<10ms", "max<1s", "errors<0.1%"]);
+        assert_eq!(sla.terms[0].metric, percentile(99_000));
+        assert_eq!(sla.terms[1].metric, Metric::Max);
+        assert_eq!(sla.terms[1].threshold, Threshold::LatencyNs(1_000_000_000));
+        assert_eq!(sla.terms[2].metric, Metric::Errors);
+        assert_eq!(sla.terms[2].threshold, Threshold::Fraction(0.001));
+        assert_eq!(sla.to_string(), "p99<10ms, max<1s, errors<0.1%, window=10s");
+    }
+
+    #[test]
+    fn at_most_mean_and_decimals() {
+        let t = only_term("p50<=2ms");
+        assert_eq!(t.metric, percentile(50_000));
+        assert_eq!(t.bound, Bound::AtMost);
+        assert_eq!(t.threshold, Threshold::LatencyNs(2_000_000));
+        assert_eq!(t.name(), "p50<=2ms");
+
+        let t = only_term("mean < 5ms");
+        assert_eq!(t.metric, Metric::Mean);
+        assert_eq!(t.name(), "mean<5ms");
+
+        let t = only_term("p99.99<2.5ms");
+        assert_eq!(t.metric, percentile(99_990));
+        assert_eq!(t.threshold, Threshold::LatencyNs(2_500_000));
+        assert_eq!(t.name(), "p99.99<2.5ms");
+
+        assert_eq!(only_term("P99.9 ≤ 0.25 s").name(), "p99.9<=250ms");
+        assert_eq!(only_term("p99.999<1500ms").name(), "p99.999<1.5s");
+        assert_eq!(only_term("p75<1234567ns").name(), "p75<1234.567us");
+        assert_eq!(only_term("p75<0.5us").name(), "p75<500ns");
+        assert_eq!(only_term("max<1.0005s").name(), "max<1000.5ms");
+    }
+
+    #[test]
+    fn microseconds_in_every_spelling() {
+        for spec in ["p99<250us", "p99<250µs", "p99<250μs", "p99 < 250 us"] {
+            let t = only_term(spec);
+            assert_eq!(t.threshold, Threshold::LatencyNs(250_000), "{spec}");
+            assert_eq!(t.name(), "p99<250us");
+        }
+    }
+
+    #[test]
+    fn op_qualifiers() {
+        let sla = parse("read:p99<10ms, write : p99.9 <= 1.5 s, p99<20ms, read:errors<1%");
+        assert_eq!(sla.terms[0].op.as_deref(), Some("read"));
+        assert_eq!(sla.terms[1].op.as_deref(), Some("write"));
+        assert_eq!(sla.terms[2].op, None);
+        let names: Vec<String> = sla.terms.iter().map(Term::name).collect();
+        assert_eq!(
+            names,
+            [
+                "read:p99<10ms",
+                "write:p99.9<=1.5s",
+                "p99<20ms",
+                "read:errors<1%"
+            ]
+        );
+        assert_eq!(sla.terms[3].threshold, Threshold::Fraction(0.01));
+    }
+
+    #[test]
+    fn window_terms() {
+        assert_eq!(
+            parse("p99<10ms, window=30s").window,
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            parse("window = 1m, p99<10ms").window,
+            Duration::from_secs(60)
+        );
+        assert_eq!(parse("p99<1ms, window 5s").window, Duration::from_secs(5));
+        assert_eq!(
+            parse("p99<1ms,window=2500ms").window,
+            Duration::from_millis(2500)
+        );
+        let sla = Sla::parse("p99<1ms", Duration::from_secs(3)).unwrap();
+        assert_eq!(sla.window, Duration::from_secs(3));
+        assert_eq!(sla.to_string(), "p99<1ms, window=3s");
+        assert_eq!(
+            parse("p99<1ms, window=1m30s").to_string(),
+            "p99<1ms, window=1m 30s"
+        );
+    }
+
+    #[test]
+    fn error_thresholds_are_exact_percentages() {
+        assert_eq!(
+            only_term("errors<0.0001%").threshold,
+            Threshold::Fraction(1e-6)
+        );
+        assert_eq!(only_term("errors<0.0001%").name(), "errors<0.0001%");
+        assert_eq!(only_term("errors<=0%").threshold, Threshold::Fraction(0.0));
+        assert_eq!(only_term("errors<=0%").name(), "errors<=0%");
+        assert_eq!(only_term("errors<100%").threshold, Threshold::Fraction(1.0));
+        assert_eq!(only_term("errors<12.5%").name(), "errors<12.5%");
+        assert_eq!(
+            only_term("errors<0.07%").threshold,
+            Threshold::Fraction(0.0007)
+        );
+        assert_eq!(only_term("errors<0.07%").name(), "errors<0.07%");
+    }
+
+    #[test]
+    fn canonical_spelling_reads_back_as_the_same_sla() {
+        for spec in [
+            "p99.9<100ms",
+            " P99 < 10 ms , max<1.5s, errors<=0.25%, mean < 900us",
+            "read:p50<=0.5ms, write:errors<1%, window=1m30s",
+            "p99.999<1234567ns, window=2500ms",
+        ] {
+            let sla = parse(spec);
+            assert_eq!(parse(&sla.to_string()), sla, "{spec} → {sla}");
+            let from_str: Sla = spec.parse().unwrap();
+            assert_eq!(from_str.terms, sla.terms);
+        }
+    }
+
+    #[test]
+    fn the_error_shows_a_caret_under_the_bad_token() {
+        let e = error("p99.9<100ms, p99<1 0ms", 17);
+        assert_eq!(e.message, "expected a unit (ns, us, ms, s) after '1'");
+        let expected = format!(
+            "SLA 'p99.9<100ms, p99<1 0ms' is not valid: expected a unit (ns, us, ms, s) after '1'\n  \
+             p99.9<100ms, p99<1 0ms\n  {}^",
+            " ".repeat(17)
+        );
+        assert_eq!(e.to_string(), expected);
+        let caret_line = e.to_string().lines().last().unwrap().to_string();
+        let input_line = e.to_string().lines().nth(1).unwrap().to_string();
+        let column = caret_line.find('^').unwrap();
+        assert_eq!(&input_line[column..], "1 0ms");
+    }
+
+    #[test]
+    fn positions_count_characters_not_bytes() {
+        assert_error("p99<5µs, p99<1ms", 9, "'p99' is given twice");
+    }
+
+    #[test]
+    fn empty_and_incomplete_specs() {
+        assert_error("", 0, "the SLA is empty");
+        assert_error("   ", 0, "the SLA is empty");
+        assert_error("p99<10ms,", 9, "expected a term such as p99<10ms after ','");
+        assert_error("p99<10ms, , max<1s", 10, "before ','");
+        assert_error("p99", 3, "missing threshold: write e.g. p99<10ms");
+        assert_error(
+            "errors, p99<1ms",
+            6,
+            "missing threshold: write e.g. errors<0.1%",
+        );
+        assert_error("p99<", 4, "missing threshold after '<'");
+        assert_error("p99<=, max<1s", 5, "missing threshold after '<='");
+        assert_error("p99<ms", 4, "expected a number after '<'");
+        assert_error("window=10s", 0, "no terms to judge");
+        assert_error("read:", 5, "expected a metric after 'read:'");
+        assert_error(
+            "<10ms",
+            0,
+            "expected a metric (pNN, max, mean or errors), found '<'",
+        );
+    }
+
+    #[test]
+    fn unknown_metrics_suggest_valid_ones() {
+        assert_error(
+            "latency<10ms",
+            0,
+            "unknown metric 'latency': use a percentile such as p99 or p99.9, max, mean or errors",
+        );
+        assert_error("p99<1ms, avg<1ms", 9, "write mean");
+        assert_error("error<1%", 0, "write errors");
+        assert_error("p<1ms", 0, "unknown metric 'p'");
+        assert_error("read:lat<1ms", 5, "unknown metric 'lat'");
+    }
+
+    #[test]
+    fn bad_percentiles() {
+        assert_error("p999<10ms", 0, "'p999' is not a percentile: write p99.9");
+        assert_error("p9999<10ms", 0, "write p99.99");
+        assert_error("p100<1s", 0, "write max");
+        assert_error("p0<1s", 0, "above 0 and below 100");
+        assert_error("p150<1s", 0, "above 0 and below 100");
+        assert_error("p99.9999<1s", 0, "at most three decimals");
+        assert_error("p99.<1s", 0, "'p99.' is not a percentile");
+        assert_error("p99.9.9<1s", 0, "'p99.9.9' is not a percentile");
+    }
+
+    #[test]
+    fn an_sla_states_upper_bounds() {
+        assert_error(
+            "p99>10ms",
+            3,
+            "an SLA states upper bounds: write p99<10ms or p99<=10ms",
+        );
+        assert_error("read:p99 >= 10ms", 9, "write read:p99<10ms");
+        assert_error("p99=10ms", 3, "expected < or <= after 'p99', found '='");
+    }
+
+    #[test]
+    fn bad_latency_thresholds() {
+        assert_error("p99<0ms", 4, "a threshold must be above zero");
+        assert_error("p99<=0.000s", 5, "a threshold must be above zero");
+        assert_error("p99<-1ms", 4, "a threshold must be above zero");
+        assert_error("p99<10", 4, "expected a unit (ns, us, ms, s) after '10'");
+        assert_error(
+            "p99<10 minutes",
+            7,
+            "unknown unit 'minutes': use ns, us, ms or s",
+        );
+        assert_error(
+            "p99<10%",
+            6,
+            "takes a unit (ns, us, ms, s), not a percentage",
+        );
+        assert_error("p99<0.1ns", 4, "finer than a nanosecond");
+        assert_error("p99<1.0000000001s", 4, "finer than a nanosecond");
+        assert_error("p99<99999999999999s", 4, "too large");
+        assert_error("p99<1.2.3ms", 4, "'1.2.3' is not a number");
+        assert_error("p99<.5ms", 4, "'.5' is not a number");
+    }
+
+    #[test]
+    fn bad_error_thresholds() {
+        assert_error(
+            "errors<5",
+            7,
+            "as a percentage of requests, e.g. errors<0.1%",
+        );
+        assert_error("errors<5ms", 8, "errors take a percentage");
+        assert_error("errors<101%", 7, "at most 100%");
+        assert_error("errors<0%", 7, "write errors<=0%");
+    }
+
+    #[test]
+    fn duplicates_and_trailing_garbage() {
+        assert_error("p99<10ms, p99<=20ms", 10, "'p99' is given twice");
+        assert_error(
+            "read:p99<1ms, read : p99<2ms",
+            14,
+            "'read:p99' is given twice",
+        );
+        assert_error(
+            "p99<1ms, window=10s, window=20s",
+            21,
+            "the window is given twice",
+        );
+        assert_error(
+            "p99<10ms foo",
+            9,
+            "unexpected 'foo'; separate terms with commas",
+        );
+        assert_error("p99<10ms max<1s", 9, "unexpected 'max<1s'");
+        assert_error("errors<1%%", 8, "not '%%'");
+        // Different op types are different terms.
+        assert_eq!(parse("read:p99<1ms, p99<2ms").terms.len(), 2);
+    }
+
+    #[test]
+    fn bad_windows() {
+        assert_error("p99<1ms, window=0s", 16, "longer than zero");
+        assert_error("p99<1ms, window=1500us", 16, "whole number of milliseconds");
+        assert_error(
+            "p99<1ms, window=soon",
+            16,
+            "the window 'soon' is not a duration",
+        );
+        assert_error("p99<1ms, window=", 16, "missing window length");
+        assert_error("read:window=10s", 5, "applies to the whole SLA");
+        let e = Sla::parse("p99<1ms", Duration::ZERO).unwrap_err();
+        assert!(e.message.contains("default window"), "{e}");
+    }
+}

@@ -1,0 +1,129 @@
+//! The serde model of a cassandra-stress profile as written: every key cassandra-stress
+//! documents, its values as plain strings or numbers, unknown keys refused by serde with
+//! their line. `profile.rs` checks this into the typed `Profile`.
+//!
+//! Apart from the checking because it is only the shape of the file: what each key may hold
+//! and the words serde's errors use for it, in the profile's terms rather than these types'.
+
+use std::fmt;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+/// The file as written: plain strings, checked afterwards so that each error can name its
+/// key and line.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a cassandra-stress profile: a mapping of keyspace, table, columnspec, insert and queries"
+)]
+pub(super) struct RawProfile {
+    /// Only names a profile among several (which headroom does not combine): harmless.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub(super) specname: Option<String>,
+    pub(super) keyspace: String,
+    #[serde(default)]
+    pub(super) keyspace_definition: Option<String>,
+    pub(super) table: String,
+    #[serde(default)]
+    pub(super) table_definition: Option<String>,
+    #[serde(default)]
+    pub(super) extra_definitions: Option<Vec<String>>,
+    #[serde(default)]
+    pub(super) columnspec: Option<Vec<RawColumn>>,
+    #[serde(default)]
+    pub(super) insert: Option<RawInsert>,
+    #[serde(default)]
+    pub(super) queries: Option<serde_yaml_ng::Mapping>,
+    // Keys of cassandra-stress that headroom does not support yet: refused by Profile::parse.
+    #[serde(default)]
+    pub(super) token_range_queries: Option<IgnoredAny>,
+    #[serde(default)]
+    pub(super) seed: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a columnspec entry: a mapping of name, size, population and cluster"
+)]
+pub(super) struct RawColumn {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) size: Option<Scalar>,
+    #[serde(default)]
+    pub(super) population: Option<Scalar>,
+    #[serde(default)]
+    pub(super) cluster: Option<Scalar>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "the insert section: a mapping of partitions, select and batchtype"
+)]
+pub(super) struct RawInsert {
+    #[serde(default)]
+    pub(super) partitions: Option<Scalar>,
+    #[serde(default)]
+    pub(super) select: Option<Scalar>,
+    #[serde(default)]
+    pub(super) batchtype: Option<Scalar>,
+    #[serde(default, rename = "row-population")]
+    pub(super) row_population: Option<IgnoredAny>,
+    #[serde(default)]
+    pub(super) visits: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a query: a mapping of cql and fields"
+)]
+pub(super) struct RawQuery {
+    pub(super) cql: String,
+    #[serde(default)]
+    pub(super) fields: Option<String>,
+}
+
+/// A scalar written as text or a number (`size: 10` as well as `size: fixed(10)`).
+pub(super) enum Scalar {
+    Text(String),
+    Number(u64),
+}
+
+/// Read by hand rather than as an untagged enum, whose error is serde's "data did not match
+/// any variant of untagged enum Scalar", without the key or its line.
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a value such as uniform(1..10) or 10")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
+                u64::try_from(v)
+                    .map(Scalar::Number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl Scalar {
+    pub(super) fn text(&self) -> String {
+        match self {
+            Scalar::Text(t) => t.clone(),
+            Scalar::Number(n) => n.to_string(),
+        }
+    }
+}
