@@ -20,12 +20,16 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod sla;
+pub mod stats;
+pub mod stop;
 pub mod sweep;
 pub mod units;
 pub mod usage;
 pub mod workload;
 
 use std::process::ExitCode;
+
+pub use commands::exit::exit_code_for;
 
 /// Runs one parsed command line and returns the process exit code.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
@@ -37,29 +41,5 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Quickstart(args) => commands::quickstart::run(*args),
         cli::Command::Report(args) => commands::report::run(args),
         cli::Command::Compare(args) => commands::compare::run(*args),
-    }
-}
-
-/// The exit code for an error that ended a command: 2 when the user's input was wrong
-/// (the same code clap uses for a bad command line), 1 for everything else.
-pub fn exit_code_for(err: &anyhow::Error) -> u8 {
-    let is_usage = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<cluster::ClusterError>()
-            .is_some_and(cluster::ClusterError::is_usage_error)
-            || cause.downcast_ref::<units::ParseError>().is_some()
-            || cause.downcast_ref::<sla::SlaParseError>().is_some()
-            || cause.downcast_ref::<usage::UsageError>().is_some()
-            || cause.downcast_ref::<maintenance::PlanError>().is_some()
-            || cause
-                .downcast_ref::<workload::builtin::WorkloadError>()
-                .is_some_and(workload::builtin::WorkloadError::is_usage_error)
-            // An unreachable contact point or missing credentials: the command line is wrong.
-            || cause.downcast_ref::<client::ConnectError>().is_some()
-    });
-    if is_usage {
-        2
-    } else {
-        1
     }
 }

@@ -183,6 +183,12 @@ fn parse_si(text: &str) -> Option<f64> {
     Some(value * multiplier)
 }
 
+impl crate::usage::Blame for ParseError {
+    fn is_usage_error(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,15 @@
 //! not free. Such an error ends a command with exit code 2, as clap's own do, before anything
 //! connects or is written.
 
+/// Whether an error is the user's to mend (a flag, a file, a host, credentials) rather than a
+/// failure: the one question that decides exit code 2. Each concern's error type answers it
+/// for its own variants (a cluster's invalid configuration is the user's; a node that will
+/// not start is not).
+pub trait Blame {
+    /// Whether this error comes from what the user gave.
+    fn is_usage_error(&self) -> bool;
+}
+
 /// What the user gave cannot work; the message names the flag or file and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -13,6 +22,17 @@ impl UsageError {
     pub fn new(message: impl Into<String>) -> UsageError {
         UsageError(message.into())
     }
+}
+
+impl Blame for UsageError {
+    fn is_usage_error(&self) -> bool {
+        true
+    }
+}
+
+/// A [`UsageError`] with this message, as an [`anyhow::Error`] for a command's result.
+pub fn usage_error(message: impl Into<String>) -> anyhow::Error {
+    UsageError::new(message).into()
 }
 
 /// Input quoted in a message, cut short when long: its first `max` characters, then how

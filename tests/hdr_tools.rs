@@ -309,7 +309,7 @@ impl SplitMix64 {
 
 /// The value at `percentile`, in ms, by headroom's rule (which must be Java's).
 fn percentile_ms(h: &Histogram<u64>, percentile: f64) -> f64 {
-    headroom::metrics::value_at_percentile(h, percentile) as f64 / 1e6
+    headroom::stats::value_at_percentile(h, percentile) as f64 / 1e6
 }
 
 fn max_ms(h: &Histogram<u64>) -> f64 {

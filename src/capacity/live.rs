@@ -19,8 +19,9 @@ use crate::engine::{LoadMode, StopReason};
 use crate::metrics::server_pauses::PauseSource;
 use crate::results::config::RunSettings;
 use crate::results::summary::RunSummary;
-use crate::run::{self, RunContext, RunObserver, RunOutcome, StopSignal};
+use crate::run::{self, RunContext, RunObserver, RunOutcome};
 use crate::sla::Value;
+use crate::stop::StopSignal;
 
 /// What a search needs besides its settings and directory.
 pub struct SearchContext<'a> {

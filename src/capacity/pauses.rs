@@ -10,8 +10,8 @@ use hdrhistogram::Histogram;
 
 use super::dir::SearchData;
 use crate::metrics::server_pauses::PausesFile;
-use crate::metrics::{new_histogram, value_at_percentile};
 use crate::results::run_dir::RunData;
+use crate::stats::{new_histogram, value_at_percentile};
 
 /// The pauses of one or more runs, all their nodes together.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

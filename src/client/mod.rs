@@ -191,6 +191,13 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
     Ok(Arc::new(session))
 }
 
+impl crate::usage::Blame for ConnectError {
+    fn is_usage_error(&self) -> bool {
+        // An unreachable contact point or missing credentials: the command line is wrong.
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

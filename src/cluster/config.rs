@@ -471,7 +471,7 @@ mod tests {
     fn invalid_configurations_name_the_flag_to_change() {
         let check = |config: ClusterConfig, expected: &str| {
             let err = config.validate().unwrap_err();
-            assert!(err.is_usage_error());
+            assert!(crate::usage::Blame::is_usage_error(&err));
             assert!(
                 err.to_string().contains(expected),
                 "'{err}' should mention '{expected}'"

@@ -152,19 +152,20 @@ pub enum ClusterError {
 }
 
 impl ClusterError {
-    /// Whether the error is the user's input (exit code 2) rather than a failure.
-    pub fn is_usage_error(&self) -> bool {
+    /// Wraps an I/O error with what was being done.
+    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ClusterError {
+        let context = context.into();
+        move |source| ClusterError::Io { context, source }
+    }
+}
+
+impl crate::usage::Blame for ClusterError {
+    fn is_usage_error(&self) -> bool {
         matches!(
             self,
             ClusterError::InvalidConfig(_)
                 | ClusterError::NoSuchNode { .. }
                 | ClusterError::NoCluster { .. }
         )
-    }
-
-    /// Wraps an I/O error with what was being done.
-    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ClusterError {
-        let context = context.into();
-        move |source| ClusterError::Io { context, source }
     }
 }

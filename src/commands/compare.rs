@@ -14,18 +14,18 @@ use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
 use crate::report::load::Input;
 use crate::report::{write_report_with, ReportOptions};
-use crate::workload::builtin::WorkloadError;
+use crate::usage::{usage_error, UsageError};
 
 /// Runs `headroom compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let mut options = options(&args.cost)?;
     options.baseline = args.baseline.clone();
     let dirs = expand(&args.dirs)?;
-    let input = Input::load(&dirs).map_err(|e| WorkloadError::Invalid(format!("{e:#}")))?;
+    let input = Input::load(&dirs).map_err(|e| UsageError::new(format!("{e:#}")))?;
     let (json, text) = match (input.searches.len(), input.runs.len()) {
         (searches, 0) if searches >= 2 && input.sweeps.is_empty() => {
-            let comparison = compare(&input.searches, &options)
-                .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+            let comparison =
+                compare(&input.searches, &options).map_err(|e| UsageError::new(e.to_string()))?;
             (
                 serde_json::to_string_pretty(&comparison)?,
                 render::text(&comparison),
@@ -33,27 +33,25 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         }
         (0, runs) if runs >= 2 && input.sweeps.is_empty() => {
             if !options.prices.is_empty() || options.target_per_s.is_some() {
-                return Err(WorkloadError::Invalid(
+                return Err(usage_error(
                     "--node-price and --target-load price capacity searches; runs have no \
                      capacity to price"
                         .to_string(),
-                )
-                .into());
+                ));
             }
             let comparison = compare_runs(&input.runs, options.baseline.as_deref())
-                .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
+                .map_err(|e| UsageError::new(e.to_string()))?;
             (
                 serde_json::to_string_pretty(&comparison)?,
                 render::run_text(&comparison),
             )
         }
         (searches, runs) => {
-            return Err(WorkloadError::Invalid(format!(
+            return Err(usage_error(format!(
                 "compare takes two or more capacity searches, or two or more runs; got {searches} \
                  search(es), {runs} run(s) and {} sweep(s)",
                 input.sweeps.len()
-            ))
-            .into())
+            )))
         }
     };
 
@@ -88,29 +86,27 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The comparison's options from the cost flags. Errors are the user's (exit code 2).
-pub fn options(cost: &CostArgs) -> Result<CompareOptions, WorkloadError> {
+pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
     let prices = cost
         .node_price
         .iter()
         .map(|p| NodePrice::parse(p))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(WorkloadError::Invalid)?;
+        .map_err(UsageError::new)?;
     let target_per_s = cost
         .target_load
         .as_deref()
         .map(parse_target_load)
         .transpose()
-        .map_err(WorkloadError::Invalid)?;
+        .map_err(UsageError::new)?;
     if target_per_s.is_some() && prices.is_empty() {
-        return Err(WorkloadError::Invalid(
+        return Err(usage_error(
             "--target-load needs --node-price: the yearly cost of the nodes is priced by it"
                 .to_string(),
         ));
     }
     if cost.nodes == Some(0) {
-        return Err(WorkloadError::Invalid(
-            "--nodes must be at least 1".to_string(),
-        ));
+        return Err(usage_error("--nodes must be at least 1".to_string()));
     }
     Ok(CompareOptions {
         baseline: None,
@@ -125,9 +121,7 @@ pub fn expand(dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
-            return Err(
-                WorkloadError::Invalid(format!("{} is not a directory", dir.display())).into(),
-            );
+            return Err(UsageError::new(format!("{} is not a directory", dir.display())).into());
         }
         if dir.join(MATRIX_FILE).exists() {
             out.extend(MatrixFile::load(dir)?.search_dirs(dir));

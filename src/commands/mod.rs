@@ -4,7 +4,7 @@
 pub mod capacity;
 pub mod cluster;
 pub mod compare;
-pub mod matrix;
+pub mod exit;
 pub mod quickstart;
 pub mod report;
 pub mod run;

@@ -83,7 +83,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
                 "Stopped after {took:.1} minutes. What finished is in {}.",
                 out.display()
             );
-            return Ok(ExitCode::from(130));
+            return Ok(ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED));
         }
         (_, Some(capacity)) => println!(
             "\nCapacity: {capacity:.0} requests/s on this machine under {} ({took:.1} minutes). \
@@ -97,7 +97,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
                  are in {}.",
                 out.display()
             );
-            return Ok(ExitCode::from(super::run::EXIT_CLIENT_BOUND));
+            return Ok(ExitCode::from(super::exit::EXIT_CLIENT_BOUND));
         }
         (_, None) => println!(
             "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes).",

@@ -61,10 +61,7 @@ mod tests {
     fn the_report_goes_into_the_first_directory_by_default() {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path().join("run");
-        crate::report::export::html::tests::copy_dir(
-            &crate::report::load::tests::run_fixture(),
-            &run,
-        );
+        crate::report::export::html::tests::copy_dir(&crate::fixtures::run_fixture(), &run);
         let cli = Cli::try_parse_from(["headroom", "report", run.to_str().unwrap()]).unwrap();
         let Command::Report(args) = cli.command else {
             panic!("not report")

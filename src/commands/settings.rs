@@ -10,7 +10,7 @@ use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
 use crate::sla::Sla;
-use crate::workload::builtin::WorkloadError;
+use crate::usage::{usage_error, UsageError};
 use crate::workload::{
     compaction_map, replication_map, AnyWorkload, WorkloadConfig, WorkloadRequest,
 };
@@ -42,7 +42,7 @@ pub const MAX_THREADS: usize = crate::engine::schedule::MAX_WORKERS;
 const MAX_IN_FLIGHT: usize = 10_000_000;
 
 /// Resolves and checks the flags of `headroom run`; every error here is the user's input.
-pub fn run_settings(args: &RunArgs) -> Result<RunSettings, WorkloadError> {
+pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
     let client = &args.client;
     let mode = match (args.rate, args.concurrency) {
         (Some(rate), _) => LoadMode::Open {
@@ -66,30 +66,26 @@ pub fn run_settings(args: &RunArgs) -> Result<RunSettings, WorkloadError> {
     // Unbounded by the flags: the format's own count (YCSB's operationcount) or 60 s.
     let unbounded = args.duration.is_none() && ops.is_none();
     let duration = match (args.duration, ops) {
-        (Some(_), Some(_)) => {
-            return Err(WorkloadError::Invalid(
-                "give --duration or --ops N, not both".into(),
-            ))
-        }
+        (Some(_), Some(_)) => return Err(usage_error("give --duration or --ops N, not both")),
         (Some(d), _) => Some(d),
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(60)),
     };
     if duration.is_some_and(|d| d.is_zero()) {
-        return Err(WorkloadError::Invalid(
-            "--duration 0s measures nothing: give a length above 0, e.g. 60s".into(),
+        return Err(usage_error(
+            "--duration 0s measures nothing: give a length above 0, e.g. 60s",
         ));
     }
     if ops == Some(0) {
-        return Err(WorkloadError::Invalid(
-            "--ops 0 measures nothing: give at least 1 request".into(),
+        return Err(usage_error(
+            "--ops 0 measures nothing: give at least 1 request",
         ));
     }
     let mut config = settings(&workload, client, mode, args.warmup, duration, ops)?;
     config.phase = args.phase;
     if let Some(every) = args.server_stats_every {
         if every < crate::metrics::server_samples::MIN_EVERY {
-            return Err(WorkloadError::Invalid(format!(
+            return Err(usage_error(format!(
                 "--server-stats-every {} is too short: at least 1s (each reading is a few \
                  queries per node)",
                 humantime::format_duration(every)
@@ -132,14 +128,15 @@ pub fn settings(
     warmup: Duration,
     duration: Option<Duration>,
     ops: Option<u64>,
-) -> Result<RunSettings, WorkloadError> {
+) -> anyhow::Result<RunSettings> {
     let args = workload_args;
     let name = args.name.clone().unwrap_or_default();
     let definition = crate::workload::any::resolve(&name, &workload_request(args))?;
     // -p N is --partitions (tlp-stress); -p KEY=VALUE is a YCSB property.
     let partitions = match args.p.iter().rev().find(|p| !p.contains('=')) {
-        Some(n) => crate::units::parse_count(n)
-            .map_err(|e| WorkloadError::Invalid(format!("-p {n}: {e}")))?,
+        Some(n) => {
+            crate::units::parse_count(n).map_err(|e| UsageError::new(format!("-p {n}: {e}")))?
+        }
         None => args.partitions,
     };
     let mut workload = WorkloadConfig {
@@ -157,13 +154,13 @@ pub fn settings(
             }),
         delete_ratio: args.delete_ratio,
         populate: args.populate,
-        replication: replication_map(&args.replication).map_err(WorkloadError::Invalid)?,
+        replication: replication_map(&args.replication).map_err(UsageError::new)?,
         compaction: args
             .compaction
             .as_deref()
             .map(compaction_map)
             .transpose()
-            .map_err(WorkloadError::Invalid)?,
+            .map_err(UsageError::new)?,
         ttl_s: args.ttl.map(|d| d.as_secs() as u32),
         consistency: args.consistency.to_ascii_uppercase(),
         drop: args.drop,
@@ -171,61 +168,51 @@ pub fn settings(
         rows_per_partition: args.rows_per_partition,
     };
     crate::workload::any::settle(&mut workload)?;
-    workload.validate().map_err(WorkloadError::Invalid)?;
+    workload.validate().map_err(UsageError::new)?;
     crate::workload::builtin::parse_consistency(&workload.consistency)?;
     match mode {
         LoadMode::Open {
             max_in_flight: 0, ..
-        } => {
-            return Err(WorkloadError::Invalid(
-                "--max-in-flight must be at least 1".into(),
-            ))
-        }
+        } => return Err(usage_error("--max-in-flight must be at least 1")),
         LoadMode::Open { rate_per_s, .. } if rate_per_s.is_nan() || rate_per_s <= 0.0 => {
-            return Err(WorkloadError::Invalid("the rate must be above 0".into()))
+            return Err(usage_error("the rate must be above 0"))
         }
         LoadMode::Closed { concurrency: 0 } => {
-            return Err(WorkloadError::Invalid(
-                "--concurrency must be at least 1".into(),
-            ))
+            return Err(usage_error("--concurrency must be at least 1"))
         }
         _ => {}
     }
     if client.sender == Sender::Native
         && !matches!(workload.definition, crate::workload::Definition::Builtin)
     {
-        return Err(WorkloadError::Invalid(
+        return Err(usage_error(
             "--sender native sends the built-in workloads only (keyvalue, timeseries, \
-             documents); use --sender driver for workload files and YCSB"
-                .into(),
+             documents); use --sender driver for workload files and YCSB",
         ));
     }
     if client.interval < Duration::from_millis(10) {
-        return Err(WorkloadError::Invalid(
-            "--interval must be at least 10ms".into(),
-        ));
+        return Err(usage_error("--interval must be at least 10ms"));
     }
     if client.connections == 0 {
-        return Err(WorkloadError::Invalid(
-            "--connections must be at least 1 (connections to each node)".into(),
+        return Err(usage_error(
+            "--connections must be at least 1 (connections to each node)",
         ));
     }
     if client.timeout.is_zero() {
-        return Err(WorkloadError::Invalid(
+        return Err(usage_error(
             "--timeout 0s would time every request out at once: give how long one request \
-             may take, e.g. 10s"
-                .into(),
+             may take, e.g. 10s",
         ));
     }
     if client.max_in_flight > MAX_IN_FLIGHT {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--max-in-flight {} is more than {MAX_IN_FLIGHT}",
             client.max_in_flight
         )));
     }
     if !crate::workload::stress::profile::is_plain_name(&args.keyspace) || args.keyspace.len() > 48
     {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--keyspace '{}' is not a CQL keyspace name: up to 48 letters, digits and \
              underscores",
             crate::usage::cut(&args.keyspace, 60)
@@ -235,12 +222,10 @@ pub fn settings(
         std::thread::available_parallelism().map_or(2, |n| n.get().min(MAX_THREADS))
     });
     if threads == 0 {
-        return Err(WorkloadError::Invalid(
-            "--threads must be at least 1".into(),
-        ));
+        return Err(usage_error("--threads must be at least 1"));
     }
     if threads > MAX_THREADS {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--threads {threads} is more than {MAX_THREADS}"
         )));
     }
@@ -251,7 +236,7 @@ pub fn settings(
     };
     Ok(RunSettings {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
-        hosts: client::parse_hosts(&hosts).map_err(|e| WorkloadError::Invalid(e.to_string()))?,
+        hosts: client::parse_hosts(&hosts).map_err(|e| UsageError::new(e.to_string()))?,
         workload,
         mode,
         warmup_s: warmup.as_secs_f64(),
@@ -287,18 +272,32 @@ pub fn sla_settings(
         return Ok(None);
     };
     if window.is_zero() {
-        return Err(WorkloadError::Invalid(
-            "--window 0s: the SLA's window must be longer than 0, e.g. 10s".into(),
-        )
-        .into());
+        return Err(usage_error(
+            "--window 0s: the SLA's window must be longer than 0, e.g. 10s",
+        ));
     }
     let sla = Sla::parse(text, window)?;
     let op_names = AnyWorkload::op_names_of(&config.workload)?;
     let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
-    sla.check_ops(&op_names).map_err(WorkloadError::Invalid)?;
+    sla.check_ops(&op_names).map_err(UsageError::new)?;
     crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
-        .map_err(WorkloadError::Invalid)?;
+        .map_err(UsageError::new)?;
     Ok(Some(sla))
+}
+
+/// Reads a fraction written as `2%` or `0.02`.
+pub(crate) fn parse_fraction(flag: &str, text: &str) -> anyhow::Result<f64> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match value {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(usage_error(format!(
+            "{flag} '{text}' is not valid: give a percentage such as 2% (above 0, below 100%)"
+        ))),
+    }
 }
 
 #[cfg(test)]

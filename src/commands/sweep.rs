@@ -6,25 +6,26 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::capacity::parse_fraction;
 use super::run::Terminal;
 use super::settings;
+use super::settings::parse_fraction;
 use crate::cli::SweepArgs;
 use crate::engine::LoadMode;
-use crate::run::{RunObserver, StopSignal};
+use crate::run::RunObserver;
+use crate::stop::StopSignal;
 use crate::sweep::live::{SweepContext, SweepObserver};
 use crate::sweep::settings::SweepSettings;
 use crate::sweep::{table, Ladder, StepRecord, SweepFile, SweepStatus, SweepStop};
-use crate::workload::builtin::WorkloadError;
+use crate::usage::{usage_error, UsageError};
 
 /// Resolves and checks the flags of `headroom sweep`; every error here is the user's.
-pub fn sweep_settings(args: &SweepArgs) -> Result<SweepSettings, WorkloadError> {
+pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
     let ladder = Ladder::parse(&args.concurrency)
-        .map_err(|e| WorkloadError::Invalid(format!("--concurrency: {e}")))?;
+        .map_err(|e| UsageError::new(format!("--concurrency: {e}")))?;
     let stable_error = parse_fraction("--stable-error", &args.stable_error)?;
     let fmt = |d: Duration| humantime::format_duration(d).to_string();
     if args.step_min > args.step_max {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--step-min {} is longer than --step-max {}",
             fmt(args.step_min),
             fmt(args.step_max)
@@ -39,7 +40,7 @@ pub fn sweep_settings(args: &SweepArgs) -> Result<SweepSettings, WorkloadError> 
         "--step-min"
     };
     if measured < shortest {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "{flag} {} is too short: a step needs at least two intervals of {} ({})",
             fmt(measured),
             fmt(args.client.interval),
@@ -82,7 +83,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let file = sweep(&config, &out, settings::credentials(&args.client))?;
     Ok(match file.status {
-        SweepStatus::Interrupted => ExitCode::from(130),
+        SweepStatus::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),
         SweepStatus::Failed => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     })
@@ -133,7 +134,7 @@ pub fn sweep(
     let runtime = crate::run::runtime(config.run.threads)?;
     let stop = StopSignal::new();
     super::run::stop_on_ctrl_c_or_term(&runtime, &stop);
-    let is_usage = |e: &anyhow::Error| crate::exit_code_for(e) == 2;
+    let is_usage = |e: &anyhow::Error| super::exit::exit_code_for(e) == super::exit::EXIT_USAGE;
     let context = SweepContext {
         runtime: &runtime,
         stop,

@@ -9,12 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{self, Cost, NodePrice, ASSUMPTIONS};
 use super::samples::{run_windows, RunWindows};
-use super::stats::{self, Better, Bootstrap, Difference, Evidence, DEFAULT_LEVEL};
 use crate::capacity::dir::SearchData;
 use crate::capacity::pauses::{search_pauses, PauseFigures};
 use crate::capacity::search::same_rate;
 use crate::capacity::Verdict as RateVerdict;
 use crate::sla::Metric;
+use crate::stats::difference::{
+    self as stats, Better, Bootstrap, Difference, Evidence, DEFAULT_LEVEL,
+};
 
 /// The fewest windows on each side for a bootstrap interval of a percentile difference;
 /// fewer give intervals that look narrow only because nothing varies.
@@ -495,11 +497,11 @@ pub(crate) fn latency_change(
     bootstrap: &Bootstrap,
 ) -> Change {
     let of_all = |w: &RunWindows| {
-        let mut merged = crate::metrics::new_histogram();
+        let mut merged = crate::stats::new_histogram();
         for h in &w.latency {
             let _ = merged.add(h);
         }
-        crate::metrics::value_at_percentile(&merged, percentile) as f64 / 1e6
+        crate::stats::value_at_percentile(&merged, percentile) as f64 / 1e6
     };
     let nonempty = |w: &RunWindows| w.latency.iter().filter(|h| !h.is_empty()).count();
     let (nb, no) = (nonempty(base), nonempty(other));
@@ -538,8 +540,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::capacity::{Record, Status, Store, TermValue, TrialRecord};
     use crate::compare::render;
-    use crate::metrics::new_histogram;
     use crate::results::hlog::HlogWriter;
+    use crate::stats::new_histogram;
 
     /// A configuration for [`write_search`]: its name, mean latency, the rates it passes and
     /// fails, and the seed of its latencies.
@@ -590,7 +592,7 @@ pub(crate) mod tests {
                     let ms: f64 = exp.sample(&mut rng);
                     h.record((ms * 1e6) as u64 + 1).unwrap();
                 }
-                worst = worst.max(crate::metrics::value_at_percentile(&h, 99.9) as f64 / 1e6);
+                worst = worst.max(crate::stats::value_at_percentile(&h, 99.9) as f64 / 1e6);
                 log.write_interval(
                     Some("write.rt"),
                     Duration::from_secs(second),

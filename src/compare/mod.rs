@@ -1,9 +1,9 @@
 //! Comparing configurations: is one garbage collector, instance type or Cassandra version
 //! faster than another on the same workload, or is the difference noise?
 //!
-//! [`stats`] holds the statistics a comparison rests on (Welch's t-test on per-window
-//! throughput, bootstrap intervals for latency percentiles and their differences, and the
-//! verdict of one difference); [`samples`] reads a run's windows; [`comparison`] compares
+//! The statistics a comparison rests on (Welch's t-test on per-window throughput, bootstrap
+//! intervals for latency percentiles and their differences, and the verdict of one
+//! difference) are in [`crate::stats::difference`]; [`samples`] reads a run's windows; [`comparison`] compares
 //! capacity searches into what compare.json holds; [`cost`] prices them; [`render`] makes
 //! the tables the terminal and the report show. The server's own pauses come from
 //! [`crate::cluster::pauses`]. docs/compare.md describes the method.
@@ -14,15 +14,9 @@ pub mod matrix;
 pub mod render;
 pub mod runs;
 pub mod samples;
-pub mod stats;
 
 pub use comparison::{compare, CompareOptions, Comparison};
 pub use runs::{compare_runs, RunComparison};
-pub use stats::{
-    compare_means, compare_percentile, percentile_difference_interval, percentile_interval,
-    welch_t_test, Better, Bootstrap, Difference, Evidence, Interval, StatsError, Verdict, Welch,
-    DEFAULT_LEVEL,
-};
 
 /// The file a comparison is written to.
 pub const COMPARE_FILE: &str = "compare.json";

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::comparison::{latency_change, throughput_change, Change};
 use super::samples::run_windows;
-use super::stats::{Bootstrap, DEFAULT_LEVEL};
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 use crate::results::summary::Latency;
+use crate::stats::difference::{Bootstrap, DEFAULT_LEVEL};
 
 /// The percentile whose change between runs is tested.
 pub const RUN_PERCENTILE: f64 = 99.0;
@@ -252,8 +252,8 @@ fn maintenance_rows(runs: &[RunData]) -> Vec<Row> {
 mod tests {
     use super::*;
     use crate::compare::render;
+    use crate::fixtures::run_fixture;
     use crate::report::export::html::tests::copy_dir;
-    use crate::report::load::tests::run_fixture;
 
     #[test]
     fn a_run_against_its_own_copy_differs_by_noise_only() {

@@ -11,7 +11,8 @@ use std::fs;
 
 use hdrhistogram::Histogram;
 
-use crate::report::load::{for_each_interval, is_measured_response_tag, RunData};
+use crate::results::hlog::{for_each_interval, is_measured_response_tag};
+use crate::results::run_dir::RunData;
 
 /// One run's windows.
 #[derive(Debug, Clone, Default)]

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-use crate::metrics::{new_histogram, OpStats};
+use crate::metrics::OpStats;
+use crate::stats::new_histogram;
 
 use super::schedule::Progress;
 use super::{Interval, IntervalSink};

@@ -305,6 +305,12 @@ fn parse_jmx(entry: &str) -> Result<Target, PlanError> {
     })
 }
 
+impl crate::usage::Blame for PlanError {
+    fn is_usage_error(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ use tokio::time::Instant;
 
 use super::{MaintenanceConfig, Operation, Plan, Target};
 use crate::cluster::LocalCluster;
-use crate::run::StopSignal;
+use crate::stop::StopSignal;
 
 /// The record of a run's maintenance in its run directory.
 pub const MAINTENANCE_JSON: &str = "maintenance.json";

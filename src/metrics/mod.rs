@@ -11,7 +11,4 @@ pub mod server_tables;
 pub mod stats;
 
 pub use errors::ErrorClass;
-pub use stats::{
-    new_histogram, percentile_rank, percentiles_and_mean, value_at_percentile, value_at_rank,
-    OpStats, Phase,
-};
+pub use stats::{OpStats, Phase};

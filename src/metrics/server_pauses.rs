@@ -1,6 +1,6 @@
 //! The server pauses of one run: the stop-the-world pauses of the nodes a run loaded, read
-//! from their GC logs ([`crate::cluster::pauses`]) when the run ends, and written into the
-//! run directory beside the client's latencies.
+//! from their GC logs ([`crate::cluster::pauses`]) when the run ends, for the run directory
+//! to hold beside the client's latencies (written by [`crate::results::pauses`]):
 //!
 //! - `pauses.hlog`: an HdrHistogram interval log on the time base of `histograms.hlog` (the
 //!   same StartTime, the same intervals), one tag per node (`node1.pause`, `node2.pause`,
@@ -21,22 +21,16 @@
 //! `--hosts` are its nodes. A log that is missing or unreadable never fails the run: it
 //! becomes a note in pauses.json.
 
-use std::fs;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::pauses::{PauseEvent, PauseLog};
 use crate::cluster::{GcKind, LocalCluster, NodeSpec};
-use crate::metrics::{new_histogram, value_at_percentile};
-use crate::results::hlog::HlogWriter;
+use crate::stats::{new_histogram, value_at_percentile};
 
-/// The interval log of the nodes' pauses in a run directory.
-pub const PAUSES_HLOG: &str = "pauses.hlog";
-/// The pause figures of a run directory.
-pub const PAUSES_JSON: &str = "pauses.json";
 /// How many of the longest pauses each node lists on their own.
 pub const LONGEST: usize = 10;
 
@@ -173,7 +167,7 @@ impl RunSpan<'_> {
     }
 
     /// The intervals that overlap the measured part, with their indexes.
-    fn measured_intervals(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn measured_intervals(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.intervals
             .iter()
             .copied()
@@ -263,10 +257,18 @@ pub struct Pause {
     pub time_to_safepoint_ms: Option<f64>,
 }
 
-/// Reads the nodes' logs and writes pauses.hlog and pauses.json into `out`. Never fails:
-/// what cannot be read or written becomes a note (or, for pauses.json itself, a warning on
-/// standard error). Returns what pauses.json holds.
-pub fn write_run_pauses(out: &Path, nodes: &[PauseNode], span: &RunSpan) -> PausesFile {
+/// What the nodes' logs say of one run: pauses.json's figures, and the pause lengths of each
+/// node per measured interval (pauses.hlog's entries).
+pub struct RunPauses {
+    /// pauses.json.
+    pub file: PausesFile,
+    /// Per node, its tag and one histogram per measured interval of the span.
+    pub per_interval: Vec<(String, Vec<hdrhistogram::Histogram<u64>>)>,
+}
+
+/// Reads the nodes' logs for the measured part of `span`. Never fails: what cannot be read
+/// becomes a note.
+pub fn read_run_pauses(nodes: &[PauseNode], span: &RunSpan) -> RunPauses {
     let mut file = PausesFile {
         run_start: humantime::format_rfc3339_nanos(span.start).to_string(),
         measured_from_s: span.measured_from_ns as f64 / 1e9,
@@ -274,7 +276,7 @@ pub fn write_run_pauses(out: &Path, nodes: &[PauseNode], span: &RunSpan) -> Paus
         nodes: Vec::new(),
         notes: Vec::new(),
     };
-    let mut histograms = Vec::new();
+    let mut per_interval = Vec::new();
     // A file last written before the measured part began holds none of its pauses; a second
     // of slack for the file system's time stamps.
     let since = span.at(span.measured_from_ns) - Duration::from_secs(1);
@@ -282,9 +284,9 @@ pub fn write_run_pauses(out: &Path, nodes: &[PauseNode], span: &RunSpan) -> Paus
         match PauseLog::read_dir_since(&node.logs_dir, since) {
             Ok(log) => {
                 file.notes.extend(log_notes(node, &log));
-                let (pauses, per_interval) = node_pauses(node, &log, span);
+                let (pauses, histograms) = node_pauses(node, &log, span);
                 file.nodes.push(pauses);
-                histograms.push((node.tag(), per_interval));
+                per_interval.push((node.tag(), histograms));
             }
             Err(e) => file.notes.push(format!(
                 "{} ({}): no pauses recorded: {e}",
@@ -292,16 +294,7 @@ pub fn write_run_pauses(out: &Path, nodes: &[PauseNode], span: &RunSpan) -> Paus
             )),
         }
     }
-    if let Err(e) = write_hlog(&out.join(PAUSES_HLOG), span, &histograms) {
-        file.notes
-            .push(format!("{PAUSES_HLOG} could not be written: {e}"));
-    }
-    let path = out.join(PAUSES_JSON);
-    let text = serde_json::to_string_pretty(&file).expect("serializable") + "\n";
-    if let Err(e) = fs::write(&path, text) {
-        eprintln!("Warning: could not write {}: {e}", path.display());
-    }
-    file
+    RunPauses { file, per_interval }
 }
 
 /// Notes on a log that may not hold every pause.
@@ -411,26 +404,6 @@ fn offset_ns(start: SystemTime, at: SystemTime) -> u64 {
     at.duration_since(start).map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// pauses.hlog: for each measured interval, one line per node.
-fn write_hlog(
-    path: &Path,
-    span: &RunSpan,
-    nodes: &[(String, Vec<hdrhistogram::Histogram<u64>>)],
-) -> std::io::Result<()> {
-    let mut log = HlogWriter::create(path, span.start)?;
-    for (i, (start, length)) in span.measured_intervals().enumerate() {
-        for (tag, histograms) in nodes {
-            log.write_interval(
-                Some(tag),
-                Duration::from_nanos(start),
-                Duration::from_nanos(length),
-                &histograms[i],
-            )?;
-        }
-    }
-    log.into_inner().map(|_| ())
-}
-
 /// Lines for the end of a run's output: one per node, then the notes.
 pub fn describe(file: &PausesFile) -> Vec<String> {
     let mut lines = Vec::new();
@@ -471,11 +444,20 @@ pub fn describe(file: &PausesFile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+    use std::fs;
+    use std::path::Path;
 
+    use crate::results::pauses::{PAUSES_HLOG, PAUSES_JSON};
     use base64::Engine as _;
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
     use hdrhistogram::serialization::Deserializer;
     use hdrhistogram::Histogram;
+
+    /// What a run does with its nodes' pauses: reads them, and writes the run directory's
+    /// pauses.hlog and pauses.json.
+    fn write_run_pauses(out: &Path, nodes: &[PauseNode], span: &RunSpan) -> PausesFile {
+        crate::results::pauses::write(out, span, read_run_pauses(nodes, span))
+    }
 
     use super::*;
 

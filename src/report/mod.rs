@@ -4,6 +4,7 @@
 //! [`export::html`] into a page; [`pauses`] sums up the nodes' server pauses).
 
 pub mod charts;
+pub mod compared;
 pub mod export;
 pub mod load;
 
@@ -53,7 +54,8 @@ pub fn write_report_with(
     if let Some(compare) = &options.compare {
         input.compare = compare.clone();
     }
-    let (html, charts) = export::html::render(&input, options.title.as_deref())?;
+    let compared = compared::Compared::of(&input);
+    let (html, charts) = export::html::render(&input, &compared, options.title.as_deref())?;
     // Where the SVG files go is checked before anything is written: a report is written
     // whole or not at all.
     if let Some(dir) = &options.svg_dir {

@@ -10,8 +10,9 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::engine::Interval;
-use crate::metrics::{percentiles_and_mean, OpStats, Phase};
+use crate::metrics::{OpStats, Phase};
 use crate::sla::{WindowStats, WindowVerdict};
+use crate::stats::percentiles_and_mean;
 
 /// The header row.
 pub const HEADER: &str =

@@ -8,6 +8,7 @@
 //!   one per judged SLA window.
 //! - [`summary`]: summary.json, a run's totals and verdicts.
 //! - [`config`]: config.json, a run's settings.
+//! - [`pauses`]: pauses.json and pauses.hlog, the server pauses of a run's nodes.
 //! - [`run_dir`]: a whole run directory read back, for the report and the comparisons.
 //!
 //! This layer sits below the run, the searches and the report: it knows the types it
@@ -17,6 +18,7 @@ pub mod config;
 pub mod hgrm;
 pub mod hlog;
 pub mod intervals_csv;
+pub mod pauses;
 pub mod run_dir;
 pub mod summary;
 

@@ -25,12 +25,13 @@ use super::config::{RunSettings, CONFIG_JSON};
 use super::hgrm::{parse_hgrm, Spectrum};
 use super::hlog::{for_each_interval, is_measured_response_tag, HICCUP_TAG};
 use super::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
+use super::pauses::PAUSES_JSON;
 use super::summary::RunSummary;
 use crate::engine::LoadMode;
-use crate::metrics::server_pauses::{PausesFile, PAUSES_JSON};
+use crate::metrics::server_pauses::PausesFile;
 use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
-use crate::metrics::{new_histogram, percentiles_and_mean};
 use crate::sla::Sla;
+use crate::stats::{new_histogram, percentiles_and_mean};
 
 /// Latency percentiles of one histogram, in milliseconds, with its count.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,7 +7,8 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{LoadMode, StopReason};
-use crate::metrics::{percentiles_and_mean, OpStats};
+use crate::metrics::OpStats;
+use crate::stats::percentiles_and_mean;
 
 /// Latency percentiles of one histogram, in milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

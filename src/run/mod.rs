@@ -15,7 +15,7 @@
 mod files;
 pub mod observer;
 pub mod populate;
-pub mod stop;
+mod stop;
 mod summary;
 
 use std::fs;
@@ -39,8 +39,8 @@ use crate::results::summary::RunSummary;
 use crate::workload::{AnyWorkload, Workload};
 
 pub use crate::results::config::{RunPhase, RunSettings};
+pub use crate::stop::StopSignal;
 pub use observer::{Control, Finished, Measuring, Quiet, RunObserver};
-pub use stop::StopSignal;
 
 /// What a run needs besides its settings.
 pub struct RunContext<'a> {
@@ -277,7 +277,11 @@ pub async fn execute(
             measured_to_ns: outcome.elapsed_ns.max(from_ns),
             intervals: &spans,
         };
-        server_pauses::write_run_pauses(out, &pause_nodes, &span)
+        crate::results::pauses::write(
+            out,
+            &span,
+            server_pauses::read_run_pauses(&pause_nodes, &span),
+        )
     });
     watcher.abort();
     let summary = summary::summarize(

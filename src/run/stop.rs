@@ -1,61 +1,10 @@
-//! Ending runs early: Ctrl-C, SIGTERM, or a caller's decision. Kept apart from the run
-//! itself, so that a search or a sweep holds one signal for all its runs, and so that what
-//! listens for signals (the command line) is not what obeys them (the library).
+//! The link from a [`StopSignal`] to the engine run it ends.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use tokio::sync::Notify;
-
 use crate::engine::schedule::Progress;
-
-/// A stop request, given once, seen by every run watching it.
-#[derive(Debug, Default)]
-pub struct StopSignal {
-    set: AtomicBool,
-    notify: Notify,
-}
-
-impl StopSignal {
-    /// A signal not yet given.
-    pub fn new() -> Arc<StopSignal> {
-        Arc::new(StopSignal::default())
-    }
-
-    /// Gives the signal: every run watching it sends no new requests and ends.
-    pub fn trigger(&self) {
-        self.set.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
-    }
-
-    /// Whether the signal was given.
-    pub fn is_set(&self) -> bool {
-        self.set.load(Ordering::SeqCst)
-    }
-
-    /// Returns once the signal is given.
-    pub async fn wait(&self) {
-        loop {
-            let notified = self.notify.notified();
-            if self.is_set() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
-/// Returns on Ctrl-C (SIGINT) or SIGTERM; never when the signals cannot be listened for.
-pub async fn ctrl_c_or_term() {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => return std::future::pending().await,
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
-}
+use crate::stop::StopSignal;
 
 /// Ends the engine run behind `progress` when `stop` is given.
 pub(crate) fn watch(
@@ -74,21 +23,13 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_signal_reaches_every_waiter_and_stays_given() {
+    async fn a_given_signal_stops_the_engine_run() {
         let stop = StopSignal::new();
         let progress = Arc::new(Progress::default());
         let watcher = watch(&stop, &progress);
-        let waiter = {
-            let stop = stop.clone();
-            tokio::spawn(async move { stop.wait().await })
-        };
-        assert!(!stop.is_set());
+        assert!(!progress.stop.load(Ordering::Relaxed));
         stop.trigger();
-        waiter.await.unwrap();
         watcher.await.unwrap();
         assert!(progress.stop.load(Ordering::Relaxed));
-        // Given once, it stays given.
-        stop.wait().await;
-        assert!(stop.is_set());
     }
 }

@@ -117,7 +117,7 @@ fn validity(
     hiccups: &Latency,
     client: &Client,
 ) -> Validity {
-    let mut wait = metrics::new_histogram();
+    let mut wait = crate::stats::new_histogram();
     let mut measured_requests = 0;
     for (stats, weight) in outcome.totals.iter().zip(client.op_weights) {
         if *weight > 0.0 {

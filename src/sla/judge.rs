@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::spec::{Bound, Metric, Sla, Term, Threshold};
-use crate::metrics::{new_histogram, percentile_rank, value_at_percentile, value_at_rank, OpStats};
+use crate::metrics::OpStats;
+use crate::stats::{new_histogram, percentile_rank, value_at_percentile, value_at_rank};
 
 /// What every op type did in one window.
 #[derive(Debug, Clone)]

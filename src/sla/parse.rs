@@ -549,6 +549,12 @@ fn check_window_length(window: Duration) -> Result<Duration, String> {
     Ok(window)
 }
 
+impl crate::usage::Blame for SlaParseError {
+    fn is_usage_error(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,7 +32,8 @@ use serde::{Deserialize, Serialize};
 
 use super::judge::{WindowStats, WindowVerdict};
 use super::spec::{Metric, Sla, Threshold};
-use crate::metrics::{new_histogram, value_at_percentile, OpStats};
+use crate::metrics::OpStats;
+use crate::stats::{new_histogram, value_at_percentile};
 
 /// The least lag limit: sends later than this (by the client's doing) for more than 1% of the
 /// requests make a run client-bound. Well above the few tens of milliseconds a client's

@@ -15,12 +15,13 @@ use super::{
 };
 use crate::engine::{Interval, LoadMode, StopReason};
 use crate::metrics::server_pauses::PauseSource;
-use crate::metrics::{new_histogram, Phase};
+use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary};
 use crate::run::{
     self, Control, Finished, Measuring, RunContext, RunObserver, RunOutcome, StopSignal,
 };
 use crate::sla::Judged;
+use crate::stats::new_histogram;
 
 /// Hears a sweep as it goes: a [`RunObserver`] for every step's run, and the sweep's own
 /// events.

@@ -93,7 +93,7 @@ fn geometric(first: usize, last: usize) -> Vec<usize> {
 /// being the sample standard deviation (n − 1 in the denominator). `None` with fewer than
 /// two samples or a mean of 0 (nothing was measured).
 pub fn relative_standard_error(samples: &[f64]) -> Option<f64> {
-    let (mean, variance) = crate::compare::stats::sample_mean_variance(samples)?;
+    let (mean, variance) = crate::stats::difference::sample_mean_variance(samples)?;
     if mean <= 0.0 {
         return None;
     }

@@ -109,17 +109,6 @@ impl WorkloadError {
             }
         }
     }
-
-    /// Whether the error is the user's input rather than a failure.
-    pub fn is_usage_error(&self) -> bool {
-        matches!(
-            self,
-            WorkloadError::Unknown(_)
-                | WorkloadError::Invalid(_)
-                | WorkloadError::Incompatible { .. }
-                | WorkloadError::Refused { .. }
-        )
-    }
 }
 
 /// Whether a driver error is the server refusing the statement itself (its syntax, its
@@ -522,5 +511,17 @@ impl Builtin {
             _ => unreachable!("the built-ins have three operation types"),
         }
         Ok(())
+    }
+}
+
+impl crate::usage::Blame for WorkloadError {
+    fn is_usage_error(&self) -> bool {
+        matches!(
+            self,
+            WorkloadError::Unknown(_)
+                | WorkloadError::Invalid(_)
+                | WorkloadError::Incompatible { .. }
+                | WorkloadError::Refused { .. }
+        )
     }
 }

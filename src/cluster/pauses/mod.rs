@@ -70,7 +70,7 @@ use hdrhistogram::Histogram;
 use thiserror::Error;
 
 use super::NodeSpec;
-use crate::metrics::new_histogram;
+use crate::stats::new_histogram;
 use line::{parse_gc_pause, parse_line, parse_safepoint};
 
 /// Slack for comparing uptime stamps, which the JVM prints to the millisecond.

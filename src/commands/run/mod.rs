@@ -6,6 +6,8 @@ pub mod terminal;
 
 use std::path::Path;
 use std::process::ExitCode;
+
+use crate::commands::exit::{EXIT_CLIENT_BOUND, EXIT_INTERRUPTED, EXIT_SLA_FAILED};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +15,8 @@ use crate::cli::RunArgs;
 use crate::engine::StopReason;
 use crate::metrics::server_pauses::PauseSource;
 use crate::results::summary::RunSummary;
-use crate::run::{self, RunContext, RunOutcome, StopSignal};
+use crate::run::{self, RunContext, RunOutcome};
+use crate::stop::StopSignal;
 
 use super::settings;
 
@@ -47,7 +50,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A worker may still wait towards a request that will never be sent.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(match result? {
-        RunOutcome::StoppedDuringPopulate => ExitCode::from(130),
+        RunOutcome::StoppedDuringPopulate => ExitCode::from(EXIT_INTERRUPTED),
         RunOutcome::LoadedOnly => ExitCode::SUCCESS,
         RunOutcome::Finished(summary) => {
             write_report(&out);
@@ -60,7 +63,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 pub fn stop_on_ctrl_c_or_term(runtime: &tokio::runtime::Runtime, stop: &Arc<StopSignal>) {
     let stop = stop.clone();
     runtime.spawn(async move {
-        run::stop::ctrl_c_or_term().await;
+        crate::stop::ctrl_c_or_term().await;
         eprintln!("\nStopping: no new requests; waiting for those in flight...");
         stop.trigger();
     });
@@ -76,16 +79,11 @@ pub fn write_report(dir: &Path) {
     }
 }
 
-/// Exit code of a completed run whose SLA failed.
-pub const EXIT_SLA_FAILED: u8 = 3;
-/// Exit code of a run (or search) without a verdict: the client, not the server, limited it.
-pub const EXIT_CLIENT_BOUND: u8 = 4;
-
 /// The exit code for a run that ended this way.
 pub fn exit_code(stop: StopReason) -> ExitCode {
     match stop {
         StopReason::Completed => ExitCode::SUCCESS,
-        StopReason::Interrupted => ExitCode::from(130),
+        StopReason::Interrupted => ExitCode::from(EXIT_INTERRUPTED),
         StopReason::AllRequestsFailing => ExitCode::from(1),
     }
 }
@@ -114,8 +112,7 @@ mod tests {
     #[test]
     fn the_exit_code_says_pass_fail_or_no_verdict() {
         let text =
-            std::fs::read_to_string(crate::report::load::tests::run_fixture().join("summary.json"))
-                .unwrap();
+            std::fs::read_to_string(crate::fixtures::run_fixture().join("summary.json")).unwrap();
         let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
         let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
         assert!(summary.sla.is_some(), "the fixture has an SLA");
@@ -150,6 +147,9 @@ mod tests {
             format!("{:?}", ExitCode::from(EXIT_CLIENT_BOUND))
         );
         summary.stop = StopReason::Interrupted;
-        assert_eq!(code(&summary), format!("{:?}", ExitCode::from(130)));
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_INTERRUPTED))
+        );
     }
 }

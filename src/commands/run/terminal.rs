@@ -202,7 +202,7 @@ impl RunObserver for Terminal {
         if let Some(pauses) = run.pauses {
             println!(
                 "  server pauses in the measured part ({}):",
-                server_pauses::PAUSES_JSON
+                crate::results::pauses::PAUSES_JSON
             );
             for line in server_pauses::describe(pauses) {
                 println!("  {line}");

@@ -18,6 +18,7 @@
 use std::fmt::Write as _;
 
 use crate::capacity::table::format_rate;
+use crate::report::compared::Compared;
 use crate::report::load::Input;
 
 mod page;
@@ -88,7 +89,11 @@ fn default_title(input: &Input) -> String {
 }
 
 /// The whole page, and its charts.
-pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec<PlacedChart>)> {
+pub fn render(
+    input: &Input,
+    compared: &Compared,
+    title: Option<&str>,
+) -> anyhow::Result<(String, Vec<PlacedChart>)> {
     let title = title.map_or_else(|| default_title(input), str::to_string);
     let mut page = Page {
         body: String::new(),
@@ -96,7 +101,7 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         toc: Vec::new(),
     };
 
-    capacity_section(&mut page, input)?;
+    capacity_section(&mut page, input, compared)?;
 
     for (n, search) in input.searches.iter().enumerate() {
         search_section(&mut page, search, n)?;
@@ -106,7 +111,7 @@ pub fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec
         sweep_section(&mut page, sweep, n)?;
     }
 
-    compared_section(&mut page, &input.runs)?;
+    compared_section(&mut page, &input.runs, compared)?;
 
     let alone = input.runs.len() == 1 && input.searches.is_empty();
     for (n, run) in input.runs.iter().enumerate() {
@@ -221,6 +226,11 @@ pub(crate) mod tests {
 
     fn load(dirs: &[PathBuf]) -> Input {
         Input::load(dirs).unwrap()
+    }
+
+    /// The page of `input`, with the comparisons a report makes of it.
+    fn render(input: &Input, title: Option<&str>) -> anyhow::Result<(String, Vec<PlacedChart>)> {
+        super::render(input, &Compared::of(input), title)
     }
 
     /// The page must stand alone: nothing fetched, nothing run.

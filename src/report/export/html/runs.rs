@@ -5,16 +5,21 @@ use super::page::{put_tables, table, Page};
 use crate::capacity::table::format_rate;
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, format_number, Chart};
+use crate::report::compared::Compared;
 use crate::report::load::RunData;
 
 /// The runs compared, when the runs given make chart 2 or chart 5: one line per run,
 /// `headroom compare`'s tables when there are two or more, and the charts.
-pub(super) fn compared_section(page: &mut Page, runs: &[RunData]) -> anyhow::Result<()> {
-    let compared: Vec<Chart> = charts::latency_vs_throughput(&[], runs)
+pub(super) fn compared_section(
+    page: &mut Page,
+    runs: &[RunData],
+    compared: &Compared,
+) -> anyhow::Result<()> {
+    let charts_compared: Vec<Chart> = charts::latency_vs_throughput(&[], runs)
         .into_iter()
         .chain(charts::concurrency(runs))
         .collect();
-    if !compared.is_empty() {
+    if !charts_compared.is_empty() {
         page.section("compared", "Runs compared");
         page.para(
             "The runs given side by side: open-loop runs at fixed rates, closed-loop runs at \
@@ -22,9 +27,9 @@ pub(super) fn compared_section(page: &mut Page, runs: &[RunData]) -> anyhow::Res
         );
         runs_table(page, runs);
         if runs.len() >= 2 {
-            run_comparison_tables(page, runs);
+            run_comparison_tables(page, compared);
         }
-        for chart in compared {
+        for chart in charts_compared {
             page.figure(chart)?;
         }
     }
@@ -32,14 +37,14 @@ pub(super) fn compared_section(page: &mut Page, runs: &[RunData]) -> anyhow::Res
 }
 
 /// The runs compared (`headroom compare`'s tables for runs).
-fn run_comparison_tables(page: &mut Page, runs: &[RunData]) {
-    // The first run is the baseline, as `headroom compare` takes it by default.
-    match crate::compare::compare_runs(runs, None) {
-        Ok(c) => {
+fn run_comparison_tables(page: &mut Page, compared: &Compared) {
+    match &compared.runs {
+        Some(Ok(c)) => {
             page.h3(&format!("Against {}", c.baseline));
-            put_tables(page, &compare_render::run_tables(&c), &c.notes);
+            put_tables(page, &compare_render::run_tables(c), &c.notes);
         }
-        Err(e) => page.note(&format!("The runs could not be compared: {e:#}")),
+        Some(Err(e)) => page.note(&format!("The runs could not be compared: {e}")),
+        None => {}
     }
 }
 

@@ -12,11 +12,16 @@ use super::tables::{errors_table, settings_table};
 use crate::capacity::table::{self, format_rate};
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, format_number, Chart};
+use crate::report::compared::Compared;
 use crate::report::load::{Input, RunData, SearchData};
 
 /// The capacity section: chart 1 across configurations, the configurations compared,
 /// then each search's table and chart 2.
-pub(super) fn capacity_section(page: &mut Page, input: &Input) -> anyhow::Result<()> {
+pub(super) fn capacity_section(
+    page: &mut Page,
+    input: &Input,
+    compared: &Compared,
+) -> anyhow::Result<()> {
     let sla_charts = charts::sla_vs_rate(&input.searches, &input.runs);
     if !input.searches.is_empty() || !sla_charts.is_empty() {
         page.section("capacity", "Capacity");
@@ -29,7 +34,7 @@ pub(super) fn capacity_section(page: &mut Page, input: &Input) -> anyhow::Result
             page.figure(chart)?;
         }
         if input.searches.len() >= 2 {
-            comparison_tables(page, input);
+            comparison_tables(page, compared);
         }
         let throughput_charts = charts::latency_vs_throughput(&input.searches, &[]);
         for search in &input.searches {
@@ -49,23 +54,20 @@ pub(super) fn capacity_section(page: &mut Page, input: &Input) -> anyhow::Result
 
 /// The configurations compared (`headroom compare`'s tables): capacity and throughput
 /// against the baseline, the worst window per rate, the change per rate and the cost.
-fn comparison_tables(page: &mut Page, input: &Input) {
-    let comparison = match crate::compare::compare(&input.searches, &input.compare) {
-        Ok(c) => c,
-        Err(e) => {
-            page.note(&format!("The configurations could not be compared: {e:#}"));
+fn comparison_tables(page: &mut Page, compared: &Compared) {
+    let comparison = match &compared.searches {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => {
+            page.note(&format!("The configurations could not be compared: {e}"));
             return;
         }
+        None => return,
     };
     page.h3(&format!(
         "Configurations compared, against {}",
         comparison.baseline
     ));
-    put_tables(
-        page,
-        &compare_render::tables(&comparison),
-        &comparison.notes,
-    );
+    put_tables(page, &compare_render::tables(comparison), &comparison.notes);
 }
 
 /// The capacity table of a search, as the terminal prints it, and the lines under it.

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use thiserror::Error;
 
-use crate::metrics::percentile_rank;
+use super::histogram::percentile_rank;
 
 /// The significance level used unless one is asked for: 5 %.
 pub const DEFAULT_LEVEL: f64 = 0.05;
@@ -237,7 +237,7 @@ impl Interval {
 /// each window one interval histogram of a run.
 ///
 /// Each of the B resamples draws as many windows as there are, with replacement, merges them
-/// and reads the percentile by the rule of [`crate::metrics::value_at_percentile`]; the
+/// and reads the percentile by the rule of [`crate::stats::value_at_percentile`]; the
 /// interval's ends are the (1 − c)/2 and (1 + c)/2 quantiles of those B values (nearest
 /// rank), the estimate is the percentile of all windows merged. Empty windows take part in the
 /// draws (they weigh nothing); a resample of only empty windows is drawn again.
@@ -579,7 +579,7 @@ mod tests {
     use rand_distr::{Distribution, Exp};
 
     use super::*;
-    use crate::metrics::{new_histogram, value_at_percentile};
+    use crate::stats::{new_histogram, value_at_percentile};
 
     fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
         (actual - expected).abs() <= tolerance

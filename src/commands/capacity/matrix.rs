@@ -14,23 +14,23 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::capacity::{self as capacity_command};
+use super::search as capacity_command;
+use crate::capacity::dir::SearchData;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
 use crate::compare::{compare, render, COMPARE_FILE};
-use crate::report::load::SearchData;
-use crate::workload::builtin::WorkloadError;
+use crate::usage::{usage_error, UsageError};
 
 /// How long a node may take to stop before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(60);
 
 /// Starts a new matrix from the command line and runs it.
 pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
-    let axes = matrix::parse(&args.matrix).map_err(WorkloadError::Invalid)?;
-    let compare_options = super::compare::options(&args.cost)?;
+    let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
+    let compare_options = crate::commands::compare::options(&args.cost)?;
     let search = capacity_command::search_settings(args)?;
     let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
@@ -40,9 +40,7 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
     };
     let mut entries = Vec::new();
     for combination in matrix::combinations(&axes) {
-        let start = combination
-            .apply(&base_cluster)
-            .map_err(WorkloadError::Invalid)?;
+        let start = combination.apply(&base_cluster).map_err(UsageError::new)?;
         // Every configuration is checked before the first one starts.
         let config = ClusterConfig::from_settings(&start, None)?;
         entries.push(Entry {
@@ -64,13 +62,12 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
         .clone()
         .unwrap_or_else(|| dir.join("cluster"));
     if LocalCluster::open(&cluster_dir).is_ok() {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "{} holds a cluster already; the matrix starts and removes its own clusters: give \
              another --cluster-dir, or remove that one with `headroom cluster destroy --dir {}`",
             cluster_dir.display(),
             cluster_dir.display()
-        ))
-        .into());
+        )));
     }
     let file = MatrixFile {
         axes,
@@ -192,7 +189,7 @@ fn drive(
             Err(e) => eprintln!("The configurations could not be compared: {e:#}"),
         }
     }
-    super::run::write_report(dir);
+    crate::commands::run::write_report(dir);
     let failed: Vec<&Entry> = file
         .entries
         .iter()
@@ -212,7 +209,7 @@ fn drive(
             dir.display(),
             dir.display()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED));
     }
     println!(
         "Files: {} (matrix.json, compare.json, report.html, one search directory per \
@@ -235,7 +232,7 @@ fn drive(
     Ok(if !failed.is_empty() {
         ExitCode::from(1)
     } else if !invalid.is_empty() {
-        ExitCode::from(super::run::EXIT_CLIENT_BOUND)
+        ExitCode::from(crate::commands::exit::EXIT_CLIENT_BOUND)
     } else {
         ExitCode::SUCCESS
     })
@@ -271,7 +268,7 @@ fn run_entry(
     let start = entry
         .combination
         .apply(&file.base_cluster)
-        .map_err(WorkloadError::Invalid)?;
+        .map_err(UsageError::new)?;
     let cluster_config = ClusterConfig::from_settings(&start, None)?;
     if let Ok(old) = LocalCluster::open(cluster_dir) {
         // Left by a run that did not finish: this directory is the matrix's own.

@@ -1,20 +1,19 @@
-//! `headroom capacity`: flags into a search's settings, the search itself
-//! ([`crate::capacity::live::search`]) with the terminal watching every trial, the table as
-//! it grows, and the report.
+//! One capacity search from the command line: flags into a search's settings, and the search
+//! itself ([`crate::capacity::live::search`]) with the terminal watching every trial, the
+//! table as it grows, and the report. `headroom capacity`, each configuration of a matrix and
+//! the quickstart run their searches through here.
 
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::run::Terminal;
-use super::settings;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{self, RatePlan, Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
-use crate::compare::matrix::MATRIX_FILE;
+use crate::commands::run::Terminal;
+use crate::commands::settings::{self, parse_fraction};
 use crate::engine::LoadMode;
-use crate::run::StopSignal;
-use crate::workload::builtin::WorkloadError;
+use crate::stop::StopSignal;
+use crate::usage::{usage_error, UsageError};
 
 /// Resolves and checks the flags of `headroom capacity`.
 pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
@@ -39,34 +38,30 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     let sla =
         settings::sla_settings(Some(&args.sla), args.window, &run)?.expect("an SLA was given");
     if args.duration < sla.window {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--duration {} is shorter than one SLA window ({} s): no window could be judged",
             humantime::format_duration(args.duration),
             sla.window.as_secs_f64()
-        ))
-        .into());
+        )));
     }
     if args.repeats == 0 {
-        return Err(WorkloadError::Invalid("--repeats must be at least 1".into()).into());
+        return Err(usage_error("--repeats must be at least 1"));
     }
     if args.probe_concurrency == 0 {
-        return Err(WorkloadError::Invalid("--probe-concurrency must be at least 1".into()).into());
+        return Err(usage_error("--probe-concurrency must be at least 1"));
     }
     if args.probe_duration < Duration::from_secs(1) {
-        return Err(WorkloadError::Invalid(format!(
+        return Err(usage_error(format!(
             "--probe-duration {} is too short to measure a throughput: give at least 1s",
             humantime::format_duration(args.probe_duration)
-        ))
-        .into());
+        )));
     }
-    RatePlan::parse(&args.rates, resolution).map_err(WorkloadError::Invalid)?;
+    RatePlan::parse(&args.rates, resolution).map_err(UsageError::new)?;
     if args.fresh == Fresh::Restart && !args.client.hosts.is_empty() {
-        return Err(WorkloadError::Invalid(
+        return Err(usage_error(
             "--fresh restart restarts a local cluster headroom started (see --cluster-dir); \
-             against the cluster at --hosts use --fresh truncate or --fresh none"
-                .into(),
-        )
-        .into());
+             against the cluster at --hosts use --fresh truncate or --fresh none",
+        ));
     }
     Ok(SearchSettings {
         run,
@@ -91,75 +86,6 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         ladder_base_per_s: None,
         nodes: args.cost.nodes,
         cluster: None,
-    })
-}
-
-/// Reads a fraction written as `2%` or `0.02`.
-pub(crate) fn parse_fraction(flag: &str, text: &str) -> Result<f64, WorkloadError> {
-    let t = text.trim();
-    let value = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    };
-    match value {
-        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
-        _ => Err(WorkloadError::Invalid(format!(
-            "{flag} '{text}' is not valid: give a percentage such as 2% (above 0, below 100%)"
-        ))),
-    }
-}
-
-/// Runs `headroom capacity`.
-pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
-    let credentials = settings::credentials(&args.client);
-    if let Some(dir) = args
-        .resume
-        .as_deref()
-        .filter(|d| d.join(MATRIX_FILE).exists())
-    {
-        return super::matrix::resume(dir, credentials);
-    }
-    if !args.matrix.is_empty() {
-        return super::matrix::run(&args, credentials);
-    }
-    let (config, store) = match &args.resume {
-        Some(dir) => {
-            // The directory given is the user's input: one that holds no search to resume
-            // is a usage error.
-            let (store, stored) = Store::resume(dir)
-                .map_err(|e| crate::usage::UsageError::new(format!("--resume: {e:#}")))?;
-            let config: SearchSettings = serde_json::from_value(stored).map_err(|e| {
-                crate::usage::UsageError::new(format!(
-                    "--resume: the search's settings in {} cannot be read: {}",
-                    dir.display(),
-                    crate::usage::cut(&e.to_string(), 200)
-                ))
-            })?;
-            println!(
-                "Resuming the search in {}: {} trials done.",
-                dir.display(),
-                store.records().len()
-            );
-            (config, store)
-        }
-        None => {
-            let config = search_settings(&args)?;
-            let out = args.out.clone().unwrap_or_else(|| {
-                crate::output_dir::default_out_dir(&format!(
-                    "capacity-{}",
-                    config.run.workload.name
-                ))
-            });
-            crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-            let store = Store::create(&out, serde_json::to_value(&config)?)?;
-            (config, store)
-        }
-    };
-    let status = search(&config, store, credentials, None)?;
-    Ok(match status.0 {
-        Status::Interrupted => ExitCode::from(130),
-        Status::Invalid => ExitCode::from(super::run::EXIT_CLIENT_BOUND),
-        _ => ExitCode::SUCCESS,
     })
 }
 
@@ -194,7 +120,7 @@ pub fn search(
 
     let runtime = crate::run::runtime(config.run.threads)?;
     let stop = StopSignal::new();
-    super::run::stop_on_ctrl_c_or_term(&runtime, &stop);
+    crate::commands::run::stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();
     let mut printed = false;
     let context = capacity::live::SearchContext {
@@ -219,7 +145,7 @@ pub fn search(
     if !printed {
         println!("\n{}", capacity::table::render(&outcome, &terms));
     }
-    super::run::write_report(&dir);
+    crate::commands::run::write_report(&dir);
     match status {
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",
