@@ -2,8 +2,8 @@
 //! compared as configurations (as `headroom compare` compares them) and the runs given side
 //! by side. The page renders what it is handed here; it computes no comparison itself.
 
-use super::load::Input;
 use crate::compare::{Comparison, RunComparison};
+use crate::report::load::Input;
 
 /// What the page compares, each `None` when there is nothing to compare and an error's
 /// words when the comparison could not be made.

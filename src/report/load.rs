@@ -7,16 +7,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-pub use crate::capacity::dir::{SearchData, TrialData};
+use crate::capacity::dir::SearchData;
 use crate::capacity::store::{CONFIG_FILE, SUMMARY_FILE};
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::CompareOptions;
-pub use crate::results::dir_label;
-pub use crate::results::hgrm::{parse_hgrm, Spectrum};
-pub use crate::results::hlog::{for_each_interval, is_measured_response_tag};
-pub use crate::results::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
-pub use crate::results::run_dir::{IntervalLatency, Percentiles, RunData};
-pub use crate::sweep::dir::SweepData;
+use crate::results::dir_label;
+use crate::results::run_dir::RunData;
+use crate::sweep::dir::SweepData;
 use crate::sweep::SWEEP_FILE;
 
 /// What the report is made of: each directory given, in the order given.
@@ -96,7 +93,7 @@ pub(crate) mod tests {
     use std::fs;
 
     use super::*;
-    pub(crate) use crate::fixtures::{capacity_fixture, run_fixture, sweep_fixture};
+    use crate::fixtures::sweep_fixture;
     use crate::results::summary::RunSummary;
 
     #[test]

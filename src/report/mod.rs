@@ -98,7 +98,7 @@ pub fn write_report_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::load::tests::{capacity_fixture, run_fixture};
+    use crate::fixtures::{capacity_fixture, run_fixture};
 
     #[test]
     fn a_report_is_written_with_each_chart_as_its_own_svg() {

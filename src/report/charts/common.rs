@@ -2,7 +2,8 @@
 //! the spans shaded over a run's time, and which latency a run measured.
 
 use super::model::{Band, Series, Style, LATENCY_LINES, SLA_RED, WARMUP_GREY};
-use crate::report::load::{Percentiles, RunData};
+use crate::results::run_dir::Percentiles;
+use crate::results::run_dir::RunData;
 
 /// The four values of [`LATENCY_LINES`] from a set of percentiles.
 fn latency_values(p: &Percentiles) -> [f64; 4] {

@@ -2,7 +2,8 @@
 
 use super::common::latency_series;
 use super::model::{Axis, Chart, Kind, Series, Style, THROUGHPUT_BLUE};
-use crate::report::load::{Percentiles, RunData};
+use crate::results::run_dir::Percentiles;
+use crate::results::run_dir::RunData;
 
 /// Chart 5: for the closed-loop runs given, when at least two concurrencies were run, the
 /// achieved throughput against the concurrency, and the whole-run service-time percentiles

@@ -3,7 +3,9 @@
 
 use super::common::latency_series;
 use super::model::{Axis, Chart, Kind, Style};
-use crate::report::load::{Percentiles, RunData, SearchData};
+use crate::capacity::dir::SearchData;
+use crate::results::run_dir::Percentiles;
+use crate::results::run_dir::RunData;
 
 /// Chart 2: each run's whole-run p50, p99, p99.9 and max (every operation type merged)
 /// against its achieved throughput: one chart per capacity search (its trials), one for the

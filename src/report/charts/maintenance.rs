@@ -4,7 +4,7 @@
 
 use super::{Band, Color};
 use crate::maintenance::{MaintenanceFile, Operation};
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 
 /// The colour of an operation's spans: none red (the SLA's) or grey (the warmup's).
 pub fn color(operation: Operation) -> Color {

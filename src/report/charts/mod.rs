@@ -52,9 +52,10 @@ pub use timeline::{timeline, timeline_trials};
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::capacity::dir::SearchData;
     use crate::engine::LoadMode;
-    use crate::report::load::tests::{capacity_fixture, run_fixture};
-    use crate::report::load::{RunData, SearchData};
+    use crate::fixtures::{capacity_fixture, run_fixture};
+    use crate::results::run_dir::RunData;
 
     pub(crate) fn fixture_run() -> RunData {
         RunData::load(&run_fixture(), "run".into())

@@ -4,7 +4,7 @@
 
 use super::common::{line_style, run_bands};
 use super::{palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 
 /// The palette entries a node's marks take, in node order: not the blue of the p99 line
 /// (entry 0) nor the purple close to the max line's (entry 2).

@@ -6,7 +6,7 @@
 use super::common::{line_style, run_bands};
 use super::{maintenance, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
 use crate::metrics::server_samples::FOLLOWED;
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 
 /// Where a reading of 0 (under half the 1 ms step) is drawn on the log scale.
 const ZERO_AT_MS: f64 = 0.5;

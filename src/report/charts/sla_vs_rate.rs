@@ -3,8 +3,9 @@
 
 use super::labels::{format_window, term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Rule, Series, Style, SLA_RED};
+use crate::capacity::dir::SearchData;
 use crate::capacity::table::format_rate;
-use crate::report::load::{RunData, SearchData};
+use crate::results::run_dir::RunData;
 use crate::sla::Sla;
 
 /// Chart 1: for each latency term of the first configuration's SLA, the worst window's value

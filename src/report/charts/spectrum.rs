@@ -4,8 +4,9 @@
 use super::common::latency_kind;
 use super::labels::{format_number, term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Scale, Series, Style, SLA_RED};
+use crate::capacity::dir::SearchData;
 use crate::capacity::table::format_rate;
-use crate::report::load::{RunData, SearchData};
+use crate::results::run_dir::RunData;
 use crate::sla::{Metric, Sla};
 
 /// The SLA as step lines on a spectrum of `op`: one for the terms over every operation type

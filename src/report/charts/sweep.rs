@@ -5,7 +5,7 @@ use super::model::{
     Axis, Chart, Kind, Rule, Series, Style, LATENCY_LINES, THROUGHPUT_BLUE, WARMUP_GREY,
 };
 use crate::capacity::table::format_rate;
-use crate::report::load::SweepData;
+use crate::sweep::dir::SweepData;
 
 /// Chart 6: a sweep's two charts, from its complete steps (stable, not stable or of fixed
 /// length) that had answers: the throughput against the concurrency, and the service-time
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn chart_6_shows_a_sweeps_two_charts_from_its_records() {
-        let sweep = SweepData::load(&crate::report::load::tests::sweep_fixture()).unwrap();
+        let sweep = SweepData::load(&crate::fixtures::sweep_fixture()).unwrap();
         let charts = super::sweep(&sweep);
         assert_eq!(charts.len(), 2);
         let (throughput, latency) = (&charts[0], &charts[1]);

@@ -9,8 +9,10 @@ use super::model::{
     Axis, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY, SLA_RED,
     THROUGHPUT_BLUE,
 };
+use crate::capacity::dir::SearchData;
 use crate::capacity::table::format_rate;
-use crate::report::load::{Percentiles, RunData, SearchData};
+use crate::results::run_dir::Percentiles;
+use crate::results::run_dir::RunData;
 use crate::sla::Metric;
 
 /// The runs of a search worth a timeline: the trial at the capacity whose first SLA term was

@@ -219,9 +219,9 @@ pub(crate) mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::fixtures::{capacity_fixture, run_fixture, sweep_fixture};
     use crate::report::charts;
     use crate::report::charts::tests::closed_loop_runs;
-    use crate::report::load::tests::{capacity_fixture, run_fixture, sweep_fixture};
     use crate::sweep::table as sweep_table;
 
     fn load(dirs: &[PathBuf]) -> Input {

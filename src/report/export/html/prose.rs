@@ -4,10 +4,12 @@
 use std::fmt::Write as _;
 
 use super::page::escape;
+use crate::capacity::dir::SearchData;
 use crate::capacity::table::format_rate;
 use crate::report::charts::{self, format_number};
-use crate::report::load::{RunData, SearchData, SweepData};
 use crate::results::config::RunSettings;
+use crate::results::run_dir::RunData;
+use crate::sweep::dir::SweepData;
 use crate::workload::WorkloadConfig;
 
 /// "80% writes, 20% reads" from a workload configuration.

@@ -7,7 +7,7 @@ use super::prose::run_sentence;
 use super::tables::{errors_table, settings_table, sla_table, summary_table, validity_part};
 use crate::capacity::table;
 use crate::report::charts::{self, format_number};
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 
 /// A run's own section: its timeline, spectrum, summary, SLA, errors and configuration.
 /// `alone`: the page holds this run only, and its header says what the run did already.

@@ -6,7 +6,7 @@ use crate::capacity::table::format_rate;
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, format_number, Chart};
 use crate::report::compared::Compared;
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 
 /// The runs compared, when the runs given make chart 2 or chart 5: one line per run,
 /// `headroom compare`'s tables when there are two or more, and the charts.
@@ -64,7 +64,7 @@ fn runs_table(page: &mut Page, runs: &[RunData]) {
     let rows: Vec<(Vec<String>, &str)> = runs
         .iter()
         .map(|run| {
-            let ms = |f: fn(&crate::report::load::Percentiles) -> f64| {
+            let ms = |f: fn(&crate::results::run_dir::Percentiles) -> f64| {
                 run.whole
                     .as_ref()
                     .map_or("-".to_string(), |w| format_number(f(w)))

@@ -9,11 +9,13 @@ use super::page::{escape, put_tables, table, Page};
 use super::prose::search_sentence;
 use super::run::pause_part;
 use super::tables::{errors_table, settings_table};
+use crate::capacity::dir::SearchData;
 use crate::capacity::table::{self, format_rate};
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, format_number, Chart};
 use crate::report::compared::Compared;
-use crate::report::load::{Input, RunData, SearchData};
+use crate::report::load::Input;
+use crate::results::run_dir::RunData;
 
 /// The capacity section: chart 1 across configurations, the configurations compared,
 /// then each search's table and chart 2.
@@ -182,7 +184,7 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
         .map(|t| {
             let r = &t.record;
             let whole = t.run.as_ref().and_then(|run| run.whole);
-            let ms = |f: fn(&crate::report::load::Percentiles) -> f64| {
+            let ms = |f: fn(&crate::results::run_dir::Percentiles) -> f64| {
                 whole
                     .as_ref()
                     .map_or("-".to_string(), |w| format_number(f(w)))

@@ -4,7 +4,7 @@ use super::page::{table, Page};
 use super::prose::sweep_sentence;
 use super::tables::settings_table;
 use crate::report::charts;
-use crate::report::load::SweepData;
+use crate::sweep::dir::SweepData;
 use crate::sweep::{table as sweep_table, StepEnd};
 
 /// A sweep's section: its table as the terminal prints it, its two charts, its settings.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::page::{escape, table, Page};
 use crate::capacity::table::{self, format_rate};
 use crate::report::charts::format_number;
-use crate::report::load::RunData;
+use crate::results::run_dir::RunData;
 use crate::results::summary::{Latency, RunSummary};
 use crate::sla::Value;
 
