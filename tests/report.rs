@@ -1,7 +1,6 @@
-//! The HTML report in a real browser: `headroom report` on fixture directories of real
-//! output (a 10-second run with an SLA, an automatic capacity search and a concurrency
-//! sweep), opened with
-//! headless Chromium, which must log no console message; the screenshots are kept in
+//! The HTML report in a real browser: the report (made in-process, as `headroom report`
+//! makes it) of fixture directories of real output (a 10-second run with an SLA, an
+//! automatic capacity search and a concurrency sweep), opened with headless Chromium, which must log no console message; the screenshots are kept in
 //! target/tmp/report-screenshots/ for a person to look at.
 //!
 //! The fixtures stand in for a run against Cassandra so that this test needs no cluster;
@@ -14,6 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use headroom::report::ReportOptions;
 
 /// The longest Chromium may take to render one page.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(120);
@@ -100,24 +101,16 @@ fn open_in_chromium(chromium: &Path, page: &Path, png: &Path, height: u32) -> Ve
         .collect()
 }
 
-/// Runs `headroom report` on `dirs` into `out`.
-fn headroom_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
-    let output = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .arg("report")
-        .args(dirs)
-        .arg("-o")
-        .arg(out)
-        .arg("--svg")
-        .arg(svg)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "headroom report failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("Report: "), "{stdout}");
+/// Writes the report of `dirs` into `out` in-process, as `headroom report DIRS -o OUT --svg
+/// SVG` does.
+fn write_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
+    let options = ReportOptions {
+        svg_dir: Some(svg.to_path_buf()),
+        ..ReportOptions::default()
+    };
+    let written = headroom::report::write_report_with(dirs, out, &options).unwrap();
+    assert_eq!(written.html, out);
+    assert_eq!(written.svgs.len(), written.charts);
 }
 
 #[test]
@@ -132,14 +125,14 @@ fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
         let page = out.join(format!("{name}.html"));
         let svg = out.join(format!("{name}-svg"));
         let _ = std::fs::remove_dir_all(&svg);
-        headroom_report(&dirs, &page, &svg);
+        write_report(&dirs, &page, &svg);
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(!html.contains("http://") && !html.contains("https://"));
         assert!(!html.contains("<script"));
         let charts = html.matches("<figure").count();
         assert!(charts >= least, "{name}: {charts} charts");
         if name == "sweep" {
-            // Seed 001's two charts.
+            // The two charts of Mark Price's cassandra-stress series.
             assert!(html.contains("Throughput against concurrency: sweep"));
             assert!(html.contains("Latency against throughput: sweep"));
         }

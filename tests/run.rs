@@ -1,15 +1,19 @@
-//! `headroom run` against a real local node: the files it leaves, bad input, and the stall
-//! test of METHOD.md §2.
+//! A run against a real local node: the files it leaves and what it tells its observer
+//! (in-process, through the library), the command line around it (its output, SIGTERM, bad
+//! input), and the stall test of METHOD.md §2.
 
 use std::io::{BufRead, BufReader, Lines};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
+use headroom::engine::{ArrivalKind, LoadMode};
 use headroom::results::run_dir::{read_hlog, IntervalLatency, Percentiles};
+use headroom::run::{RunOutcome, RunSettings};
+use headroom::sla::Sla;
 use nix::sys::signal::Signal;
 
-use crate::support::{self, headroom, op, read_json, stderr, stdout};
+use crate::support::{self, headroom, in_process, op, read_json, stderr, stdout};
 
 /// Starts `headroom run ARGS` and returns once its load begins (the "Running" line), with
 /// the rest of its standard output still to read.
@@ -29,48 +33,56 @@ fn spawn_run(args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
     (child, lines)
 }
 
-/// The issue's example, shortened, then every kind of bad input.
+/// A run made in-process through the library, as `headroom run timeseries --rate 500
+/// --duration 6s --warmup 2s -r 0.2 --populate 1000 --sla "p99.9 < 5s, errors < 1%" --window
+/// 2s` makes it: the files it leaves, and what it tells its observer as it goes.
 #[test]
-fn a_run_leaves_its_files_and_bad_input_is_refused() {
+fn a_run_leaves_its_files_and_tells_its_observer() {
     let _machine = support::exclusive();
     let dir = support::cluster_dir("run");
     let _cluster =
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("ts");
-    let out_text = out.to_str().unwrap();
 
-    let run = headroom(&[
-        "run",
-        "timeseries",
-        "--rate",
-        "500",
-        "--duration",
-        "6s",
-        "--warmup",
-        "2s",
-        "-r",
-        "0.2",
-        "--populate",
-        "1000",
-        "--sla",
-        "p99.9 < 5s, errors < 1%",
-        "--window",
-        "2s",
-        "--out",
-        out_text,
-    ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let text = stdout(&run);
-    assert!(text.contains("Populated 1000 rows"), "{text}");
-    assert!(
-        text.contains("Requests sent by: headroom's own connections"),
-        "a built-in workload's requests go through the native sender by default: {text}"
+    let mut settings = in_process::timeseries_settings();
+    settings.workload.populate = 1000;
+    settings.workload.read_ratio = 0.2;
+    settings.mode = LoadMode::Open {
+        rate_per_s: 500.0,
+        arrivals: ArrivalKind::Fixed,
+        max_in_flight: 4096,
+    };
+    settings.warmup_s = 2.0;
+    settings.duration_s = Some(6.0);
+    settings.sla = Some(Sla::parse("p99.9 < 5s, errors < 1%", Duration::from_secs(2)).unwrap());
+    let (outcome, seen) = in_process::execute(&settings, &out);
+    let RunOutcome::Finished(finished) = outcome.unwrap() else {
+        panic!("the run did not finish: {:?}", seen.notes)
+    };
+
+    // What the observer heard: the native sender, the populate, one interval a second, and
+    // three judged windows.
+    assert_eq!(
+        seen.native,
+        Some(true),
+        "a built-in workload's requests go through the native sender by default: {:?}",
+        seen.notes
     );
-    assert!(text.contains("response time (open loop"), "{text}");
-    assert!(
-        text.lines().filter(|l| l.contains("write:")).count() >= 7,
-        "a live line per second:\n{text}"
+    assert_eq!(seen.populated.as_ref().map(|p| p.written), Some(1000));
+    assert!(seen.measuring);
+    assert!(seen.intervals.len() >= 8, "{:?}", seen.intervals);
+    let warmup: u64 = seen.intervals.iter().map(|i| i.1).sum();
+    let measured: u64 = seen.intervals.iter().map(|i| i.2).sum();
+    assert_eq!((warmup, measured), (1000, 3000), "{:?}", seen.intervals);
+    assert_eq!(seen.windows.len(), 3, "{:?}", seen.windows);
+    assert!(seen.windows.iter().all(|w| w.0), "{:?}", seen.windows);
+    assert_eq!(seen.windows.iter().map(|w| w.1).sum::<u64>(), 3000);
+    let told = seen.finished.as_ref().unwrap();
+    assert_eq!(
+        serde_json::to_value(told).unwrap(),
+        serde_json::to_value(&*finished).unwrap(),
+        "the observer hears the summary the run returns"
     );
 
     for file in [
@@ -80,11 +92,16 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         "summary.json",
         "write.hgrm",
         "read.hgrm",
-        "report.html",
     ] {
         assert!(out.join(file).is_file(), "{file} is missing");
     }
+    // config.json reads back as the settings the run was given.
+    assert_eq!(
+        serde_json::to_value(RunSettings::read(&out).unwrap()).unwrap(),
+        serde_json::to_value(&settings).unwrap()
+    );
     let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary, serde_json::to_value(&*finished).unwrap());
     let (writes, reads) = (op(&summary, "write"), op(&summary, "read"));
     assert_eq!(
         writes["requests"].as_u64().unwrap() + reads["requests"].as_u64().unwrap(),
@@ -107,10 +124,6 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     );
     assert_eq!(summary["populate"]["written"], 1000);
     assert!(summary["client"]["cpu_us_per_request"].as_f64().unwrap() > 0.0);
-    let config = read_json(&out.join("config.json"));
-    assert_eq!(config["workload"]["read_ratio"], 0.2);
-    assert_eq!(config["mode"]["rate_per_s"], 500.0);
-
     // intervals.csv and the histogram log agree with the summary.
     let rows = support::interval_rows(&out);
     let measured_writes: u64 = rows
@@ -169,10 +182,6 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
         (reported_ns as f64 / 1e6 - worst_p999_ms).abs() < 0.001,
         "worst p99.9 {reported_ns} ns vs the windows' {worst_p999_ms} ms"
     );
-    assert!(
-        text.contains("SLA p99.9<5s, errors<1%, window=2s: PASS"),
-        "{text}"
-    );
 
     let hlog = std::fs::read_to_string(out.join("histograms.hlog")).unwrap();
     assert!(hlog.contains("#[Histogram log format version 1.3]"));
@@ -185,6 +194,58 @@ fn a_run_leaves_its_files_and_bad_input_is_refused() {
     ] {
         assert!(hlog.contains(tag), "{tag} missing from the hlog");
     }
+}
+
+/// The command line around a run: what it prints as it goes, its report, SIGTERM, and
+/// every kind of bad input.
+#[test]
+fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("run-cli");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("ts");
+    let run = headroom(&[
+        "run",
+        "timeseries",
+        "--rate",
+        "200",
+        "--duration",
+        "3s",
+        "--warmup",
+        "1s",
+        "-r",
+        "0.2",
+        "--populate",
+        "100",
+        "--sla",
+        "p99.9 < 5s, errors < 1%",
+        "--window",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = stdout(&run);
+    assert!(text.contains("Populated 100 rows"), "{text}");
+    assert!(
+        text.contains("Requests sent by: headroom's own connections"),
+        "{text}"
+    );
+    assert!(text.contains("response time (open loop"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.contains("write:")).count() >= 4,
+        "a live line per second:\n{text}"
+    );
+    assert!(
+        text.contains("SLA p99.9<5s, errors<1%, window=1s: PASS"),
+        "{text}"
+    );
+    assert!(
+        out.join("report.html").is_file(),
+        "the command writes the report"
+    );
 
     // SIGTERM ends a run cleanly: a summary of what ran, exit code 130.
     let interrupted = runs.path().join("interrupted");

@@ -1,6 +1,7 @@
-//! `headroom sweep` against a real local node: a short sweep of fixed-length steps whose
-//! table, sweep.json, step directories and report agree; steps that end once stable; Ctrl-C
-//! in the middle; no node to reach; and a bad range.
+//! Sweeps against a real local node: in-process through the library, a short sweep of
+//! fixed-length steps whose table, sweep.json, step directories and report agree, and steps
+//! that end once stable; from the command line, its output and report, Ctrl-C in the
+//! middle, no node to reach, and a bad range.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -11,7 +12,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-use crate::support::{self, headroom, read_json, stderr, stdout};
+use crate::support::{self, headroom, in_process, read_json, stderr, stdout};
 
 fn steps(sweep: &Value) -> &Vec<Value> {
     sweep["steps"].as_array().unwrap()
@@ -26,50 +27,49 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     let hosts = support::hosts();
     let runs = tempfile::tempdir().unwrap();
 
-    // 1. Fixed-length steps: 2, 3, 5, 7 requests in flight.
+    // 1. In-process, fixed-length steps: 2, 3, 5, 7 requests in flight.
     let out = runs.path().join("fixed");
-    let sweep = headroom(&[
-        "sweep",
-        "keyvalue",
-        "--concurrency",
-        "2..8",
-        "--step-duration",
-        "4s",
-        "--warmup",
-        "1s",
-        "--populate",
-        "1000",
-        "--hosts",
-        &hosts,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(sweep.status.success(), "{}", stderr(&sweep));
-    let text = stdout(&sweep);
+    let mut settings = in_process::keyvalue_sweep_settings();
+    settings.run.workload.populate = 1000;
+    let (file, seen) = in_process::sweep(&settings, &out);
+    let file = file.unwrap();
     assert_eq!(
-        text.matches("Populated 1000 rows").count(),
-        1,
-        "populated once, before the first step:\n{text}"
+        seen.runs.populates, 1,
+        "populated once, before the first step: {:?}",
+        seen.runs.notes
     );
-    let file = read_json(&out.join("sweep.json"));
-    assert_eq!(file["status"], "completed", "{file}");
-    let concurrencies: Vec<u64> = steps(&file)
+    assert_eq!(seen.started, [2, 3, 5, 7]);
+    assert_eq!(
+        seen.done, file.steps,
+        "the observer hears every step's record"
+    );
+    // sweep.json as written is what the sweep returned.
+    let written = read_json(&out.join("sweep.json"));
+    assert_eq!(written, serde_json::to_value(&file).unwrap());
+    assert_eq!(written["status"], "completed", "{written}");
+    let concurrencies: Vec<u64> = steps(&written)
         .iter()
         .map(|s| s["concurrency"].as_u64().unwrap())
         .collect();
     // Four steps are the fewest the stop rule needs, so all four ran whatever it said.
-    assert_eq!(concurrencies, [2, 3, 5, 7], "{file}");
-    let rule = file["stop"]["rule"].as_str().unwrap();
+    assert_eq!(concurrencies, [2, 3, 5, 7], "{written}");
+    let rule = written["stop"]["rule"].as_str().unwrap();
     assert!(
         ["last_concurrency", "no_improvement"].contains(&rule),
-        "{file}"
+        "{written}"
     );
 
-    // The final table: a header, then one line per step with its rate and percentiles.
-    let table_start = text.rfind("service time (closed loop), ms").unwrap();
-    let table: Vec<&str> = text[table_start..].lines().skip(1).take(5).collect();
-    assert!(table[0].trim_start().starts_with("concurrency"), "{text}");
-    for (line, step) in table[1..].iter().zip(steps(&file)) {
+    // The table the terminal prints: a header, then one line per step with its rate and
+    // percentiles.
+    let table = headroom::sweep::table::render(&file.steps);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].contains("service time (closed loop), ms"),
+        "{table}"
+    );
+    assert!(lines[1].trim_start().starts_with("concurrency"), "{table}");
+    assert_eq!(lines.len(), 2 + 4, "{table}");
+    for (line, step) in lines[2..].iter().zip(steps(&written)) {
         let fields: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(fields[0], step["concurrency"].to_string(), "{line}");
         assert_eq!(step["end"], "fixed");
@@ -94,14 +94,58 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
         assert_eq!(step["errors"], count("requests") - count("ok"), "{step}");
         ops.iter().for_each(support::assert_succeeded);
     }
-    assert!(text.contains("Highest throughput:"), "{text}");
 
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    // The report of the directory, as `headroom sweep` writes it at the end.
+    let page = runs.path().join("fixed.html");
+    headroom::report::write_report(std::slice::from_ref(&out), &page).unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Concurrency sweep of keyvalue"), "title");
     assert!(html.contains("sweep-throughput-vs-concurrency-fixed"));
     assert!(html.contains("sweep-latency-vs-throughput-fixed"));
     assert_eq!(html.matches("<figure").count(), 2);
-    // `headroom report` makes the same page from the directory.
+
+    // 2. In-process, until stable: a loose target ends a step long before its longest
+    // length.
+    let out = runs.path().join("stable");
+    let mut settings = in_process::keyvalue_sweep_settings();
+    settings.concurrency = "4,8".to_string();
+    settings.concurrencies = vec![4, 8];
+    settings.step_duration_s = None;
+    settings.stable_error = 0.25;
+    settings.step_min_s = 3.0;
+    settings.step_max_s = 30.0;
+    let (file, _) = in_process::sweep(&settings, &out);
+    let file = serde_json::to_value(file.unwrap()).unwrap();
+    assert_eq!(file["stop"]["rule"], "last_concurrency", "{file}");
+    for step in steps(&file) {
+        assert_eq!(step["end"], "stable", "{step}");
+        assert!(step["measured_s"].as_f64().unwrap() < 15.0, "{step}");
+        assert!(step["intervals"].as_u64().unwrap() >= 3, "{step}");
+        assert!(step["relative_error"].as_f64().unwrap() < 0.25, "{step}");
+    }
+
+    // 3. The command line: its table and lines, the report, and `headroom report` of the
+    // directory.
+    let out = runs.path().join("cli");
+    let sweep = headroom(&[
+        "sweep",
+        "keyvalue",
+        "--concurrency",
+        "2,4",
+        "--step-duration",
+        "2s",
+        "--warmup",
+        "0s",
+        "--hosts",
+        &hosts,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(sweep.status.success(), "{}", stderr(&sweep));
+    let text = stdout(&sweep);
+    assert!(text.contains("service time (closed loop), ms"), "{text}");
+    assert!(text.contains("Highest throughput:"), "{text}");
+    assert!(out.join("report.html").is_file());
     let again = runs.path().join("again.html");
     let report = headroom(&[
         "report",
@@ -112,40 +156,9 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert!(report.status.success(), "{}", stderr(&report));
     assert!(std::fs::read_to_string(&again)
         .unwrap()
-        .contains("Throughput against concurrency: fixed"));
+        .contains("Throughput against concurrency: cli"));
 
-    // 2. Until stable: a loose target ends a step long before its longest length.
-    let out = runs.path().join("stable");
-    let sweep = headroom(&[
-        "sweep",
-        "keyvalue",
-        "--concurrency",
-        "4,8",
-        "--stable-error",
-        "25%",
-        "--step-min",
-        "3s",
-        "--step-max",
-        "30s",
-        "--warmup",
-        "1s",
-        "--hosts",
-        &hosts,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(sweep.status.success(), "{}", stderr(&sweep));
-    let file = read_json(&out.join("sweep.json"));
-    assert_eq!(file["stop"]["rule"], "last_concurrency", "{file}");
-    for step in steps(&file) {
-        assert_eq!(step["end"], "stable", "{step}");
-        assert!(step["measured_s"].as_f64().unwrap() < 15.0, "{step}");
-        assert!(step["intervals"].as_u64().unwrap() >= 3, "{step}");
-        assert!(step["relative_error"].as_f64().unwrap() < 0.25, "{step}");
-    }
-    assert!(stdout(&sweep).contains("stable after"));
-
-    // 3. Ctrl-C during the second step: exit 130, the first step kept.
+    // 4. Ctrl-C during the second step: exit 130, the first step kept.
     let out = runs.path().join("interrupted");
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
         .args([
@@ -186,7 +199,7 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert_eq!(ends, ["fixed", "interrupted"], "{file}");
     assert!(Path::new(&out.join("report.html")).exists());
 
-    // 4. No node at the contact point: exit code 2, as for `run`, and sweep.json says why.
+    // 5. No node at the contact point: exit code 2, as for `run`, and sweep.json says why.
     let out = runs.path().join("unreachable");
     let unreachable = headroom(&[
         "sweep",
@@ -211,7 +224,7 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert_eq!(file["stop"]["rule"], "step_failed");
     assert_eq!(steps(&file).len(), 1);
 
-    // 5. A range that goes down is the user's mistake: exit code 2, before connecting.
+    // 6. A range that goes down is the user's mistake: exit code 2, before connecting.
     let bad = headroom(&["sweep", "keyvalue", "--concurrency", "64..8"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(

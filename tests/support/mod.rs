@@ -12,6 +12,8 @@ use std::time::Duration;
 use headroom::cluster::{probe, ClusterConfig, LocalCluster, StartOptions};
 use headroom::units::ByteSize;
 
+pub mod in_process;
+
 static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Holds the machine for one test: the tests share ports and two cores, so they run one by
