@@ -144,7 +144,7 @@ fn named_paths(code: &str, module: &[String], is_mod_file: bool) -> Vec<Vec<Stri
             (parent.clone(), 7)
         } else if boundary && rest.starts_with("self::") {
             (own.clone(), 6)
-        } else if let (true, Some(child)) = (boundary, child) {
+        } else if boundary && child.is_some() {
             // A submodule this file declares, named from here: `matrix::resume`.
             (own.clone(), 0)
         } else {
