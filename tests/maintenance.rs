@@ -56,8 +56,10 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
             Operation::GarbageCollect
         ]
     );
+    // The load ends when the answer to its last request arrives: that request is due 1/300 s
+    // before the 25 s end, so a quick answer ends the load just short of 25 s.
     let load_end = file.load_end_s.unwrap();
-    assert!((25.0..32.0).contains(&load_end), "{load_end}");
+    assert!((25.0 - 1.0 / 300.0..32.0).contains(&load_end), "{load_end}");
     let mut previous_end = 0.0;
     for r in &file.operations {
         assert_eq!((r.status, r.exit_code), (Status::Ok, Some(0)), "{r:?}");
