@@ -56,10 +56,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     };
 
     let out = args
+        .output
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("compare"));
-    crate::output_dir::claim(&out, args.force, crate::output_dir::A_COMPARISONS_LEFTOVERS)?;
+    crate::output_dir::claim(
+        &out,
+        args.output.force,
+        crate::output_dir::A_COMPARISONS_LEFTOVERS,
+    )?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     fs::write(out.join(COMPARE_FILE), &json)
         .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;

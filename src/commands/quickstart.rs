@@ -34,11 +34,12 @@ struct CapacityLine {
 pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let cluster_dir = args.cluster_dir.clone().unwrap_or_else(default_cluster_dir);
     let out = args
+        .output
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("quickstart"));
     let config = search_config(&args, &out)?;
-    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let start = ClusterSettings {
         nodes: Some(1),
         cassandra_version: args.cassandra_version.clone(),

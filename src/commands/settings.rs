@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::cli::{ClientArgs, OpsArg, RunArgs, WorkloadArgs};
+use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
 use crate::client::{self, native::Sender};
 use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
@@ -81,7 +81,15 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
             "--ops 0 measures nothing: give at least 1 request",
         ));
     }
-    let mut config = settings(&workload, client, mode, args.warmup, duration, ops)?;
+    let mut config = settings(
+        &workload,
+        &args.connection,
+        client,
+        mode,
+        args.warmup,
+        duration,
+        ops,
+    )?;
     config.phase = args.phase;
     if let Some(every) = args.server_stats_every {
         if every < crate::metrics::server_samples::MIN_EVERY {
@@ -120,9 +128,10 @@ pub fn with_maintenance(
     Ok(settings)
 }
 
-/// A run of `workload` sent by `client` in `mode`, checked.
+/// A run of `workload` against `connection`'s cluster, sent by `client` in `mode`, checked.
 pub fn settings(
     workload_args: &WorkloadArgs,
+    connection: &ConnectionArgs,
     client: &ClientArgs,
     mode: LoadMode,
     warmup: Duration,
@@ -229,10 +238,10 @@ pub fn settings(
             "--threads {threads} is more than {MAX_THREADS}"
         )));
     }
-    let hosts = if client.hosts.is_empty() {
+    let hosts = if connection.hosts.is_empty() {
         vec![DEFAULT_HOST.to_string()]
     } else {
-        client.hosts.clone()
+        connection.hosts.clone()
     };
     Ok(RunSettings {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -258,8 +267,8 @@ pub fn settings(
 }
 
 /// User name and password, when both are given.
-pub fn credentials(client: &ClientArgs) -> Option<(String, String)> {
-    client.username.clone().zip(client.password.clone())
+pub fn credentials(connection: &ConnectionArgs) -> Option<(String, String)> {
+    connection.username.clone().zip(connection.password.clone())
 }
 
 /// Reads `--sla` (if given) and checks it against the workload and the interval length.

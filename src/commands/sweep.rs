@@ -52,6 +52,7 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
     workload.op_mix = args.ops.clone().map(|m| m.0);
     let mut run = settings::settings(
         &workload,
+        &args.connection,
         &args.client,
         LoadMode::Closed {
             concurrency: ladder.0[0],
@@ -77,11 +78,11 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
 /// Runs `headroom sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let config = sweep_settings(&args)?;
-    let out = args.out.clone().unwrap_or_else(|| {
+    let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
-    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let file = sweep(&config, &out, settings::credentials(&args.client))?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    let file = sweep(&config, &out, settings::credentials(&args.connection))?;
     Ok(match file.status {
         SweepStatus::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),
         SweepStatus::Failed => ExitCode::from(1),

@@ -52,10 +52,10 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
             error: None,
         });
     }
-    let dir = args.out.clone().unwrap_or_else(|| {
+    let dir = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("matrix-{}", search.run.workload.name))
     });
-    crate::output_dir::claim(&dir, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    crate::output_dir::claim(&dir, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let cluster_dir = args
         .cluster_dir

@@ -16,7 +16,7 @@ pub use search::{search, search_settings};
 
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
-    let credentials = settings::credentials(&args.client);
+    let credentials = settings::credentials(&args.connection);
     if let Some(dir) = args
         .resume
         .as_deref()
@@ -49,13 +49,13 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             let config = search_settings(&args)?;
-            let out = args.out.clone().unwrap_or_else(|| {
+            let out = args.output.out.clone().unwrap_or_else(|| {
                 crate::output_dir::default_out_dir(&format!(
                     "capacity-{}",
                     config.run.workload.name
                 ))
             });
-            crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+            crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
             let store = Store::create(&out, serde_json::to_value(&config)?)?;
             (config, store)
         }

@@ -22,6 +22,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     workload.op_mix = args.ops.clone().map(|m| m.0);
     let mut run = settings::settings(
         &workload,
+        &args.connection,
         &args.client,
         // The rate is set per trial (and the probe is closed-loop).
         LoadMode::Open {
@@ -35,8 +36,12 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     )?;
     // Trials are many: Cassandra's histograms over CQL only, no nodetool JVM per trial.
     run.nodetool_figures = false;
-    let sla =
-        settings::sla_settings(Some(&args.sla), args.window, &run)?.expect("an SLA was given");
+    let sla = settings::sla_settings(
+        Some(args.sla.terms.as_deref().unwrap_or(crate::cli::DEFAULT_SLA)),
+        args.sla.window,
+        &run,
+    )?
+    .expect("an SLA was given");
     if args.duration < sla.window {
         return Err(usage_error(format!(
             "--duration {} is shorter than one SLA window ({} s): no window could be judged",
@@ -57,7 +62,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         )));
     }
     RatePlan::parse(&args.rates, resolution).map_err(UsageError::new)?;
-    if args.fresh == Fresh::Restart && !args.client.hosts.is_empty() {
+    if args.fresh == Fresh::Restart && !args.connection.hosts.is_empty() {
         return Err(usage_error(
             "--fresh restart restarts a local cluster headroom started (see --cluster-dir); \
              against the cluster at --hosts use --fresh truncate or --fresh none",

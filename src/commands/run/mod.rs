@@ -25,12 +25,13 @@ pub use terminal::Terminal;
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut config = settings::with_maintenance(settings::run_settings(&args)?, &args.maintenance)?;
-    config.sla = settings::sla_settings(args.sla.as_deref(), args.window, &config)?;
+    config.sla = settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
     let out = args
+        .output
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir(&config.workload.name));
-    crate::output_dir::claim(&out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let runtime = run::runtime(config.threads)?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
@@ -41,7 +42,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     let context = RunContext {
         out: &out,
-        credentials: settings::credentials(&args.client),
+        credentials: settings::credentials(&args.connection),
         stop: stop.clone(),
         populate: true,
         pauses: &pauses,

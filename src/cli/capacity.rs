@@ -1,0 +1,320 @@
+//! `headroom capacity`: the capacity search, its configurations (`--matrix`) and what
+//! they cost; `--resume` and the flags it refuses.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{
+    parse_op_mix, ClientArgs, ConnectionArgs, OpMixArg, OutputArgs, SlaArgs, WorkloadArgs,
+    DEFAULT_SLA,
+};
+use crate::capacity::settings::Fresh;
+use crate::units;
+
+/// The flags of `capacity` that `--resume` refuses: a resumed search keeps the settings it
+/// was started with (search.json), so these would be silently ignored. Credentials are
+/// accepted (they are never stored), and so is --cluster-dir (it can come from the
+/// environment).
+const RESUME_TAKES_NOTHING_ELSE: [&str; 46] = [
+    "name",
+    "ops",
+    "sla",
+    "window",
+    "rates",
+    "resolution",
+    "repeats",
+    "duration",
+    "warmup",
+    "probe_concurrency",
+    "probe_duration",
+    "fresh",
+    "out",
+    "label",
+    "matrix",
+    "first_address",
+    "heap",
+    "node_price",
+    "nodes",
+    "target_load",
+    "partitions",
+    "p",
+    "property_files",
+    "ycsb_workload",
+    "partition_generator",
+    "read_ratio",
+    "rows_per_partition",
+    "delete_ratio",
+    "populate",
+    "replication",
+    "compaction",
+    "ttl",
+    "consistency",
+    "drop",
+    "seed",
+    "keyspace",
+    "hosts",
+    "arrivals",
+    "max_in_flight",
+    "send_resolution",
+    "threads",
+    "interval",
+    "timeout",
+    "connections",
+    "sender",
+    "force",
+];
+
+/// `headroom capacity`
+#[derive(Debug, Args, Clone)]
+#[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
+#[command(mut_arg("resume", |a| a.conflicts_with_all(RESUME_TAKES_NOTHING_ELSE)))]
+#[command(mut_arg("sla", |a| a.default_value(DEFAULT_SLA)))]
+#[command(mut_arg("out", |a| a.help(
+    "The search's directory: capacity.json, capacity.jsonl and one run directory per trial. \
+     [default: runs/<timestamp>-capacity-<workload>]"
+)))]
+pub struct CapacityArgs {
+    /// For a cassandra-stress profile or a workload file: the mix of its operations by
+    /// weight, e.g. 'insert=1,simple1=9'.
+    #[arg(long, value_name = "OP=W,...", value_parser = parse_op_mix)]
+    pub ops: Option<OpMixArg>,
+
+    /// The attempted rates: `auto` (probe the highest throughput, climb a ladder of
+    /// fractions of it, then bisect between the last pass and the first fail), a range
+    /// START:STOP:STEP such as 20k:120k:10k, or a list such as 1000,2000,5000.
+    #[arg(long, default_value = "auto", value_name = "RATES")]
+    pub rates: String,
+
+    /// With --rates auto, bisect until the gap between the highest pass and the lowest
+    /// fail is at most this fraction of the fail, e.g. 2%.
+    #[arg(long, default_value = "2%", value_name = "PERCENT")]
+    pub resolution: String,
+
+    /// Runs per attempted rate; a rate passes only when every repeat passes.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeats: u32,
+
+    /// Measured length of each trial (a whole number of --window).
+    #[arg(long, short = 'd', default_value = "60s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub duration: Duration,
+
+    /// Load at the trial's rate before each measured part, excluded from the verdict.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// Requests in flight during the closed-loop probe of --rates auto.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub probe_concurrency: usize,
+
+    /// Length of the closed-loop probe of --rates auto (after a warmup of a quarter of it).
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub probe_duration: Duration,
+
+    /// Before each trial: restart the local cluster with no data (only for a cluster
+    /// headroom started, see --cluster-dir), truncate the workload's tables, or keep the
+    /// data. The workload's --populate is repeated whenever the data is fresh.
+    #[arg(long, value_enum, default_value = "none", value_name = "HOW")]
+    pub fresh: Fresh,
+
+    /// The local cluster to restart with --fresh restart. Its nodes' GC logs also give each
+    /// trial's server pauses (pauses.hlog, pauses.json) when the trials load it (every
+    /// --hosts entry one of its nodes). With --matrix: where each configuration's cluster
+    /// lives while it runs.
+    /// [default: the one `headroom cluster` uses; with --matrix, cluster/ in --out]
+    #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
+    pub cluster_dir: Option<PathBuf>,
+
+    /// The service level and its windows.
+    #[command(flatten)]
+    pub sla: SlaArgs,
+
+    /// What to send.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
+    /// The cluster and the credentials.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+
+    /// How the client sends.
+    #[command(flatten)]
+    pub client: ClientArgs,
+
+    /// The search's directory.
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Continue the interrupted (or failed) search in DIR with its own settings, without
+    /// redoing the trials it finished; it takes no other flag but --username and
+    /// --password. For a --matrix directory, finished configurations are kept and the
+    /// interrupted one starts again.
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub resume: Option<PathBuf>,
+
+    /// The search's name in reports and comparisons, e.g. the instance type of the cluster
+    /// at --hosts: searches run separately can then be compared with `headroom compare`.
+    /// [default: the directory's name]
+    #[arg(long, value_name = "NAME", help_heading = "Comparing configurations")]
+    pub label: Option<String>,
+
+    /// Run the whole search once per configuration of a local cluster that headroom starts,
+    /// restarts and removes itself: KEY=V1,V2,... with KEY one of gc (g1, zgc, shenandoah,
+    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3) or version (Cassandra versions).
+    /// Repeat the flag for more keys; every combination runs, in the order given. All
+    /// results go in one directory (--out) with matrix.json, one search directory per
+    /// configuration, compare.json and one report. With --rates auto every configuration
+    /// probes its own ceiling, but all climb the first configuration's ladder, so that
+    /// their rates line up in the tables.
+    ///
+    /// Example: --matrix gc=g1,zgc,shenandoah --matrix heap=2G
+    #[arg(
+        long,
+        value_name = "KEY=V1,V2",
+        conflicts_with = "hosts",
+        help_heading = "Comparing configurations"
+    )]
+    pub matrix: Vec<String>,
+
+    /// With --matrix: the loopback address of the local cluster's first node (the others
+    /// follow it). [default: 127.0.0.1]
+    #[arg(
+        long,
+        value_name = "IPV4",
+        requires = "matrix",
+        help_heading = "Comparing configurations"
+    )]
+    pub first_address: Option<std::net::Ipv4Addr>,
+
+    /// With --matrix: every node's JVM heap unless the matrix varies it, e.g. 2G.
+    /// [default: as `headroom cluster start`]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = units::parse_heap,
+        requires = "matrix",
+        help_heading = "Comparing configurations"
+    )]
+    pub heap: Option<units::ByteSize>,
+
+    /// The price of the configurations.
+    #[command(flatten)]
+    pub cost: CostArgs,
+}
+
+/// What the tested configurations cost (`capacity --matrix` and `compare`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CostArgs {
+    /// The price of one node: 0.576/h, 420/month or 5000/year; for one configuration when
+    /// prices differ: zgc=0.576/h (repeat the flag). Gives the cluster's cost per hour and
+    /// the capacity per dollar-hour.
+    #[arg(long, value_name = "PRICE", help_heading = "Cost")]
+    pub node_price: Vec<String>,
+
+    /// The nodes of the tested cluster, for the cost of a search against --hosts (a local
+    /// cluster's are known). With --matrix: the local cluster's nodes unless the matrix
+    /// sets them. [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Cost")]
+    pub nodes: Option<u32>,
+
+    /// The load to plan for, e.g. 100k: the nodes each configuration needs to carry it at
+    /// the SLA, and what they cost a year, assuming capacity grows with the nodes.
+    #[arg(long, value_name = "RATE", help_heading = "Cost")]
+    pub target_load: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    #[test]
+    fn resume_refuses_the_flags_it_would_ignore() {
+        for flag in [
+            &["--hosts", "10.0.0.1"][..],
+            &["--rates", "1k"],
+            &["keyvalue"],
+            &["-d", "5s"],
+        ] {
+            let mut line = vec!["headroom", "capacity", "--resume", "runs/x"];
+            line.extend_from_slice(flag);
+            let err = Cli::try_parse_from(&line).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ArgumentConflict,
+                "{flag:?}"
+            );
+            assert!(err.to_string().contains("--resume"), "{err}");
+        }
+        assert!(Cli::try_parse_from([
+            "headroom",
+            "capacity",
+            "--resume",
+            "runs/x",
+            "--username",
+            "u",
+            "--password",
+            "p"
+        ])
+        .is_ok());
+        // Every id in the list is one of capacity's arguments.
+        let command = Cli::command();
+        let capacity = command.find_subcommand("capacity").unwrap();
+        for id in RESUME_TAKES_NOTHING_ELSE {
+            assert!(
+                capacity.get_arguments().any(|a| a.get_id() == id),
+                "{id} is not an argument of capacity"
+            );
+        }
+        // ...and every argument but these is in the list: a new flag must choose.
+        let accepted = [
+            "resume",
+            "username",
+            "password",
+            "cluster_dir",
+            "help",
+            "version",
+        ];
+        for arg in capacity.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert!(
+                accepted.contains(&id) || RESUME_TAKES_NOTHING_ELSE.contains(&id),
+                "does --resume take {id}?"
+            );
+        }
+    }
+
+    #[test]
+    fn capacity_needs_a_workload_unless_it_resumes() {
+        assert!(Cli::try_parse_from(["headroom", "capacity"]).is_err());
+        let resumed = Cli::try_parse_from(["headroom", "capacity", "--resume", "runs/x"]).unwrap();
+        let Command::Capacity(args) = resumed.command else {
+            panic!("not capacity")
+        };
+        assert_eq!(args.resume.as_deref(), Some(std::path::Path::new("runs/x")));
+        assert!(args.workload.name.is_none());
+        assert!(Cli::try_parse_from(["headroom", "run"]).is_err());
+    }
+
+    #[test]
+    fn capacity_judges_p999_under_100ms_unless_told() {
+        let cli = Cli::try_parse_from(["headroom", "capacity", "keyvalue"]).unwrap();
+        let Command::Capacity(args) = cli.command else {
+            panic!("not capacity")
+        };
+        assert_eq!(args.sla.terms.as_deref(), Some(DEFAULT_SLA));
+        let cli = Cli::try_parse_from(["headroom", "capacity", "kv", "--sla", "p99<5ms"]).unwrap();
+        let Command::Capacity(args) = cli.command else {
+            panic!("not capacity")
+        };
+        assert_eq!(args.sla.terms.as_deref(), Some("p99<5ms"));
+        let cli = Cli::try_parse_from(["headroom", "run", "kv"]).unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(args.sla.terms, None);
+    }
+}

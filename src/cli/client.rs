@@ -1,0 +1,57 @@
+//! How the client sends: arrivals, the in-flight limit, send batching, threads, intervals,
+//! timeouts, connections and the sender. Shared by `run`, `capacity` and `sweep`.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::engine::ArrivalKind;
+use crate::units;
+
+/// The client's way of sending, shared by `run`, `capacity` and `sweep`.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Client")]
+pub struct ClientArgs {
+    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process.
+    #[arg(long, value_enum, default_value = "fixed", value_name = "KIND")]
+    pub arrivals: ArrivalKind,
+
+    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
+    /// the wait counts in their response time).
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    pub max_in_flight: usize,
+
+    /// At a fixed rate, requests whose intended starts lie within this span are sent
+    /// together, when the last of them is due: fewer wake-ups and system calls per request,
+    /// at the price of at most this much extra wait, which is measured and counted in
+    /// response time. Rates below 1/DURATION are unaffected. 0 sends every request at its
+    /// own moment: the most precise, about twice the client CPU per request at 10k/s.
+    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub send_resolution: Duration,
+
+    /// Client threads (tokio workers). [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Length of one interval: a live-output line and a histogram-log entry each.
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub interval: Duration,
+
+    /// Client-side timeout of one request, from its send (a compound operation's steps
+    /// together); a request that takes longer counts as a timeout error. Set-up statements
+    /// (schema, reads of the server's tables) have the same limit.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+
+    /// Connections to each node.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub connections: usize,
+
+    /// What sends the measured requests. `native`: headroom's own CQL connections, about
+    /// half the client CPU per request of the driver's path (protocol v4, password
+    /// authentication, no TLS); built-in workloads only. `driver`: the scylla driver. `auto`:
+    /// native for the built-in workloads, the driver for the others or when the native
+    /// connections cannot be opened. Schema, prepare and the ring always go through the driver.
+    #[arg(long, value_enum, default_value = "auto", value_name = "SENDER")]
+    pub sender: crate::client::native::Sender,
+}

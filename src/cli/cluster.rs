@@ -1,0 +1,133 @@
+//! `headroom cluster`: start, inspect and stop local Cassandra nodes.
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use crate::cluster::GcKind;
+use crate::units::{self, ByteSize};
+
+/// `headroom cluster ...`
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// The cluster's directory: configuration, data, logs and recorded pids of its nodes.
+    /// [default: headroom/cluster under the user's local data directory,
+    /// e.g. ~/.local/share/headroom/cluster]
+    #[arg(long, global = true, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// What to do with the cluster.
+    #[command(subcommand)]
+    pub command: ClusterCommand,
+}
+
+/// The subcommands of `headroom cluster`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Start a local cluster, or start again a stopped one that is in --dir.
+    ///
+    /// Node i listens on the i-th address from --first-address (127.0.0.1, 127.0.0.2, ...),
+    /// CQL on port 9042, storage on port 7000, JMX on 127.0.0.1 port 7199 + 100 × (last octet
+    /// − 1). The nodes start one after another; each must answer CQL before the next starts.
+    /// They keep running after this command returns; stop them with `headroom cluster stop`.
+    Start(StartArgs),
+    /// Show each node: address, pid, process up or down, CQL reachable, Cassandra version,
+    /// heap and garbage collector.
+    Status,
+    /// Stop every node headroom recorded in --dir (SIGTERM, then SIGKILL after --timeout).
+    /// Data is kept; `cluster start` starts the same nodes again.
+    Stop(StopArgs),
+    /// Stop the nodes, then delete the cluster's directory with all its data and logs.
+    Destroy(StopArgs),
+    /// Run Cassandra's nodetool against one node, e.g. `headroom cluster nodetool 1 status`.
+    Nodetool(NodetoolArgs),
+    /// Print the end of one node's log (the node's console output at INFO level).
+    Logs(LogsArgs),
+}
+
+/// `headroom cluster start`
+#[derive(Debug, Args, Default, Clone)]
+pub struct StartArgs {
+    /// Number of nodes. [default: 1]
+    #[arg(long, short = 'n', value_name = "N")]
+    pub nodes: Option<u32>,
+
+    /// Apache Cassandra release to run, as published on Maven Central
+    /// (org.apache.cassandra:cassandra-all). Resolved once into the cache, offline after that.
+    /// [default: 5.0.9, the newest 5.0 release]
+    #[arg(long, value_name = "VERSION")]
+    pub cassandra_version: Option<String>,
+
+    /// Java heap of each node (-Xms and -Xmx), e.g. 2G or 768M.
+    /// [default: a quarter of this machine's memory divided among the nodes, at most 4G,
+    /// at least 1G]
+    #[arg(long, value_name = "SIZE", value_parser = units::parse_heap)]
+    pub heap: Option<ByteSize>,
+
+    /// Garbage collector of each node's JVM. [default: g1]
+    #[arg(long, value_enum, value_name = "GC")]
+    pub gc: Option<GcKind>,
+
+    /// Extra JVM option for every node, added after headroom's own; repeat for several,
+    /// e.g. --jvm-opt=-XX:MaxGCPauseMillis=100.
+    #[arg(long = "jvm-opt", value_name = "ARG", allow_hyphen_values = true)]
+    pub jvm_opts: Vec<String>,
+
+    /// A cassandra.yaml setting for every node, replacing headroom's where it has the key;
+    /// repeat for several, e.g. --yaml authenticator=PasswordAuthenticator
+    /// --yaml concurrent_writes=64. The value is YAML, written as is.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub yaml: Vec<String>,
+
+    /// Address of the first node; node i gets this address plus i − 1. Must be in
+    /// 127.0.0.0/8 with room for every node in its last octet. [default: 127.0.0.1]
+    #[arg(long, value_name = "IPV4")]
+    pub first_address: Option<Ipv4Addr>,
+
+    /// How long one node may take from launch until it answers CQL.
+    #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
+    pub start_timeout: Duration,
+}
+
+/// `headroom cluster stop` and `headroom cluster destroy`
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    /// How long each node may take to shut down after SIGTERM before it gets SIGKILL.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+}
+
+/// `headroom cluster nodetool`
+#[derive(Debug, Args)]
+pub struct NodetoolArgs {
+    /// The node, by number: 1 for the first node.
+    #[arg(value_name = "NODE")]
+    pub node: u32,
+
+    /// nodetool's arguments, e.g. `status`, `tablestats ks.table`, `compact`.
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true
+    )]
+    pub args: Vec<String>,
+}
+
+/// `headroom cluster logs`
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// The node, by number: 1 for the first node.
+    #[arg(value_name = "NODE")]
+    pub node: u32,
+
+    /// How many lines from the end to print; 0 prints the whole log.
+    #[arg(long, short = 'n', default_value_t = 50, value_name = "N")]
+    pub lines: usize,
+
+    /// Print the JVM's GC and safepoint log instead of the node's log.
+    #[arg(long)]
+    pub gc: bool,
+}

@@ -1,0 +1,94 @@
+//! The cluster to reach and the credentials to log in with, shared by every subcommand that
+//! connects (`run`, `capacity`, `sweep`); and the redaction of secrets from a recorded
+//! command line.
+
+use clap::Args;
+
+/// The cluster to reach and how to log in to it.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Connection")]
+pub struct ConnectionArgs {
+    /// Contact points, host[:port], comma-separated. [default: 127.0.0.1:9042]
+    #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
+    pub hosts: Vec<String>,
+
+    /// User name, for a cluster that requires authentication.
+    #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]
+    pub username: Option<String>,
+
+    /// Password, for a cluster that requires authentication.
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        env = "HEADROOM_PASSWORD",
+        hide_env_values = true
+    )]
+    pub password: Option<String>,
+}
+
+/// Flags whose values are secrets: never written to a file, printed or shown in a report.
+pub const SECRET_FLAGS: [&str; 1] = ["--password"];
+
+/// What stands in for a secret in a recorded command line.
+pub const REDACTED: &str = "<redacted>";
+
+/// The command line as typed, with the value of every [`SECRET_FLAGS`] flag replaced by
+/// [`REDACTED`] (`--password X` and `--password=X` alike), for config.json and the report.
+pub fn redacted_command_line(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut secret_next = false;
+    for arg in args {
+        if std::mem::take(&mut secret_next) {
+            out.push(REDACTED.to_string());
+            continue;
+        }
+        match SECRET_FLAGS
+            .iter()
+            .find(|flag| arg == **flag || arg.starts_with(&format!("{flag}=")))
+        {
+            Some(flag) if arg == *flag => {
+                secret_next = true;
+                out.push(arg);
+            }
+            Some(flag) => out.push(format!("{flag}={REDACTED}")),
+            None => out.push(arg),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_command_line_never_holds_the_password() {
+        let line =
+            |args: &[&str]| redacted_command_line(args.iter().map(|a| a.to_string())).join(" ");
+        assert_eq!(
+            line(&[
+                "headroom",
+                "run",
+                "kv",
+                "--password",
+                "s3cret",
+                "--rate",
+                "10"
+            ]),
+            "headroom run kv --password <redacted> --rate 10"
+        );
+        assert_eq!(
+            line(&["headroom", "run", "--password=s3cret", "kv"]),
+            "headroom run --password=<redacted> kv"
+        );
+        assert_eq!(
+            line(&["headroom", "run", "kv", "--password"]),
+            "headroom run kv --password"
+        );
+        // Only the flag itself: a workload named like it, or another flag, is kept.
+        assert_eq!(
+            line(&["headroom", "run", "--passwords", "x"]),
+            "headroom run --passwords x"
+        );
+    }
+}

@@ -1,0 +1,60 @@
+//! `headroom quickstart`: from nothing to a capacity on one local node.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{OutputArgs, DEFAULT_SLA};
+use crate::cluster::GcKind;
+use crate::units::{self, ByteSize};
+
+/// `headroom quickstart`
+#[derive(Debug, Args, Clone)]
+#[command(mut_arg("out", |a| a.help("The search's directory. [default: runs/<timestamp>-quickstart]")))]
+pub struct QuickstartArgs {
+    /// The service level every window must meet.
+    #[arg(long, default_value = DEFAULT_SLA, value_name = "TERMS")]
+    pub sla: String,
+
+    /// Measured length of each trial; longer is more faithful.
+    #[arg(long, short = 'd', default_value = "30s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub duration: Duration,
+
+    /// Warmup before each trial.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+
+    /// Runs per attempted rate; more show how repeatable the answer is.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeats: u32,
+
+    /// Bisect until the capacity is known to within this fraction.
+    #[arg(long, default_value = "5%", value_name = "PERCENT")]
+    pub resolution: String,
+
+    /// Rows written before the search.
+    #[arg(long, default_value = "100k", value_name = "N", value_parser = units::parse_count)]
+    pub populate: u64,
+
+    /// Apache Cassandra release to run. [default: 5.0.9]
+    #[arg(long, value_name = "VERSION")]
+    pub cassandra_version: Option<String>,
+
+    /// Java heap of the node. [default: a quarter of this machine's memory, at most 4G]
+    #[arg(long, value_name = "SIZE", value_parser = units::parse_heap)]
+    pub heap: Option<ByteSize>,
+
+    /// Garbage collector of the node's JVM. [default: g1]
+    #[arg(long, value_enum, value_name = "GC")]
+    pub gc: Option<GcKind>,
+
+    /// Where the node lives while the quickstart runs; deleted at the end.
+    /// [default: headroom/quickstart-cluster under the user's local data directory]
+    #[arg(long, value_name = "DIR")]
+    pub cluster_dir: Option<PathBuf>,
+
+    /// The search's directory.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

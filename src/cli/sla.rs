@@ -1,0 +1,27 @@
+//! The service level and the windows it is judged on, shared by `run` (no SLA unless
+//! given) and `capacity` (which gives [`DEFAULT_SLA`] as the default).
+
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::units;
+
+/// The SLA of `capacity` when none is given, and of the quickstart.
+pub const DEFAULT_SLA: &str = "p99.9<100ms";
+
+/// `--sla` and `--window`.
+#[derive(Debug, Args, Clone)]
+pub struct SlaArgs {
+    /// The service level every window of the measured run must meet, e.g.
+    /// 'p99.9<100ms, max<1s, errors<0.1%'. Terms: pNN (percentile of response time),
+    /// max, mean, errors (failed / all requests, as a percentage); `op:term` judges one
+    /// operation type only, e.g. read:p99<10ms.
+    #[arg(long = "sla", id = "sla", value_name = "TERMS")]
+    pub terms: Option<String>,
+
+    /// Length of the windows the SLA is judged on, aligned to the end of the warmup; a
+    /// whole number of intervals.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    pub window: Duration,
+}

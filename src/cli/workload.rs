@@ -1,0 +1,222 @@
+//! The workload's flags, shared by `run`, `capacity` and `sweep`, and `--ops`: a count of
+//! requests or a mix of a profile's operations.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::units;
+use crate::workload::PartitionGenerator;
+
+/// The workload and its settings, shared by `run`, `capacity` and `sweep`.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    /// The workload: keyvalue, timeseries, documents, ycsb, or a YAML file (a cassandra-stress user
+    /// profile, or headroom's own format; see docs/workloads.md).
+    ///
+    /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
+    /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
+    /// (sensor_id text, timestamp timeuuid, data text), newest first; write inserts a row,
+    /// read fetches a partition's latest 500 rows, delete removes its rows older than 60 s.
+    /// documents: table documents ((source, bucket), ts, seq, doc text): write inserts a JSON
+    /// document of a few hundred bytes with a TTL (--ttl, default 8640 s) into partitions of
+    /// --rows-per-partition rows ordered by time, TWCS unless --compaction; read (-r, default
+    /// 0.05) fetches the newest 100 rows of a recent partition.
+    /// ycsb: YCSB's core workloads on table ycsb.usertable (-P, -p, --workload).
+    #[arg(value_name = "WORKLOAD", required = true)]
+    pub name: Option<String>,
+
+    /// Number of distinct partition keys, e.g. 100M.
+    #[arg(long, default_value = "1M", value_name = "N", value_parser = units::parse_count)]
+    pub partitions: u64,
+
+    /// -p N: the number of partitions, as --partitions (tlp-stress). -p KEY=VALUE: a YCSB
+    /// property, overriding the -P files and --workload (YCSB). Repeatable.
+    #[arg(short = 'p', value_name = "N|KEY=VALUE", action = clap::ArgAction::Append)]
+    pub p: Vec<String>,
+
+    /// YCSB: a workload property file, as YCSB reads them (e.g. workloads/workloadf).
+    /// Repeatable; later files override earlier ones.
+    #[arg(short = 'P', long = "property-file", value_name = "FILE")]
+    pub property_files: Vec<PathBuf>,
+
+    /// YCSB: one of YCSB's core workloads, a to f, with the values of its own files.
+    #[arg(long = "workload", value_name = "A-F")]
+    pub ycsb_workload: Option<String>,
+
+    /// The mix of a cassandra-stress profile's operations, set from --ops.
+    #[arg(skip)]
+    pub op_mix: Option<Vec<(String, f64)>>,
+
+    /// How partition keys are chosen: uniformly, normally around the middle, or in
+    /// sequence (wrapping around).
+    #[arg(long, value_enum, default_value = "random", value_name = "KIND")]
+    pub partition_generator: PartitionGenerator,
+
+    /// Fraction of requests that are reads, e.g. 0.2. The mix is exact over the run.
+    /// [default: 0; 0.05 for documents]
+    #[arg(long, short = 'r', value_name = "FRACTION")]
+    pub read_ratio: Option<f64>,
+
+    /// documents: rows each partition receives before its source moves on to a new one.
+    /// [default: 1000]
+    #[arg(long, value_name = "N", value_parser = units::parse_count)]
+    pub rows_per_partition: Option<u64>,
+
+    /// Fraction of requests that are deletes.
+    #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]
+    pub delete_ratio: f64,
+
+    /// Rows written before the run (as fast as the cluster takes them), reported on their own.
+    #[arg(long, default_value = "0", value_name = "N", value_parser = units::parse_count)]
+    pub populate: u64,
+
+    /// Keyspace replication: simple:RF, nts:DC=RF[,DC=RF...], or a CQL map.
+    #[arg(long, default_value = "simple:1", value_name = "REPLICATION")]
+    pub replication: String,
+
+    /// Table compaction: stcs, lcs, twcs, ucs, or a CQL map. [default: Cassandra's]
+    #[arg(long, value_name = "COMPACTION")]
+    pub compaction: Option<String>,
+
+    /// Table default time to live, e.g. 1h.
+    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    pub ttl: Option<Duration>,
+
+    /// Consistency level of every request.
+    #[arg(long, default_value = "LOCAL_ONE", value_name = "LEVEL")]
+    pub consistency: String,
+
+    /// Drop and recreate the keyspace first (deletes its data).
+    #[arg(long)]
+    pub drop: bool,
+
+    /// Seed of every value generator: the same seed sends the same requests.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+
+    /// Keyspace of the workload's table.
+    #[arg(long, default_value = "headroom", value_name = "NAME")]
+    pub keyspace: String,
+}
+
+/// What `--ops` says: a count of requests, or a mix of named operations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpsArg {
+    /// Requests in the measured run.
+    Count(u64),
+    /// Operation names and their weights, in the order given.
+    Mix(Vec<(String, f64)>),
+}
+
+/// Reads `--ops`: `20k`, or `insert=1,simple1=9` (cassandra-stress's `ops(insert=1,...)` too).
+pub fn parse_ops(text: &str) -> Result<OpsArg, String> {
+    let text = text.trim();
+    if !text.contains('=') {
+        return units::parse_count(text)
+            .map(OpsArg::Count)
+            .map_err(|e| e.to_string());
+    }
+    let inner = text
+        .strip_prefix("ops(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(text);
+    let mut mix = Vec::new();
+    for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (name, weight) = item
+            .split_once('=')
+            .ok_or_else(|| format!("'{item}': write each operation as NAME=WEIGHT"))?;
+        let weight: f64 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| format!("'{item}': the weight must be a number, 0 or more"))?;
+        mix.push((name.trim().to_string(), weight));
+    }
+    if mix.iter().all(|(_, w)| *w == 0.0) {
+        return Err("at least one operation needs a weight above 0".into());
+    }
+    Ok(OpsArg::Mix(mix))
+}
+
+/// `--ops` of `capacity` and `sweep`: only a mix (their length is set otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpMixArg(pub Vec<(String, f64)>);
+
+/// Reads a mix for `capacity` and `sweep`: `insert=1,simple1=9`.
+pub fn parse_op_mix(text: &str) -> Result<OpMixArg, String> {
+    match parse_ops(text)? {
+        OpsArg::Mix(mix) => Ok(OpMixArg(mix)),
+        OpsArg::Count(_) => Err(
+            "here --ops is the mix of a profile's operations, e.g. 'insert=1,simple1=9'; the length of each run is set by its own flags"
+                .into(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::results::config::RunPhase;
+
+    #[test]
+    fn ops_is_a_count_or_a_mix() {
+        assert_eq!(parse_ops("20k"), Ok(OpsArg::Count(20_000)));
+        let mix = OpsArg::Mix(vec![("insert".into(), 1.0), ("simple1".into(), 9.0)]);
+        assert_eq!(parse_ops("insert=1,simple1=9").as_ref(), Ok(&mix));
+        assert_eq!(parse_ops("ops(insert=1, simple1=9)").as_ref(), Ok(&mix));
+        assert!(parse_ops("insert=x").unwrap_err().contains("number"));
+        assert!(parse_ops("insert=0").is_err());
+        assert!(parse_ops("many").is_err());
+    }
+
+    #[test]
+    fn capacity_and_sweep_take_a_mix_but_no_count() {
+        let cli =
+            Cli::try_parse_from(["headroom", "sweep", "p.yaml", "--ops", "insert=1,q=3"]).unwrap();
+        let Command::Sweep(args) = cli.command else {
+            panic!("not sweep")
+        };
+        assert_eq!(
+            args.ops,
+            Some(OpMixArg(vec![("insert".into(), 1.0), ("q".into(), 3.0)]))
+        );
+        let err =
+            Cli::try_parse_from(["headroom", "capacity", "p.yaml", "--ops", "1000"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the mix of a profile's operations"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn dash_p_is_partitions_or_a_property() {
+        let cli = Cli::try_parse_from([
+            "headroom",
+            "run",
+            "ycsb",
+            "-P",
+            "w",
+            "-p",
+            "recordcount=5",
+            "-p",
+            "10k",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(args.workload.p, ["recordcount=5", "10k"]);
+        assert_eq!(args.workload.property_files, [PathBuf::from("w")]);
+        assert_eq!(args.phase, RunPhase::Both);
+    }
+}
