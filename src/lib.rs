@@ -13,6 +13,7 @@ pub mod compare;
 pub mod engine;
 #[cfg(test)]
 mod fixtures;
+pub mod format;
 pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;

@@ -29,7 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["workload", "cluster"],
     &["client"],
-    &["units", "output_dir", "stats", "stop"],
+    &["units", "output_dir", "stats", "stop", "format"],
     &["usage"],
 ];
 

@@ -128,7 +128,7 @@ impl SearchData {
 fn trial_label(record: &TrialRecord) -> String {
     format!(
         "{}/s #{}",
-        crate::capacity::table::format_rate(record.rate_per_s),
+        crate::format::format_rate(record.rate_per_s),
         record.repeat
     )
 }

@@ -551,8 +551,8 @@ mod tests {
             RatePlan::parse(" AUTO ", 0.05),
             Ok(RatePlan::Auto { resolution: 0.05 })
         );
-        let seed_000: Vec<f64> = (2..=12).map(|i| f64::from(i) * 10_000.0).collect();
-        assert_eq!(ladder("20k:120k:10k"), seed_000);
+        let azul_ladder: Vec<f64> = (2..=12).map(|i| f64::from(i) * 10_000.0).collect();
+        assert_eq!(ladder("20k:120k:10k"), azul_ladder);
         // The stop is included only when it lies on the step.
         assert_eq!(ladder("1000:3500:1000"), vec![1000.0, 2000.0, 3000.0]);
         assert_eq!(ladder("0.1k:0.3k:0.1k"), vec![100.0, 200.0, 300.0]);
@@ -899,8 +899,8 @@ mod tests {
 
     #[test]
     fn the_estimate_counts_typical_trials() {
-        let seed_000 = RatePlan::parse("20k:120k:10k", 0.02).unwrap();
-        assert_eq!(estimate_trials(&settings(seed_000, 5)), 55);
+        let azul_ladder = RatePlan::parse("20k:120k:10k", 0.02).unwrap();
+        assert_eq!(estimate_trials(&settings(azul_ladder, 5)), 55);
         // 5 rungs, then 0.1 → 0.05 → 0.025 → 0.0125: 3 bisections.
         assert_eq!(estimate_trials(&auto(1)), 8);
         assert_eq!(estimate_trials(&auto(3)), 24);

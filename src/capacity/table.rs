@@ -1,9 +1,10 @@
-//! The capacity search's result for the terminal, after seed 000's tables: one line per
-//! attempted rate and repeat with the achieved rate, the worst window's value of each SLA
-//! term (seed 000's "P99.9 max"), errors and verdict, then the highest achieved throughput,
-//! the capacity and any unstable rates.
+//! The capacity search's result for the terminal, after the tables of Azul's capacity and cost
+//! article: one line per attempted rate and repeat with the achieved rate, the worst window's value
+//! of each SLA term (Azul's capacity and cost article's "P99.9 max"), errors and verdict, then the
+//! highest achieved throughput, the capacity and any unstable rates.
 
 use super::search::{Outcome, Verdict};
+use crate::format::{format_rate, format_value, group_thousands};
 
 /// Marks an SLA term that failed in some window.
 const FAILED: &str = "✗";
@@ -169,18 +170,6 @@ pub fn summary_lines(outcome: &Outcome) -> Vec<String> {
     lines
 }
 
-/// A rate per second: whole numbers with thousands separated by spaces (`12 000`), a tenth
-/// for small fractional rates.
-pub fn format_rate(rate: f64) -> String {
-    if !rate.is_finite() {
-        "-".to_string()
-    } else if rate >= 100.0 || rate.fract() == 0.0 {
-        group_thousands(rate.round() as u64)
-    } else {
-        format!("{rate:.1}")
-    }
-}
-
 /// A term's cell: its worst window's value, with that window's failed share beside a latency
 /// (`12.3 ms, 2.0% failed`), or `all failed` when no request of it was answered.
 fn term_value(v: &crate::capacity::TermValue) -> String {
@@ -195,41 +184,6 @@ fn term_value(v: &crate::capacity::TermValue) -> String {
     } else {
         format_value(v.value, &v.unit)
     }
-}
-
-/// A term's value with its unit, to 3 significant digits below 100 and whole above.
-pub fn format_value(value: f64, unit: &str) -> String {
-    let number = if !value.is_finite() {
-        "-".to_string()
-    } else if value == 0.0 {
-        "0".to_string()
-    } else if value >= 100.0 {
-        group_thousands(value.round() as u64)
-    } else if value >= 10.0 {
-        format!("{value:.1}")
-    } else if value >= 1.0 {
-        format!("{value:.2}")
-    } else {
-        format!("{value:.3}")
-    };
-    match unit {
-        "%" => format!("{number}%"),
-        "" => number,
-        unit => format!("{number} {unit}"),
-    }
-}
-
-/// `12345678` as `12 345 678`.
-pub fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -249,26 +203,6 @@ mod tests {
 
     fn terms() -> Vec<String> {
         vec![TERM.to_string()]
-    }
-
-    #[test]
-    fn numbers_are_readable() {
-        assert_eq!(format_rate(12_000.0), "12 000");
-        assert_eq!(format_rate(115_865.4), "115 865");
-        assert_eq!(format_rate(999.0), "999");
-        assert_eq!(format_rate(12.25), "12.2");
-        assert_eq!(format_rate(5.0), "5");
-        assert_eq!(format_value(16.44, "ms"), "16.4 ms");
-        assert_eq!(format_value(207.0, "ms"), "207 ms");
-        assert_eq!(format_value(1_041_760.0, "ms"), "1 041 760 ms");
-        assert_eq!(format_value(5.0, "ms"), "5.00 ms");
-        assert_eq!(format_value(0.512, "ms"), "0.512 ms");
-        assert_eq!(format_value(0.05, "%"), "0.050%");
-        assert_eq!(format_value(0.0, "%"), "0%");
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(123), "123");
-        assert_eq!(group_thousands(1234), "1 234");
-        assert_eq!(group_thousands(123_456_789), "123 456 789");
     }
 
     #[test]

@@ -161,7 +161,7 @@ pub fn sweep(
     {
         println!(
             "\nHighest throughput: {}/s with {} requests in flight.",
-            crate::capacity::table::format_rate(best.achieved_per_s),
+            crate::format::format_rate(best.achieved_per_s),
             best.concurrency
         );
     }

@@ -1,9 +1,9 @@
-//! A comparison of capacity searches, one per configuration (seeds 000 and 002): capacity and
-//! highest throughput per configuration, the worst window's SLA percentile at every attempted
-//! rate, the change against a baseline with a test of whether it is more than noise, and the
-//! cost. Built from the searches' directories alone, so that `headroom compare`, a
-//! configuration matrix and the HTML report all show the same figures; written as
-//! compare.json.
+//! A comparison of capacity searches, one per configuration (as Azul's capacity and cost article
+//! and the Graviton2 instance comparison compare them): capacity and highest throughput per
+//! configuration, the worst window's SLA percentile at every attempted rate, the change against a
+//! baseline with a test of whether it is more than noise, and the cost. Built from the searches'
+//! directories alone, so that `headroom compare`, a configuration matrix and the HTML report all
+//! show the same figures; written as compare.json.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,6 @@
-//! What a configuration costs, and what it costs to carry a target load with it (seeds 000
-//! and 002): the cluster's price per hour, capacity per dollar-hour, and the nodes and yearly
-//! cost for `--target-load`.
+//! What a configuration costs, and what it costs to carry a target load with it (as Azul's capacity
+//! and cost article and the Graviton2 instance comparison reckon it): the cluster's price per hour,
+//! capacity per dollar-hour, and the nodes and yearly cost for `--target-load`.
 //!
 //! The arithmetic is simple on purpose and its assumptions are written beside every figure
 //! ([`ASSUMPTIONS`]): capacity grows in proportion to the number of nodes, a node costs the
@@ -176,9 +176,9 @@ mod tests {
         assert_eq!(NodePrice::for_label(&prices[1..], "g1"), None);
     }
 
-    /// Seed 000's arithmetic: at $0.576 per node-hour, 3 nodes cost $1.728/h; a capacity of
-    /// 60 000/s is 34 722 requests/s per dollar-hour; 100 000/s needs 5 such nodes
-    /// (20 000/s each), $25 228.80 a year.
+    /// The arithmetic of Azul's capacity and cost article: at $0.576 per node-hour, 3 nodes cost
+    /// $1.728/h; a capacity of 60 000/s is 34 722 requests/s per dollar-hour; 100 000/s needs 5
+    /// such nodes (20 000/s each), $25 228.80 a year.
     #[test]
     fn cost_per_hour_price_performance_and_nodes_for_a_target() {
         let c = cost(3, 0.576, Some(60_000.0), Some(100_000.0));

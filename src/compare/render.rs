@@ -1,15 +1,19 @@
 //! A comparison as tables of cells: the terminal prints them aligned, the HTML report puts
 //! the same cells in `<table>`s, so both always say the same.
 //!
-//! 1. Configurations: capacity, highest throughput, each against the baseline (seed 000).
-//! 2. The worst window's SLA percentile per attempted rate and configuration (seed 000).
-//! 3. The change against the baseline per attempted rate, with its verdict (seed 002).
-//! 4. Cost, with its assumptions (seeds 000 and 002), when prices were given.
+//! 1. Configurations: capacity, highest throughput, each against the baseline (Azul's capacity and
+//!    cost article).
+//! 2. The worst window's SLA percentile per attempted rate and configuration (Azul's capacity and
+//!    cost article).
+//! 3. The change against the baseline per attempted rate, with its verdict (the Graviton2 instance
+//!    comparison).
+//! 4. Cost, with its assumptions (Azul's capacity and cost article and the Graviton2 instance
+//!    comparison), when prices were given.
 
 use super::comparison::{Change, Comparison};
 use super::runs::RunComparison;
-use crate::capacity::table::{format_rate, format_value};
 use crate::capacity::Verdict as RateVerdict;
+use crate::format::{format_money, format_percentile, format_rate, format_value};
 use crate::results::summary::Latency;
 
 /// A titled table: a header and rows of the same width, and lines to print under it.
@@ -41,7 +45,8 @@ pub fn tables(c: &Comparison) -> Vec<Table> {
     out
 }
 
-/// The nodes' stop-the-world pauses per configuration, over every trial (seed 003).
+/// The nodes' stop-the-world pauses per configuration, over every trial (Azul's HotSpot and Zing
+/// study).
 fn pauses(c: &Comparison) -> Option<Table> {
     if c.configs.iter().all(|f| f.pauses.is_none()) {
         return None;
@@ -268,8 +273,8 @@ fn cost(c: &Comparison) -> Option<Table> {
             let mut cells = vec![
                 f.label.clone(),
                 cost.nodes.to_string(),
-                money(cost.node_price_per_hour),
-                money(cost.cluster_per_hour),
+                format_money(cost.node_price_per_hour),
+                format_money(cost.cluster_per_hour),
                 cost.capacity_per_dollar_hour
                     .map_or("-".to_string(), format_rate),
             ];
@@ -279,7 +284,10 @@ fn cost(c: &Comparison) -> Option<Table> {
                     t.and_then(|t| t.nodes)
                         .map_or("no capacity".to_string(), |n| n.to_string()),
                 );
-                cells.push(t.and_then(|t| t.per_year).map_or("-".to_string(), money));
+                cells.push(
+                    t.and_then(|t| t.per_year)
+                        .map_or("-".to_string(), format_money),
+                );
             }
             cells
         })
@@ -336,24 +344,8 @@ fn format_p(p: f64) -> String {
     }
 }
 
-/// `p99.9`, `p99`.
-pub fn format_percentile(p: f64) -> String {
-    let text = format!("{p:.3}");
-    format!("p{}", text.trim_end_matches('0').trim_end_matches('.'))
-}
-
-fn money(value: f64) -> String {
-    if value >= 1000.0 {
-        format!("${}", format_rate(value))
-    } else if value >= 1.0 {
-        format!("${value:.2}")
-    } else {
-        format!("${value:.3}")
-    }
-}
-
-/// The tables of a comparison of runs: the runs against the baseline, then the client's
-/// response times per operation type (seed 004's layout: one row per percentile).
+/// The tables of a comparison of runs: the runs against the baseline, then the client's response
+/// times per operation type (the layout of WitFoo's Cassandra 4.0 tests: one row per percentile).
 pub fn run_tables(c: &RunComparison) -> Vec<Table> {
     let header = [
         "Run",

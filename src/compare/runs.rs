@@ -1,6 +1,6 @@
-//! Runs side by side (seed 004 compares two Cassandra versions by one long run each): the
-//! client's response times per operation type, and the change of the p99 and the per-window
-//! throughput against a baseline run, tested as for capacity searches. Written as
+//! Runs side by side (WitFoo's Cassandra 4.0 tests compare two Cassandra versions by one long run
+//! each): the client's response times per operation type, and the change of the p99 and the
+//! per-window throughput against a baseline run, tested as for capacity searches. Written as
 //! compare.json by `headroom compare RUN RUN...`.
 
 use serde::{Deserialize, Serialize};
@@ -25,11 +25,12 @@ pub struct RunComparison {
     pub runs: Vec<RunFigures>,
     /// Every operation type of any run, in order of first appearance.
     pub ops: Vec<String>,
-    /// Cassandra's own latency percentiles of the run's table after each run, in µs (seed
-    /// 004's tablehistograms table): one row per figure and percentile, a value per run.
+    /// Cassandra's own latency percentiles of the run's table after each run, in µs (the
+    /// tablehistograms table of WitFoo's Cassandra 4.0 tests): one row per figure and percentile, a value per run.
     pub server: Vec<Row>,
-    /// Wall time of each maintenance operation (`--during`), in s: one row per operation,
-    /// node and occurrence, a value per run (seed 004's repair/compact/garbagecollect tables).
+    /// Wall time of each maintenance operation (`--during`), in s: one row per operation, node and
+    /// occurrence, a value per run (WitFoo's Cassandra 4.0 tests: repair/compact/garbagecollect
+    /// tables).
     pub maintenance: Vec<Row>,
     /// What the reader should know.
     pub notes: Vec<String>,
@@ -158,8 +159,8 @@ pub fn compare_runs(runs: &[RunData], baseline: Option<&str>) -> anyhow::Result<
     })
 }
 
-/// Seed 004's table: Read and Write Latency 50P..99P of the table, as each node reported it
-/// after the run (nodetool's figures where the run read them, else CQL's).
+/// The table of WitFoo's Cassandra 4.0 tests: Read and Write Latency 50P..99P of the table, as each
+/// node reported it after the run (nodetool's figures where the run read them, else CQL's).
 fn server_rows(runs: &[RunData]) -> Vec<Row> {
     let mut nodes: Vec<String> = Vec::new();
     for run in runs {
@@ -289,8 +290,8 @@ mod tests {
         assert!(compare_runs(&runs[..1], None).is_err());
     }
 
-    /// Seed 004's tables: the server's percentiles after each run and the maintenance wall
-    /// times, matched by operation, node and occurrence.
+    /// The tables of WitFoo's Cassandra 4.0 tests: the server's percentiles after each run and the
+    /// maintenance wall times, matched by operation, node and occurrence.
     #[test]
     fn server_histograms_and_maintenance_times_side_by_side() {
         let figure = |p99: f64| {

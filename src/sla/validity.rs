@@ -147,7 +147,7 @@ impl Validity {
                 reasons.push(format!(
                     "{} requests of the measured schedule were never sent: the client was still \
                      behind its schedule {} s after the end, with in-flight slots to spare",
-                    format_count(figures.unsent),
+                    crate::format::format_big(figures.unsent),
                     crate::engine::SEND_GRACE.as_secs()
                 ));
             }
@@ -202,16 +202,6 @@ impl Validity {
             ),
             figures,
         }
-    }
-}
-
-/// A count that may be an estimate far beyond an integer's range: whole below a billion,
-/// in scientific notation above.
-fn format_count(n: f64) -> String {
-    if n < 1e9 {
-        format!("{n:.0}")
-    } else {
-        format!("{n:.3e}")
     }
 }
 

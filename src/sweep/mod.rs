@@ -1,6 +1,6 @@
-//! Concurrency sweeps (seed 001, cassandra-stress's `-rate auto`): closed-loop steps at a
-//! growing number of requests in flight, each until its throughput is stable, until the
-//! throughput stops improving.
+//! Concurrency sweeps (cassandra-stress's `-rate auto`, as Mark Price's load-testing article used
+//! it): closed-loop steps at a growing number of requests in flight, each until its throughput is
+//! stable, until the throughput stops improving.
 //!
 //! This module holds the rules as pure functions over numbers, so that they can be tested
 //! without a cluster: the concurrency ladder ([`Ladder`]), when a step's throughput is

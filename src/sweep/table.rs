@@ -1,9 +1,10 @@
-//! The sweep's table, as seed 001 reads cassandra-stress's summaries: one row per step with
-//! the op rate and the latency percentiles (closed loop: service time, in milliseconds).
-//! The terminal prints it line by line as steps finish; the report shows the same cells.
+//! The sweep's table, as Mark Price's load-testing article reads cassandra-stress's summaries: one
+//! row per step with the op rate and the latency percentiles (closed loop: service time, in
+//! milliseconds). The terminal prints it line by line as steps finish; the report shows the same
+//! cells.
 
 use super::record::StepRecord;
-use crate::capacity::table::{format_rate, group_thousands};
+use crate::format::{format_ms, format_rate, group_thousands};
 
 /// The header cells.
 pub const HEADER: [&str; 11] = [
@@ -22,21 +23,6 @@ pub const HEADER: [&str; 11] = [
 
 /// The widths of the terminal's columns.
 const WIDTHS: [usize; 11] = [11, 10, 7, 8, 8, 8, 8, 8, 8, 8, 0];
-
-/// A latency in milliseconds: three significant digits, at least one decimal.
-pub fn format_ms(ms: f64) -> String {
-    if !ms.is_finite() {
-        "-".to_string()
-    } else if ms >= 100.0 {
-        format!("{ms:.0}")
-    } else if ms >= 10.0 {
-        format!("{ms:.1}")
-    } else if ms >= 1.0 {
-        format!("{ms:.2}")
-    } else {
-        format!("{ms:.3}")
-    }
-}
 
 /// The cells of a step's row.
 pub fn cells(step: &StepRecord) -> Vec<String> {

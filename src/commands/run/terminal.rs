@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::engine::{self, Interval, LoadMode, StopReason};
+use crate::format::format_big;
 use crate::metrics::server_pauses;
 use crate::metrics::server_tables;
 use crate::metrics::Phase;
@@ -276,16 +277,6 @@ fn print_server_samples(file: &server_tables::ServerTablesFile, out: &Path, warm
     }
     for line in lines.iter().chain(&notes) {
         println!("    {line}");
-    }
-}
-
-/// A count or rate that may be far beyond what anyone types: whole up to a billion,
-/// in scientific notation above (`2.000e99`).
-fn format_big(n: f64) -> String {
-    if n < 1e9 {
-        format!("{n:.0}")
-    } else {
-        format!("{n:.3e}")
     }
 }
 

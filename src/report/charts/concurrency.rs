@@ -1,4 +1,5 @@
-//! Chart 5: throughput and latency against concurrency, for closed-loop runs (seed 001).
+//! Chart 5: throughput and latency against concurrency, for closed-loop runs (Mark Price's
+//! load-testing article).
 
 use super::common::latency_series;
 use super::model::{Axis, Chart, Kind, Series, Style, THROUGHPUT_BLUE};

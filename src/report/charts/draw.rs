@@ -18,7 +18,8 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{format_number, Axis, Chart, Kind, Scale, Style};
+use super::{Axis, Chart, Kind, Scale, Style};
+use crate::format::format_number;
 
 /// The chart's own colour type (plotters' prelude has a `Color` trait).
 type Rgb = super::Color;
@@ -643,7 +644,8 @@ mod tests {
             ["0.5", "1", "2", "5", "10", "20", "50", "100"]
         );
         assert_eq!(map.label(map.lo), "0.5");
-        // Seed 000's range, 16 ms to 2 000 000 ms: decades only.
+        // The range of Azul's capacity and cost article's charts, 16 ms to 2 000 000 ms: decades
+        // only.
         let map = AxisMap::fit(&axis(Scale::Log), [16.4, 2_028_995.0], true);
         assert_eq!(
             labels(&map),

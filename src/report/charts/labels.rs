@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::format::format_number;
 use crate::sla::{Sla, Term, Threshold};
 
 /// Letters, digits, dots and dashes only; at most 60 characters.
@@ -53,40 +54,6 @@ pub(super) fn term_words(term: &Term) -> String {
     format!("{subject} {} {threshold}", term.bound)
 }
 
-/// A number for labels: up to 3 significant digits below 100, whole above, thousands
-/// separated by a space.
-pub fn format_number(value: f64) -> String {
-    if !value.is_finite() {
-        return "-".to_string();
-    }
-    let magnitude = value.abs();
-    if magnitude >= 100.0 || value == value.trunc() {
-        let rounded = value.round();
-        let grouped = crate::capacity::table::group_thousands(rounded.abs() as u64);
-        if rounded < 0.0 {
-            format!("-{grouped}")
-        } else {
-            grouped
-        }
-    } else if magnitude >= 10.0 {
-        trim_zeros(format!("{value:.1}"))
-    } else if magnitude >= 1.0 {
-        trim_zeros(format!("{value:.2}"))
-    } else if magnitude >= 0.01 {
-        trim_zeros(format!("{value:.3}"))
-    } else {
-        trim_zeros(format!("{value:.4}"))
-    }
-}
-
-fn trim_zeros(text: String) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
-}
-
 pub(super) fn format_window(window: Duration) -> String {
     format!("{} s", format_number(window.as_secs_f64()))
 }
@@ -97,12 +64,6 @@ mod tests {
 
     #[test]
     fn labels_and_slugs() {
-        assert_eq!(format_number(0.365823), "0.366");
-        assert_eq!(format_number(21.381), "21.4");
-        assert_eq!(format_number(2.445311), "2.45");
-        assert_eq!(format_number(1_041_760.0), "1 041 760");
-        assert_eq!(format_number(5.0), "5");
-        assert_eq!(format_number(0.5), "0.5");
         assert_eq!(
             slug("Latency: <c2> at 5 200/s #1"),
             "latency-c2-at-5-200-s-1"

@@ -1,5 +1,5 @@
 //! Chart 2: whole-run latency percentiles against achieved throughput, per capacity
-//! search and for the runs given (seed 001).
+//! search and for the runs given (Mark Price's load-testing article).
 
 use super::common::latency_series;
 use super::model::{Axis, Chart, Kind, Style};

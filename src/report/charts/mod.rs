@@ -2,22 +2,23 @@
 //! computed from the loaded directories ([`super::load`]). [`draw`] turns a [`Chart`] into
 //! SVG; keeping the numbers apart from the drawing lets tests check every series.
 //!
-//! The charts, after the seed articles:
+//! The charts, after the field reports headroom grew from (Azul's capacity and cost
+//! article, Mark Price's load-testing article, Azul's HotSpot and Zing study):
 //! 1. [`sla_vs_rate`](fn@sla_vs_rate): the worst window's value of an SLA term against the
 //!    attempted rate, one line per configuration, the SLA threshold and each capacity marked
-//!    (seed 000).
+//!    (Azul's capacity and cost article).
 //! 2. [`latency_vs_throughput`](fn@latency_vs_throughput): whole-run p50/p99/p99.9/max
-//!    against achieved throughput (seed 001).
+//!    against achieved throughput (Mark Price's article).
 //! 3. [`spectrum`](fn@spectrum): the percentile spectrum, x = 1/(1−p) on a log scale, with
-//!    the SLA as a step line (seed 003, jHiccup's charts).
+//!    the SLA as a step line (the HotSpot and Zing study, jHiccup's charts).
 //! 4. [`timeline`](fn@timeline): latency and throughput per interval, warmup shaded, failing
 //!    windows marked, client hiccups overlaid, errors per interval.
 //! 5. [`concurrency`](fn@concurrency): throughput and latency against concurrency, for
-//!    closed-loop sweeps (seed 001).
+//!    closed-loop sweeps (Mark Price's article).
 //! 6. [`sweep`](fn@sweep): for a `headroom sweep` directory, its throughput against
-//!    concurrency and its p50/p99/p99.9 against throughput (seed 001's two charts).
+//!    concurrency and its p50/p99/p99.9 against throughput (Mark Price's two charts).
 //! 7. [`pauses::pause_timeline`]: the client's latency per interval and each node's
-//!    stop-the-world pauses over the same time axis (seed 003, figure 5).
+//!    stop-the-world pauses over the same time axis (the HotSpot and Zing study, figure 5).
 //!
 //! The model's types are in `model.rs`, labels and SLA wording in `labels.rs`, what several
 //! charts draw alike in `common.rs`, and each chart in a file of its own name; they are all
@@ -39,7 +40,7 @@ mod sweep;
 mod timeline;
 
 pub use concurrency::concurrency;
-pub use labels::{format_number, sla_words, slug};
+pub use labels::{sla_words, slug};
 pub use latency_vs_throughput::latency_vs_throughput;
 pub use model::{
     palette, Axis, Band, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY,

@@ -1,6 +1,6 @@
-//! Chart 7, after seed 003's figure 5 ("GC stopped time and cassandra-stress response times"):
-//! the client's latency per interval and every node's stop-the-world pauses over the same
-//! time axis, so that a latency spike can be laid beside the pause that caused it.
+//! Chart 7, after figure 5 of Azul's HotSpot and Zing study ("GC stopped time and cassandra-stress
+//! response times"): the client's latency per interval and every node's stop-the-world pauses over
+//! the same time axis, so that a latency spike can be laid beside the pause that caused it.
 
 use super::common::{line_style, run_bands};
 use super::{palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};

@@ -1,10 +1,11 @@
-//! Chart 1: the worst window's value of each SLA term against the attempted rate, one
-//! line per configuration, with the SLA's threshold and each capacity marked (seed 000).
+//! Chart 1: the worst window's value of each SLA term against the attempted rate, one line per
+//! configuration, with the SLA's threshold and each capacity marked (Azul's capacity and cost
+//! article).
 
 use super::labels::{format_window, term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Rule, Series, Style, SLA_RED};
 use crate::capacity::dir::SearchData;
-use crate::capacity::table::format_rate;
+use crate::format::format_rate;
 use crate::results::run_dir::RunData;
 use crate::sla::Sla;
 

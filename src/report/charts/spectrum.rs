@@ -1,11 +1,12 @@
 //! Chart 3: percentile spectra, x = 1/(1−p) on a log scale, with the SLA as a step line
-//! (seed 003, jHiccup's charts).
+//! (Azul's HotSpot and Zing study, jHiccup's charts).
 
 use super::common::latency_kind;
-use super::labels::{format_number, term_words, threshold_ms};
+use super::labels::{term_words, threshold_ms};
 use super::model::{palette, Axis, Chart, Kind, Scale, Series, Style, SLA_RED};
 use crate::capacity::dir::SearchData;
-use crate::capacity::table::format_rate;
+use crate::format::format_number;
+use crate::format::format_rate;
 use crate::results::run_dir::RunData;
 use crate::sla::{Metric, Sla};
 

@@ -1,10 +1,10 @@
 //! Chart 6: a `headroom sweep` directory's throughput against concurrency and its
-//! p50/p99/p99.9 against throughput (seed 001's two charts).
+//! p50/p99/p99.9 against throughput (the two charts of Mark Price's load-testing article).
 
 use super::model::{
     Axis, Chart, Kind, Rule, Series, Style, LATENCY_LINES, THROUGHPUT_BLUE, WARMUP_GREY,
 };
-use crate::capacity::table::format_rate;
+use crate::format::format_rate;
 use crate::sweep::dir::SweepData;
 
 /// Chart 6: a sweep's two charts, from its complete steps (stable, not stable or of fixed

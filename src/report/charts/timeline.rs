@@ -3,14 +3,15 @@
 //! search get one.
 
 use super::common::{latency_kind, latency_series, line_style, run_bands};
-use super::labels::{format_number, term_words, threshold_ms};
+use super::labels::{term_words, threshold_ms};
 use super::maintenance;
 use super::model::{
     Axis, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY, SLA_RED,
     THROUGHPUT_BLUE,
 };
 use crate::capacity::dir::SearchData;
-use crate::capacity::table::format_rate;
+use crate::format::format_number;
+use crate::format::format_rate;
 use crate::results::run_dir::Percentiles;
 use crate::results::run_dir::RunData;
 use crate::sla::Metric;

@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use crate::capacity::table::format_rate;
+use crate::format::format_rate;
 use crate::report::compared::Compared;
 use crate::report::load::Input;
 
@@ -392,7 +392,8 @@ pub(crate) mod tests {
                 "Run c8"
             ]
         );
-        // The two searches compared, the first as the baseline, with seed 000's tables.
+        // The two searches compared, the first as the baseline, with the tables of Azul's capacity
+        // and cost article.
         assert!(headings(&html, "h3")
             .contains(&"Configurations compared, against capacity".to_string()));
         assert!(html.contains("<p class=\"table-title\">Worst window&#39;s p"));
@@ -413,7 +414,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_sweep_report_has_its_table_and_seed_001s_two_charts() {
+    fn a_sweep_report_has_its_table_and_the_two_charts_of_a_sweep() {
         let input = load(&[sweep_fixture()]);
         let (html, charts) = render(&input, None).unwrap();
         assert_self_contained(&html);

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use super::page::escape;
 use crate::capacity::dir::SearchData;
-use crate::capacity::table::format_rate;
-use crate::report::charts::{self, format_number};
+use crate::format::format_number;
+use crate::format::format_rate;
+use crate::report::charts;
 use crate::results::config::RunSettings;
 use crate::results::run_dir::RunData;
 use crate::sweep::dir::SweepData;

@@ -5,8 +5,8 @@
 use super::page::{table, Page};
 use super::prose::run_sentence;
 use super::tables::{errors_table, settings_table, sla_table, summary_table, validity_part};
-use crate::capacity::table;
-use crate::report::charts::{self, format_number};
+use crate::format::{self, format_number};
+use crate::report::charts;
 use crate::results::run_dir::RunData;
 
 /// A run's own section: its timeline, spectrum, summary, SLA, errors and configuration.
@@ -91,7 +91,7 @@ pub(super) fn pause_part(page: &mut Page, run: &RunData, title: &str) -> anyhow:
                     vec![
                         format!("{} ({})", n.node, n.address),
                         n.collector.clone().unwrap_or_else(|| "-".to_string()),
-                        table::group_thousands(n.count),
+                        format::group_thousands(n.count),
                         if minutes > 0.0 {
                             format_number(n.count as f64 / minutes)
                         } else {
@@ -219,7 +219,7 @@ fn server_tables_part(page: &mut Page, run: &RunData) {
                     format!("{} response time", op.op),
                     "headroom".to_string(),
                     "µs".to_string(),
-                    table::group_thousands(op.ok),
+                    format::group_thousands(op.ok),
                     value(us(l.p50_ms)),
                     "-".to_string(),
                     value(us(l.p95_ms)),
@@ -246,10 +246,10 @@ fn server_tables_part(page: &mut Page, run: &RunData) {
             let count = match (earlier.and_then(|f| f.count), figure.count) {
                 (Some(b), Some(a)) => format!(
                     "{} (+{})",
-                    table::group_thousands(a),
-                    table::group_thousands(a.saturating_sub(b))
+                    format::group_thousands(a),
+                    format::group_thousands(a.saturating_sub(b))
                 ),
-                (None, Some(a)) => table::group_thousands(a),
+                (None, Some(a)) => format::group_thousands(a),
                 _ => "-".to_string(),
             };
             let unit = figure.unit.map_or("-".to_string(), |u| match u {

@@ -2,9 +2,10 @@
 //! the charts across runs (latency against throughput, and against concurrency).
 
 use super::page::{put_tables, table, Page};
-use crate::capacity::table::format_rate;
 use crate::compare::render as compare_render;
-use crate::report::charts::{self, format_number, Chart};
+use crate::format::format_number;
+use crate::format::format_rate;
+use crate::report::charts::{self, Chart};
 use crate::report::compared::Compared;
 use crate::results::run_dir::RunData;
 

@@ -10,9 +10,10 @@ use super::prose::search_sentence;
 use super::run::pause_part;
 use super::tables::{errors_table, settings_table};
 use crate::capacity::dir::SearchData;
-use crate::capacity::table::{self, format_rate};
+use crate::capacity::table;
 use crate::compare::render as compare_render;
-use crate::report::charts::{self, format_number, Chart};
+use crate::format::{self, format_number, format_rate};
+use crate::report::charts::{self, Chart};
 use crate::report::compared::Compared;
 use crate::report::load::Input;
 use crate::results::run_dir::RunData;
@@ -194,8 +195,8 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
                     format_rate(r.rate_per_s),
                     r.repeat.to_string(),
                     format_rate(r.achieved_per_s),
-                    table::group_thousands(r.requests),
-                    table::group_thousands(r.errors),
+                    format::group_thousands(r.requests),
+                    format::group_thousands(r.errors),
                     ms(|w| w.p50_ms),
                     ms(|w| w.p99_ms),
                     ms(|w| w.p999_ms),
@@ -258,7 +259,7 @@ fn search_pause_table(page: &mut Page, search: &SearchData) {
         vec![
             what,
             f.runs.to_string(),
-            table::group_thousands(f.pauses),
+            format::group_thousands(f.pauses),
             format_number(f.per_minute),
             format_number(f.stopped_percent),
             ms(f.p99_ms),

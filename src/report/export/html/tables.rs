@@ -5,8 +5,7 @@
 use std::fmt::Write as _;
 
 use super::page::{escape, table, Page};
-use crate::capacity::table::{self, format_rate};
-use crate::report::charts::format_number;
+use crate::format::{self, format_number, format_rate};
 use crate::results::run_dir::RunData;
 use crate::results::summary::{Latency, RunSummary};
 use crate::sla::Value;
@@ -41,8 +40,8 @@ pub(super) fn summary_table(page: &mut Page, s: &RunSummary) {
         let mut cells = vec![
             op.op.clone(),
             "response time".to_string(),
-            table::group_thousands(op.requests),
-            table::group_thousands(errors),
+            format::group_thousands(op.requests),
+            format::group_thousands(errors),
             format_rate(op.rate_per_s),
         ];
         cells.extend(latency(&op.response_time));
@@ -82,7 +81,7 @@ pub(super) fn summary_table(page: &mut Page, s: &RunSummary) {
             " {} requests of the schedule were never sent: the client was still behind it a \
              second after its end.",
             if s.unsent_requests < 1e9 {
-                table::group_thousands(s.unsent_requests as u64)
+                format::group_thousands(s.unsent_requests as u64)
             } else {
                 format!("{:.3e}", s.unsent_requests)
             }
@@ -118,11 +117,11 @@ pub(super) fn validity_part(page: &mut Page, s: &RunSummary) {
             "Measurement: valid. The client kept its schedule: {} of {} measured requests left \
              more than {} ms late by its own doing (wait before the send p99 {} ms); {} waited \
              for a free in-flight slot, which is the server's doing.",
-            table::group_thousands(f.late_sends),
-            table::group_thousands(f.measured_requests),
+            format::group_thousands(f.late_sends),
+            format::group_thousands(f.measured_requests),
             format_number(f.lag_limit_ms),
             format_number(f.wait_p99_ms),
-            table::group_thousands(f.limit_waits)
+            format::group_thousands(f.limit_waits)
         ));
         return;
     }
@@ -227,7 +226,7 @@ pub(super) fn errors_table(page: &mut Page, runs: &[&RunData], by_run: bool) {
                 cells.extend([
                     op.op.clone(),
                     class.clone(),
-                    table::group_thousands(*count),
+                    format::group_thousands(*count),
                     share,
                     op.error_examples.get(class).cloned().unwrap_or_default(),
                 ]);
