@@ -1,6 +1,7 @@
 //! Tests of the YCSB format without a cluster: properties to settings, the operation mix,
 //! and which keys requests use.
 
+use super::generators::RequestDistribution;
 use super::properties::{Origin, Properties};
 use super::*;
 
