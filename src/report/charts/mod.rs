@@ -29,6 +29,7 @@ pub mod maintenance;
 pub mod pauses;
 pub mod server_latency;
 
+mod axes;
 mod common;
 mod concurrency;
 mod labels;
