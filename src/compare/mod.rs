@@ -3,10 +3,11 @@
 //!
 //! The statistics a comparison rests on (Welch's t-test on per-window throughput, bootstrap
 //! intervals for latency percentiles and their differences, and the verdict of one
-//! difference) are in [`crate::stats::difference`]; [`samples`] reads a run's windows; [`comparison`] compares
-//! capacity searches into what compare.json holds; [`cost`] prices them; [`render`] makes
-//! the tables the terminal and the report show. The server's own pauses come from
-//! [`crate::cluster::pauses`]. docs/compare.md describes the method.
+//! difference) are in [`crate::stats::difference`]; [`samples`] reads a run's windows;
+//! [`comparison`] compares capacity searches into what compare.json holds, [`runs`] runs
+//! side by side; [`cost`] prices them; [`render`] makes the tables the terminal and the
+//! report show. The server's own pauses come from [`crate::cluster::pauses`].
+//! docs/compare.md describes the method.
 
 pub mod comparison;
 pub mod cost;

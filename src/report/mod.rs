@@ -1,7 +1,8 @@
-//! Everything a run leaves for people and tools to read: the files written as a run goes
-//! ([`export`]), its summary ([`summary`]), and the HTML report made from run and capacity
-//! directories afterwards ([`load`] reads them, [`charts`] turns them into charts,
-//! [`export::html`] into a page; [`pauses`] sums up the nodes' server pauses).
+//! The HTML report of run, capacity-search, sweep and comparison directories, made after
+//! the fact from their files: [`load`] reads what a page is made of (through
+//! [`crate::results`], [`crate::capacity`] and [`crate::sweep`]'s readers), [`compared`]
+//! holds a comparison computed by [`crate::compare`] and handed in, [`charts`] turns the
+//! data into charts and [`export::html`] into one self-contained page.
 
 pub mod charts;
 pub mod compared;
