@@ -118,6 +118,33 @@ const CASES: &[Case] = &[
         &["--connections must be at least 1"],
     ),
     case(&["run", "keyvalue", "--timeout", "0s"], &["--timeout 0s"]),
+    // Credentials: both or neither, one password, a file that holds one.
+    case(
+        &["run", "keyvalue", "--username", "app"],
+        &["--username app needs a password", "--password-file"],
+    ),
+    with(
+        &["run", "keyvalue", "--password-file", "{dir}/pw"],
+        &[("pw", Text("s3cret\n"))],
+        &["without --username"],
+    ),
+    case(
+        &["run", "keyvalue", "--username", "app", "--password-file", "{dir}/none"],
+        &["cannot read --password-file"],
+    ),
+    with(
+        &["capacity", "keyvalue", "--username", "app", "--password-file", "{dir}/pw"],
+        &[("pw", Text("\nsecond line\n"))],
+        &["its first line is empty"],
+    ),
+    with(
+        &[
+            "sweep", "keyvalue", "--username", "app", "--password", "x", "--password-file",
+            "{dir}/pw",
+        ],
+        &[("pw", Text("s3cret\n"))],
+        &["--password-file and --password both give a password"],
+    ),
     case(
         &["run", "keyvalue", "--threads", "0"],
         &["--threads must be at least 1"],

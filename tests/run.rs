@@ -629,7 +629,11 @@ fn a_cluster_that_requires_authentication_says_which_flags_to_give() {
         err.contains("127.0.0.1:9042 requires authentication"),
         "{err}"
     );
-    assert!(err.contains("--username and --password"), "{err}");
+    assert!(
+        err.contains("--username (or HEADROOM_USERNAME) and the password"),
+        "{err}"
+    );
+    assert!(err.contains("--password-file"), "{err}");
     let left: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name())

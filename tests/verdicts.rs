@@ -249,6 +249,11 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(!stdout(&run).contains(secret) && !stderr(&run).contains(secret));
+    assert!(
+        stderr(&run).contains("can be read by other users of this machine"),
+        "{}",
+        stderr(&run)
+    );
     let written = files(&out);
     assert!(written.len() >= 5, "{written:?}");
     for file in written {

@@ -147,8 +147,8 @@ pub struct CapacityArgs {
     pub output: OutputArgs,
 
     /// Continue the interrupted (or failed) search in DIR with its own settings, without
-    /// redoing the trials it finished; it takes no other flag but --username and
-    /// --password. For a --matrix directory, finished configurations are kept and the
+    /// redoing the trials it finished; it takes no other flag but the credentials
+    /// (--username, --password, --password-file). For a --matrix directory, finished configurations are kept and the
     /// interrupted one starts again.
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub resume: Option<PathBuf>,
@@ -274,6 +274,7 @@ mod tests {
             "resume",
             "username",
             "password",
+            "password_file",
             "cluster_dir",
             "help",
             "version",

@@ -2,6 +2,8 @@
 //! connects (`run`, `capacity`, `sweep`); and the redaction of secrets from a recorded
 //! command line.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
 /// The cluster to reach and how to log in to it.
@@ -12,11 +14,14 @@ pub struct ConnectionArgs {
     #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
     pub hosts: Vec<String>,
 
-    /// User name, for a cluster that requires authentication.
+    /// User name, for a cluster that requires authentication; the password comes from
+    /// HEADROOM_PASSWORD or --password-file.
     #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]
     pub username: Option<String>,
 
-    /// Password, for a cluster that requires authentication.
+    /// Password, for a cluster that requires authentication. On the command line it can be
+    /// read by other users of this machine (ps, /proc): prefer HEADROOM_PASSWORD or
+    /// --password-file. Never written to a file or printed.
     #[arg(
         long,
         value_name = "PASSWORD",
@@ -24,6 +29,11 @@ pub struct ConnectionArgs {
         hide_env_values = true
     )]
     pub password: Option<String>,
+
+    /// A file whose first line is the password (the rest of the file is ignored), for a
+    /// cluster that requires authentication.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
 }
 
 /// Flags whose values are secrets: never written to a file, printed or shown in a report.
@@ -31,6 +41,16 @@ pub const SECRET_FLAGS: [&str; 1] = ["--password"];
 
 /// What stands in for a secret in a recorded command line.
 pub const REDACTED: &str = "<redacted>";
+
+/// Whether a command line gives a secret as a flag's value (`--password X`), where other
+/// users of the machine can read it.
+pub fn secret_on_command_line(args: impl IntoIterator<Item = String>) -> bool {
+    args.into_iter().any(|arg| {
+        SECRET_FLAGS
+            .iter()
+            .any(|flag| arg == *flag || arg.starts_with(&format!("{flag}=")))
+    })
+}
 
 /// The command line as typed, with the value of every [`SECRET_FLAGS`] flag replaced by
 /// [`REDACTED`] (`--password X` and `--password=X` alike), for config.json and the report.
@@ -90,5 +110,18 @@ mod tests {
             line(&["headroom", "run", "--passwords", "x"]),
             "headroom run --passwords x"
         );
+        assert_eq!(
+            line(&["headroom", "run", "--password-file", "p.txt"]),
+            "headroom run --password-file p.txt"
+        );
+    }
+
+    #[test]
+    fn a_password_typed_on_the_command_line_is_noticed() {
+        let given = |args: &[&str]| secret_on_command_line(args.iter().map(|a| a.to_string()));
+        assert!(given(&["headroom", "run", "--password", "x"]));
+        assert!(given(&["headroom", "run", "--password=x"]));
+        assert!(!given(&["headroom", "run", "--password-file", "p"]));
+        assert!(!given(&["headroom", "run", "kv"]));
     }
 }

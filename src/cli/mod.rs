@@ -29,7 +29,9 @@ pub use capacity::{CapacityArgs, CostArgs};
 pub use client::ClientArgs;
 pub use cluster::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs, StopArgs};
 pub use compare::CompareArgs;
-pub use connection::{redacted_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS};
+pub use connection::{
+    redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
+};
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;

@@ -13,7 +13,8 @@ pub const DEFAULT_SLA: &str = "p99.9<100ms";
 /// `--sla` and `--window`.
 #[derive(Debug, Args, Clone)]
 pub struct SlaArgs {
-    /// The service level every window of the measured run must meet, e.g.
+    /// The service level every window after the warmup must meet (in a search, every window
+    /// of every trial), e.g.
     /// 'p99.9<100ms, max<1s, errors<0.1%'. Terms: pNN (percentile of response time),
     /// max, mean, errors (failed / all requests, as a percentage); `op:term` judges one
     /// operation type only, e.g. read:p99<10ms.

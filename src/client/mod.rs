@@ -39,7 +39,7 @@ pub enum ConnectError {
         reason: String,
     },
     /// The cluster requires a user name and password.
-    #[error("{hosts} requires authentication: {reason}. Give --username and --password (or HEADROOM_USERNAME and HEADROOM_PASSWORD)")]
+    #[error("{hosts} requires authentication: {reason}. Give --username (or HEADROOM_USERNAME) and the password: HEADROOM_PASSWORD, --password-file FILE or --password")]
     Authentication {
         /// The contact points.
         hosts: String,

@@ -266,9 +266,60 @@ pub fn settings(
     })
 }
 
-/// User name and password, when both are given.
-pub fn credentials(connection: &ConnectionArgs) -> Option<(String, String)> {
-    connection.username.clone().zip(connection.password.clone())
+/// User name and password: both or neither. The password comes from --password-file,
+/// HEADROOM_PASSWORD or --password (with a warning: other users of the machine can read a
+/// command line). Checked before anything connects or is written; the password itself is
+/// never part of a message.
+pub fn credentials(connection: &ConnectionArgs) -> Result<Option<(String, String)>, UsageError> {
+    let typed = crate::cli::secret_on_command_line(std::env::args());
+    let password = match (&connection.password_file, &connection.password) {
+        (Some(_), Some(_)) => {
+            let source = if typed {
+                "--password"
+            } else {
+                "HEADROOM_PASSWORD"
+            };
+            return Err(UsageError::new(format!(
+                "--password-file and {source} both give a password: keep one"
+            )));
+        }
+        (Some(path), None) => Some(password_from_file(path)?),
+        (None, Some(password)) => {
+            if typed {
+                eprintln!(
+                    "Warning: a password given with --password can be read by other users of \
+                     this machine (ps, /proc); use HEADROOM_PASSWORD or --password-file FILE"
+                );
+            }
+            Some(password.clone())
+        }
+        (None, None) => None,
+    };
+    match (connection.username.clone(), password) {
+        (Some(user), Some(password)) => Ok(Some((user, password))),
+        (None, None) => Ok(None),
+        (Some(user), None) => Err(UsageError::new(format!(
+            "--username {} needs a password: HEADROOM_PASSWORD, --password-file FILE or \
+             --password",
+            crate::usage::cut(&user, 60)
+        ))),
+        (None, Some(_)) => Err(UsageError::new(
+            "a password was given without --username (or HEADROOM_USERNAME)",
+        )),
+    }
+}
+
+/// The first line of a password file, without its line end.
+fn password_from_file(path: &std::path::Path) -> Result<String, UsageError> {
+    let text = crate::usage::read_input_file(path, "--password-file")?;
+    let line = text.lines().next().unwrap_or("");
+    if line.is_empty() {
+        return Err(UsageError::new(format!(
+            "--password-file {}: its first line is empty; it should hold the password",
+            path.display()
+        )));
+    }
+    Ok(line.to_string())
 }
 
 /// Reads `--sla` (if given) and checks it against the workload and the interval length.

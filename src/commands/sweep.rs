@@ -78,11 +78,12 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
 /// Runs `headroom sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let config = sweep_settings(&args)?;
+    let credentials = settings::credentials(&args.connection)?;
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let file = sweep(&config, &out, settings::credentials(&args.connection))?;
+    let file = sweep(&config, &out, credentials)?;
     Ok(match file.status {
         SweepStatus::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),
         SweepStatus::Failed => ExitCode::from(1),

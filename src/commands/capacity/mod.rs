@@ -16,7 +16,7 @@ pub use search::{search, search_settings};
 
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
-    let credentials = settings::credentials(&args.connection);
+    let credentials = settings::credentials(&args.connection)?;
     if let Some(dir) = args
         .resume
         .as_deref()

@@ -26,6 +26,7 @@ pub use terminal::Terminal;
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut config = settings::with_maintenance(settings::run_settings(&args)?, &args.maintenance)?;
     config.sla = settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
+    let credentials = settings::credentials(&args.connection)?;
     let out = args
         .output
         .out
@@ -42,7 +43,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     let context = RunContext {
         out: &out,
-        credentials: settings::credentials(&args.connection),
+        credentials,
         stop: stop.clone(),
         populate: true,
         pauses: &pauses,
