@@ -601,34 +601,87 @@ fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> Sta
     }
 }
 
-/// A cluster that requires a password: one line naming the flags to give, exit code 2.
+/// A cluster that requires a password (`cluster start --auth`): a run against it finds the
+/// role headroom created through --cluster-dir, on both senders, and writes the password
+/// nowhere; without credentials, or with wrong ones, one line naming the flags, exit code 2.
 #[test]
-fn a_cluster_that_requires_authentication_says_which_flags_to_give() {
+fn a_cluster_that_requires_a_password_is_logged_in_to_by_itself_or_says_which_flags() {
     let _machine = support::exclusive();
     let dir = support::cluster_dir("auth");
     let config = headroom::cluster::ClusterConfig {
-        yaml: vec![("authenticator".into(), "PasswordAuthenticator".into())],
+        auth: true,
         ..support::small_cluster(1)
     };
-    let _cluster = LocalCluster::start(&dir, config, &support::start_options()).unwrap();
+    let cluster = LocalCluster::start(&dir, config, &support::start_options()).unwrap();
+    let credentials = headroom::cluster::auth::read(cluster.dir())
+        .unwrap()
+        .expect("the start created the role");
+    assert_eq!(credentials.username, "headroom");
+    let file = headroom::cluster::auth::credentials_path(cluster.dir());
+    let mode = std::os::unix::fs::PermissionsExt::mode(&file.metadata().unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+    let secret = credentials.password.clone();
+    let node = cluster.node(1).unwrap().native_addr();
+    let rows = support::query_as(
+        node,
+        "SELECT role, can_login, is_superuser FROM system_auth.roles WHERE role = 'headroom'",
+        Some(&credentials),
+    );
+    assert_eq!(rows[0][1].as_deref(), Some("true"), "{rows:?}");
+
     let runs = tempfile::tempdir().unwrap();
-    let out = runs.path().join("auth");
-    let run = headroom(&[
-        "run",
-        "keyvalue",
-        "--rate",
-        "10",
-        "--duration",
-        "1s",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // Through the cluster's directory: no flag, no password typed.
+    for sender in ["native", "driver"] {
+        let out = runs.path().join(sender);
+        let run = support::run_against(
+            &dir,
+            &out,
+            &[
+                "keyvalue",
+                "--rate",
+                "50",
+                "--duration",
+                "2s",
+                "-r",
+                "0.5",
+                "--sender",
+                sender,
+            ],
+        );
+        let (stdout, stderr) = (stdout(&run), stderr(&run));
+        assert!(run.status.success(), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("Credentials: the role headroom of the local cluster"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains(&secret) && !stderr.contains(&secret));
+        let summary = read_json(&out.join("summary.json"));
+        support::assert_succeeded(op(&summary, "write"));
+        assert_eq!(read_json(&out.join("config.json"))["sender"], sender);
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(
+                    !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                    "{} holds the password",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    // Another cluster directory: nothing to log in with.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = runs.path().join("none");
+    let run = support::run_against(
+        elsewhere.path(),
+        &out,
+        &["keyvalue", "--rate", "10", "--duration", "1s"],
+    );
     assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
     let err = stderr(&run);
-    assert!(
-        err.contains("127.0.0.1:9042 requires authentication"),
-        "{err}"
-    );
+    assert!(err.contains(":9042 requires authentication"), "{err}");
     assert!(
         err.contains("--username (or HEADROOM_USERNAME) and the password"),
         "{err}"
@@ -639,4 +692,33 @@ fn a_cluster_that_requires_authentication_says_which_flags_to_give() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["error.txt"]);
+
+    // Wrong credentials, from the environment: refused, and the wrong password not echoed.
+    let wrong = "not-the-Password-42";
+    let out = runs.path().join("wrong");
+    let hosts = support::hosts();
+    let run = support::headroom_with_env(
+        &[
+            "run",
+            "keyvalue",
+            "--rate",
+            "10",
+            "--duration",
+            "1s",
+            "--hosts",
+            &hosts,
+            "--username",
+            "headroom",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("HEADROOM_PASSWORD", wrong)],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(err.contains("requires authentication"), "{err}");
+    assert!(
+        !err.contains(wrong) && !stdout(&run).contains(wrong),
+        "{err}"
+    );
 }

@@ -86,6 +86,13 @@ pub struct StartArgs {
     #[arg(long, value_name = "IPV4")]
     pub first_address: Option<Ipv4Addr>,
 
+    /// Require a password (Cassandra's PasswordAuthenticator): headroom creates the role
+    /// `headroom` with a random password and keeps it in the cluster directory
+    /// (credentials.json, readable by this user only); `run`, `capacity` and `sweep` against
+    /// this cluster (--cluster-dir) log in with it without further flags.
+    #[arg(long)]
+    pub auth: bool,
+
     /// How long one node may take from launch until it answers CQL.
     #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
     pub start_timeout: Duration,

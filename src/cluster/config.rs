@@ -92,6 +92,9 @@ pub struct ClusterConfig {
     /// cassandra.yaml settings that replace or add to headroom's, as (key, YAML value).
     #[serde(default)]
     pub yaml: Vec<(String, String)>,
+    /// Password authentication, with a role headroom creates (see [`super::auth`]).
+    #[serde(default)]
+    pub auth: bool,
 }
 
 impl Default for ClusterConfig {
@@ -104,6 +107,7 @@ impl Default for ClusterConfig {
             jvm_opts: Vec::new(),
             first_address: Ipv4Addr::new(127, 0, 0, 1),
             yaml: Vec::new(),
+            auth: false,
         }
     }
 }
@@ -127,6 +131,9 @@ pub struct ClusterSettings {
     pub yaml: Vec<String>,
     /// Address of the first node.
     pub first_address: Option<Ipv4Addr>,
+    /// Password authentication.
+    #[serde(default)]
+    pub auth: Option<bool>,
 }
 
 impl ClusterConfig {
@@ -166,6 +173,7 @@ impl ClusterConfig {
                     .map(|kv| parse_yaml_setting(kv))
                     .collect::<Result<_, _>>()?
             },
+            auth: args.auth.or(base.map(|b| b.auth)).unwrap_or(false),
         };
         config.validate()?;
         Ok(config)
@@ -237,6 +245,9 @@ impl ClusterConfig {
         }
         for (key, value) in &self.yaml {
             text.push_str(&format!(", {key}: {value}"));
+        }
+        if self.auth {
+            text.push_str(", password authentication");
         }
         text
     }

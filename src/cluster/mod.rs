@@ -10,6 +10,7 @@
 //! Only processes headroom recorded are ever signalled, and only after checking that the pid
 //! still runs that node's configuration ([`process::is_running`]).
 
+pub mod auth;
 pub mod config;
 mod error;
 pub mod jars;
@@ -162,6 +163,14 @@ impl LocalCluster {
         if nodes > 1 {
             cluster.wait_until_all_see_each_other(options.node_timeout)?;
             say("  every node sees all the others");
+        }
+        if cluster.state.config.auth {
+            auth::set_up(&cluster, options.node_timeout)?;
+            say(&format!(
+                "  password authentication: role {} (its password in {}, for this user only)",
+                auth::ROLE,
+                auth::credentials_path(&cluster.dir).display()
+            ));
         }
         Ok(cluster)
     }
@@ -454,6 +463,7 @@ impl LocalCluster {
     fn wait_until_all_see_each_other(&self, timeout: Duration) -> Result<(), ClusterError> {
         let specs = self.nodes();
         let others = specs.len() - 1;
+        let login = auth::login(self);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -466,6 +476,7 @@ impl LocalCluster {
                 match runtime.block_on(probe::peers_known(
                     spec.native_addr(),
                     Duration::from_secs(5),
+                    login.as_ref(),
                 )) {
                     Ok(n) if n == others => {}
                     Ok(n) => {

@@ -9,6 +9,8 @@ use scylla::client::session_builder::SessionBuilder;
 use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
 use scylla::statement::unprepared::Statement;
 
+use super::auth::Credentials;
+
 /// Whether something accepts TCP connections at `addr`. Cassandra opens its CQL port last,
 /// after the node has joined the ring, so an open port means the node is ready.
 pub fn accepts_connections(addr: SocketAddr) -> bool {
@@ -20,13 +22,21 @@ pub fn is_free(addr: SocketAddr) -> bool {
     TcpListener::bind(addr).is_ok()
 }
 
-/// Connects a driver session to the given nodes (no schema metadata: it is not needed here).
-pub async fn connect(nodes: &[SocketAddr], timeout: Duration) -> Result<Session, String> {
-    let builder = nodes
+/// Connects a driver session to the given nodes (no schema metadata: it is not needed here),
+/// logged in with `credentials` when the cluster requires a password.
+pub async fn connect(
+    nodes: &[SocketAddr],
+    timeout: Duration,
+    credentials: Option<&Credentials>,
+) -> Result<Session, String> {
+    let mut builder = nodes
         .iter()
         .fold(SessionBuilder::new(), |b, addr| b.known_node_addr(*addr))
         .connection_timeout(timeout)
         .fetch_schema_metadata(false);
+    if let Some(c) = credentials {
+        builder = builder.user(&c.username, &c.password);
+    }
     match tokio::time::timeout(timeout, builder.build()).await {
         Ok(Ok(session)) => Ok(session),
         Ok(Err(e)) => Err(e.to_string()),
@@ -88,8 +98,12 @@ fn cql_value_text(value: &scylla::value::CqlValue) -> String {
 
 /// How many other nodes the node at `addr` knows with a CQL address (rows of
 /// `system.peers_v2`): once every node counts all the others, drivers see the whole cluster.
-pub async fn peers_known(addr: SocketAddr, timeout: Duration) -> Result<usize, String> {
-    let session = connect(&[addr], timeout).await?;
+pub async fn peers_known(
+    addr: SocketAddr,
+    timeout: Duration,
+    credentials: Option<&Credentials>,
+) -> Result<usize, String> {
+    let session = connect(&[addr], timeout, credentials).await?;
     let rows = query_node(
         &session,
         addr,

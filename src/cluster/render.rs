@@ -69,7 +69,11 @@ fn path_text(path: &Path) -> String {
 /// cassandra.yaml for one node. Only what differs from Cassandra's built-in defaults is
 /// written, so a reader sees at a glance what headroom chose.
 pub fn cassandra_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
-    apply_overrides(&base_yaml(config, node), &config.yaml)
+    let mut yaml = base_yaml(config, node);
+    if config.auth {
+        yaml.push_str("authenticator: PasswordAuthenticator\n");
+    }
+    apply_overrides(&yaml, &config.yaml)
 }
 
 /// Replaces (or adds) top-level keys of a YAML text: each `(key, value)` becomes one line
@@ -236,6 +240,10 @@ pub fn jvm_args(
     push("-Dcassandra-foreground=yes".into());
     // A brand-new local cluster has no gossip to wait for.
     push("-Dcassandra.skip_wait_for_gossip_to_settle=0".into());
+    if config.auth {
+        // The default superuser at once, not 10 s after start: it creates headroom's role.
+        push("-Dcassandra.superuser_setup_delay_ms=0".into());
+    }
     for opt in &config.jvm_opts {
         push(opt.clone());
     }

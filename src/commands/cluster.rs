@@ -113,6 +113,7 @@ pub fn cluster_settings(args: &StartArgs) -> ClusterSettings {
         jvm_opts: args.jvm_opts.clone(),
         yaml: args.yaml.clone(),
         first_address: args.first_address,
+        auth: args.auth.then_some(true),
     }
 }
 
@@ -197,6 +198,7 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
 fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
     let nodes = cluster.nodes();
     let pids: Vec<Option<u32>> = nodes.iter().map(|n| cluster.pid(n.index)).collect();
+    let login = cluster::auth::login(cluster);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -209,7 +211,12 @@ fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
         .map(|(node, pid)| match pid {
             None => Err("not running".to_string()),
             Some(_) => runtime.block_on(async {
-                let session = probe::connect(&[node.native_addr()], Duration::from_secs(5)).await?;
+                let session = probe::connect(
+                    &[node.native_addr()],
+                    Duration::from_secs(5),
+                    login.as_ref(),
+                )
+                .await?;
                 probe::release_version(&session, node.native_addr()).await
             }),
         })

@@ -309,6 +309,41 @@ pub fn credentials(connection: &ConnectionArgs) -> Result<Option<(String, String
     }
 }
 
+/// The credentials a run logs in with: those given, else the role of the local cluster in
+/// `cluster_dir` when that cluster requires a password and every one of `hosts` is one of
+/// its nodes (said on the terminal, password aside).
+pub fn run_credentials(
+    connection: &ConnectionArgs,
+    cluster_dir: &std::path::Path,
+    hosts: &[String],
+) -> Result<Option<(String, String)>, UsageError> {
+    Ok(credentials(connection)?.or_else(|| cluster_credentials(cluster_dir, hosts)))
+}
+
+/// The role of the local cluster in `cluster_dir`, when it requires a password and every
+/// one of `hosts` is one of its nodes; said on the terminal (password aside).
+pub fn cluster_credentials(
+    cluster_dir: &std::path::Path,
+    hosts: &[String],
+) -> Option<(String, String)> {
+    crate::cluster::auth::credentials_for(cluster_dir, hosts).map(|found| {
+        println!(
+            "Credentials: the role {} of the local cluster in {}, which requires a password.",
+            found.username,
+            cluster_dir.display()
+        );
+        found.pair()
+    })
+}
+
+/// The local cluster `headroom cluster` uses: `HEADROOM_CLUSTER_DIR`, else the default.
+pub fn local_cluster_dir() -> std::path::PathBuf {
+    std::env::var_os("HEADROOM_CLUSTER_DIR")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(crate::cluster::default_dir)
+}
+
 /// The first line of a password file, without its line end.
 fn password_from_file(path: &std::path::Path) -> Result<String, UsageError> {
     let text = crate::usage::read_input_file(path, "--password-file")?;

@@ -78,7 +78,11 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
 /// Runs `headroom sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let config = sweep_settings(&args)?;
-    let credentials = settings::credentials(&args.connection)?;
+    let credentials = settings::run_credentials(
+        &args.connection,
+        &settings::local_cluster_dir(),
+        &config.run.hosts,
+    )?;
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });

@@ -162,12 +162,21 @@ pub fn stderr(output: &Output) -> String {
 
 /// Runs `cql` on exactly one node and returns the rows as text.
 pub fn query(node: SocketAddr, cql: &str) -> Vec<Vec<Option<String>>> {
+    query_as(node, cql, None)
+}
+
+/// Runs `cql` on exactly one node, logged in with `credentials`, and returns the rows as text.
+pub fn query_as(
+    node: SocketAddr,
+    cql: &str,
+    credentials: Option<&headroom::cluster::auth::Credentials>,
+) -> Vec<Vec<Option<String>>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let session = probe::connect(&[node], Duration::from_secs(10))
+        let session = probe::connect(&[node], Duration::from_secs(10), credentials)
             .await
             .unwrap();
         probe::query_node(&session, node, cql).await.unwrap()

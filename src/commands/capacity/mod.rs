@@ -60,6 +60,13 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             (config, store)
         }
     };
+    let credentials = credentials.or_else(|| {
+        let dir = config.cluster_dir.clone();
+        settings::cluster_credentials(
+            &dir.unwrap_or_else(settings::local_cluster_dir),
+            &config.run.hosts,
+        )
+    });
     let status = search(&config, store, credentials, None)?;
     Ok(match status.0 {
         Status::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),

@@ -26,7 +26,11 @@ pub use terminal::Terminal;
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut config = settings::with_maintenance(settings::run_settings(&args)?, &args.maintenance)?;
     config.sla = settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
-    let credentials = settings::credentials(&args.connection)?;
+    let cluster_dir = args
+        .cluster_dir
+        .clone()
+        .unwrap_or_else(crate::cluster::default_dir);
+    let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.hosts)?;
     let out = args
         .output
         .out
@@ -36,11 +40,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = run::runtime(config.threads)?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
-    let pauses = PauseSource::Discover(
-        args.cluster_dir
-            .clone()
-            .unwrap_or_else(crate::cluster::default_dir),
-    );
+    let pauses = PauseSource::Discover(cluster_dir);
     let context = RunContext {
         out: &out,
         credentials,
