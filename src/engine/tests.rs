@@ -297,6 +297,24 @@ async fn a_client_that_falls_behind_says_so() {
     assert!(period.achieved_per_s() < 510.0);
 }
 
+/// A freeze that fills the in-flight limit: when the server answers, it frees every slot at
+/// once, and the burst that fills them again sends requests that waited for the server, not
+/// for the client. None of them is late by the client's doing, however overdue (a cold node
+/// answering in batches made a server-bound run look client-bound).
+#[tokio::test(start_paused = true)]
+async fn a_burst_after_a_full_limit_is_the_servers_lateness() {
+    let (out, _) = simulate(
+        open(1000.0, 100),
+        6,
+        1,
+        Some((2_000_000_000, 3_000_000_000)),
+    )
+    .await;
+    assert!(out.limit_waits > 800, "{}", out.limit_waits);
+    assert_eq!(out.client_late, 0);
+    assert_eq!(measured(&out).ok, 6_000, "every request answered");
+}
+
 /// Every operation type's measured statistics over both phases' totals of `out`.
 fn measured_total(out: &Outcome) -> OpStats {
     let mut all = OpStats::default();
@@ -329,8 +347,8 @@ impl Workload for SlowClient {
 }
 
 /// A client slower than its schedule, with in-flight slots to spare: it falls behind, stops
-/// sending a second after the schedule's end, and no request waited for a slot (the client,
-/// not the server, held them back). Real clock: 2000 requests in 1 s, 500 a second sent.
+/// sending a second after the schedule's end, and its requests left late by its own doing
+/// (the client, not the server, held them back). Real clock: 2000 requests in 1 s, 500 a second sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn a_client_slower_than_its_schedule_stops_on_time_with_its_shortfall() {
     let clock = RealClock::start_now();
@@ -341,7 +359,14 @@ async fn a_client_slower_than_its_schedule_stops_on_time_with_its_shortfall() {
     cfg.workers = 1;
     let (out, _) = run_kept(workload, clock, &cfg).await;
     assert_eq!(out.stop, StopReason::Completed);
-    assert_eq!(out.limit_waits, 0);
+    // Hardly any request waited for a slot: the slots fill at most for a moment, with
+    // requests the blocked thread has started but not yet polled.
+    assert!(
+        out.limit_waits * 100 < out.sent,
+        "{} of {}",
+        out.limit_waits,
+        out.sent
+    );
     assert!(!out.unsent_held);
     // Nearly every request that left, left late (all but the first 10 ms' worth).
     assert!(

@@ -96,6 +96,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let mut pending_held = false;
         // ...and it did: its lateness is the server's.
         let mut pending_waited_for_slot = false;
+        // The last moment every slot was taken (the answer that freed one): a request due by
+        // then was held by the in-flight limit, i.e. by the server, however many slots free
+        // at once and however long the burst that sends them takes.
+        let mut limit_full_until_ns = 0u64;
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
@@ -146,6 +150,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 biased;
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                     let done: Completion = done;
+                    if in_flight.len() + 1 >= self.limit {
+                        limit_full_until_ns = limit_full_until_ns.max(done.done_ns);
+                    }
                     if self.period.is_some_and(|p| p.contains(done.done_ns)) {
                         if done.error.is_none() {
                             tally.ok_in_period += 1;
@@ -201,7 +208,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     }
                     let ticket = pending.take().expect("may_send");
                     if !std::mem::take(&mut pending_waited_for_slot) {
-                        tally.client_late += u64::from(self.late(ticket, now));
+                        self.count_lateness(ticket, now, limit_full_until_ns, &mut tally);
                     }
                     let request = self.start(ticket);
                     // Requests leave in order with one timeout: the first deadline stands.
@@ -216,7 +223,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                             }
                             match schedule.next_ticket() {
                                 Some(t) if t.intended_ns <= now => {
-                                    tally.client_late += u64::from(self.late(t, now));
+                                    self.count_lateness(t, now, limit_full_until_ns, &mut tally);
                                     in_flight.push(self.start(t));
                                 }
                                 next => {
@@ -267,6 +274,23 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             end_ns,
             tally,
         });
+    }
+
+    /// Counts whose a measured request's lateness is, as it leaves at `now_ns`: the server's
+    /// (a limit wait) when every slot was taken at some moment since its intended start
+    /// (`limit_full_until_ns`), else the client's when it leaves later than the lag limit.
+    fn count_lateness(
+        &self,
+        ticket: Ticket,
+        now_ns: u64,
+        limit_full_until_ns: u64,
+        tally: &mut Tally,
+    ) {
+        if ticket.intended_ns >= self.end.warmup_ns && ticket.intended_ns <= limit_full_until_ns {
+            tally.limit_waits += 1;
+        } else {
+            tally.client_late += u64::from(self.late(ticket, now_ns));
+        }
     }
 
     /// Whether a measured request sent at `now_ns` leaves later than the lag limit.
