@@ -88,6 +88,7 @@ fn cql_value_text(value: &scylla::value::CqlValue) -> String {
     use scylla::value::CqlValue;
     match value {
         CqlValue::Text(s) | CqlValue::Ascii(s) => s.clone(),
+        CqlValue::Boolean(b) => b.to_string(),
         CqlValue::Inet(ip) => ip.to_string(),
         CqlValue::Uuid(u) => u.to_string(),
         CqlValue::Int(i) => i.to_string(),

@@ -347,8 +347,8 @@ impl Workload for SlowClient {
 }
 
 /// A client slower than its schedule, with in-flight slots to spare: it falls behind, stops
-/// sending a second after the schedule's end, and its requests left late by its own doing
-/// (the client, not the server, held them back). Real clock: 2000 requests in 1 s, 500 a second sent.
+/// sending a second after the schedule's end, and no request waited for a slot (the client,
+/// not the server, held them back). Real clock: 2000 requests in 1 s, 500 a second sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn a_client_slower_than_its_schedule_stops_on_time_with_its_shortfall() {
     let clock = RealClock::start_now();
@@ -359,14 +359,7 @@ async fn a_client_slower_than_its_schedule_stops_on_time_with_its_shortfall() {
     cfg.workers = 1;
     let (out, _) = run_kept(workload, clock, &cfg).await;
     assert_eq!(out.stop, StopReason::Completed);
-    // Hardly any request waited for a slot: the slots fill at most for a moment, with
-    // requests the blocked thread has started but not yet polled.
-    assert!(
-        out.limit_waits * 100 < out.sent,
-        "{} of {}",
-        out.limit_waits,
-        out.sent
-    );
+    assert_eq!(out.limit_waits, 0);
     assert!(!out.unsent_held);
     // Nearly every request that left, left late (all but the first 10 ms' worth).
     assert!(

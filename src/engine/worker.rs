@@ -99,7 +99,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         // The last moment every slot was taken (the answer that freed one): a request due by
         // then was held by the in-flight limit, i.e. by the server, however many slots free
         // at once and however long the burst that sends them takes.
-        let mut limit_full_until_ns = 0u64;
+        let mut limit_full_until_ns: Option<u64> = None;
         // Wakes the worker to hand over finished intervals even when no answer arrives.
         let mut tick = tokio::time::interval(
             Duration::from_nanos(self.interval_ns / 4).max(Duration::from_millis(1)),
@@ -151,7 +151,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                     let done: Completion = done;
                     if in_flight.len() + 1 >= self.limit {
-                        limit_full_until_ns = limit_full_until_ns.max(done.done_ns);
+                        limit_full_until_ns = limit_full_until_ns.max(Some(done.done_ns));
                     }
                     if self.period.is_some_and(|p| p.contains(done.done_ns)) {
                         if done.error.is_none() {
@@ -283,10 +283,11 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         &self,
         ticket: Ticket,
         now_ns: u64,
-        limit_full_until_ns: u64,
+        limit_full_until_ns: Option<u64>,
         tally: &mut Tally,
     ) {
-        if ticket.intended_ns >= self.end.warmup_ns && ticket.intended_ns <= limit_full_until_ns {
+        let held = limit_full_until_ns.is_some_and(|until| ticket.intended_ns <= until);
+        if ticket.intended_ns >= self.end.warmup_ns && held {
             tally.limit_waits += 1;
         } else {
             tally.client_late += u64::from(self.late(ticket, now_ns));
