@@ -46,6 +46,11 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
+    /// User name and password, as a connection logs in with them.
+    pub fn user_and_password(&self) -> (&str, &str) {
+        (&self.username, &self.password)
+    }
+
     /// As the client takes them.
     pub fn pair(&self) -> (String, String) {
         (self.username.clone(), self.password.clone())
@@ -158,7 +163,7 @@ pub(super) fn set_up(
         match runtime.block_on(probe::connect(
             &nodes,
             Duration::from_secs(5),
-            Some(&superuser),
+            Some(superuser.user_and_password()),
         )) {
             Ok(session) => break session,
             Err(e) if Instant::now() >= deadline => {
@@ -206,7 +211,7 @@ pub(super) fn set_up(
         .block_on(probe::connect(
             &nodes,
             Duration::from_secs(10),
-            Some(&credentials),
+            Some(credentials.user_and_password()),
         ))
         .map_err(|e| {
             ClusterError::InvalidConfig(format!(

@@ -476,7 +476,7 @@ impl LocalCluster {
                 match runtime.block_on(probe::peers_known(
                     spec.native_addr(),
                     Duration::from_secs(5),
-                    login.as_ref(),
+                    login.as_ref().map(auth::Credentials::user_and_password),
                 )) {
                     Ok(n) if n == others => {}
                     Ok(n) => {

@@ -9,8 +9,6 @@ use scylla::client::session_builder::SessionBuilder;
 use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
 use scylla::statement::unprepared::Statement;
 
-use super::auth::Credentials;
-
 /// Whether something accepts TCP connections at `addr`. Cassandra opens its CQL port last,
 /// after the node has joined the ring, so an open port means the node is ready.
 pub fn accepts_connections(addr: SocketAddr) -> bool {
@@ -23,19 +21,19 @@ pub fn is_free(addr: SocketAddr) -> bool {
 }
 
 /// Connects a driver session to the given nodes (no schema metadata: it is not needed here),
-/// logged in with `credentials` when the cluster requires a password.
+/// logged in as `login` (user name, password) when the cluster requires a password.
 pub async fn connect(
     nodes: &[SocketAddr],
     timeout: Duration,
-    credentials: Option<&Credentials>,
+    login: Option<(&str, &str)>,
 ) -> Result<Session, String> {
     let mut builder = nodes
         .iter()
         .fold(SessionBuilder::new(), |b, addr| b.known_node_addr(*addr))
         .connection_timeout(timeout)
         .fetch_schema_metadata(false);
-    if let Some(c) = credentials {
-        builder = builder.user(&c.username, &c.password);
+    if let Some((user, password)) = login {
+        builder = builder.user(user, password);
     }
     match tokio::time::timeout(timeout, builder.build()).await {
         Ok(Ok(session)) => Ok(session),
@@ -102,9 +100,9 @@ fn cql_value_text(value: &scylla::value::CqlValue) -> String {
 pub async fn peers_known(
     addr: SocketAddr,
     timeout: Duration,
-    credentials: Option<&Credentials>,
+    login: Option<(&str, &str)>,
 ) -> Result<usize, String> {
-    let session = connect(&[addr], timeout, credentials).await?;
+    let session = connect(&[addr], timeout, login).await?;
     let rows = query_node(
         &session,
         addr,

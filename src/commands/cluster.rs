@@ -214,7 +214,9 @@ fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
                 let session = probe::connect(
                     &[node.native_addr()],
                     Duration::from_secs(5),
-                    login.as_ref(),
+                    login
+                        .as_ref()
+                        .map(cluster::auth::Credentials::user_and_password),
                 )
                 .await?;
                 probe::release_version(&session, node.native_addr()).await

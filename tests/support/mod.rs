@@ -176,9 +176,13 @@ pub fn query_as(
         .build()
         .unwrap();
     runtime.block_on(async {
-        let session = probe::connect(&[node], Duration::from_secs(10), credentials)
-            .await
-            .unwrap();
+        let session = probe::connect(
+            &[node],
+            Duration::from_secs(10),
+            credentials.map(|c| c.user_and_password()),
+        )
+        .await
+        .unwrap();
         probe::query_node(&session, node, cql).await.unwrap()
     })
 }
