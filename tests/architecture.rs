@@ -158,6 +158,7 @@ fn named_paths(code: &str, module: &[String], is_mod_file: bool) -> Vec<Vec<Stri
 }
 
 /// Reads `a::b::{c, d::e}` from `at`, pushing each path it ends in; returns where it ended.
+/// A group may also come at once, as after `super::` in `use super::{b, c}`.
 fn read_tree(
     chars: &[char],
     mut at: usize,
@@ -165,6 +166,29 @@ fn read_tree(
     out: &mut Vec<Vec<String>>,
 ) -> usize {
     loop {
+        if chars.get(at) == Some(&'{') {
+            at += 1;
+            loop {
+                while chars
+                    .get(at)
+                    .is_some_and(|c| c.is_whitespace() || *c == ',')
+                {
+                    at += 1;
+                }
+                if chars.get(at).is_none_or(|c| *c == '}') {
+                    return at + 1;
+                }
+                let before = at;
+                at = read_tree(chars, at, prefix.clone(), out);
+                // `self`, `*` or an alias: skip what the tree reader left.
+                while chars.get(at).is_some_and(|c| !matches!(c, ',' | '}')) {
+                    at += 1;
+                }
+                if at == before {
+                    at += 1;
+                }
+            }
+        }
         let start = at;
         while at < chars.len() && (chars[at].is_alphanumeric() || chars[at] == '_') {
             at += 1;
@@ -175,31 +199,8 @@ fn read_tree(
                 prefix.push(name);
             }
         }
-        if chars[at..].starts_with(&[':', ':']) {
+        if at > start && chars[at..].starts_with(&[':', ':']) {
             at += 2;
-            if chars.get(at) == Some(&'{') {
-                at += 1;
-                loop {
-                    while chars
-                        .get(at)
-                        .is_some_and(|c| c.is_whitespace() || *c == ',')
-                    {
-                        at += 1;
-                    }
-                    if chars.get(at).is_none_or(|c| *c == '}') {
-                        return at + 1;
-                    }
-                    let before = at;
-                    at = read_tree(chars, at, prefix.clone(), out);
-                    // `self`, `*` or an alias: skip what the tree reader left.
-                    while chars.get(at).is_some_and(|c| !matches!(c, ',' | '}')) {
-                        at += 1;
-                    }
-                    if at == before {
-                        at += 1;
-                    }
-                }
-            }
             continue;
         }
         out.push(prefix);
@@ -387,10 +388,13 @@ fn the_import_reader_sees_use_groups_and_super() {
     // A made-up upward import is caught by the layer check's own rule.
     assert!(layer("results") > layer("report"));
     let paths = named_paths(
-        "use crate::a::{b, c::{d, e as f}, self};\nlet x = super::g::h();",
+        "use crate::a::{b, c::{d, e as f}, self};\nlet x = super::g::h();\nuse super::{i, j::k};",
         &["m".to_string(), "n".to_string()],
         false,
     );
     let paths: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
-    assert_eq!(paths, ["a::b", "a::c::d", "a::c::e", "a", "m::g::h"]);
+    assert_eq!(
+        paths,
+        ["a::b", "a::c::d", "a::c::e", "a", "m::g::h", "m::i", "m::j::k"]
+    );
 }
