@@ -13,6 +13,7 @@ mod cluster;
 mod compare;
 mod hdr_tools;
 mod maintenance;
+mod node_loss;
 mod pauses;
 mod report;
 mod run;

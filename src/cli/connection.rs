@@ -14,6 +14,12 @@ pub struct ConnectionArgs {
     #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
     pub hosts: Vec<String>,
 
+    /// The data centre whose nodes coordinate the requests (both senders route to its nodes
+    /// only, so LOCAL_ONE and LOCAL_QUORUM mean that data centre). [default: the data centre of
+    /// the contact points]
+    #[arg(long, value_name = "NAME")]
+    pub local_dc: Option<String>,
+
     /// User name, for a cluster that requires authentication; the password comes from
     /// HEADROOM_PASSWORD or --password-file.
     #[arg(long, value_name = "NAME", env = "HEADROOM_USERNAME")]

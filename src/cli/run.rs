@@ -97,16 +97,20 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Maintenance")]
 pub struct MaintenanceArgs {
-    /// nodetool operations to run while the load goes on, as OPERATION@OFFSET, comma-separated,
-    /// offsets from the start of the run (warmup included), e.g.
-    /// 'compact@5m,repair@10m,garbagecollect@15m'. Operations: compact, repair,
-    /// garbagecollect, flush, cleanup, each on the workload's keyspace. Each runs on every node
-    /// of the cluster, one node after another; operations never overlap (one due while
-    /// another runs starts when that ends). The nodes: those of the local cluster headroom
-    /// started (--cluster-dir), or --jmx for another cluster. Each start and end is printed,
-    /// and recorded with its wall time and exit status in maintenance.json; the report shades
-    /// each on the run's timeline.
-    #[arg(long, value_name = "OP@OFFSET,...")]
+    /// Operations and faults while the load goes on, as OPERATION[:NODE]@OFFSET,
+    /// comma-separated, offsets from the start of the run (warmup included), e.g.
+    /// 'compact@5m,repair@10m' or 'kill:3@20s,restart:3@35s'. nodetool operations: compact,
+    /// repair, garbagecollect, flush, cleanup (on the workload's keyspace, on every node one
+    /// after another, or on NODE alone), drain (one node). Faults, on a local cluster headroom
+    /// started: kill (SIGKILL), stop (SIGSTOP: the node freezes), cont (SIGCONT), restart
+    /// (start the node again and wait until it answers CQL); a node the plan froze is
+    /// continued when the run ends. Nodes are numbered from 1. Operations never overlap (one
+    /// due while another runs starts when that ends). The nodes: those of the local cluster
+    /// headroom started (--cluster-dir), or --jmx for another cluster (nodetool operations
+    /// only). Each start and end is printed, and recorded with its wall time and status in
+    /// maintenance.json; the report shades each on the run's timeline, beside the errors per
+    /// interval.
+    #[arg(long, value_name = "OP[:NODE]@OFFSET,...")]
     pub during: Option<crate::maintenance::Plan>,
 
     /// JMX endpoints (host[:port], port 7199 by default) of every node, comma-separated, for

@@ -5,7 +5,7 @@
 
 pub mod native;
 
-use std::net::Ipv6Addr;
+use std::net::{Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +13,7 @@ use scylla::client::execution_profile::ExecutionProfile;
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::client::PoolSize;
+use scylla::policies::load_balancing::DefaultPolicy;
 use scylla::policies::retry::FallthroughRetryPolicy;
 use scylla::statement::prepared::PreparedStatement;
 
@@ -37,6 +38,23 @@ pub enum ConnectError {
         hosts: String,
         /// The driver's reason.
         reason: String,
+    },
+    /// `--local-dc` names no data centre of the cluster.
+    #[error("--local-dc {given}: the cluster has no such data centre; its data centres: {known}")]
+    UnknownDatacenter {
+        /// The name given.
+        given: String,
+        /// The cluster's data centres, comma-separated.
+        known: String,
+    },
+    /// The cluster has several data centres and the contact points are in none the driver
+    /// knows.
+    #[error("{hosts}: the cluster has data centres {known} and none of the contact points is a node of them; give --local-dc NAME")]
+    AmbiguousDatacenter {
+        /// The contact points.
+        hosts: String,
+        /// The cluster's data centres, comma-separated.
+        known: String,
     },
     /// The cluster requires a user name and password.
     #[error("{hosts} requires authentication: {reason}. Give --username (or HEADROOM_USERNAME) and the password: HEADROOM_PASSWORD, --password-file FILE or --password")]
@@ -128,6 +146,8 @@ pub struct ClientConfig {
     pub connections: usize,
     /// User name and password.
     pub credentials: Option<(String, String)>,
+    /// The data centre requests go to (`--local-dc`); the contact points' when None.
+    pub local_dc: Option<String>,
 }
 
 /// Readies a workload's statement for the engine: no retries (a retried request hides
@@ -145,7 +165,55 @@ pub fn for_the_engine(session: &Session, statement: &mut PreparedStatement) {
     statement.set_execution_profile_handle(Some(untimed));
 }
 
-/// Opens a session; fails within [`CONNECT_TIMEOUT`] when no contact point answers.
+/// The data centre requests go to: `config.local_dc` when it is one of the cluster's, else the
+/// data centre of the first contact point that is a node of the cluster (the only one when
+/// the cluster has one). None when the nodes tell no data centre.
+pub fn local_datacenter(
+    session: &Session,
+    config: &ClientConfig,
+) -> Result<Option<String>, ConnectError> {
+    let cluster = session.get_cluster_state();
+    let nodes = cluster.get_nodes_info();
+    let mut known: Vec<&str> = nodes
+        .iter()
+        .filter_map(|n| n.datacenter.as_deref())
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    if let Some(given) = &config.local_dc {
+        if known.contains(&given.as_str()) {
+            return Ok(Some(given.clone()));
+        }
+        return Err(ConnectError::UnknownDatacenter {
+            given: given.clone(),
+            known: known.join(", "),
+        });
+    }
+    if known.len() <= 1 {
+        return Ok(known.first().map(|dc| dc.to_string()));
+    }
+    let contact_points: Vec<SocketAddr> = config
+        .hosts
+        .iter()
+        .filter_map(|h| h.to_socket_addrs().ok())
+        .flatten()
+        .collect();
+    for point in &contact_points {
+        let node = nodes
+            .iter()
+            .find(|n| n.address.ip() == point.ip() && n.address.port() == point.port());
+        if let Some(dc) = node.and_then(|n| n.datacenter.clone()) {
+            return Ok(Some(dc));
+        }
+    }
+    Err(ConnectError::AmbiguousDatacenter {
+        hosts: config.hosts.join(", "),
+        known: known.join(", "),
+    })
+}
+
+/// Opens a session whose requests go only to the nodes of the local data centre
+/// ([`local_datacenter`]); fails within [`CONNECT_TIMEOUT`] when no contact point answers.
 pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError> {
     let profile = ExecutionProfile::builder()
         .request_timeout(Some(config.request_timeout))
@@ -188,6 +256,19 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
                 })
             }
         };
+    if let Some(dc) = local_datacenter(&session, config)? {
+        let mut handle = session.get_default_execution_profile_handle().clone();
+        let local = handle
+            .pointee_to_builder()
+            .load_balancing_policy(
+                DefaultPolicy::builder()
+                    .prefer_datacenter(dc)
+                    .permit_dc_failover(false)
+                    .build(),
+            )
+            .build();
+        handle.map_to_another_profile(local);
+    }
     Ok(Arc::new(session))
 }
 

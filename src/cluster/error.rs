@@ -119,6 +119,12 @@ pub enum ClusterError {
         requested: String,
     },
 
+    /// A node that must be running for what was asked is not.
+    #[error("node {node} is not running (start it with `headroom cluster start`, which starts the nodes that are down)")]
+    NodeDown {
+        /// The node's number.
+        node: u32,
+    },
     /// A node number that the cluster does not have.
     #[error("the cluster has no node {node}: its nodes are numbered 1 to {count}")]
     NoSuchNode {

@@ -93,8 +93,9 @@ impl LocalCluster {
         };
         let existing = ClusterState::load(dir)?;
         if let Some(existing) = &existing {
-            let running = LocalCluster::attached(dir, existing.clone()).running_pids();
-            if !running.is_empty() {
+            let attached = LocalCluster::attached(dir, existing.clone());
+            let running = attached.running_pids();
+            if running.len() == existing.config.nodes as usize {
                 let pids: Vec<String> = running.iter().map(u32::to_string).collect();
                 return Err(ClusterError::AlreadyRunning {
                     dir: dir.to_path_buf(),
@@ -107,6 +108,9 @@ impl LocalCluster {
                     stored: existing.config.describe(),
                     requested: config.describe(),
                 });
+            }
+            if !running.is_empty() {
+                return LocalCluster::start_down_nodes(attached, options, &say);
             }
         }
         let java = Java::find()?;
@@ -173,6 +177,91 @@ impl LocalCluster {
             ));
         }
         Ok(cluster)
+    }
+
+    /// Starts the nodes of a running cluster that are down (killed, crashed, drained and
+    /// stopped), all at once, leaving the others as they are; the value returned does not
+    /// stop the cluster when dropped.
+    fn start_down_nodes(
+        mut cluster: LocalCluster,
+        options: &StartOptions,
+        say: &dyn Fn(&str),
+    ) -> Result<LocalCluster, ClusterError> {
+        let down: Vec<NodeSpec> = cluster
+            .nodes()
+            .into_iter()
+            .filter(|spec| cluster.pid(spec.index).is_none())
+            .collect();
+        let java = Java::find()?;
+        let jars = jars::resolve(
+            &cluster.state.config.cassandra_version,
+            &options.cache_dir,
+            say,
+        )?;
+        let names: Vec<String> = down.iter().map(|s| s.index.to_string()).collect();
+        say(&format!(
+            "Starting the nodes of {} that are down: {}",
+            cluster.dir.display(),
+            names.join(", ")
+        ));
+        let started = Instant::now();
+        for spec in &down {
+            cluster.launch_node(spec, &java, &jars)?;
+        }
+        for spec in &down {
+            let left = options
+                .node_timeout
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_secs(1));
+            cluster.wait_until_ready(spec, left)?;
+            cluster.report_ready(spec, started, say);
+        }
+        cluster.wait_until_all_see_each_other(options.node_timeout)?;
+        say("  every node sees all the others");
+        Ok(cluster)
+    }
+
+    /// Starts node `index` again: stops its process first if it still runs (frozen, drained
+    /// or not), then launches it and waits until it answers CQL. Returns the new pid.
+    pub fn restart_node(&mut self, index: u32, timeout: Duration) -> Result<u32, ClusterError> {
+        let spec = self.node(index)?;
+        if let Some(pid) = self.pid(index) {
+            // A frozen process would never see the SIGTERM.
+            let _ = process::signal(pid, nix::sys::signal::Signal::SIGCONT);
+            process::stop_all(
+                &[Target {
+                    node: index,
+                    pid,
+                    marker: spec.command_line_marker(),
+                }],
+                Duration::from_secs(30),
+            )?;
+        }
+        let java = Java::find()?;
+        let jars = jars::resolve(
+            &self.state.config.cassandra_version,
+            &jars::cache_root(),
+            &|_| {},
+        )?;
+        self.launch_node(&spec, &java, &jars)?;
+        self.wait_until_ready(&spec, timeout)?;
+        Ok(self.state.pids[index as usize - 1].unwrap_or(0))
+    }
+
+    /// Sends `signal` to node `index`'s process; its pid, or an error if it is not running.
+    pub fn signal_node(
+        &self,
+        index: u32,
+        signal: nix::sys::signal::Signal,
+    ) -> Result<u32, ClusterError> {
+        let pid = self
+            .pid(index)
+            .ok_or(ClusterError::NodeDown { node: index })?;
+        process::signal(pid, signal).map_err(|e| ClusterError::Io {
+            context: format!("sending {signal} to node {index} (pid {pid})"),
+            source: std::io::Error::from(e),
+        })?;
+        Ok(pid)
     }
 
     /// The cluster recorded in `dir`, as it is now. Dropping the value does not stop it.
@@ -253,6 +342,7 @@ impl LocalCluster {
     /// Stops every node (SIGTERM, then SIGKILL after `grace`) and records them as stopped.
     /// The data stays.
     pub fn stop(&mut self, grace: Duration) -> Result<(), ClusterError> {
+        self.adopt_recorded_pids();
         let targets: Vec<Target> = self
             .nodes()
             .iter()
@@ -275,6 +365,29 @@ impl LocalCluster {
             self.state.save(&self.dir)?;
         }
         Ok(())
+    }
+
+    /// Takes the pids another process recorded since this value read the state: a node that
+    /// a run restarted (`--during restart:N@T`) or a later `cluster start` started runs
+    /// under a pid this value has not seen.
+    fn adopt_recorded_pids(&mut self) {
+        let Ok(Some(recorded)) = ClusterState::load(&self.dir) else {
+            return;
+        };
+        for (slot, spec) in self.nodes().iter().enumerate() {
+            let Some(Some(pid)) = recorded.pids.get(slot).copied() else {
+                continue;
+            };
+            if self.state.pids[slot] != Some(pid)
+                && process::is_running(pid, &spec.command_line_marker())
+            {
+                self.state.pids[slot] = Some(pid);
+                // The process this value launched there has ended: reap it.
+                if let Some(mut child) = self.children[slot].take() {
+                    let _ = child.try_wait();
+                }
+            }
+        }
     }
 
     /// Stops every node, deletes their data (keyspaces, commit log, hints, caches; the

@@ -97,6 +97,8 @@ pub fn stop_all(targets: &[Target], grace: Duration) -> Result<(), ClusterError>
         .filter(|t| is_running(t.pid, &t.marker))
         .collect();
     for t in &live {
+        // A node frozen with SIGSTOP (`--during stop:N@T`) acts on SIGTERM only once it runs.
+        let _ = signal(t.pid, Signal::SIGCONT);
         let _ = signal(t.pid, Signal::SIGTERM);
     }
     let all_gone = |set: &[&Target]| set.iter().all(|t| has_exited(t.pid));

@@ -246,6 +246,7 @@ pub fn settings(
     Ok(RunSettings {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
         hosts: client::parse_hosts(&hosts).map_err(|e| UsageError::new(e.to_string()))?,
+        local_dc: local_dc(connection)?,
         workload,
         mode,
         warmup_s: warmup.as_secs_f64(),
@@ -264,6 +265,26 @@ pub fn settings(
         nodetool_figures: true,
         server_stats_every_s: None,
     })
+}
+
+/// `--local-dc`, checked for the characters a data centre's name can have.
+fn local_dc(connection: &ConnectionArgs) -> Result<Option<String>, UsageError> {
+    let Some(dc) = &connection.local_dc else {
+        return Ok(None);
+    };
+    let dc = dc.trim();
+    if dc.is_empty()
+        || dc.len() > 100
+        || !dc
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(UsageError::new(format!(
+            "--local-dc '{}' is not a data centre name: letters, digits, '_', '-' and '.', as in dc1",
+            crate::usage::cut(dc, 60)
+        )));
+    }
+    Ok(Some(dc.to_string()))
 }
 
 /// User name and password: both or neither. The password comes from --password-file,

@@ -216,7 +216,7 @@ fn maintenance_rows(runs: &[RunData]) -> Vec<Row> {
             .iter()
             .flat_map(|m| m.operations.iter())
             .map(|op| {
-                let base = format!("nodetool {} ({})", op.operation, op.node);
+                let base = format!("{} ({})", op.operation.describe(), op.node);
                 let n = seen.iter().filter(|k| **k == base).count();
                 seen.push(base.clone());
                 let key = if n == 0 {

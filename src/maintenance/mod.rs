@@ -1,8 +1,10 @@
-//! Maintenance during a run: nodetool operations (compact, repair, garbagecollect, flush,
-//! cleanup) started at planned offsets while the load goes on, so that a run measures what
-//! they cost the client and how long they take under load.
+//! Maintenance and faults during a run: nodetool operations (compact, repair, garbagecollect,
+//! flush, cleanup, drain) and, on a local cluster headroom started, faults of one node (kill,
+//! stop, cont, restart), started at planned offsets while the load goes on, so that a run
+//! measures what they cost the client, how long they take under load, and what losing a node
+//! does to the service level.
 //!
-//! - [`parse_during`] reads `--during compact@5m,repair@10m` into a [`Plan`].
+//! - [`parse_during`] reads `--during compact@5m,kill:3@20s,restart:3@35s` into a [`Plan`].
 //! - [`targets_for`] finds the nodes: those of a local cluster headroom started (the one the
 //!   run's server pauses come from), or JMX endpoints given with `--jmx`.
 //! - [`runner`] runs the plan beside the load: one operation at a time, on one node after
@@ -35,19 +37,36 @@ pub enum Operation {
     Flush,
     /// `nodetool cleanup`: drops data the node no longer owns.
     Cleanup,
+    /// `nodetool drain` of one node: it flushes, stops taking writes and leaves the ring's
+    /// traffic (it stays down until restarted).
+    Drain,
+    /// SIGKILL to one node of a local cluster: it dies at once, as in a crash.
+    Kill,
+    /// SIGSTOP to one node of a local cluster: it freezes, its connections stay open.
+    Stop,
+    /// SIGCONT to a node stopped with `stop`.
+    Cont,
+    /// Starts a node of a local cluster that is down (killed, drained, stopped) and waits
+    /// until it answers CQL.
+    Restart,
 }
 
 impl Operation {
     /// Every operation, in the order the help lists them.
-    pub const ALL: [Operation; 5] = [
+    pub const ALL: [Operation; 10] = [
         Operation::Compact,
         Operation::Repair,
         Operation::GarbageCollect,
         Operation::Flush,
         Operation::Cleanup,
+        Operation::Drain,
+        Operation::Kill,
+        Operation::Stop,
+        Operation::Cont,
+        Operation::Restart,
     ];
 
-    /// The nodetool command, which is also its name in `--during`.
+    /// Its name in `--during`; for a nodetool operation, also the nodetool command.
     pub fn name(self) -> &'static str {
         match self {
             Operation::Compact => "compact",
@@ -55,7 +74,43 @@ impl Operation {
             Operation::GarbageCollect => "garbagecollect",
             Operation::Flush => "flush",
             Operation::Cleanup => "cleanup",
+            Operation::Drain => "drain",
+            Operation::Kill => "kill",
+            Operation::Stop => "stop",
+            Operation::Cont => "cont",
+            Operation::Restart => "restart",
         }
+    }
+
+    /// How records and reports name it: `nodetool compact`, `kill (SIGKILL)`.
+    pub fn describe(self) -> String {
+        match self {
+            Operation::Kill => "kill (SIGKILL)".into(),
+            Operation::Stop => "stop (SIGSTOP)".into(),
+            Operation::Cont => "cont (SIGCONT)".into(),
+            Operation::Restart => "restart".into(),
+            nodetool => format!("nodetool {}", nodetool.name()),
+        }
+    }
+
+    /// Whether it acts on a node's process (a signal, or starting it), which only a local
+    /// cluster headroom started allows.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Operation::Kill | Operation::Stop | Operation::Cont | Operation::Restart
+        )
+    }
+
+    /// Whether it needs one node named (`kill:3@20s`): the faults and drain. The other
+    /// operations run on every node unless one is named.
+    pub fn needs_node(self) -> bool {
+        self.is_fault() || self == Operation::Drain
+    }
+
+    /// Whether nodetool takes the workload's keyspace after the command.
+    pub fn takes_keyspace(self) -> bool {
+        !self.needs_node()
     }
 
     fn parse(name: &str) -> Option<Operation> {
@@ -76,6 +131,9 @@ impl fmt::Display for Operation {
 pub struct Planned {
     /// What runs.
     pub operation: Operation,
+    /// The one node it runs on (1 for the first); every node when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
     /// When it is due, seconds from the start of the run (warmup included).
     pub at_s: f64,
 }
@@ -84,6 +142,17 @@ impl Planned {
     /// When it is due, from the start of the run.
     pub fn at(&self) -> Duration {
         Duration::from_secs_f64(self.at_s)
+    }
+}
+
+impl fmt::Display for Planned {
+    /// As `--during` writes it: `compact@5m`, `kill:3@20s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.operation.name())?;
+        if let Some(node) = self.node {
+            write!(f, ":{node}")?;
+        }
+        write!(f, "@{}", humantime::format_duration(self.at()))
     }
 }
 
@@ -108,12 +177,43 @@ pub enum PlanError {
     Targets(String),
 }
 
+/// Checks the plan's nodes against `targets`: a named node exists, and faults have a local
+/// cluster to act on.
+pub fn check_nodes(plan: &Plan, targets: &[Target]) -> Result<(), PlanError> {
+    for planned in &plan.0 {
+        if planned.operation.is_fault()
+            && !targets.iter().all(|t| matches!(t, Target::Local { .. }))
+        {
+            return Err(PlanError::Targets(format!(
+                "--during {planned}: {} acts on the process of a node of a local cluster headroom started (--cluster-dir); with --jmx only nodetool operations can run",
+                planned.operation.name()
+            )));
+        }
+        if let Some(node) = planned.node {
+            if node as usize > targets.len() {
+                return Err(PlanError::Targets(format!(
+                    "--during {planned}: there is no node {node}; the cluster has {} (numbered from 1{})",
+                    targets.len(),
+                    if targets.iter().any(|t| matches!(t, Target::Jmx { .. })) {
+                        ", in the order of --jmx"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The latest offset `--during` accepts: far beyond any run, well within the clock's range.
 /// 100 years of 365.25 days, as durations count them (`100y`).
 const MAX_OFFSET: Duration = Duration::from_secs(100 * 31_557_600);
 
-/// Reads `--during`: comma-separated `OPERATION@OFFSET`, e.g. `compact@5m,repair@10m`, with
-/// offsets in the syntax of every duration flag (`90s`, `5m`, `1h 30m`).
+/// Reads `--during`: comma-separated `OPERATION[:NODE]@OFFSET`, e.g.
+/// `compact@5m,kill:3@20s,restart:3@35s`, with offsets in the syntax of every duration flag
+/// (`90s`, `5m`, `1h 30m`). The faults and drain need their node; the other operations run on
+/// every node unless one is named.
 pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
     let syntax = |input: &str, why: String| PlanError::Syntax {
         input: input.to_string(),
@@ -125,21 +225,53 @@ pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
         if entry.is_empty() {
             return Err(syntax(
                 text,
-                "an empty entry: write OPERATION@OFFSET, comma-separated, e.g. compact@5m,repair@10m".into(),
+                "an empty entry: write OPERATION[:NODE]@OFFSET, comma-separated, e.g. compact@5m,kill:3@20s".into(),
             ));
         }
         let Some((name, offset)) = entry.split_once('@') else {
             return Err(syntax(
                 entry,
-                format!("write OPERATION@OFFSET, e.g. compact@5m (operations: {names})"),
+                format!(
+                    "write OPERATION@OFFSET or OPERATION:NODE@OFFSET, e.g. compact@5m or kill:3@20s (operations: {names})"
+                ),
             ));
         };
-        let operation = Operation::parse(name.trim()).ok_or_else(|| {
+        let (name, node) = match name.split_once(':') {
+            Some((name, node)) => (name.trim(), Some(node.trim())),
+            None => (name.trim(), None),
+        };
+        let operation = Operation::parse(name).ok_or_else(|| {
             syntax(
                 entry,
-                format!("'{}' is not an operation: use one of {names}", name.trim()),
+                format!("'{name}' is not an operation: use one of {names}"),
             )
         })?;
+        let node = match node {
+            None if operation.needs_node() => {
+                return Err(syntax(
+                    entry,
+                    format!(
+                        "{name} acts on one node: name it, as in {name}:2@{}",
+                        offset.trim()
+                    ),
+                ))
+            }
+            None => None,
+            Some(node) => Some(
+                node.parse::<u32>()
+                    .ok()
+                    .filter(|n| *n >= 1 && node.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| {
+                        syntax(
+                            entry,
+                            format!(
+                                "'{node}' is not a node number: nodes count from 1, as in {name}:2@{}",
+                                offset.trim()
+                            ),
+                        )
+                    })?,
+            ),
+        };
         let at = crate::units::parse_duration(offset).map_err(|e| {
             syntax(
                 entry,
@@ -156,6 +288,7 @@ pub fn parse_during(text: &str) -> Result<Plan, PlanError> {
         }
         let planned = Planned {
             operation,
+            node,
             at_s: at.as_secs_f64(),
         };
         if plan.contains(&planned) {
@@ -199,7 +332,7 @@ impl MaintenanceConfig {
         let Some(run_s) = run_s else { return Ok(()) };
         if let Some(late) = self.plan.0.iter().find(|p| p.at_s >= run_s) {
             return Err(PlanError::Syntax {
-                input: format!("{}@{}", late.operation, humantime::format_duration(late.at())),
+                input: format!("{late}"),
                 why: format!(
                     "the run lasts {} (warmup included), so this would never start; plan it earlier or make --duration longer",
                     humantime::format_duration(Duration::from_secs_f64(run_s))
@@ -245,6 +378,16 @@ pub const DEFAULT_JMX_PORT: u16 = 7199;
 /// The nodes the run's maintenance runs on: the `--jmx` endpoints when given, else the nodes
 /// of the local cluster `pauses` finds for `hosts` (a run against a cluster headroom started).
 pub fn targets_for(
+    config: &MaintenanceConfig,
+    pauses: &PauseSource,
+    hosts: &[String],
+) -> Result<Vec<Target>, PlanError> {
+    let targets = all_targets(config, pauses, hosts)?;
+    check_nodes(&config.plan, &targets)?;
+    Ok(targets)
+}
+
+fn all_targets(
     config: &MaintenanceConfig,
     pauses: &PauseSource,
     hosts: &[String],
@@ -349,6 +492,73 @@ mod tests {
                 (Operation::Repair, 600.0)
             ]
         );
+    }
+
+    #[test]
+    fn faults_and_drain_name_their_node_and_others_may() {
+        let plan =
+            parse_during("kill:3@20s, restart:3@35s,compact:2@5m,flush@1m,drain:1@2m").unwrap();
+        let got: Vec<String> = plan.0.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            got,
+            [
+                "kill:3@20s",
+                "restart:3@35s",
+                "flush@1m",
+                "drain:1@2m",
+                "compact:2@5m"
+            ]
+        );
+        assert_eq!(plan.0[0].node, Some(3));
+        assert_eq!(plan.0[2].node, None);
+        // The same operation on two nodes at one offset is two operations.
+        assert_eq!(parse_during("stop:1@5s,stop:2@5s").unwrap().0.len(), 2);
+        for (input, says) in [
+            ("kill@20s", "acts on one node: name it, as in kill:2@20s"),
+            ("drain@1m", "acts on one node"),
+            ("restart:0@5s", "nodes count from 1"),
+            ("stop:x@5s", "'x' is not a node number"),
+            ("cont:-1@5s", "is not a node number"),
+            ("cont:+1@5s", "is not a node number"),
+            ("reboot:1@5s", "'reboot' is not an operation"),
+        ] {
+            let text = parse_during(input).unwrap_err().to_string();
+            assert!(text.contains(says), "{input}: {text}");
+        }
+        // Stored and read back with its node; old plans (no node) still read.
+        let json = serde_json::to_string(&plan).unwrap();
+        assert_eq!(serde_json::from_str::<Plan>(&json).unwrap(), plan);
+        let old: Plan = serde_json::from_str(r#"[{"operation":"flush","at_s":3.0}]"#).unwrap();
+        assert_eq!(old.0[0].node, None);
+    }
+
+    #[test]
+    fn a_plan_names_nodes_the_cluster_has_and_faults_need_a_local_one() {
+        let local: Vec<Target> = (1..=3)
+            .map(|index| Target::Local {
+                dir: PathBuf::from("/c"),
+                index,
+            })
+            .collect();
+        assert!(check_nodes(&parse_during("kill:3@5s").unwrap(), &local).is_ok());
+        let err = check_nodes(&parse_during("kill:4@5s").unwrap(), &local).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("there is no node 4; the cluster has 3"),
+            "{err}"
+        );
+        let jmx = vec![
+            parse_jmx("10.0.0.5").unwrap(),
+            parse_jmx("10.0.0.6").unwrap(),
+        ];
+        assert!(check_nodes(&parse_during("drain:2@5s,compact:1@6s").unwrap(), &jmx).is_ok());
+        let err = check_nodes(&parse_during("stop:1@5s").unwrap(), &jmx).unwrap_err();
+        assert!(
+            err.to_string().contains("local cluster headroom started"),
+            "{err}"
+        );
+        let err = check_nodes(&parse_during("drain:3@5s").unwrap(), &jmx).unwrap_err();
+        assert!(err.to_string().contains("in the order of --jmx"), "{err}");
     }
 
     #[test]

@@ -8,8 +8,13 @@
 //! Ctrl-C (the run's stop signal) kills the running nodetool at once. Killing nodetool does
 //! not stop the server's side: a compaction or repair it began goes on in the node.
 //!
-//! How an operation is carried out is an [`Executor`]: [`Nodetool`] for real nodes; the
-//! tests drive the schedule with one that only sleeps, on tokio's paused clock.
+//! An operation that names a node (`kill:3@20s`, `compact:2@5m`) runs on that node alone. A
+//! node the plan froze (`stop`) and did not continue is continued (SIGCONT) when the plan
+//! ends, whatever ended it, and that is recorded too: a run never leaves a node frozen.
+//!
+//! How an operation is carried out is an [`Executor`]: [`OnNodes`] for real nodes (nodetool,
+//! signals, a node's start); the tests drive the schedule with one that only sleeps, on
+//! tokio's paused clock.
 
 use std::fs;
 use std::future::Future;
@@ -28,6 +33,9 @@ use crate::stop::StopSignal;
 
 /// The record of a run's maintenance in its run directory.
 pub const MAINTENANCE_JSON: &str = "maintenance.json";
+
+/// How long a restarted node may take to answer CQL.
+const RESTART_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Lines of an operation's output kept in its record.
 const TAIL_LINES: usize = 20;
@@ -112,7 +120,7 @@ pub struct Execution {
 }
 
 /// Carries out one operation on one node and waits for its end. Dropping the future must
-/// stop it (the real one kills nodetool).
+/// stop it (the real one kills nodetool; a node's start, once begun, goes on).
 pub trait Executor: Send + Sync + 'static {
     /// Runs `operation` on `target`, for `keyspace`. Err: it could not be launched, and why.
     fn execute(
@@ -123,17 +131,27 @@ pub trait Executor: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Execution, String>> + Send;
 }
 
-/// The real executor: `nodetool OPERATION KEYSPACE` through the node's JMX.
+/// The real executor: `nodetool OPERATION [KEYSPACE]` through the node's JMX, and the
+/// faults on a local cluster's node processes.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Nodetool;
+pub struct OnNodes;
 
-impl Executor for Nodetool {
+impl Executor for OnNodes {
     async fn execute(
         &self,
         operation: Operation,
         target: &Target,
         keyspace: &str,
     ) -> Result<Execution, String> {
+        if operation.is_fault() {
+            let Target::Local { dir, index } = target.clone() else {
+                return Err(format!("{operation} acts only on a local cluster's nodes"));
+            };
+            // Signals are immediate; a start takes seconds of blocking waits.
+            return tokio::task::spawn_blocking(move || fault(operation, &dir, index))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
         let target = target.clone();
         // Finding Java runs `java -version`: off the runtime's workers.
         let command = tokio::task::spawn_blocking(move || match &target {
@@ -144,9 +162,11 @@ impl Executor for Nodetool {
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
         let mut command = tokio::process::Command::from(command);
+        command.arg(operation.name());
+        if operation.takes_keyspace() {
+            command.arg(keyspace);
+        }
         command
-            .arg(operation.name())
-            .arg(keyspace)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -163,6 +183,44 @@ impl Executor for Nodetool {
             output: text,
         })
     }
+}
+
+/// Carries out a fault on node `index` of the local cluster in `dir`.
+fn fault(operation: Operation, dir: &Path, index: u32) -> Result<Execution, String> {
+    use nix::sys::signal::Signal;
+    let mut cluster = LocalCluster::open(dir).map_err(|e| e.to_string())?;
+    let signal = match operation {
+        Operation::Kill => Signal::SIGKILL,
+        Operation::Stop => Signal::SIGSTOP,
+        Operation::Cont => Signal::SIGCONT,
+        Operation::Restart => {
+            let started = std::time::Instant::now();
+            let pid = cluster
+                .restart_node(index, RESTART_TIMEOUT)
+                .map_err(|e| e.to_string())?;
+            return Ok(Execution {
+                exit_code: Some(0),
+                output: format!(
+                    "node {index} answers CQL after {:.1} s (pid {pid})",
+                    started.elapsed().as_secs_f64()
+                ),
+            });
+        }
+        other => return Err(format!("{other} is no fault")),
+    };
+    let pid = cluster
+        .signal_node(index, signal)
+        .map_err(|e| e.to_string())?;
+    if signal == Signal::SIGKILL {
+        // Gone before the record says so: its sockets are closed once it has exited.
+        crate::cluster::process::wait_until(Duration::from_secs(10), || {
+            crate::cluster::process::has_exited(pid)
+        });
+    }
+    Ok(Execution {
+        exit_code: Some(0),
+        output: format!("{signal} sent to node {index} (pid {pid})"),
+    })
 }
 
 /// The end of `output`: its last lines, at most [`TAIL_CHARS`] characters.
@@ -326,13 +384,19 @@ pub async fn run_plan<E: Executor>(
     on_record: &mut (dyn FnMut(&OperationRecord) + Send),
 ) -> Vec<OperationRecord> {
     let mut records = Vec::new();
+    // Nodes frozen by the plan and not continued yet.
+    let mut frozen: Vec<Target> = Vec::new();
     for planned in &plan.0 {
         tokio::select! {
             _ = tokio::time::sleep_until(t0 + planned.at()) => {}
             _ = load_end(ended.clone()) => {}
             _ = stop.wait() => {}
         }
-        for target in targets {
+        let on = match planned.node {
+            Some(node) => targets.get(node as usize - 1..node as usize).unwrap_or(&[]),
+            None => targets,
+        };
+        for target in on {
             let mut record = OperationRecord {
                 operation: planned.operation,
                 node: target.name(),
@@ -351,8 +415,8 @@ pub async fn run_plan<E: Executor>(
             }
             let start = Instant::now();
             println!(
-                "  maintenance: nodetool {} on {} started at {:.1} s (due at {:.1} s)",
-                planned.operation,
+                "  maintenance: {} on {} started at {:.1} s (due at {:.1} s)",
+                planned.operation.describe(),
                 record.node,
                 seconds(t0, start),
                 planned.at_s
@@ -396,8 +460,8 @@ pub async fn run_plan<E: Executor>(
                 .exit_code
                 .map_or(String::new(), |c| format!(", exit {c}"));
             println!(
-                "  maintenance: nodetool {} on {} ended at {:.1} s after {:.1} s: {}{exit}",
-                planned.operation,
+                "  maintenance: {} on {} ended at {:.1} s after {:.1} s: {}{exit}",
+                planned.operation.describe(),
                 record.node,
                 seconds(t0, end),
                 (end - start).as_secs_f64(),
@@ -409,9 +473,45 @@ pub async fn run_plan<E: Executor>(
                     println!("    {line}");
                 }
             }
+            match planned.operation {
+                Operation::Stop if record.status == Status::Ok => frozen.push(target.clone()),
+                Operation::Cont | Operation::Restart => frozen.retain(|t| t != target),
+                _ => {}
+            }
             on_record(&record);
             records.push(record);
         }
+    }
+    for target in frozen {
+        let start = Instant::now();
+        let result = executor.execute(Operation::Cont, &target, keyspace).await;
+        let end = Instant::now();
+        let (status, output) = match result {
+            Ok(execution) if execution.exit_code == Some(0) => (Status::Ok, execution.output),
+            Ok(execution) => (Status::Failed, execution.output),
+            Err(why) => (Status::Failed, why),
+        };
+        let record = OperationRecord {
+            operation: Operation::Cont,
+            node: target.name(),
+            planned_s: seconds(t0, start),
+            start_s: Some(seconds(t0, start)),
+            end_s: Some(seconds(t0, end)),
+            wall_s: Some((end - start).as_secs_f64()),
+            status,
+            exit_code: (status == Status::Ok).then_some(0),
+            output_tail: tail(&format!(
+                "{output}\ncontinued when the plan ended: a run never leaves a node frozen"
+            )),
+        };
+        println!(
+            "  maintenance: {} left frozen by the plan: continued at {:.1} s: {}",
+            record.node,
+            seconds(t0, start),
+            status.describe()
+        );
+        on_record(&record);
+        records.push(record);
     }
     records
 }
@@ -419,14 +519,14 @@ pub async fn run_plan<E: Executor>(
 /// The summary's table: one line per operation and node with its wall time.
 pub fn describe(file: &MaintenanceFile) -> Vec<String> {
     let mut lines = vec![format!(
-        "{:<15} {:<21} {:>8} {:>8} {:>10}  {}",
+        "{:<23} {:<21} {:>8} {:>8} {:>10}  {}",
         "operation", "node", "due s", "start s", "wall s", "status"
     )];
     let s = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
     for r in &file.operations {
         lines.push(format!(
-            "{:<15} {:<21} {:>8.1} {:>8} {:>10}  {}",
-            r.operation.name(),
+            "{:<23} {:<21} {:>8.1} {:>8} {:>10}  {}",
+            r.operation.describe(),
             r.node,
             r.planned_s,
             s(r.start_s),
@@ -540,6 +640,71 @@ mod tests {
                 .map(|&(op, s, code)| (op, (Duration::from_secs(s), code)))
                 .collect(),
         }
+    }
+
+    /// A fault names its node and runs there alone; a node the plan froze and never
+    /// continued is continued when the plan ends (here: the load ended first).
+    #[tokio::test(start_paused = true)]
+    async fn faults_act_on_their_node_and_no_node_is_left_frozen() {
+        let executor = sleeper(&[
+            (Operation::Kill, 0, 0),
+            (Operation::Restart, 20, 0),
+            (Operation::Stop, 0, 0),
+            (Operation::Cont, 0, 0),
+            (Operation::Flush, 1, 0),
+        ]);
+        let file = run(
+            "kill:3@5s,restart:3@10s,flush:2@40s,stop:1@45s,cont:1@70s",
+            executor,
+            3,
+            60,
+            600.0,
+            None,
+            None,
+        )
+        .await;
+        let ok = Status::Ok;
+        let s = |a: f64| Some(a);
+        assert_eq!(
+            spans(&file),
+            vec![
+                ("kill".into(), "node3".into(), s(5.0), s(5.0), ok),
+                ("restart".into(), "node3".into(), s(10.0), s(30.0), ok),
+                ("flush".into(), "node2".into(), s(40.0), s(41.0), ok),
+                ("stop".into(), "node1".into(), s(45.0), s(45.0), ok),
+                // Due after the load ended: not started...
+                (
+                    "cont".into(),
+                    "node1".into(),
+                    None,
+                    None,
+                    Status::NotStarted
+                ),
+                // ...so the node is continued all the same.
+                ("cont".into(), "node1".into(), s(60.0), s(60.0), ok),
+            ]
+        );
+        assert!(file.operations[5]
+            .output_tail
+            .contains("never leaves a node frozen"));
+    }
+
+    /// A node continued by the plan itself is not continued again.
+    #[tokio::test(start_paused = true)]
+    async fn a_node_continued_by_the_plan_is_left_alone_at_its_end() {
+        let executor = sleeper(&[(Operation::Stop, 0, 0), (Operation::Cont, 0, 0)]);
+        let file = run("stop:2@5s,cont:2@15s", executor, 3, 30, 600.0, None, None).await;
+        let names: Vec<(String, String)> = spans(&file)
+            .into_iter()
+            .map(|(op, node, ..)| (op, node))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("stop".into(), "node2".into()),
+                ("cont".into(), "node2".into())
+            ]
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -37,6 +37,9 @@ pub struct RunSettings {
     pub headroom_version: String,
     /// Contact points.
     pub hosts: Vec<String>,
+    /// `--local-dc`: the data centre requests go to; the contact points' when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_dc: Option<String>,
     /// The workload and its settings.
     pub workload: WorkloadConfig,
     /// Open or closed loop.
@@ -69,7 +72,7 @@ pub struct RunSettings {
     pub phase: RunPhase,
     /// The command line, as typed.
     pub command_line: Vec<String>,
-    /// nodetool operations run during the load (`--during`), if any.
+    /// Operations and faults run during the load (`--during`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maintenance: Option<MaintenanceConfig>,
     /// Whether Cassandra's own histograms of a local cluster's nodes are also read through

@@ -123,7 +123,7 @@ pub struct RunData {
     /// pauses.json: the server pauses of the run's nodes, when the run loaded a local
     /// cluster headroom started.
     pub pauses: Option<PausesFile>,
-    /// maintenance.json: the nodetool operations run during the load (`--during`).
+    /// maintenance.json: the operations and faults run during the load (`--during`).
     pub maintenance: Option<crate::maintenance::MaintenanceFile>,
     /// server-tables.json: Cassandra's own histograms of the run's table, before and after.
     pub server_tables: Option<ServerTablesFile>,

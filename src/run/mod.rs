@@ -31,7 +31,7 @@ use crate::client::{self, ClientConfig};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::Progress;
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, StopReason};
-use crate::maintenance::runner::{Maintenance, Nodetool};
+use crate::maintenance::runner::{Maintenance, OnNodes};
 use crate::maintenance::{MaintenanceFile, PlanError, Target};
 use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
 use crate::metrics::server_tables::TablesRecording;
@@ -99,10 +99,13 @@ pub async fn execute(
         request_timeout: Duration::from_secs_f64(settings.request_timeout_s),
         connections: settings.connections,
         credentials: context.credentials.clone(),
+        local_dc: settings.local_dc.clone(),
     };
     let session = client::connect(&client_config)
         .await
         .map_err(|e| failed(e.into()))?;
+    let local_dc =
+        client::local_datacenter(&session, &client_config).map_err(|e| failed(e.into()))?;
     let native = match settings.effective_sender() {
         Sender::Driver => None,
         sender => {
@@ -111,6 +114,7 @@ pub async fn execute(
                 settings.connections,
                 client_config.credentials.clone(),
                 client::CONNECT_TIMEOUT,
+                local_dc.clone(),
             )
             .await
             {
@@ -361,21 +365,32 @@ fn start_maintenance(
     observer: &mut dyn RunObserver,
 ) -> Option<Maintenance> {
     let m = settings.maintenance.as_ref()?;
-    let names: Vec<String> = targets.iter().map(|t| t.name()).collect();
-    observer.note(&format!(
-        "Maintenance: nodetool {} on {}, one node after another.",
-        m.plan
-            .0
-            .iter()
-            .map(|p| format!("{}@{}s", p.operation, p.at_s))
-            .collect::<Vec<_>>()
-            .join(", "),
-        names.join(", ")
-    ));
+    let every = targets
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let steps: Vec<String> = m
+        .plan
+        .0
+        .iter()
+        .map(|p| {
+            let on = match p.node.and_then(|n| targets.get(n as usize - 1)) {
+                Some(target) => target.name(),
+                None => format!("{every}, one node after another"),
+            };
+            format!(
+                "{} at {} on {on}",
+                p.operation.describe(),
+                humantime::format_duration(p.at())
+            )
+        })
+        .collect();
+    observer.note(&format!("Maintenance: {}.", steps.join("; ")));
     Some(Maintenance::start(
         m,
         targets,
-        Nodetool,
+        OnNodes,
         tokio::time::Instant::from_std(clock.t0()),
         started_at,
         Some(out),

@@ -10,24 +10,33 @@
 //! docs/decisions/0006-a-native-sender-for-the-measured-requests.md).
 //!
 //! What it does: protocol v4 without compression; PasswordAuthenticator; `--connections`
-//! connections per node, requests spread over them in turn; token-aware routing to the first
-//! replica the driver's ring names (connections to the nodes known when the run started); the engine's own
-//! timeouts (a dropped request frees its stream id when its answer comes). A broken
-//! connection fails its requests as connection errors and is reopened in the background
-//! (every half second at most); a statement a restarted node forgot is prepared again through
-//! the driver, the requests that found it missing counting as errors. Not supported: TLS,
-//! protocol versions other than 4, compression.
+//! connections per node of the local data centre, requests spread over them in turn. Routing
+//! follows the driver's default policy: the replicas of the request's token in the local data
+//! centre first, in the ring's order, then the other nodes of that data centre; a node whose
+//! connection is broken is skipped, and a request that could not be written to a node goes to
+//! the next one. A request written and then lost (its node died) is an error and is never sent
+//! again: a failed request is data. A broken connection is reopened in the background (every
+//! half second at most, while requests find it broken); a node the driver sees join or come
+//! up is connected to within a second ([`WATCH_EVERY`]). A statement a restarted node forgot
+//! is prepared again through the driver, the requests that found it missing counting as
+//! errors. The engine keeps its own timeouts (a dropped request frees its stream id when its
+//! answer comes). Not supported: TLS, protocol versions other than 4, compression.
 
 mod connection;
 mod frame;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
 use scylla::client::session::Session;
-use scylla::errors::{BadQuery, DbError, ExecutionError, RequestAttemptError};
+use scylla::cluster::Node;
+use scylla::errors::{
+    BadQuery, ConnectionError, ConnectionPoolError, DbError, ExecutionError, RequestAttemptError,
+};
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::RowWriter;
 use scylla::statement::prepared::PreparedStatement;
@@ -54,6 +63,9 @@ pub enum Sender {
 /// The least time between two attempts to reopen a broken connection.
 const RECONNECT_EVERY: Duration = Duration::from_millis(500);
 
+/// How often the driver's view of the cluster is compared with the nodes connected to.
+pub const WATCH_EVERY: Duration = Duration::from_secs(1);
+
 /// One of the connections to a node, reopened when it breaks.
 struct Link {
     address: SocketAddr,
@@ -62,133 +74,171 @@ struct Link {
     reconnecting: AtomicBool,
 }
 
+impl Link {
+    fn connection(&self) -> Arc<Connection> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
 /// How to open connections again.
 struct Opener {
     credentials: Option<(String, String)>,
     connect_timeout: Duration,
 }
 
-/// `connections` connections to every node the driver knew when the run started.
+impl Opener {
+    /// `count` connections to `address`.
+    async fn links(&self, address: SocketAddr, count: usize) -> Result<Vec<Arc<Link>>, String> {
+        let mut links = Vec::new();
+        for _ in 0..count.max(1) {
+            let connection =
+                Connection::open(address, self.credentials.as_ref(), self.connect_timeout).await?;
+            links.push(Arc::new(Link {
+                address,
+                current: RwLock::new(connection),
+                reconnecting: AtomicBool::new(false),
+            }));
+        }
+        Ok(links)
+    }
+}
+
+/// The nodes requests may go to: those of the local data centre that could be connected to.
+#[derive(Default)]
+struct NodeTable {
+    by_id: HashMap<Uuid, Arc<[Arc<Link>]>>,
+    /// The same nodes in the driver's order: the coordinators tried after the replicas.
+    all: Vec<Arc<[Arc<Link>]>>,
+}
+
+impl NodeTable {
+    fn with(&self, host_id: Uuid, links: Vec<Arc<Link>>) -> NodeTable {
+        let mut by_id = self.by_id.clone();
+        by_id.insert(host_id, links.into());
+        NodeTable::from(by_id)
+    }
+
+    fn without(&self, gone: &[Uuid]) -> NodeTable {
+        let mut by_id = self.by_id.clone();
+        by_id.retain(|id, _| !gone.contains(id));
+        NodeTable::from(by_id)
+    }
+
+    fn close(&self) {
+        for link in self.all.iter().flat_map(|links| links.iter()) {
+            link.connection().close();
+        }
+    }
+}
+
+impl From<HashMap<Uuid, Arc<[Arc<Link>]>>> for NodeTable {
+    fn from(by_id: HashMap<Uuid, Arc<[Arc<Link>]>>) -> NodeTable {
+        let mut ids: Vec<&Uuid> = by_id.keys().collect();
+        ids.sort();
+        let all = ids.iter().map(|id| by_id[*id].clone()).collect();
+        NodeTable { by_id, all }
+    }
+}
+
+/// `connections` connections to every node of the local data centre.
 pub struct NativeClient {
     session: Arc<Session>,
-    /// Per node: its host id and its links.
-    nodes: Vec<(Uuid, Vec<Arc<Link>>)>,
+    table: Arc<ArcSwap<NodeTable>>,
     opener: Arc<Opener>,
-    /// Spreads requests over a node's links.
+    /// Spreads requests over a node's links and over the coordinators that are no replica.
     next: AtomicUsize,
     /// A statement is being prepared again (a node forgot it).
     repreparing: Arc<AtomicBool>,
+    /// Connects to nodes that join or come up, and forgets those that leave the ring.
+    watcher: tokio::task::JoinHandle<()>,
+}
+
+/// Whether `node` is one requests may go to.
+fn in_dc(node: &Node, local_dc: Option<&str>) -> bool {
+    local_dc.is_none_or(|dc| node.datacenter.as_deref() == Some(dc))
+}
+
+fn address_of(node: &Node) -> SocketAddr {
+    SocketAddr::new(node.address.ip(), node.address.port())
 }
 
 impl NativeClient {
-    /// Opens `connections` connections to every node of `session`'s cluster. Fails if a node
-    /// refuses or does not answer within `connect_timeout`, naming it and why.
+    /// Opens `connections` connections to every node of `session`'s cluster in `local_dc`
+    /// (every node when None). Fails if no node can be connected to, naming the first and
+    /// why; a node that is down is connected to once the driver sees it up.
     pub async fn open(
         session: Arc<Session>,
         connections: usize,
         credentials: Option<(String, String)>,
         connect_timeout: Duration,
+        local_dc: Option<String>,
     ) -> Result<NativeClient, String> {
-        let cluster = session.get_cluster_state();
         let opener = Arc::new(Opener {
             credentials,
             connect_timeout,
         });
-        let mut nodes = Vec::new();
+        let cluster = session.get_cluster_state();
+        let mut by_id = HashMap::new();
+        let mut first_error = None;
         for node in cluster.get_nodes_info() {
-            let address = SocketAddr::new(node.address.ip(), node.address.port());
-            let mut links = Vec::new();
-            for _ in 0..connections.max(1) {
-                let connection =
-                    Connection::open(address, opener.credentials.as_ref(), opener.connect_timeout)
-                        .await?;
-                links.push(Arc::new(Link {
-                    address,
-                    current: RwLock::new(connection),
-                    reconnecting: AtomicBool::new(false),
-                }));
+            if !in_dc(node, local_dc.as_deref()) {
+                continue;
             }
-            nodes.push((node.host_id, links));
-        }
-        if nodes.is_empty() {
-            return Err("the driver knows no node to connect to".into());
-        }
-        Ok(NativeClient {
-            session,
-            nodes,
-            opener,
-            next: AtomicUsize::new(0),
-            repreparing: Arc::new(AtomicBool::new(false)),
-        })
-    }
-
-    /// The node for a request of `statement` with `values`: the first replica of its token
-    /// the driver's current ring names, or the first node when there is one node, no token or
-    /// no connection to a replica. (The ring is read per request: the run's keyspace may be
-    /// created after the connections are opened.)
-    fn route(&self, statement: &PreparedStatement, values: &impl SerializeRow) -> &[Arc<Link>] {
-        if self.nodes.len() > 1 {
-            if let (Ok(Some(token)), Some(ks), Some(table)) = (
-                statement.calculate_token(values),
-                statement.get_keyspace_name(),
-                statement.get_table_name(),
-            ) {
-                let cluster = self.session.get_cluster_state();
-                for (node, _) in cluster.get_token_endpoints(ks, table, token) {
-                    if let Some((_, links)) = self.nodes.iter().find(|(id, _)| *id == node.host_id)
-                    {
-                        return links;
-                    }
+            match opener.links(address_of(node), connections).await {
+                Ok(links) => {
+                    by_id.insert(node.host_id, links.into());
+                }
+                // Up for the driver: something of ours (credentials, TLS) is wrong.
+                Err(e) if node.is_connected() => {
+                    NodeTable::from(by_id).close();
+                    return Err(e);
+                }
+                // Down for the driver too: connected to once it comes up.
+                Err(e) => {
+                    first_error.get_or_insert(e);
                 }
             }
         }
-        &self.nodes[0].1
+        if by_id.is_empty() {
+            return Err(first_error.unwrap_or_else(|| match &local_dc {
+                Some(dc) => format!("the driver knows no node in data centre {dc}"),
+                None => "the driver knows no node to connect to".into(),
+            }));
+        }
+        let table = Arc::new(ArcSwap::from_pointee(NodeTable::from(by_id)));
+        let watcher = tokio::spawn(watch(
+            Arc::downgrade(&session),
+            Arc::downgrade(&table),
+            opener.clone(),
+            connections,
+            local_dc,
+        ));
+        Ok(NativeClient {
+            session,
+            table,
+            opener,
+            next: AtomicUsize::new(0),
+            repreparing: Arc::new(AtomicBool::new(false)),
+            watcher,
+        })
     }
 
     /// Executes `statement` with `values` and waits for the answer; the statement's
-    /// consistency (LOCAL_ONE if unset) and serial consistency apply.
+    /// consistency (LOCAL_ONE if unset) and serial consistency apply. The request goes to
+    /// the first node of the plan (see the module's doc) that takes it.
     pub async fn execute(
         &self,
         statement: &PreparedStatement,
         values: impl SerializeRow,
     ) -> Result<(), ExecutionError> {
-        let links = self.route(statement, &values);
-        let link = if links.len() == 1 {
-            &links[0]
-        } else {
-            &links[self.next.fetch_add(1, Ordering::Relaxed) % links.len()]
-        };
-        let connection = link
-            .current
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
-        let serial = statement.get_serial_consistency();
-        let sent = connection.send(|out, stream| {
-            let body = frame::execute_begin(out, stream, statement.get_id(), consistency, serial);
-            // The values go straight into the frame: a [short] count, then each as [bytes].
-            let count_at = out.len();
-            out.extend_from_slice(&[0, 0]);
-            let specs = statement.get_variable_col_specs();
-            let context = RowSerializationContext::from_specs(specs.as_slice());
-            let mut writer = RowWriter::new(out);
-            values
-                .serialize(&context, &mut writer)
-                .map_err(|e| Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e))))?;
-            let count = writer.value_count() as u16;
-            out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
-            frame::serial_consistency(out, serial);
-            frame::end(out, body);
-            Ok(())
-        });
-        let result = match sent {
-            Ok(pending) => pending.await,
-            Err(e) => Err(*e),
-        };
+        let (link, connection, pending) = self.dispatch(statement, &values)?;
+        let result = pending.await;
         if let Err(e) = &result {
             if connection.is_broken() {
-                self.reconnect(link);
+                self.reconnect(&link);
             } else if is_unprepared(e) {
                 self.reprepare(statement);
             }
@@ -196,8 +246,83 @@ impl NativeClient {
         result
     }
 
-    /// Reopens the link's connection in the background, unless that is under way; the
-    /// requests in between fail as connection errors.
+    /// Writes the request to the first node of its plan that takes it.
+    fn dispatch(
+        &self,
+        statement: &PreparedStatement,
+        values: &impl SerializeRow,
+    ) -> Result<(Arc<Link>, Arc<Connection>, connection::Pending), ExecutionError> {
+        let table = self.table.load();
+        let turn = self.next.fetch_add(1, Ordering::Relaxed);
+        let replicas = match (
+            table.all.len() > 1,
+            statement.get_keyspace_name(),
+            statement.get_table_name(),
+        ) {
+            (true, Some(ks), Some(name)) => match statement.calculate_token(values) {
+                Ok(Some(token)) => self
+                    .session
+                    .get_cluster_state()
+                    .get_token_endpoints(ks, name, token),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let count = table.all.len();
+        let plan = replicas
+            .iter()
+            .filter_map(|(node, _)| table.by_id.get(&node.host_id))
+            .chain((0..count).map(|i| &table.all[(turn + i) % count]));
+        let mut last = None;
+        for links in plan {
+            let link = &links[turn % links.len()];
+            let connection = link.connection();
+            match self.send(&connection, statement, values) {
+                Ok(pending) => return Ok((link.clone(), connection, pending)),
+                // Not written: the next node of the plan may take it.
+                Err(e) if connection.is_broken() => {
+                    self.reconnect(link);
+                    last = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(no_connection))
+    }
+
+    /// Frames one EXECUTE on `connection`; Err when it was not written.
+    fn send(
+        &self,
+        connection: &Arc<Connection>,
+        statement: &PreparedStatement,
+        values: &impl SerializeRow,
+    ) -> Result<connection::Pending, ExecutionError> {
+        let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
+        let serial = statement.get_serial_consistency();
+        connection
+            .send(|out, stream| {
+                let body =
+                    frame::execute_begin(out, stream, statement.get_id(), consistency, serial);
+                // The values go straight into the frame: a [short] count, then each as [bytes].
+                let count_at = out.len();
+                out.extend_from_slice(&[0, 0]);
+                let specs = statement.get_variable_col_specs();
+                let context = RowSerializationContext::from_specs(specs.as_slice());
+                let mut writer = RowWriter::new(out);
+                values.serialize(&context, &mut writer).map_err(|e| {
+                    Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e)))
+                })?;
+                let count = writer.value_count() as u16;
+                out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
+                frame::serial_consistency(out, serial);
+                frame::end(out, body);
+                Ok(())
+            })
+            .map_err(|e| *e)
+    }
+
+    /// Reopens the link's connection in the background, unless that is under way or was
+    /// tried less than [`RECONNECT_EVERY`] ago.
     fn reconnect(&self, link: &Arc<Link>) {
         if link.reconnecting.swap(true, Ordering::AcqRel) {
             return;
@@ -240,6 +365,78 @@ impl NativeClient {
             flag.store(false, Ordering::Release);
         });
     }
+
+    /// The nodes requests can go to now, by address.
+    pub fn nodes(&self) -> Vec<SocketAddr> {
+        let mut nodes: Vec<SocketAddr> = self
+            .table
+            .load()
+            .all
+            .iter()
+            .map(|links| links[0].address)
+            .collect();
+        nodes.sort();
+        nodes
+    }
+}
+
+/// Keeps the node table in step with the driver's view: every [`WATCH_EVERY`], connects to the
+/// nodes of the local data centre that the driver has connections to and the table lacks
+/// (joined, or down when the run started), and drops the nodes that left the ring. Ends when
+/// the client is gone.
+async fn watch(
+    session: Weak<Session>,
+    table: Weak<ArcSwap<NodeTable>>,
+    opener: Arc<Opener>,
+    connections: usize,
+    local_dc: Option<String>,
+) {
+    loop {
+        tokio::time::sleep(WATCH_EVERY).await;
+        let (Some(session), Some(table)) = (session.upgrade(), table.upgrade()) else {
+            return;
+        };
+        let cluster = session.get_cluster_state();
+        let nodes: Vec<&Arc<Node>> = cluster
+            .get_nodes_info()
+            .iter()
+            .filter(|n| in_dc(n, local_dc.as_deref()))
+            .collect();
+        let known = table.load_full();
+        let gone: Vec<Uuid> = known
+            .by_id
+            .keys()
+            .filter(|id| !nodes.iter().any(|n| n.host_id == **id))
+            .copied()
+            .collect();
+        if !gone.is_empty() {
+            let left = known.without(&gone);
+            for id in &gone {
+                for link in known.by_id[id].iter() {
+                    link.connection().close();
+                }
+            }
+            table.store(Arc::new(left));
+        }
+        for node in nodes {
+            if table.load().by_id.contains_key(&node.host_id) || !node.is_connected() {
+                continue;
+            }
+            if let Ok(links) = opener.links(address_of(node), connections).await {
+                let grown = table.load().with(node.host_id, links);
+                table.store(Arc::new(grown));
+            }
+        }
+    }
+}
+
+/// The error of a request no node of the local data centre could take.
+fn no_connection() -> ExecutionError {
+    ExecutionError::ConnectionPoolError(ConnectionPoolError::Broken {
+        last_connection_error: ConnectionError::IoError(Arc::new(std::io::Error::other(
+            "no node of the local data centre has a working connection",
+        ))),
+    })
 }
 
 /// Whether the node answered that it does not know the statement's id.
@@ -256,18 +453,14 @@ fn is_unprepared(error: &ExecutionError) -> bool {
 impl std::fmt::Debug for NativeClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NativeClient")
-            .field("nodes", &self.nodes.len())
+            .field("nodes", &self.table.load().all.len())
             .finish()
     }
 }
 
 impl Drop for NativeClient {
     fn drop(&mut self) {
-        for link in self.nodes.iter().flat_map(|(_, links)| links) {
-            link.current
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .close();
-        }
+        self.watcher.abort();
+        self.table.load().close();
     }
 }

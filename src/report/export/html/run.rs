@@ -162,7 +162,7 @@ fn maintenance_part(page: &mut Page, run: &RunData) {
             };
             (
                 vec![
-                    format!("nodetool {}", r.operation),
+                    r.operation.describe(),
                     r.node.clone(),
                     format_number(r.planned_s),
                     s(r.start_s),

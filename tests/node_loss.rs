@@ -1,0 +1,185 @@
+//! Nodes lost during a run, on three real nodes at RF 3 and CL ONE: a node killed and
+//! restarted by `--during` costs only the requests it held (the native sender routes around
+//! it and comes back to it), a node frozen and continued shows as timeouts and late answers,
+//! and every scheduled request is accounted for either way.
+
+use std::fs;
+use std::path::Path;
+
+use headroom::cluster::LocalCluster;
+use headroom::maintenance::{MaintenanceFile, Operation, Status};
+
+use crate::support;
+
+/// Requests and errors (by class) of every operation type of a run's summary.
+fn accounting(out: &Path) -> (u64, u64, serde_json::Map<String, serde_json::Value>) {
+    let summary = support::read_json(&out.join("summary.json"));
+    let (mut requests, mut ok) = (0, 0);
+    let mut errors = serde_json::Map::new();
+    for op in summary["ops"].as_array().unwrap() {
+        requests += op["requests"].as_u64().unwrap();
+        ok += op["ok"].as_u64().unwrap();
+        for (class, count) in op["errors"].as_object().unwrap() {
+            let sum = errors.get(class).and_then(|v| v.as_u64()).unwrap_or(0);
+            errors.insert(class.clone(), (sum + count.as_u64().unwrap()).into());
+        }
+    }
+    (requests, ok, errors)
+}
+
+fn maintenance(out: &Path) -> MaintenanceFile {
+    serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap()
+}
+
+/// Writes node `node` coordinated for the workload's table since it started.
+fn coordinated_writes(cluster: &LocalCluster, node: u32) -> u64 {
+    let rows = support::query(
+        cluster.node(node).unwrap().native_addr(),
+        "SELECT keyspace_name, table_name, count FROM system_views.coordinator_write_latency",
+    );
+    rows.iter()
+        .filter(|r| r[0].as_deref() == Some("headroom"))
+        .filter_map(|r| r[2].as_deref()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn a_node_lost_during_a_run_costs_only_the_requests_it_held() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("node-loss");
+    let cluster =
+        LocalCluster::start(&dir, support::small_cluster(3), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+
+    // Killed 10 s into the measured part, started again 5 s later; the run goes on long
+    // enough for the node to answer again and take its share.
+    let out = runs.path().join("kill");
+    let rate = 600;
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            &rate.to_string(),
+            "--warmup",
+            "5s",
+            "--duration",
+            "75s",
+            "-r",
+            "0.2",
+            "--replication",
+            "simple:3",
+            "--consistency",
+            "ONE",
+            "--sender",
+            "native",
+            "--during",
+            "kill:3@15s,restart:3@20s",
+        ],
+    );
+    let stdout = support::stdout(&run);
+    assert!(run.status.success(), "{stdout}\n{}", support::stderr(&run));
+    assert!(
+        stdout.contains("maintenance: kill (SIGKILL) on node3 started at"),
+        "{stdout}"
+    );
+    let (requests, ok, errors) = accounting(&out);
+    assert_eq!(
+        requests,
+        75 * rate,
+        "every scheduled request is accounted for"
+    );
+    let failed: u64 = errors.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(ok + failed, requests);
+    assert!(
+        (failed as f64) < 0.01 * requests as f64,
+        "{failed} of {requests} failed ({errors:?}): more than the requests node 3 held"
+    );
+    let file = maintenance(&out);
+    let done: Vec<(Operation, Status)> = file
+        .operations
+        .iter()
+        .map(|r| (r.operation, r.status))
+        .collect();
+    assert_eq!(
+        done,
+        [
+            (Operation::Kill, Status::Ok),
+            (Operation::Restart, Status::Ok)
+        ],
+        "{file:?}"
+    );
+    let back_at = file.operations[1].end_s.unwrap();
+    // The run recorded the new pid in the cluster's directory.
+    let now = LocalCluster::open(&dir).unwrap();
+    assert!(now.pid(3).is_some(), "node 3 runs again");
+    // Restarted within the run, node 3 coordinated writes again: the sender came back to it.
+    if back_at < 70.0 {
+        let writes = coordinated_writes(&cluster, 3);
+        assert!(
+            writes > 100,
+            "node 3, up again at {back_at:.1} s, coordinated {writes} writes"
+        );
+    }
+
+    // Frozen for 10 s: its requests time out or are answered late, none is lost.
+    let out = runs.path().join("stop");
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            &rate.to_string(),
+            "--warmup",
+            "2s",
+            "--duration",
+            "25s",
+            "-r",
+            "0.2",
+            "--replication",
+            "simple:3",
+            "--consistency",
+            "ONE",
+            "--sender",
+            "native",
+            "--timeout",
+            "5s",
+            "--during",
+            "stop:2@7s,cont:2@17s",
+        ],
+    );
+    let stdout = support::stdout(&run);
+    assert!(run.status.success(), "{stdout}\n{}", support::stderr(&run));
+    let (requests, ok, errors) = accounting(&out);
+    assert_eq!(
+        requests,
+        25 * rate,
+        "every scheduled request is accounted for"
+    );
+    let failed: u64 = errors.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(ok + failed, requests);
+    // Sent to the frozen node in its first 5 s: timed out (the client's --timeout).
+    assert!(
+        errors.get("timeout").and_then(|v| v.as_u64()).unwrap_or(0) > 0,
+        "{errors:?}"
+    );
+    assert!(
+        errors.keys().all(|class| class == "timeout"),
+        "a frozen node's requests time out or come late, nothing else: {errors:?}"
+    );
+    let file = maintenance(&out);
+    assert!(
+        file.operations.iter().all(|r| r.status == Status::Ok),
+        "{file:?}"
+    );
+    let pid = LocalCluster::open(&dir)
+        .unwrap()
+        .pid(2)
+        .expect("node 2 runs");
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let state = stat.rsplit_once(')').unwrap().1.split_whitespace().next();
+    assert_ne!(state, Some("T"), "node 2 is no longer frozen");
+    drop(cluster);
+}
