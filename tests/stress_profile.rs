@@ -202,6 +202,7 @@ fn check_blog_rows(profile_path: &Path, partitions: u64) {
             request_timeout: std::time::Duration::from_secs(60),
             connections: 1,
             credentials: None,
+            tls: None,
         })
         .await
         .unwrap();

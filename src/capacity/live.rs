@@ -339,6 +339,7 @@ async fn truncate(
         request_timeout: Duration::from_secs(120),
         connections: 1,
         credentials,
+        tls: config.tls.clone(),
     })
     .await?;
     let (keyspace, table) = (

@@ -99,6 +99,7 @@ pub async fn execute(
         request_timeout: Duration::from_secs_f64(settings.request_timeout_s),
         connections: settings.connections,
         credentials: context.credentials.clone(),
+        tls: settings.tls.clone(),
     };
     let session = client::connect(&client_config)
         .await
@@ -106,10 +107,15 @@ pub async fn execute(
     let native = match settings.effective_sender() {
         Sender::Driver => None,
         sender => {
+            let tls = match &settings.tls {
+                Some(tls) => Some(client::tls::TlsClient::new(tls).map_err(|e| failed(e.into()))?),
+                None => None,
+            };
             match NativeClient::open(
                 session.clone(),
                 settings.connections,
                 client_config.credentials.clone(),
+                tls,
                 client::CONNECT_TIMEOUT,
             )
             .await
@@ -122,13 +128,21 @@ pub async fn execute(
                     None
                 }
                 Err(reason) => {
+                    let hosts = settings.hosts.join(", ");
+                    let explained = settings
+                        .tls
+                        .as_ref()
+                        .and_then(|tls| client::tls::explain(&reason, tls));
                     return Err(failed(
-                        client::ConnectError::Unreachable {
-                            hosts: settings.hosts.join(", "),
-                            reason: format!("the native sender: {reason}"),
+                        match explained {
+                            Some(cause) => client::ConnectError::Tls { hosts, cause },
+                            None => client::ConnectError::Unreachable {
+                                hosts,
+                                reason: format!("the native sender: {reason}"),
+                            },
                         }
                         .into(),
-                    ))
+                    ));
                 }
             }
         }

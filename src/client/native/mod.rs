@@ -15,8 +15,9 @@
 //! timeouts (a dropped request frees its stream id when its answer comes). A broken
 //! connection fails its requests as connection errors and is reopened in the background
 //! (every half second at most); a statement a restarted node forgot is prepared again through
-//! the driver, the requests that found it missing counting as errors. Not supported: TLS,
-//! protocol versions other than 4, compression.
+//! the driver, the requests that found it missing counting as errors. TLS with the run's
+//! settings, as the driver's connections (tokio-rustls, the same rustls configuration).
+//! Not supported: protocol versions other than 4, compression.
 
 mod connection;
 mod frame;
@@ -35,6 +36,7 @@ use scylla::statement::Consistency;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::tls::TlsClient;
 use connection::Connection;
 
 /// Which path the measured requests take.
@@ -65,6 +67,7 @@ struct Link {
 /// How to open connections again.
 struct Opener {
     credentials: Option<(String, String)>,
+    tls: Option<TlsClient>,
     connect_timeout: Duration,
 }
 
@@ -80,18 +83,33 @@ pub struct NativeClient {
     repreparing: Arc<AtomicBool>,
 }
 
+impl Opener {
+    async fn open(&self, address: SocketAddr) -> Result<Arc<Connection>, String> {
+        Connection::open(
+            address,
+            self.credentials.as_ref(),
+            self.tls.as_ref(),
+            self.connect_timeout,
+        )
+        .await
+    }
+}
+
 impl NativeClient {
-    /// Opens `connections` connections to every node of `session`'s cluster. Fails if a node
-    /// refuses or does not answer within `connect_timeout`, naming it and why.
+    /// Opens `connections` connections to every node of `session`'s cluster, over TLS when
+    /// `tls` is given. Fails if a node refuses or does not answer within `connect_timeout`,
+    /// naming it and why.
     pub async fn open(
         session: Arc<Session>,
         connections: usize,
         credentials: Option<(String, String)>,
+        tls: Option<TlsClient>,
         connect_timeout: Duration,
     ) -> Result<NativeClient, String> {
         let cluster = session.get_cluster_state();
         let opener = Arc::new(Opener {
             credentials,
+            tls,
             connect_timeout,
         });
         let mut nodes = Vec::new();
@@ -99,9 +117,7 @@ impl NativeClient {
             let address = SocketAddr::new(node.address.ip(), node.address.port());
             let mut links = Vec::new();
             for _ in 0..connections.max(1) {
-                let connection =
-                    Connection::open(address, opener.credentials.as_ref(), opener.connect_timeout)
-                        .await?;
+                let connection = opener.open(address).await?;
                 links.push(Arc::new(Link {
                     address,
                     current: RwLock::new(connection),
@@ -209,9 +225,7 @@ impl NativeClient {
             let Some(address) = link.upgrade().map(|l| l.address) else {
                 return;
             };
-            let opened =
-                Connection::open(address, opener.credentials.as_ref(), opener.connect_timeout)
-                    .await;
+            let opened = opener.open(address).await;
             match (link.upgrade(), opened) {
                 (Some(link), Ok(connection)) => {
                     *link.current.write().unwrap_or_else(|e| e.into_inner()) = connection;
