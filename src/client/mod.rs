@@ -208,12 +208,20 @@ async fn classify(reason: String, config: &ClientConfig) -> ConnectError {
     if lower.contains("authenticat") || lower.contains("credentials") {
         return ConnectError::Authentication { hosts, reason };
     }
-    if let Some(cause) = config
-        .tls
-        .as_ref()
-        .and_then(|settings| tls::explain(&reason, settings))
-    {
-        return ConnectError::Tls { hosts, cause };
+    if let Some(settings) = &config.tls {
+        if let Some(cause) = tls::explain(&reason, settings) {
+            return ConnectError::Tls { hosts, cause };
+        }
+        // The driver's reason may name no cause ("connection broken"): ask the first node.
+        if let (Ok(client), Some(host)) = (tls::TlsClient::new(settings), config.hosts.first()) {
+            if let Some(cause) = client
+                .first_failure(host, Duration::from_secs(2))
+                .await
+                .and_then(|failure| tls::explain(&failure, settings))
+            {
+                return ConnectError::Tls { hosts, cause };
+            }
+        }
     }
     if config.tls.is_none() && !lower.contains("refused") {
         for host in &config.hosts {

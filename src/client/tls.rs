@@ -122,6 +122,34 @@ impl TlsClient {
         })
     }
 
+    /// Why a connection to `host` (host:port) over this configuration fails, as rustls or
+    /// the node tells it: the handshake, then a first request (OPTIONS), which is where a
+    /// node that wanted a client certificate says so under TLS 1.3. `None` when it answers.
+    /// Asked after the driver failed with a reason that names no cause.
+    pub async fn first_failure(&self, host: &str, timeout: Duration) -> Option<String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let attempt = async {
+            let address = tokio::net::lookup_host(host).await.ok()?.next()?;
+            let socket = tokio::net::TcpStream::connect(address).await.ok()?;
+            let mut stream = match self.connect(address, socket).await {
+                Ok(stream) => stream,
+                Err(e) => return Some(e.to_string()),
+            };
+            // OPTIONS, protocol v4, stream 0, no body. A node that ends the connection
+            // here took the handshake but not the client (its certificate, or none).
+            let options = [0x04, 0, 0, 0, 0x05, 0, 0, 0, 0];
+            let mut header = [0u8; 9];
+            let answered = match stream.write_all(&options).await {
+                Ok(()) => stream.read_exact(&mut header).await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            answered
+                .err()
+                .map(|e| format!("{CLOSED_AFTER_HANDSHAKE} ({e})"))
+        };
+        tokio::time::timeout(timeout, attempt).await.ok().flatten()
+    }
+
     /// The configuration, as the driver and tokio-rustls take it.
     pub fn config(&self) -> Arc<rustls::ClientConfig> {
         self.config.clone()
@@ -139,6 +167,10 @@ impl TlsClient {
             .await
     }
 }
+
+/// What [`TlsClient::first_failure`] says of a node that closed the connection right after
+/// the handshake: what Cassandra does to a client without the certificate it requires.
+const CLOSED_AFTER_HANDSHAKE: &str = "the node closed the connection after the TLS handshake";
 
 /// `--tls-cert` without `--tls-key` or the other way round.
 pub fn missing_pair(given: &str, missing: &str) -> UsageError {
@@ -387,7 +419,8 @@ pub fn explain(reason: &str, settings: &TlsSettings) -> Option<String> {
         || lower.contains("badcertificate")
         || lower.contains("unknownca")
         || lower.contains("handshakefailure")
-        || lower.contains("frame header");
+        || lower.contains("frame header")
+        || lower.contains(&CLOSED_AFTER_HANDSHAKE.to_ascii_lowercase());
     if client_refused {
         return Some(match &settings.client_cert {
             None => "TLS: the node requires a client certificate: give --tls-cert FILE and \
@@ -636,6 +669,8 @@ mod tests {
             client_key: Some("/k.pem".into()),
             ..plain.clone()
         };
+        let told = explain(CLOSED_AFTER_HANDSHAKE, &plain).unwrap();
+        assert!(told.contains("requires a client certificate"), "{told}");
         let told = explain("received fatal alert: BadCertificate", &mutual).unwrap();
         assert!(told.contains("refused the client certificate in --tls-cert /c.pem"));
         let told = explain(
