@@ -64,6 +64,20 @@ const OPERATIONS_EMPTY: &str = "schema: []\noperations: {}\n";
 const UNKNOWN_KEY: &str = "schema: []\nsurprise: 1\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
 const BAD_GENERATOR: &str = "schema: []\ngenerators:\n  key: lognormal(1)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [key]\n";
 
+/// A self-signed certificate (PEM), where a case needs one that reads.
+const CERTIFICATE: &str = "-----BEGIN CERTIFICATE-----\n\
+MIIBfjCCASWgAwIBAgIUTHFuH5vdWj2fkrq177T1Z/ZPFuQwCgYIKoZIzj0EAwIw\n\
+FDESMBAGA1UEAwwJYmFkLWlucHV0MCAXDTI2MTEyNjEzMzI0NloYDzIxMjYxMTAy\n\
+MTMzMjQ2WjAUMRIwEAYDVQQDDAliYWQtaW5wdXQwWTATBgcqhkjOPQIBBggqhkjO\n\
+PQMBBwNCAATkxmYeEHKYjkMwfySxYOE+fkYoaH0yiOdpbAbyZb3LM7t+7GE97HiC\n\
+1x5I8W2BEpwP9SaJJWAm5SoOlhs0ZG3qo1MwUTAdBgNVHQ4EFgQUtjyHFO/zZ2xF\n\
+3DCQK3VnegrElu8wHwYDVR0jBBgwFoAUtjyHFO/zZ2xF3DCQK3VnegrElu8wDwYD\n\
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiBG4ZUt3fFjNVmIjV9t+2Ay\n\
+YjR4fW9vwGOga5YJP832GQIgZRGZqLmAHIwWVDl1kVaRySOtFrSOETmlAFwn/ouA\n\
+78s=\n\
+-----END CERTIFICATE-----\n\
+";
+
 /// An SLA too long to echo whole: the message shows the part around the mistake.
 const LONG_SLA: &str = "p50<1s, p51<1s, p52<1s, p53<1s, p54<1s, p55<1s, p56<1s, p57<1s, p58<1s, p59<1s, p60<1s, p61<1s, p62<1s, p63<1s, p64<1s, p65<1s, p66<1s, p67<1s, p68<1s, p69<1s, p70<1s, p71<1s, p72<1s, p73<1s, p74<1s, p75<1s, p76<1s, p77<1s, p78<1s, p79<1s, p80<1s, p81<1s, p82<1s, p83<1s, p84<1s, p85<1s, p86<1s, p87<1s, p88<1s, p89<1s, p90<1s, p91<1s, p92<1s, p93<1s, p94<1s, p95<1s, p96<1s, p97<1s, p98<1s, bad";
 
@@ -144,6 +158,47 @@ const CASES: &[Case] = &[
         ],
         &[("pw", Text("s3cret\n"))],
         &["--password-file and --password both give a password"],
+    ),
+    // TLS: a certificate with its key, files that hold what the flag says, flags that fit.
+    with(
+        &["run", "keyvalue", "--tls-cert", "{dir}/client.pem"],
+        &[("client.pem", Text(CERTIFICATE))],
+        &["--tls-cert needs --tls-key", "give --tls-cert FILE --tls-key FILE"],
+    ),
+    with(
+        &["sweep", "keyvalue", "--tls-key", "{dir}/key.pem"],
+        &[("key.pem", Text("-----BEGIN PRIVATE KEY-----\n"))],
+        &["--tls-key needs --tls-cert"],
+    ),
+    case(
+        &["run", "keyvalue", "--tls-ca", "{dir}/none.pem"],
+        &["cannot read --tls-ca", "none.pem"],
+    ),
+    with(
+        &["capacity", "keyvalue", "--tls-ca", "{dir}/ca.pem"],
+        &[("ca.pem", Text("not a certificate\n"))],
+        &["--tls-ca", "holds no certificate", "BEGIN CERTIFICATE"],
+    ),
+    with(
+        &[
+            "run", "keyvalue", "--tls-ca", "{dir}/ca.pem", "--tls-cert", "{dir}/ca.pem",
+            "--tls-key", "{dir}/ca.pem",
+        ],
+        &[("ca.pem", Text(CERTIFICATE))],
+        &["--tls-key", "holds no private key"],
+    ),
+    with(
+        &["run", "keyvalue", "--tls-no-verify", "--tls-ca", "{dir}/ca.pem"],
+        &[("ca.pem", Text(CERTIFICATE))],
+        &["--tls-no-verify checks no certificate, so --tls-ca would do nothing"],
+    ),
+    case(
+        &["run", "keyvalue", "--tls-server-name", "not a name"],
+        &["--tls-server-name 'not a name' is not a DNS name or an IP address"],
+    ),
+    case(
+        &["cluster", "start", "--tls", "--cassandra-version", "4.0.17"],
+        &["--tls needs Cassandra 4.1 or later", "--cassandra-version"],
     ),
     case(
         &["run", "keyvalue", "--threads", "0"],

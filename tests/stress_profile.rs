@@ -203,6 +203,7 @@ fn check_blog_rows(profile_path: &Path, partitions: u64) {
             connections: 1,
             credentials: None,
             local_dc: None,
+            tls: None,
         })
         .await
         .unwrap();

@@ -20,6 +20,7 @@ mod run;
 mod server_tables;
 mod stress_profile;
 mod sweep;
+mod tls;
 mod verdicts;
 mod workload_file;
 mod ycsb;

@@ -340,6 +340,7 @@ async fn truncate(
         connections: 1,
         credentials,
         local_dc: config.local_dc.clone(),
+        tls: config.tls.clone(),
     })
     .await?;
     let (keyspace, table) = (

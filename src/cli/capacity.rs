@@ -17,8 +17,14 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 47] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 53] = [
     "local_dc",
+    "tls",
+    "tls_ca",
+    "tls_cert",
+    "tls_key",
+    "tls_server_name",
+    "tls_no_verify",
     "name",
     "ops",
     "sla",

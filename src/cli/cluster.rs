@@ -93,6 +93,19 @@ pub struct StartArgs {
     #[arg(long)]
     pub auth: bool,
 
+    /// Require TLS on the nodes' CQL port (Cassandra 4.1 or later): headroom makes a CA and a
+    /// certificate per node (its address as the name) in the cluster directory's tls/ folder
+    /// (private keys readable by this user only; the CA is tls/ca.pem); `run`, `capacity`
+    /// and `sweep` against this cluster (--cluster-dir) use it without further flags; other
+    /// clients give --tls-ca <DIR>/tls/ca.pem.
+    #[arg(long)]
+    pub tls: bool,
+
+    /// Like --tls, and the nodes also require a client certificate signed by the cluster's
+    /// CA (mutual TLS): headroom makes one, tls/client.pem with its key tls/client-key.pem.
+    #[arg(long)]
+    pub tls_client_auth: bool,
+
     /// How long one node may take from launch until it answers CQL.
     #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
     pub start_timeout: Duration,

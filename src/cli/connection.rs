@@ -40,6 +40,38 @@ pub struct ConnectionArgs {
     /// cluster that requires authentication.
     #[arg(long, value_name = "FILE")]
     pub password_file: Option<PathBuf>,
+
+    /// Connect over TLS, checking the nodes' certificates against this system's root
+    /// certificates (and each node's address, or --tls-server-name). Any other --tls flag
+    /// implies it. Against a local cluster started with `cluster start --tls`, --cluster-dir
+    /// is enough: its CA (and client certificate) are used without flags.
+    #[arg(long)]
+    pub tls: bool,
+
+    /// Connect over TLS, trusting the CA certificates in this PEM file instead of the
+    /// system's (e.g. the cluster's own CA).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// Present this client certificate (PEM, with its chain), for nodes that require one
+    /// (mutual TLS); give its key with --tls-key.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM, unencrypted).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Check the nodes' certificates for this name instead of each node's address, e.g.
+    /// when they hold a DNS name.
+    #[arg(long, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
+
+    /// Connect over TLS without checking the nodes' certificates: anyone between this
+    /// machine and the nodes could read and change the traffic. Said in the output and
+    /// recorded in config.json.
+    #[arg(long)]
+    pub tls_no_verify: bool,
 }
 
 /// Flags whose values are secrets: never written to a file, printed or shown in a report.

@@ -4,6 +4,7 @@
 //! engine, which keeps one timer for all its requests instead of one per request.
 
 pub mod native;
+pub mod tls;
 
 use std::net::{Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -63,6 +64,15 @@ pub enum ConnectError {
         hosts: String,
         /// The server's message.
         reason: String,
+    },
+    /// TLS could not be set up: the node's certificate, the client's, or TLS on one side
+    /// only.
+    #[error("cannot connect to {hosts}: {cause}")]
+    Tls {
+        /// The contact points.
+        hosts: String,
+        /// The cause and the flag to use (see [`tls::explain`]).
+        cause: String,
     },
 }
 
@@ -148,6 +158,8 @@ pub struct ClientConfig {
     pub credentials: Option<(String, String)>,
     /// The data centre requests go to (`--local-dc`); the contact points' when None.
     pub local_dc: Option<String>,
+    /// TLS, when the nodes are reached over it.
+    pub tls: Option<tls::TlsSettings>,
 }
 
 /// Readies a workload's statement for the engine: no retries (a retried request hides
@@ -234,21 +246,18 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
         builder = builder.user(user, password);
     }
     let hosts = config.hosts.join(", ");
+    if let Some(settings) = &config.tls {
+        let client = tls::TlsClient::new(settings).map_err(|e| ConnectError::Tls {
+            hosts: hosts.clone(),
+            cause: e.to_string(),
+        })?;
+        builder = builder.tls_context(Some(client.config()));
+    }
     let session =
         match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), builder.build()).await
         {
             Ok(Ok(session)) => session,
-            Ok(Err(e)) => {
-                let reason = format!("{e}");
-                let lower = reason.to_ascii_lowercase();
-                return Err(
-                    if lower.contains("authenticat") || lower.contains("credentials") {
-                        ConnectError::Authentication { hosts, reason }
-                    } else {
-                        ConnectError::Unreachable { hosts, reason }
-                    },
-                );
-            }
+            Ok(Err(e)) => return Err(classify(format!("{e}"), config).await),
             Err(_) => {
                 return Err(ConnectError::Unreachable {
                     hosts,
@@ -270,6 +279,42 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
         handle.map_to_another_profile(local);
     }
     Ok(Arc::new(session))
+}
+
+/// Why connecting failed, from the driver's `reason`: credentials, TLS (a certificate, or TLS
+/// on one side only), or else an unreachable node.
+async fn classify(reason: String, config: &ClientConfig) -> ConnectError {
+    let hosts = config.hosts.join(", ");
+    let lower = reason.to_ascii_lowercase();
+    if lower.contains("authenticat") || lower.contains("credentials") {
+        return ConnectError::Authentication { hosts, reason };
+    }
+    if let Some(settings) = &config.tls {
+        if let Some(cause) = tls::explain(&reason, settings) {
+            return ConnectError::Tls { hosts, cause };
+        }
+        // The driver's reason may name no cause ("connection broken"): ask the first node.
+        if let (Ok(client), Some(host)) = (tls::TlsClient::new(settings), config.hosts.first()) {
+            if let Some(cause) = client
+                .first_failure(host, Duration::from_secs(2))
+                .await
+                .and_then(|failure| tls::explain(&failure, settings))
+            {
+                return ConnectError::Tls { hosts, cause };
+            }
+        }
+    }
+    if config.tls.is_none() && !lower.contains("refused") {
+        for host in &config.hosts {
+            if tls::speaks_tls(host, Duration::from_secs(2)).await {
+                return ConnectError::Tls {
+                    hosts,
+                    cause: tls::NODE_REQUIRES_TLS.to_string(),
+                };
+            }
+        }
+    }
+    ConnectError::Unreachable { hosts, reason }
 }
 
 impl crate::usage::Blame for ConnectError {

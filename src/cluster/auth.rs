@@ -149,6 +149,7 @@ pub(super) fn set_up(
         return Ok(credentials);
     }
     let nodes = cluster.contact_points();
+    let tls = super::tls::probe_tls(cluster)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -164,6 +165,7 @@ pub(super) fn set_up(
             &nodes,
             Duration::from_secs(5),
             Some(superuser.user_and_password()),
+            tls.clone(),
         )) {
             Ok(session) => break session,
             Err(e) if Instant::now() >= deadline => {
@@ -212,6 +214,7 @@ pub(super) fn set_up(
             &nodes,
             Duration::from_secs(10),
             Some(credentials.user_and_password()),
+            tls,
         ))
         .map_err(|e| {
             ClusterError::InvalidConfig(format!(
@@ -227,21 +230,7 @@ pub(super) fn set_up(
 /// logs in with when no credentials were given.
 pub fn credentials_for(dir: &Path, hosts: &[String]) -> Option<Credentials> {
     let cluster = LocalCluster::open(dir).ok()?;
-    if !cluster.config().auth || hosts.is_empty() {
-        return None;
-    }
-    let nodes = cluster.contact_points();
-    let ours = hosts.iter().all(|host| {
-        host.parse::<SocketAddr>()
-            .ok()
-            .or_else(|| {
-                std::net::ToSocketAddrs::to_socket_addrs(host.as_str())
-                    .ok()?
-                    .next()
-            })
-            .is_some_and(|addr| nodes.contains(&addr))
-    });
-    if !ours {
+    if !cluster.config().auth || !cluster.serves(hosts) {
         return None;
     }
     read(cluster.dir()).ok().flatten()

@@ -95,6 +95,34 @@ pub struct ClusterConfig {
     /// Password authentication, with a role headroom creates (see [`super::auth`]).
     #[serde(default)]
     pub auth: bool,
+    /// TLS on the nodes' CQL port, with certificates headroom generates (see [`super::tls`]).
+    #[serde(default)]
+    pub tls: ClientTls,
+}
+
+/// Whether a local cluster's nodes require TLS from clients, and a client certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientTls {
+    /// Plain CQL.
+    #[default]
+    Off,
+    /// TLS required; any client may connect.
+    Required,
+    /// TLS required, with a client certificate signed by the cluster's CA (mutual TLS).
+    RequiredWithClientCertificate,
+}
+
+impl ClientTls {
+    /// Whether the nodes require TLS.
+    pub fn is_on(self) -> bool {
+        self != ClientTls::Off
+    }
+
+    /// Whether the nodes require a client certificate.
+    pub fn requires_client_certificate(self) -> bool {
+        self == ClientTls::RequiredWithClientCertificate
+    }
 }
 
 impl Default for ClusterConfig {
@@ -108,6 +136,7 @@ impl Default for ClusterConfig {
             first_address: Ipv4Addr::new(127, 0, 0, 1),
             yaml: Vec::new(),
             auth: false,
+            tls: ClientTls::Off,
         }
     }
 }
@@ -134,6 +163,9 @@ pub struct ClusterSettings {
     /// Password authentication.
     #[serde(default)]
     pub auth: Option<bool>,
+    /// TLS on the CQL port.
+    #[serde(default)]
+    pub tls: Option<ClientTls>,
 }
 
 impl ClusterConfig {
@@ -174,6 +206,7 @@ impl ClusterConfig {
                     .collect::<Result<_, _>>()?
             },
             auth: args.auth.or(base.map(|b| b.auth)).unwrap_or(false),
+            tls: args.tls.or(base.map(|b| b.tls)).unwrap_or_default(),
         };
         config.validate()?;
         Ok(config)
@@ -207,6 +240,14 @@ impl ClusterConfig {
         }
         let version = CassandraVersion::parse(&self.cassandra_version)?;
         version.supported_java()?;
+        if self.tls.is_on() && !version.has_pem_certificates() {
+            return invalid(format!(
+                "--tls needs Cassandra 4.1 or later (nodes read PEM certificates from 4.1 on); \
+                 Cassandra {} would need a password-protected keystore: give \
+                 --cassandra-version 4.1 or later, e.g. {DEFAULT_CASSANDRA_VERSION}",
+                self.cassandra_version
+            ));
+        }
         Ok(())
     }
 
@@ -248,6 +289,13 @@ impl ClusterConfig {
         }
         if self.auth {
             text.push_str(", password authentication");
+        }
+        match self.tls {
+            ClientTls::Off => {}
+            ClientTls::Required => text.push_str(", TLS"),
+            ClientTls::RequiredWithClientCertificate => {
+                text.push_str(", TLS with client certificates")
+            }
         }
         text
     }
@@ -366,6 +414,12 @@ impl CassandraVersion {
                 self.major, self.minor
             ))),
         }
+    }
+
+    /// Whether the nodes read PEM certificates and keys (`PEMBasedSslContextFactory`, from
+    /// 4.1 on); 4.0 needs a Java keystore.
+    pub fn has_pem_certificates(self) -> bool {
+        (self.major, self.minor) >= (4, 1)
     }
 
     /// Whether cassandra.yaml takes the newer names with units (`commitlog_sync_period: 10s`),

@@ -20,6 +20,7 @@ pub mod probe;
 pub mod process;
 pub mod render;
 pub mod state;
+pub mod tls;
 
 use std::fs;
 use std::net::SocketAddr;
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-pub use config::{ClusterConfig, ClusterSettings, GcKind, NodeSpec};
+pub use config::{ClientTls, ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
 use jars::CassandraJars;
 use java::Java;
@@ -134,6 +135,14 @@ impl LocalCluster {
             stop_grace: Duration::from_secs(60),
         };
         cluster.state.save(&cluster.dir)?;
+        let client_tls = cluster.state.config.tls;
+        if client_tls.is_on() {
+            tls::generate(
+                &cluster.dir,
+                &cluster.nodes(),
+                client_tls.requires_client_certificate(),
+            )?;
+        }
         say(&format!(
             "Starting {} in {}",
             cluster.state.config.describe(),
@@ -167,6 +176,21 @@ impl LocalCluster {
         if nodes > 1 {
             cluster.wait_until_all_see_each_other(options.node_timeout)?;
             say("  every node sees all the others");
+        }
+        if client_tls.is_on() {
+            say(&format!(
+                "  TLS required on CQL: the cluster's CA is {}{}",
+                tls::ca_path(&cluster.dir).display(),
+                if client_tls.requires_client_certificate() {
+                    format!(
+                        ", a client certificate too: {} with its key {}",
+                        tls::client_cert_path(&cluster.dir).display(),
+                        tls::client_key_path(&cluster.dir).display()
+                    )
+                } else {
+                    String::new()
+                }
+            ));
         }
         if cluster.state.config.auth {
             auth::set_up(&cluster, options.node_timeout)?;
@@ -323,6 +347,23 @@ impl LocalCluster {
     /// The CQL endpoints of all nodes, for a driver's contact points.
     pub fn contact_points(&self) -> Vec<SocketAddr> {
         self.nodes().iter().map(NodeSpec::native_addr).collect()
+    }
+
+    /// Whether every one of `hosts` (host:port, as a run's contact points) is one of this
+    /// cluster's nodes; false when there are none.
+    pub fn serves(&self, hosts: &[String]) -> bool {
+        let nodes = self.contact_points();
+        !hosts.is_empty()
+            && hosts.iter().all(|host| {
+                host.parse::<SocketAddr>()
+                    .ok()
+                    .or_else(|| {
+                        std::net::ToSocketAddrs::to_socket_addrs(host.as_str())
+                            .ok()?
+                            .next()
+                    })
+                    .is_some_and(|addr| nodes.contains(&addr))
+            })
     }
 
     /// The recorded pid of node `index`, if that process still runs this node.
@@ -577,6 +618,7 @@ impl LocalCluster {
         let specs = self.nodes();
         let others = specs.len() - 1;
         let login = auth::login(self);
+        let tls = tls::probe_tls(self)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -590,6 +632,7 @@ impl LocalCluster {
                     spec.native_addr(),
                     Duration::from_secs(5),
                     login.as_ref().map(auth::Credentials::user_and_password),
+                    tls.clone(),
                 )) {
                     Ok(n) if n == others => {}
                     Ok(n) => {

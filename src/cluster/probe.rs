@@ -1,7 +1,9 @@
 //! Asking nodes whether they answer: a TCP connect to the CQL port while a node starts, and
-//! CQL queries to each node for `cluster status`.
+//! CQL queries to each node for `cluster status` (logged in and over TLS as the cluster
+//! requires).
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
 use std::time::Duration;
 
 use scylla::client::session::Session;
@@ -21,11 +23,13 @@ pub fn is_free(addr: SocketAddr) -> bool {
 }
 
 /// Connects a driver session to the given nodes (no schema metadata: it is not needed here),
-/// logged in as `login` (user name, password) when the cluster requires a password.
+/// logged in as `login` (user name, password) when the cluster requires a password, over
+/// `tls` when it requires TLS ([`super::tls::probe_tls`]).
 pub async fn connect(
     nodes: &[SocketAddr],
     timeout: Duration,
     login: Option<(&str, &str)>,
+    tls: Option<Arc<rustls::ClientConfig>>,
 ) -> Result<Session, String> {
     let mut builder = nodes
         .iter()
@@ -34,6 +38,9 @@ pub async fn connect(
         .fetch_schema_metadata(false);
     if let Some((user, password)) = login {
         builder = builder.user(user, password);
+    }
+    if tls.is_some() {
+        builder = builder.tls_context(tls);
     }
     match tokio::time::timeout(timeout, builder.build()).await {
         Ok(Ok(session)) => Ok(session),
@@ -101,8 +108,9 @@ pub async fn peers_known(
     addr: SocketAddr,
     timeout: Duration,
     login: Option<(&str, &str)>,
+    tls: Option<Arc<rustls::ClientConfig>>,
 ) -> Result<usize, String> {
-    let session = connect(&[addr], timeout, login).await?;
+    let session = connect(&[addr], timeout, login, tls).await?;
     let rows = query_node(
         &session,
         addr,

@@ -73,6 +73,15 @@ pub fn cassandra_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
     if config.auth {
         yaml.push_str("authenticator: PasswordAuthenticator\n");
     }
+    if config.tls.is_on() {
+        // The node's folder is in the cluster's directory, which holds the certificates.
+        let cluster_dir = node.dir.parent().unwrap_or(&node.dir);
+        yaml.push_str(&super::tls::client_encryption_yaml(
+            cluster_dir,
+            node.index,
+            config.tls.requires_client_certificate(),
+        ));
+    }
     apply_overrides(&yaml, &config.yaml)
 }
 

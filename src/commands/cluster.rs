@@ -114,6 +114,11 @@ pub fn cluster_settings(args: &StartArgs) -> ClusterSettings {
         yaml: args.yaml.clone(),
         first_address: args.first_address,
         auth: args.auth.then_some(true),
+        tls: match (args.tls, args.tls_client_auth) {
+            (_, true) => Some(cluster::ClientTls::RequiredWithClientCertificate),
+            (true, false) => Some(cluster::ClientTls::Required),
+            (false, false) => None,
+        },
     }
 }
 
@@ -155,6 +160,23 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
         config.describe(),
         cluster.java_description()
     )?;
+    if config.tls.is_on() {
+        let dir = cluster.dir();
+        let client = if config.tls.requires_client_certificate() {
+            format!(
+                "; client certificate required: {} with its key {}",
+                cluster::tls::client_cert_path(dir).display(),
+                cluster::tls::client_key_path(dir).display()
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  TLS required on CQL; CA {}{client}",
+            cluster::tls::ca_path(dir).display()
+        )?;
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -199,6 +221,7 @@ fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
     let nodes = cluster.nodes();
     let pids: Vec<Option<u32>> = nodes.iter().map(|n| cluster.pid(n.index)).collect();
     let login = cluster::auth::login(cluster);
+    let tls = cluster::tls::probe_tls(cluster)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -217,6 +240,7 @@ fn node_rows(cluster: &LocalCluster) -> anyhow::Result<Vec<NodeRow>> {
                     login
                         .as_ref()
                         .map(cluster::auth::Credentials::user_and_password),
+                    tls.clone(),
                 )
                 .await?;
                 probe::release_version(&session, node.native_addr()).await

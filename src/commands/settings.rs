@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
+use crate::client::tls::{self, TlsClient, TlsSettings};
 use crate::client::{self, native::Sender};
 use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
@@ -243,6 +244,7 @@ pub fn settings(
     } else {
         connection.hosts.clone()
     };
+    let tls = tls_settings(connection)?;
     Ok(RunSettings {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
         hosts: client::parse_hosts(&hosts).map_err(|e| UsageError::new(e.to_string()))?,
@@ -264,6 +266,7 @@ pub fn settings(
         maintenance: None,
         nodetool_figures: true,
         server_stats_every_s: None,
+        tls,
     })
 }
 
@@ -285,6 +288,86 @@ fn local_dc(connection: &ConnectionArgs) -> Result<Option<String>, UsageError> {
         )));
     }
     Ok(Some(dc.to_string()))
+}
+
+/// TLS as the flags ask for it, checked: the files are read and parsed (and recorded as
+/// absolute paths), a certificate comes with its key, and `--tls-no-verify` goes with no flag
+/// it would silence (said as a warning). `None` when no TLS flag is given.
+pub fn tls_settings(connection: &ConnectionArgs) -> Result<Option<TlsSettings>, UsageError> {
+    let c = connection;
+    let any = c.tls
+        || c.tls_ca.is_some()
+        || c.tls_cert.is_some()
+        || c.tls_key.is_some()
+        || c.tls_server_name.is_some()
+        || c.tls_no_verify;
+    if !any {
+        return Ok(None);
+    }
+    match (&c.tls_cert, &c.tls_key) {
+        (Some(_), None) => return Err(tls::missing_pair("--tls-cert", "--tls-key")),
+        (None, Some(_)) => return Err(tls::missing_pair("--tls-key", "--tls-cert")),
+        _ => {}
+    }
+    if c.tls_no_verify {
+        let silenced = [
+            ("--tls-ca", c.tls_ca.is_some()),
+            ("--tls-server-name", c.tls_server_name.is_some()),
+        ];
+        if let Some((flag, _)) = silenced.iter().find(|(_, given)| *given) {
+            return Err(UsageError::new(format!(
+                "--tls-no-verify checks no certificate, so {flag} would do nothing: give one \
+                 or the other"
+            )));
+        }
+    }
+    let settings = TlsSettings {
+        ca: c.tls_ca.clone(),
+        client_cert: c.tls_cert.clone(),
+        client_key: c.tls_key.clone(),
+        server_name: c.tls_server_name.clone(),
+        no_verify: c.tls_no_verify,
+        from_cluster: None,
+    };
+    // Reads every file now, so that a bad one is refused before anything connects.
+    TlsClient::new(&settings)?;
+    if settings.no_verify {
+        eprintln!(
+            "Warning: --tls-no-verify: the nodes' certificates are not checked; anyone between \
+             this machine and the nodes could read and change the traffic"
+        );
+    }
+    let absolute = |path: &Option<std::path::PathBuf>| {
+        path.as_ref()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+    };
+    Ok(Some(TlsSettings {
+        ca: absolute(&settings.ca),
+        client_cert: absolute(&settings.client_cert),
+        client_key: absolute(&settings.client_key),
+        ..settings
+    }))
+}
+
+/// Gives a run without TLS flags the TLS of the local cluster in `cluster_dir`, when that
+/// cluster requires TLS and every one of the run's hosts is one of its nodes (said on the
+/// terminal), as [`cluster_credentials`] does for a password.
+pub fn with_cluster_tls(config: &mut RunSettings, cluster_dir: &std::path::Path) {
+    if config.tls.is_some() {
+        return;
+    }
+    if let Some(found) = crate::cluster::tls::settings_for(cluster_dir, &config.hosts) {
+        let client = match &found.client_cert {
+            Some(cert) => format!(" and its client certificate {}", cert.display()),
+            None => String::new(),
+        };
+        println!(
+            "TLS: the CA of the local cluster in {} ({}){client}, which requires TLS.",
+            cluster_dir.display(),
+            found.ca.as_deref().unwrap_or(cluster_dir).display()
+        );
+        config.tls = Some(found);
+    }
 }
 
 /// User name and password: both or neither. The password comes from --password-file,

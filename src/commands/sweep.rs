@@ -77,12 +77,10 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
 
 /// Runs `headroom sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
-    let config = sweep_settings(&args)?;
-    let credentials = settings::run_credentials(
-        &args.connection,
-        &settings::local_cluster_dir(),
-        &config.run.hosts,
-    )?;
+    let mut config = sweep_settings(&args)?;
+    let cluster_dir = settings::local_cluster_dir();
+    let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.run.hosts)?;
+    settings::with_cluster_tls(&mut config.run, &cluster_dir);
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::client::native::Sender;
+use crate::client::tls::TlsSettings;
 use crate::engine::schedule::End;
 use crate::engine::LoadMode;
 use crate::maintenance::MaintenanceConfig;
@@ -84,6 +85,10 @@ pub struct RunSettings {
     /// while the load runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_stats_every_s: Option<f64>,
+    /// TLS on the connections to the nodes (`--tls` and the flags after it, or the local
+    /// cluster's own): paths and flags, never the contents of a key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsSettings>,
 }
 
 impl RunSettings {

@@ -100,6 +100,7 @@ pub async fn execute(
         connections: settings.connections,
         credentials: context.credentials.clone(),
         local_dc: settings.local_dc.clone(),
+        tls: settings.tls.clone(),
     };
     let session = client::connect(&client_config)
         .await
@@ -109,10 +110,15 @@ pub async fn execute(
     let native = match settings.effective_sender() {
         Sender::Driver => None,
         sender => {
+            let tls = match &settings.tls {
+                Some(tls) => Some(client::tls::TlsClient::new(tls).map_err(|e| failed(e.into()))?),
+                None => None,
+            };
             match NativeClient::open(
                 session.clone(),
                 settings.connections,
                 client_config.credentials.clone(),
+                tls,
                 client::CONNECT_TIMEOUT,
                 local_dc.clone(),
             )
@@ -126,13 +132,21 @@ pub async fn execute(
                     None
                 }
                 Err(reason) => {
+                    let hosts = settings.hosts.join(", ");
+                    let explained = settings
+                        .tls
+                        .as_ref()
+                        .and_then(|tls| client::tls::explain(&reason, tls));
                     return Err(failed(
-                        client::ConnectError::Unreachable {
-                            hosts: settings.hosts.join(", "),
-                            reason: format!("the native sender: {reason}"),
+                        match explained {
+                            Some(cause) => client::ConnectError::Tls { hosts, cause },
+                            None => client::ConnectError::Unreachable {
+                                hosts,
+                                reason: format!("the native sender: {reason}"),
+                            },
                         }
                         .into(),
-                    ))
+                    ));
                 }
             }
         }

@@ -180,6 +180,7 @@ pub fn query_as(
             &[node],
             Duration::from_secs(10),
             credentials.map(|c| c.user_and_password()),
+            None,
         )
         .await
         .unwrap();

@@ -19,12 +19,12 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use scylla::errors::{ConnectionError, ConnectionPoolError, ExecutionError, RequestAttemptError};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use super::frame::{self, opcode, Header, HEADER};
+use crate::client::tls::TlsClient;
 
 /// Stream ids a v4 connection has (0..=32767; negative ones are the server's events).
 const STREAMS: usize = 32_768;
@@ -65,47 +65,41 @@ pub(crate) struct Connection {
 pub(crate) type OpenError = String;
 
 impl Connection {
-    /// Connects to `address`, starts CQL (v4, no compression) and authenticates with
-    /// `credentials` when the node asks for them; spawns the reader and writer on the current
-    /// tokio runtime.
+    /// Connects to `address` (over TLS with `tls`), starts CQL (v4, no compression) and
+    /// authenticates with `credentials` when the node asks for them; spawns the reader and
+    /// writer on the current tokio runtime.
     pub(crate) async fn open(
         address: SocketAddr,
         credentials: Option<&(String, String)>,
+        tls: Option<&TlsClient>,
         connect_timeout: Duration,
     ) -> Result<Arc<Connection>, OpenError> {
         let set_up = async {
-            let mut socket = TcpStream::connect(address)
+            let socket = TcpStream::connect(address)
                 .await
                 .map_err(|e| format!("connecting to {address}: {e}"))?;
             socket
                 .set_nodelay(true)
                 .map_err(|e| format!("TCP_NODELAY on {address}: {e}"))?;
-            let mut out = Vec::new();
-            frame::startup(&mut out);
-            let (header, body) = exchange(&mut socket, &out).await?;
-            match header.opcode {
-                opcode::READY => {}
-                opcode::AUTHENTICATE => {
-                    let Some((user, password)) = credentials else {
-                        return Err(format!(
-                            "{address} requires authentication: give --username and --password"
-                        ));
-                    };
-                    out.clear();
-                    frame::auth_response(&mut out, user, password);
-                    let (header, body) = exchange(&mut socket, &out).await?;
-                    if header.opcode != opcode::AUTH_SUCCESS {
-                        return Err(refused(address, "the credentials", header, &body));
-                    }
+            match tls {
+                None => {
+                    let mut socket = socket;
+                    start(&mut socket, address, credentials).await?;
+                    Ok::<_, String>(Opened::Plain(socket))
                 }
-                _ => return Err(refused(address, "STARTUP", header, &body)),
+                Some(tls) => {
+                    let mut socket = tls
+                        .connect(address, socket)
+                        .await
+                        .map_err(|e| format!("TLS handshake with {address}: {e}"))?;
+                    start(&mut socket, address, credentials).await?;
+                    Ok(Opened::Tls(Box::new(socket)))
+                }
             }
-            Ok(socket)
         };
-        let socket = tokio::time::timeout(connect_timeout, set_up)
+        let opened = tokio::time::timeout(connect_timeout, set_up)
             .await
             .map_err(|_| format!("{address}: no answer within {connect_timeout:?}"))??;
-        let (reader, writer) = socket.into_split();
         let connection = Arc::new(Connection {
             address,
             shared: Mutex::new(Shared {
@@ -116,8 +110,18 @@ impl Connection {
             }),
             flush: Notify::new(),
         });
-        tokio::spawn(read(connection.clone(), reader));
-        tokio::spawn(write(connection.clone(), writer));
+        match opened {
+            Opened::Plain(socket) => {
+                let (reader, writer) = socket.into_split();
+                tokio::spawn(read(connection.clone(), reader));
+                tokio::spawn(write(connection.clone(), writer));
+            }
+            Opened::Tls(socket) => {
+                let (reader, writer) = tokio::io::split(*socket);
+                tokio::spawn(read(connection.clone(), reader));
+                tokio::spawn(write(connection.clone(), writer));
+            }
+        }
         Ok(connection)
     }
 
@@ -245,6 +249,41 @@ fn broken(address: SocketAddr, why: &str) -> ExecutionError {
     })
 }
 
+/// A connection whose CQL set-up is done, over plain TCP or TLS.
+enum Opened {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+/// Starts CQL on `socket`: STARTUP, and the credentials when the node asks for them.
+async fn start<S: AsyncRead + AsyncWrite + Unpin>(
+    socket: &mut S,
+    address: SocketAddr,
+    credentials: Option<&(String, String)>,
+) -> Result<(), String> {
+    let mut out = Vec::new();
+    frame::startup(&mut out);
+    let (header, body) = exchange(socket, &out).await?;
+    match header.opcode {
+        opcode::READY => Ok(()),
+        opcode::AUTHENTICATE => {
+            let Some((user, password)) = credentials else {
+                return Err(format!(
+                    "{address} requires authentication: give --username and --password"
+                ));
+            };
+            out.clear();
+            frame::auth_response(&mut out, user, password);
+            let (header, body) = exchange(socket, &out).await?;
+            if header.opcode != opcode::AUTH_SUCCESS {
+                return Err(refused(address, "the credentials", header, &body));
+            }
+            Ok(())
+        }
+        _ => Err(refused(address, "STARTUP", header, &body)),
+    }
+}
+
 /// Why a node's answer to `what` was not the one set-up needs: its error, or its opcode.
 fn refused(address: SocketAddr, what: &str, header: Header, body: &[u8]) -> String {
     match header.opcode {
@@ -254,7 +293,10 @@ fn refused(address: SocketAddr, what: &str, header: Header, body: &[u8]) -> Stri
 }
 
 /// Writes a set-up request and reads its answer.
-async fn exchange(socket: &mut TcpStream, request: &[u8]) -> Result<(Header, Vec<u8>), String> {
+async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    socket: &mut S,
+    request: &[u8],
+) -> Result<(Header, Vec<u8>), String> {
     socket
         .write_all(request)
         .await
@@ -275,7 +317,7 @@ async fn exchange(socket: &mut TcpStream, request: &[u8]) -> Result<(Header, Vec
 }
 
 /// Sends what the requests framed, one write per batch.
-async fn write(connection: Arc<Connection>, mut socket: OwnedWriteHalf) {
+async fn write(connection: Arc<Connection>, mut socket: impl AsyncWrite + Unpin) {
     let mut batch = Vec::with_capacity(1 << 16);
     loop {
         connection.flush.notified().await;
@@ -298,7 +340,7 @@ async fn write(connection: Arc<Connection>, mut socket: OwnedWriteHalf) {
 }
 
 /// Reads answers and completes their requests until the connection ends.
-async fn read(connection: Arc<Connection>, mut socket: OwnedReadHalf) {
+async fn read(connection: Arc<Connection>, mut socket: impl AsyncRead + Unpin) {
     let mut buffer = vec![0u8; 1 << 16];
     let (mut start, mut end) = (0usize, 0usize);
     let mut answers = Vec::new();
@@ -470,7 +512,7 @@ mod tests {
     }
 
     async fn open(address: SocketAddr) -> Arc<Connection> {
-        Connection::open(address, None, Duration::from_secs(5))
+        Connection::open(address, None, None, Duration::from_secs(5))
             .await
             .unwrap()
     }
@@ -623,19 +665,19 @@ mod tests {
         };
         let address = listen().await;
         let timeout = Duration::from_secs(5);
-        let missing = Connection::open(address, None, timeout)
+        let missing = Connection::open(address, None, None, timeout)
             .await
             .err()
             .unwrap();
         assert!(missing.contains("--username"), "{missing}");
         let wrong = ("alice".to_string(), "guess".to_string());
-        let refused = Connection::open(address, Some(&wrong), timeout)
+        let refused = Connection::open(address, Some(&wrong), None, timeout)
             .await
             .err()
             .unwrap();
         assert!(refused.contains("refused the credentials"), "{refused}");
         let right = ("alice".to_string(), "secret".to_string());
-        let connection = Connection::open(address, Some(&right), timeout)
+        let connection = Connection::open(address, Some(&right), None, timeout)
             .await
             .unwrap();
         connection.close();

@@ -20,7 +20,8 @@
 //! up is connected to within a second ([`WATCH_EVERY`]). A statement a restarted node forgot
 //! is prepared again through the driver, the requests that found it missing counting as
 //! errors. The engine keeps its own timeouts (a dropped request frees its stream id when its
-//! answer comes). Not supported: TLS, protocol versions other than 4, compression.
+//! answer comes). TLS with the run's settings, as the driver's connections (tokio-rustls, the
+//! same rustls configuration). Not supported: protocol versions other than 4, compression.
 
 mod connection;
 mod frame;
@@ -44,6 +45,7 @@ use scylla::statement::Consistency;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::tls::TlsClient;
 use connection::Connection;
 
 /// Which path the measured requests take.
@@ -86,6 +88,7 @@ impl Link {
 /// How to open connections again.
 struct Opener {
     credentials: Option<(String, String)>,
+    tls: Option<TlsClient>,
     connect_timeout: Duration,
 }
 
@@ -94,8 +97,7 @@ impl Opener {
     async fn links(&self, address: SocketAddr, count: usize) -> Result<Vec<Arc<Link>>, String> {
         let mut links = Vec::new();
         for _ in 0..count.max(1) {
-            let connection =
-                Connection::open(address, self.credentials.as_ref(), self.connect_timeout).await?;
+            let connection = self.open(address).await?;
             links.push(Arc::new(Link {
                 address,
                 current: RwLock::new(connection),
@@ -165,19 +167,33 @@ fn address_of(node: &Node) -> SocketAddr {
     SocketAddr::new(node.address.ip(), node.address.port())
 }
 
+impl Opener {
+    async fn open(&self, address: SocketAddr) -> Result<Arc<Connection>, String> {
+        Connection::open(
+            address,
+            self.credentials.as_ref(),
+            self.tls.as_ref(),
+            self.connect_timeout,
+        )
+        .await
+    }
+}
+
 impl NativeClient {
     /// Opens `connections` connections to every node of `session`'s cluster in `local_dc`
-    /// (every node when None). Fails if no node can be connected to, naming the first and
+    /// (every node when None), over TLS when `tls` is given. Fails if no node can be connected to, naming the first and
     /// why; a node that is down is connected to once the driver sees it up.
     pub async fn open(
         session: Arc<Session>,
         connections: usize,
         credentials: Option<(String, String)>,
+        tls: Option<TlsClient>,
         connect_timeout: Duration,
         local_dc: Option<String>,
     ) -> Result<NativeClient, String> {
         let opener = Arc::new(Opener {
             credentials,
+            tls,
             connect_timeout,
         });
         let cluster = session.get_cluster_state();
@@ -234,7 +250,7 @@ impl NativeClient {
         statement: &PreparedStatement,
         values: impl SerializeRow,
     ) -> Result<(), ExecutionError> {
-        let (link, connection, pending) = self.dispatch(statement, &values)?;
+        let (link, connection, pending) = self.dispatch(statement, &values).map_err(|e| *e)?;
         let result = pending.await;
         if let Err(e) = &result {
             if connection.is_broken() {
@@ -251,7 +267,7 @@ impl NativeClient {
         &self,
         statement: &PreparedStatement,
         values: &impl SerializeRow,
-    ) -> Result<(Arc<Link>, Arc<Connection>, connection::Pending), ExecutionError> {
+    ) -> Result<(Arc<Link>, Arc<Connection>, connection::Pending), Box<ExecutionError>> {
         let table = self.table.load();
         let turn = self.next.fetch_add(1, Ordering::Relaxed);
         let replicas = match (
@@ -287,7 +303,7 @@ impl NativeClient {
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(no_connection))
+        Err(last.unwrap_or_else(|| Box::new(no_connection())))
     }
 
     /// Frames one EXECUTE on `connection`; Err when it was not written.
@@ -296,7 +312,7 @@ impl NativeClient {
         connection: &Arc<Connection>,
         statement: &PreparedStatement,
         values: &impl SerializeRow,
-    ) -> Result<connection::Pending, ExecutionError> {
+    ) -> Result<connection::Pending, Box<ExecutionError>> {
         let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
         let serial = statement.get_serial_consistency();
         connection
@@ -318,7 +334,6 @@ impl NativeClient {
                 frame::end(out, body);
                 Ok(())
             })
-            .map_err(|e| *e)
     }
 
     /// Reopens the link's connection in the background, unless that is under way or was
@@ -334,9 +349,7 @@ impl NativeClient {
             let Some(address) = link.upgrade().map(|l| l.address) else {
                 return;
             };
-            let opened =
-                Connection::open(address, opener.credentials.as_ref(), opener.connect_timeout)
-                    .await;
+            let opened = opener.open(address).await;
             match (link.upgrade(), opened) {
                 (Some(link), Ok(connection)) => {
                     *link.current.write().unwrap_or_else(|e| e.into_inner()) = connection;

@@ -48,7 +48,12 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             (config, store)
         }
         None => {
-            let config = search_settings(&args)?;
+            let mut config = search_settings(&args)?;
+            let cluster_dir = args
+                .cluster_dir
+                .clone()
+                .unwrap_or_else(settings::local_cluster_dir);
+            settings::with_cluster_tls(&mut config.run, &cluster_dir);
             let out = args.output.out.clone().unwrap_or_else(|| {
                 crate::output_dir::default_out_dir(&format!(
                     "capacity-{}",

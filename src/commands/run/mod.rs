@@ -31,6 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(crate::cluster::default_dir);
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.hosts)?;
+    settings::with_cluster_tls(&mut config, &cluster_dir);
     let out = args
         .output
         .out
