@@ -11,6 +11,7 @@ mod bad_input;
 mod capacity;
 mod cluster;
 mod compare;
+mod datacenters;
 mod hdr_tools;
 mod maintenance;
 mod node_loss;

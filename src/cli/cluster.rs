@@ -50,9 +50,16 @@ pub enum ClusterCommand {
 /// `headroom cluster start`
 #[derive(Debug, Args, Default, Clone)]
 pub struct StartArgs {
-    /// Number of nodes. [default: 1]
+    /// Number of nodes (of each data centre, with --dcs). [default: 1]
     #[arg(long, short = 'n', value_name = "N")]
     pub nodes: Option<u32>,
+
+    /// Number of data centres, named dc1, dc2, ..., each of --nodes consecutive nodes (e.g.
+    /// --dcs 2 --nodes 2: dc1 is 127.0.0.1-2, dc2 127.0.0.3-4), one seed each. With one, the
+    /// data centre is Cassandra's default, datacenter1. Keyspaces across them:
+    /// --replication nts:dc1=2,dc2=2. [default: 1]
+    #[arg(long, value_name = "N")]
+    pub dcs: Option<u32>,
 
     /// Apache Cassandra release to run, as published on Maven Central
     /// (org.apache.cassandra:cassandra-all). Resolved once into the cache, offline after that.

@@ -183,12 +183,25 @@ pub(super) fn set_up(
         password: new_password()?,
     };
     let first: SocketAddr = nodes[0];
-    let replicas = cluster.config().nodes.min(3);
-    let statements = [
-        format!(
-            "ALTER KEYSPACE system_auth WITH replication = \
-             {{'class': 'SimpleStrategy', 'replication_factor': {replicas}}}"
+    // Up to three replicas of the roles in every data centre, so that a node of any data
+    // centre finds them there.
+    let replication = match cluster.config().dcs {
+        1 => format!(
+            "'class': 'SimpleStrategy', 'replication_factor': {}",
+            cluster.config().nodes.min(3)
         ),
+        _ => {
+            let each: Vec<String> = cluster
+                .config()
+                .datacenters()
+                .iter()
+                .map(|(dc, nodes)| format!("'{dc}': {}", nodes.min(&3)))
+                .collect();
+            format!("'class': 'NetworkTopologyStrategy', {}", each.join(", "))
+        }
+    };
+    let statements = [
+        format!("ALTER KEYSPACE system_auth WITH replication = {{{replication}}}"),
         format!(
             "CREATE ROLE IF NOT EXISTS {ROLE} WITH PASSWORD = '{}' AND LOGIN = true AND \
              SUPERUSER = true",

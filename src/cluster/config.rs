@@ -77,8 +77,12 @@ impl GcKind {
 /// Stored in the cluster directory, so a stopped cluster starts again the same way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClusterConfig {
-    /// Number of nodes.
+    /// Number of nodes, in all data centres.
     pub nodes: u32,
+    /// Number of data centres, each with `nodes / dcs` consecutive nodes (`dc1`, `dc2`, ...;
+    /// `datacenter1` when there is one).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub dcs: u32,
     /// Apache Cassandra release (Maven Central version of cassandra-all).
     pub cassandra_version: String,
     /// Heap of each node.
@@ -125,10 +129,19 @@ impl ClientTls {
     }
 }
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
             nodes: 1,
+            dcs: 1,
             cassandra_version: DEFAULT_CASSANDRA_VERSION.to_string(),
             heap: default_heap(1, total_memory()),
             gc: GcKind::G1,
@@ -146,8 +159,11 @@ impl Default for ClusterConfig {
 /// and what a configuration matrix varies (matrix.json stores them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterSettings {
-    /// Number of nodes.
+    /// Number of nodes (per data centre when `dcs` is given).
     pub nodes: Option<u32>,
+    /// Number of data centres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcs: Option<u32>,
     /// Apache Cassandra release.
     pub cassandra_version: Option<String>,
     /// Java heap of each node.
@@ -175,9 +191,15 @@ impl ClusterConfig {
         args: &ClusterSettings,
         base: Option<&ClusterConfig>,
     ) -> Result<Self, ClusterError> {
-        let nodes = args.nodes.or(base.map(|b| b.nodes)).unwrap_or(1);
+        let dcs = args.dcs.or(base.map(|b| b.dcs)).unwrap_or(1);
+        // --nodes counts the nodes of one data centre.
+        let nodes = match args.nodes {
+            Some(per_dc) => per_dc.saturating_mul(dcs.max(1)),
+            None => base.map(|b| b.nodes).unwrap_or(dcs.max(1)),
+        };
         let config = ClusterConfig {
             nodes,
+            dcs,
             cassandra_version: args
                 .cassandra_version
                 .clone()
@@ -217,6 +239,15 @@ impl ClusterConfig {
         let invalid = |msg: String| Err(ClusterError::InvalidConfig(msg));
         if self.nodes == 0 {
             return invalid("--nodes must be at least 1".into());
+        }
+        if self.dcs == 0 {
+            return invalid("--dcs must be at least 1".into());
+        }
+        if self.nodes % self.dcs != 0 {
+            return invalid(format!(
+                "{} nodes do not split evenly into {} data centres",
+                self.nodes, self.dcs
+            ));
         }
         let octets = self.first_address.octets();
         if octets[0] != 127 {
@@ -266,9 +297,36 @@ impl ClusterConfig {
             .collect()
     }
 
-    /// The seed node's address: the first node.
-    pub fn seed(&self) -> Ipv4Addr {
-        self.first_address
+    /// The seed nodes' addresses: the first node of each data centre.
+    pub fn seeds(&self) -> Vec<Ipv4Addr> {
+        (0..self.dcs)
+            .map(|dc| Ipv4Addr::from(u32::from(self.first_address) + dc * self.nodes_per_dc()))
+            .collect()
+    }
+
+    /// Nodes in each data centre.
+    pub fn nodes_per_dc(&self) -> u32 {
+        self.nodes / self.dcs.max(1)
+    }
+
+    /// The data centre of node `index` (1 for the first).
+    pub fn datacenter_of(&self, index: u32) -> String {
+        if self.dcs <= 1 {
+            return DATACENTER.to_string();
+        }
+        format!("dc{}", (index - 1) / self.nodes_per_dc() + 1)
+    }
+
+    /// Every data centre's name with its number of nodes, in order.
+    pub fn datacenters(&self) -> Vec<(String, u32)> {
+        (0..self.dcs)
+            .map(|dc| {
+                (
+                    self.datacenter_of(dc * self.nodes_per_dc() + 1),
+                    self.nodes_per_dc(),
+                )
+            })
+            .collect()
     }
 
     /// One line that tells the configuration apart, e.g. `3 × Cassandra 5.0.9, heap 2G, g1`.
@@ -281,6 +339,13 @@ impl ClusterConfig {
             self.heap.to_jvm(),
             self.gc.name()
         );
+        if self.dcs > 1 {
+            text.push_str(&format!(
+                ", {} data centres of {} nodes",
+                self.dcs,
+                self.nodes_per_dc()
+            ));
+        }
         if !self.jvm_opts.is_empty() {
             text.push_str(&format!(", JVM options {}", self.jvm_opts.join(" ")));
         }
@@ -462,6 +527,41 @@ pub fn total_memory() -> ByteSize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nodes_count_per_data_centre_and_a_stopped_cluster_keeps_its_own() {
+        let two = |nodes: Option<u32>, dcs: Option<u32>, base: Option<&ClusterConfig>| {
+            ClusterConfig::from_settings(
+                &ClusterSettings {
+                    nodes,
+                    dcs,
+                    heap: Some(ByteSize::mib(768)),
+                    ..Default::default()
+                },
+                base,
+            )
+        };
+        let config = two(Some(3), Some(2), None).unwrap();
+        assert_eq!((config.nodes, config.dcs, config.nodes_per_dc()), (6, 2, 3));
+        assert_eq!(config.datacenter_of(3), "dc1");
+        assert_eq!(config.datacenter_of(4), "dc2");
+        assert_eq!(
+            config.seeds(),
+            [Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(127, 0, 0, 4)]
+        );
+        assert!(config.describe().contains("2 data centres of 3 nodes"));
+        // Started again without flags: the same cluster.
+        assert_eq!(two(None, None, Some(&config)).unwrap(), config);
+        // --dcs alone: one node each.
+        assert_eq!(two(None, Some(3), None).unwrap().nodes, 3);
+        let err = two(Some(1), Some(0), None).unwrap_err().to_string();
+        assert!(err.contains("--dcs must be at least 1"), "{err}");
+        // An old cluster.json has no dcs: one data centre.
+        let json = serde_json::to_string(&ClusterConfig::default()).unwrap();
+        assert!(!json.contains("dcs"));
+        let back: ClusterConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.dcs, 1);
+    }
+
     use super::*;
 
     fn gib(n: u64) -> ByteSize {

@@ -546,7 +546,7 @@ impl LocalCluster {
         )?;
         write_file(
             &conf.join("cassandra-rackdc.properties"),
-            &render::rackdc_properties(),
+            &render::rackdc_properties(&self.state.config, spec),
         )?;
         write_file(&conf.join("logback.xml"), &render::logback_xml())?;
         write_file(

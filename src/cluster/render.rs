@@ -5,8 +5,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::config::{
-    CassandraVersion, ClusterConfig, NodeSpec, DATACENTER, NATIVE_PORT, STORAGE_PORT,
-    TOKENS_PER_NODE,
+    CassandraVersion, ClusterConfig, NodeSpec, NATIVE_PORT, STORAGE_PORT, TOKENS_PER_NODE,
 };
 use super::jars::CassandraJars;
 use super::java::Java;
@@ -119,9 +118,18 @@ pub fn apply_overrides(yaml: &str, overrides: &[(String, String)]) -> String {
 fn base_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
     let version = CassandraVersion::parse(&config.cassandra_version)
         .expect("the configuration was validated before rendering");
-    let tokens: Vec<String> = initial_tokens(node.index, config.nodes)
+    // Each data centre splits the whole ring among its own nodes; a data centre's tokens are
+    // those of the first one, moved up by its number, so that no two nodes share a token.
+    let per_dc = config.nodes_per_dc();
+    let dc = (node.index - 1) / per_dc;
+    let tokens: Vec<String> = initial_tokens(node.index - dc * per_dc, per_dc)
         .iter()
-        .map(i64::to_string)
+        .map(|t| (t + i64::from(dc)).to_string())
+        .collect();
+    let seeds: Vec<String> = config
+        .seeds()
+        .iter()
+        .map(|seed| format!("{seed}:{STORAGE_PORT}"))
         .collect();
     let commitlog_period = if version.has_unit_names() {
         "commitlog_sync_period: 10000ms"
@@ -147,7 +155,7 @@ fn base_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
          seed_provider:\n  \
            - class_name: org.apache.cassandra.locator.SimpleSeedProvider\n    \
              parameters:\n      \
-               - seeds: \"{seed}:{storage_port}\"\n\
+               - seeds: \"{seed}\"\n\
          listen_address: {address}\n\
          rpc_address: {address}\n\
          storage_port: {storage_port}\n\
@@ -163,16 +171,19 @@ fn base_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
         hints = dir("hints"),
         saved_caches = dir("saved_caches"),
         cdc_raw = dir("cdc_raw"),
-        seed = config.seed(),
+        seed = seeds.join(","),
         storage_port = STORAGE_PORT,
         native_port = NATIVE_PORT,
         address = node.address,
     )
 }
 
-/// cassandra-rackdc.properties: one data centre, one rack.
-pub fn rackdc_properties() -> String {
-    format!("# Written by headroom.\ndc={DATACENTER}\nrack=rack1\n")
+/// cassandra-rackdc.properties: the node's data centre, one rack per data centre.
+pub fn rackdc_properties(config: &ClusterConfig, node: &NodeSpec) -> String {
+    format!(
+        "# Written by headroom.\ndc={}\nrack=rack1\n",
+        config.datacenter_of(node.index)
+    )
 }
 
 /// logback.xml: everything at INFO and above to the console, which headroom sends to
@@ -364,6 +375,64 @@ mod tests {
             "node 2 takes the slot right after node 1"
         );
         assert_eq!(initial_tokens(1, 1)[8], 0);
+    }
+
+    /// Two data centres of two nodes: a seed in each, each node's own data centre, and
+    /// every data centre's ring split evenly among its nodes with no token shared.
+    #[test]
+    fn each_data_centre_has_its_seed_its_name_and_its_own_even_ring() {
+        let config = ClusterConfig::from_settings(
+            &crate::cluster::ClusterSettings {
+                nodes: Some(2),
+                dcs: Some(2),
+                heap: Some(crate::units::ByteSize::mib(768)),
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+        assert_eq!(config.nodes, 4);
+        let specs = config.node_specs(Path::new("/c"));
+        let dcs: Vec<String> = specs
+            .iter()
+            .map(|n| rackdc_properties(&config, n))
+            .map(|p| {
+                p.lines()
+                    .find(|l| l.starts_with("dc="))
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(dcs, ["dc=dc1", "dc=dc1", "dc=dc2", "dc=dc2"]);
+        let yaml = cassandra_yaml(&config, &specs[3]);
+        assert!(
+            yaml.contains("- seeds: \"127.0.0.1:7000,127.0.0.3:7000\""),
+            "{yaml}"
+        );
+        let tokens = |i: usize| -> Vec<i64> {
+            let yaml = cassandra_yaml(&config, &specs[i]);
+            let line = yaml
+                .lines()
+                .find(|l| l.starts_with("initial_token:"))
+                .unwrap();
+            line.trim_start_matches("initial_token: ")
+                .trim_matches('"')
+                .split(',')
+                .map(|t| t.parse().unwrap())
+                .collect()
+        };
+        let mut all: Vec<i64> = (0..4).flat_map(tokens).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 4 * TOKENS_PER_NODE as usize, "no token shared");
+        // dc2's ring is dc1's, one token up.
+        let moved: Vec<i64> = tokens(0).iter().map(|t| t + 1).collect();
+        assert_eq!(tokens(2), moved);
+        // One data centre keeps Cassandra's default name.
+        let one = ClusterConfig::default();
+        assert!(
+            rackdc_properties(&one, &one.node_specs(Path::new("/c"))[0]).contains("dc=datacenter1")
+        );
     }
 
     #[test]

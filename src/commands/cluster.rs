@@ -107,6 +107,7 @@ fn take_dir_flag(
 pub fn cluster_settings(args: &StartArgs) -> ClusterSettings {
     ClusterSettings {
         nodes: args.nodes,
+        dcs: args.dcs,
         cassandra_version: args.cassandra_version.clone(),
         heap: args.heap,
         gc: args.gc,
@@ -160,6 +161,19 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
         config.describe(),
         cluster.java_description()
     )?;
+    if config.dcs > 1 {
+        let per_dc = config.nodes_per_dc();
+        let each: Vec<String> = config
+            .datacenters()
+            .iter()
+            .enumerate()
+            .map(|(i, (dc, _))| {
+                let first = i as u32 * per_dc + 1;
+                format!("{dc} (nodes {first}-{})", first + per_dc - 1)
+            })
+            .collect();
+        writeln!(out, "  data centres: {}", each.join(", "))?;
+    }
     if config.tls.is_on() {
         let dir = cluster.dir();
         let client = if config.tls.requires_client_certificate() {

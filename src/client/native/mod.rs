@@ -315,25 +315,23 @@ impl NativeClient {
     ) -> Result<connection::Pending, Box<ExecutionError>> {
         let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
         let serial = statement.get_serial_consistency();
-        connection
-            .send(|out, stream| {
-                let body =
-                    frame::execute_begin(out, stream, statement.get_id(), consistency, serial);
-                // The values go straight into the frame: a [short] count, then each as [bytes].
-                let count_at = out.len();
-                out.extend_from_slice(&[0, 0]);
-                let specs = statement.get_variable_col_specs();
-                let context = RowSerializationContext::from_specs(specs.as_slice());
-                let mut writer = RowWriter::new(out);
-                values.serialize(&context, &mut writer).map_err(|e| {
-                    Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e)))
-                })?;
-                let count = writer.value_count() as u16;
-                out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
-                frame::serial_consistency(out, serial);
-                frame::end(out, body);
-                Ok(())
-            })
+        connection.send(|out, stream| {
+            let body = frame::execute_begin(out, stream, statement.get_id(), consistency, serial);
+            // The values go straight into the frame: a [short] count, then each as [bytes].
+            let count_at = out.len();
+            out.extend_from_slice(&[0, 0]);
+            let specs = statement.get_variable_col_specs();
+            let context = RowSerializationContext::from_specs(specs.as_slice());
+            let mut writer = RowWriter::new(out);
+            values
+                .serialize(&context, &mut writer)
+                .map_err(|e| Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e))))?;
+            let count = writer.value_count() as u16;
+            out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
+            frame::serial_consistency(out, serial);
+            frame::end(out, body);
+            Ok(())
+        })
     }
 
     /// Reopens the link's connection in the background, unless that is under way or was
