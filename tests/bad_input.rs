@@ -307,6 +307,19 @@ const CASES: &[Case] = &[
         &["'explode' is not an operation"],
     ),
     case(
+        &["run", "keyvalue", "--during", "kill@20s"],
+        &["kill acts on one node: name it, as in kill:2@20s"],
+    ),
+    case(
+        &["run", "keyvalue", "--during", "restart:zero@20s"],
+        &["'zero' is not a node number"],
+    ),
+    case(
+        &["run", "keyvalue", "--local-dc", "dc 1"],
+        &["--local-dc 'dc 1' is not a data centre name"],
+    ),
+    case(&["cluster", "start", "--dcs", "0"], &["--dcs must be at least 1"]),
+    case(
         &["run", "ycsb", "--workload", "a", "--sender", "native"],
         &["--sender native sends the built-in workloads only"],
     ),

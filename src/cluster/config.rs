@@ -243,7 +243,7 @@ impl ClusterConfig {
         if self.dcs == 0 {
             return invalid("--dcs must be at least 1".into());
         }
-        if self.nodes % self.dcs != 0 {
+        if !self.nodes.is_multiple_of(self.dcs) {
             return invalid(format!(
                 "{} nodes do not split evenly into {} data centres",
                 self.nodes, self.dcs
