@@ -1,7 +1,8 @@
 //! Nodes lost during a run, on three real nodes at RF 3 and CL ONE: a node killed and
 //! restarted by `--during` costs only the requests it held (the native sender routes around
 //! it and comes back to it), a node frozen and continued shows as timeouts and late answers,
-//! and every scheduled request is accounted for either way.
+//! and every scheduled request is accounted for either way; `cluster start` then starts a
+//! node that is down and leaves the others running.
 
 use std::fs;
 use std::path::Path;
@@ -181,5 +182,35 @@ fn a_node_lost_during_a_run_costs_only_the_requests_it_held() {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let state = stat.rsplit_once(')').unwrap().1.split_whitespace().next();
     assert_ne!(state, Some("T"), "node 2 is no longer frozen");
+
+    // A node down outside any run: `cluster start` starts it alone.
+    let now = LocalCluster::open(&dir).unwrap();
+    let (first, third) = (now.pid(1).unwrap(), now.pid(3).unwrap());
+    now.signal_node(2, nix::sys::signal::Signal::SIGKILL)
+        .unwrap();
+    assert!(
+        support::wait_for(std::time::Duration::from_secs(10), || LocalCluster::open(
+            &dir
+        )
+        .unwrap()
+        .pid(2)
+        .is_none()),
+        "node 2 died"
+    );
+    let start = support::headroom(&["cluster", "start", "--dir", dir.to_str().unwrap()]);
+    let said = support::stderr(&start);
+    assert!(
+        start.status.success(),
+        "{said}\n{}",
+        support::stdout(&start)
+    );
+    assert!(said.contains("that are down: 2"), "{said}");
+    let now = LocalCluster::open(&dir).unwrap();
+    assert_eq!(
+        (now.pid(1), now.pid(3)),
+        (Some(first), Some(third)),
+        "left running"
+    );
+    assert!(now.pid(2).is_some(), "node 2 runs again");
     drop(cluster);
 }

@@ -240,3 +240,17 @@ pub fn cut(text: &str, max: usize) -> String {
     }
     out
 }
+
+/// Polls `done` every 100 ms until it holds or `limit` has passed; says whether it held.
+pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

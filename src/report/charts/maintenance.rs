@@ -95,17 +95,27 @@ fn bands_of(file: &MaintenanceFile) -> Vec<Band> {
 /// The caption's sentence on the spans, when there are any.
 pub fn caption(run: &RunData) -> Option<String> {
     let file = run.maintenance.as_ref()?;
-    let started = file
-        .operations
-        .iter()
-        .filter(|r| r.start_s.is_some())
-        .count();
-    (started > 0).then(|| {
+    let started = file.operations.iter().filter(|r| r.start_s.is_some());
+    let (faults, nodetool): (Vec<_>, Vec<_>) = started.partition(|r| r.operation.is_fault());
+    let mut parts = Vec::new();
+    if !nodetool.is_empty() {
+        parts.push(format!(
+            "the {} nodetool operations run during the load (--during), each from its start \
+             to its end on one node",
+            nodetool.len()
+        ));
+    }
+    if !faults.is_empty() {
+        parts.push(format!(
+            "the {} faults (--during), each node from the moment it was killed, drained or \
+             stopped until its restart or cont ended",
+            faults.len()
+        ));
+    }
+    (!parts.is_empty()).then(|| {
         format!(
-            " Coloured spans mark the {started} operations run during the load \
-             (--during): a nodetool operation from its start to its end on one node, a node \
-             killed, drained or stopped until it answered again (the table below gives the \
-             nodes and wall times)."
+            " Coloured spans mark {} (the table below gives the nodes and wall times).",
+            parts.join("; and ")
         )
     })
 }
