@@ -7,18 +7,6 @@ use headroom::cluster::{ClusterConfig, LocalCluster};
 
 use crate::support;
 
-/// Writes node `node` coordinated for the workload's keyspace since it started.
-fn coordinated_writes(cluster: &LocalCluster, node: u32) -> u64 {
-    let rows = support::query(
-        cluster.node(node).unwrap().native_addr(),
-        "SELECT keyspace_name, table_name, count FROM system_views.coordinator_write_latency",
-    );
-    rows.iter()
-        .filter(|r| r[0].as_deref() == Some("headroom"))
-        .filter_map(|r| r[2].as_deref()?.parse::<u64>().ok())
-        .sum()
-}
-
 #[test]
 fn the_local_data_centre_alone_coordinates_the_requests() {
     let _machine = support::exclusive();
@@ -74,20 +62,36 @@ fn the_local_data_centre_alone_coordinates_the_requests() {
             support::stdout(&output),
             support::stderr(&output)
         );
+        assert!(
+            support::stdout(&output).contains(
+                "Data centre: dc2 (--local-dc) of dc1, dc2; the requests go to its nodes only."
+            ),
+            "{}",
+            support::stdout(&output)
+        );
         assert_eq!(
-            coordinated_writes(&cluster, 1),
+            support::coordinated_writes(&cluster, 1),
             0,
             "dc1's node coordinated writes of a run whose local data centre is dc2 ({sender})"
         );
     }
-    let in_dc2 = coordinated_writes(&cluster, 2);
+    let in_dc2 = support::coordinated_writes(&cluster, 2);
     assert!(in_dc2 > 1000, "dc2 coordinated {in_dc2} writes");
 
     // No --local-dc: the contact point's data centre, dc1.
     let output = run("default", &["--consistency", "LOCAL_ONE"]);
     assert!(output.status.success(), "{}", support::stderr(&output));
-    assert!(coordinated_writes(&cluster, 1) > 500);
-    assert_eq!(coordinated_writes(&cluster, 2), in_dc2, "dc2 took none");
+    assert!(
+        support::stdout(&output).contains("Data centre: dc1 (the contact points'"),
+        "{}",
+        support::stdout(&output)
+    );
+    assert!(support::coordinated_writes(&cluster, 1) > 500);
+    assert_eq!(
+        support::coordinated_writes(&cluster, 2),
+        in_dc2,
+        "dc2 took none"
+    );
 
     let output = run("unknown", &["--local-dc", "dc3"]);
     assert_eq!(output.status.code(), Some(2));

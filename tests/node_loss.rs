@@ -32,18 +32,6 @@ fn maintenance(out: &Path) -> MaintenanceFile {
     serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap()
 }
 
-/// Writes node `node` coordinated for the workload's table since it started.
-fn coordinated_writes(cluster: &LocalCluster, node: u32) -> u64 {
-    let rows = support::query(
-        cluster.node(node).unwrap().native_addr(),
-        "SELECT keyspace_name, table_name, count FROM system_views.coordinator_write_latency",
-    );
-    rows.iter()
-        .filter(|r| r[0].as_deref() == Some("headroom"))
-        .filter_map(|r| r[2].as_deref()?.parse::<u64>().ok())
-        .sum()
-}
-
 #[test]
 fn a_node_lost_during_a_run_costs_only_the_requests_it_held() {
     let _machine = support::exclusive();
@@ -117,7 +105,7 @@ fn a_node_lost_during_a_run_costs_only_the_requests_it_held() {
     assert!(now.pid(3).is_some(), "node 3 runs again");
     // Restarted within the run, node 3 coordinated writes again: the sender came back to it.
     if back_at < 70.0 {
-        let writes = coordinated_writes(&cluster, 3);
+        let writes = support::coordinated_writes(&cluster, 3);
         assert!(
             writes > 100,
             "node 3, up again at {back_at:.1} s, coordinated {writes} writes"

@@ -93,7 +93,7 @@ pub struct RunArgs {
     pub maintenance: MaintenanceArgs,
 }
 
-/// nodetool operations while the load goes on (`headroom run --during`).
+/// nodetool operations and node faults while the load goes on (`headroom run --during`).
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Maintenance")]
 pub struct MaintenanceArgs {

@@ -177,6 +177,19 @@ pub fn for_the_engine(session: &Session, statement: &mut PreparedStatement) {
     statement.set_execution_profile_handle(Some(untimed));
 }
 
+/// The names of the cluster's data centres, sorted.
+pub fn datacenters(session: &Session) -> Vec<String> {
+    let mut known: Vec<String> = session
+        .get_cluster_state()
+        .get_nodes_info()
+        .iter()
+        .filter_map(|n| n.datacenter.clone())
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    known
+}
+
 /// The data centre requests go to: `config.local_dc` when it is one of the cluster's, else the
 /// data centre of the first contact point that is a node of the cluster (the only one when
 /// the cluster has one). None when the nodes tell no data centre.
@@ -186,14 +199,9 @@ pub fn local_datacenter(
 ) -> Result<Option<String>, ConnectError> {
     let cluster = session.get_cluster_state();
     let nodes = cluster.get_nodes_info();
-    let mut known: Vec<&str> = nodes
-        .iter()
-        .filter_map(|n| n.datacenter.as_deref())
-        .collect();
-    known.sort_unstable();
-    known.dedup();
+    let known = datacenters(session);
     if let Some(given) = &config.local_dc {
-        if known.contains(&given.as_str()) {
+        if known.contains(given) {
             return Ok(Some(given.clone()));
         }
         return Err(ConnectError::UnknownDatacenter {
@@ -202,7 +210,7 @@ pub fn local_datacenter(
         });
     }
     if known.len() <= 1 {
-        return Ok(known.first().map(|dc| dc.to_string()));
+        return Ok(known.first().cloned());
     }
     let contact_points: Vec<SocketAddr> = config
         .hosts

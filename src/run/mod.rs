@@ -107,6 +107,18 @@ pub async fn execute(
         .map_err(|e| failed(e.into()))?;
     let local_dc =
         client::local_datacenter(&session, &client_config).map_err(|e| failed(e.into()))?;
+    let datacenters = client::datacenters(&session);
+    if let (Some(dc), true) = (&local_dc, datacenters.len() > 1) {
+        let how = if settings.local_dc.is_some() {
+            "--local-dc"
+        } else {
+            "the contact points'; --local-dc picks another"
+        };
+        observer.note(&format!(
+            "Data centre: {dc} ({how}) of {}; the requests go to its nodes only.",
+            datacenters.join(", ")
+        ));
+    }
     let native = match settings.effective_sender() {
         Sender::Driver => None,
         sender => {

@@ -254,3 +254,16 @@ pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Writes node `node` of `cluster` coordinated for the `headroom` keyspace since it started
+/// (`system_views.coordinator_write_latency`).
+pub fn coordinated_writes(cluster: &LocalCluster, node: u32) -> u64 {
+    let rows = query(
+        cluster.node(node).unwrap().native_addr(),
+        "SELECT keyspace_name, table_name, count FROM system_views.coordinator_write_latency",
+    );
+    rows.iter()
+        .filter(|r| r[0].as_deref() == Some("headroom"))
+        .filter_map(|r| r[2].as_deref()?.parse::<u64>().ok())
+        .sum()
+}
