@@ -164,18 +164,33 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
         out.to_str().unwrap(),
     ]);
     let text = stdout(&quickstart);
-    assert!(
-        quickstart.status.success(),
-        "{text}\n{}",
-        stderr(&quickstart)
-    );
     assert!(text.contains("It takes about"), "{text}");
     let summary = read_json(&out.join("capacity.json"));
-    assert_eq!(summary["status"], "complete");
     assert!(summary["probe"]["achieved_per_s"].as_f64().unwrap() > 0.0);
-    match summary["capacity_per_s"].as_f64() {
-        Some(capacity) => assert!(text.contains(&format!("Capacity: {capacity:.0} requests/s"))),
-        None => assert!(text.contains("No capacity"), "{text}"),
+    if quickstart.status.code() == Some(4) {
+        // On two cores shared with its node, the client can be starved of CPU at the highest
+        // rates the node reaches (seen: a node at 15 700/s, the client's threads run up to
+        // 128 ms late). The search must then name no capacity and say why, exit 4; that is
+        // the machine's doing, and the verdict the method asks for.
+        assert_eq!(summary["status"], "invalid", "{text}");
+        assert!(summary["capacity_per_s"].is_null(), "{text}");
+        assert!(
+            text.contains("No capacity: this machine's client could not keep up"),
+            "{text}"
+        );
+    } else {
+        assert!(
+            quickstart.status.success(),
+            "{text}\n{}",
+            stderr(&quickstart)
+        );
+        assert_eq!(summary["status"], "complete");
+        match summary["capacity_per_s"].as_f64() {
+            Some(capacity) => {
+                assert!(text.contains(&format!("Capacity: {capacity:.0} requests/s")))
+            }
+            None => assert!(text.contains("No capacity"), "{text}"),
+        }
     }
     assert!(
         !cluster_dir.exists(),
