@@ -9,7 +9,6 @@
 //! with it once, replicates `system_auth` to every node (up to 3) so that a login survives
 //! the loss of one, and creates the role `headroom` with a random password.
 
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -87,19 +86,8 @@ pub fn read(dir: &Path) -> Result<Option<Credentials>, ClusterError> {
 
 /// Writes the credentials, readable and writable by this user only.
 fn write(dir: &Path, credentials: &Credentials) -> Result<(), ClusterError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = credentials_path(dir);
-    let io = |e| ClusterError::io(format!("writing {}", path.display()))(e);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(&io)?;
     let text = serde_json::to_string_pretty(credentials).expect("two strings serialize");
-    file.write_all(text.as_bytes()).map_err(&io)?;
-    file.sync_all().map_err(io)
+    super::write_private_file(&credentials_path(dir), &text)
 }
 
 /// A password of 32 letters and digits from the kernel's random source, each of the 62

@@ -677,3 +677,23 @@ impl Drop for LocalCluster {
 fn write_file(path: &Path, text: &str) -> Result<(), ClusterError> {
     fs::write(path, text).map_err(ClusterError::io(format!("writing {}", path.display())))
 }
+
+/// Writes a file readable and writable by this user only (keys, credentials), on disk before
+/// it returns.
+fn write_private_file(path: &Path, text: &str) -> Result<(), ClusterError> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let io = |e| ClusterError::io(format!("writing {}", path.display()))(e);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(&io)?;
+    // A file that existed keeps its mode through open: set it.
+    file.set_permissions(fs::Permissions::from_mode(0o600))
+        .map_err(&io)?;
+    file.write_all(text.as_bytes()).map_err(&io)?;
+    file.sync_all().map_err(io)
+}

@@ -9,7 +9,6 @@
 //! through [`settings_for`], as they find its password through [`super::auth`]; the cluster's
 //! own probes connect with [`probe_tls`].
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -87,8 +86,8 @@ impl CertificateAuthority {
 
     /// Writes the CA's certificate to `certificate` and its key to `key` (mode 0600).
     pub fn write(&self, certificate: &Path, key: &Path) -> Result<(), ClusterError> {
-        write_public(certificate, &self.certificate_pem())?;
-        write_private(key, &self.issuer.key().serialize_pem())
+        super::write_file(certificate, &self.certificate_pem())?;
+        super::write_private_file(key, &self.issuer.key().serialize_pem())
     }
 }
 
@@ -130,12 +129,12 @@ pub(super) fn generate(
         )?;
         // The key, then the chain: the node's certificate and the CA's.
         let keystore = format!("{key}{certificate}{}", ca.certificate_pem());
-        write_private(&node_keystore_path(dir, node.index), &keystore)?;
+        super::write_private_file(&node_keystore_path(dir, node.index), &keystore)?;
     }
     if client_certificate {
         let (certificate, key) = ca.sign("headroom client", &["headroom-client".to_string()])?;
-        write_public(&client_cert_path(dir), &certificate)?;
-        write_private(&client_key_path(dir), &key)?;
+        super::write_file(&client_cert_path(dir), &certificate)?;
+        super::write_private_file(&client_key_path(dir), &key)?;
     }
     // The CA last: its presence with every other file means the set is whole.
     ca.write(&ca_path(dir), &ca_key_path(dir))
@@ -209,28 +208,6 @@ pub fn client_encryption_yaml(dir: &Path, index: u32, client_certificate: bool) 
         ));
     }
     yaml
-}
-
-fn write_public(path: &Path, text: &str) -> Result<(), ClusterError> {
-    std::fs::write(path, text).map_err(ClusterError::io(format!("writing {}", path.display())))
-}
-
-/// Writes a file readable and writable by this user only.
-fn write_private(path: &Path, text: &str) -> Result<(), ClusterError> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let io = |e| ClusterError::io(format!("writing {}", path.display()))(e);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(&io)?;
-    // A file that existed keeps its mode through open: set it.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .map_err(&io)?;
-    file.write_all(text.as_bytes()).map_err(&io)?;
-    file.sync_all().map_err(io)
 }
 
 #[cfg(test)]
