@@ -11,6 +11,7 @@ pub mod cluster;
 mod commands;
 pub mod compare;
 pub mod engine;
+pub mod fleet;
 #[cfg(test)]
 mod fixtures;
 pub mod format;

@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["compare"],
     &["sweep"],
     &["capacity"],
+    &["fleet"],
     &["run"],
     &["results"],
     &["maintenance"],
