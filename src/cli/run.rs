@@ -1,7 +1,7 @@
 //! `headroom run`: one run of a workload, and the maintenance it may run during the load.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::Args;
 
@@ -12,6 +12,7 @@ use crate::units;
 /// `headroom run`
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("out", |a| a.help("Run directory. [default: runs/<timestamp>-<workload>]")))]
+#[command(mut_arg("name", |a| a.required(false).required_unless_present("config")))]
 pub struct RunArgs {
     /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
     #[arg(long, value_name = "RATE", value_parser = units::parse_rate)]
@@ -91,6 +92,45 @@ pub struct RunArgs {
     /// Maintenance during the run.
     #[command(flatten)]
     pub maintenance: MaintenanceArgs,
+
+    /// A fleet's worker.
+    #[command(flatten)]
+    pub fleet: FleetWorkerArgs,
+}
+
+/// One worker of a fleet of client processes that send one schedule together.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Fleet")]
+pub struct FleetWorkerArgs {
+    /// Run the settings of a config.json (a file, or the run directory holding it): an
+    /// earlier run repeated, or a fleet's workers all running one. Only --worker,
+    /// --start-at, --phase, --out, --force, the credentials and --cluster-dir may come with
+    /// it; everything else is the file's.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub config: Option<PathBuf>,
+
+    /// Be worker K of a fleet of N processes (on this machine or others) that send the
+    /// schedule of --rate together: this one sends exactly the requests i ≡ K−1 (mod N), so
+    /// the N together send what one process would (the same Poisson arrivals too), and
+    /// writes its share of the --populate rows. Needs --start-at. Merge the workers' run
+    /// directories with `headroom merge`; `headroom capacity --workers N` does all of it.
+    #[arg(long, value_name = "K/N", value_parser = parse_worker, requires = "start_at")]
+    pub worker: Option<(u32, u32)>,
+
+    /// When the fleet's schedule starts, the same for every worker: an RFC 3339 time
+    /// (2026-11-26T17:00:00Z) or +DURATION from now (+30s). A worker connects, prepares and
+    /// populates, then waits for it; one ready more than a second after it refuses to run.
+    /// Clocks of different machines must agree (NTP): the merge warns of a skew.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at_now, requires = "worker")]
+    pub start_at: Option<SystemTime>,
+}
+
+fn parse_worker(text: &str) -> Result<(u32, u32), String> {
+    crate::fleet::worker::parse_worker(text)
+}
+
+fn parse_start_at_now(text: &str) -> Result<SystemTime, String> {
+    crate::fleet::worker::parse_start_at(text, SystemTime::now())
 }
 
 /// nodetool operations and node faults while the load goes on (`headroom run --during`).

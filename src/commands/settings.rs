@@ -2,6 +2,7 @@
 //! quickstart share (the workload, the client, the SLA). Every error here is the user's
 //! input, found before anything connects.
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
@@ -127,6 +128,105 @@ pub fn with_maintenance(
         settings.maintenance = Some(maintenance);
     }
     Ok(settings)
+}
+
+/// The flags that may come with `run --config` (the rest are the file's).
+const WITH_CONFIG: [&str; 13] = [
+    "--config",
+    "--worker",
+    "--start-at",
+    "--phase",
+    "--out",
+    "-o",
+    "--force",
+    "--username",
+    "--password",
+    "--password-file",
+    "--cluster-dir",
+    "--help",
+    "-h",
+];
+
+/// `run --config FILE|DIR`: the settings of a config.json, made this process's (its command
+/// line, its version), with `--phase` when typed; refuses any flag that would decide
+/// something the file decides.
+pub fn from_config_file(path: &Path, phase: RunPhase) -> anyhow::Result<RunSettings> {
+    let file = if path.is_dir() {
+        path.join(crate::results::config::CONFIG_JSON)
+    } else {
+        path.to_path_buf()
+    };
+    let args: Vec<String> = std::env::args().collect();
+    let typed = typed_flags(&args);
+    let others: Vec<&str> = typed
+        .iter()
+        .copied()
+        .filter(|f| !WITH_CONFIG.contains(f))
+        .collect();
+    if !others.is_empty() {
+        return Err(usage_error(format!(
+            "--config takes the run's settings from {}: {} cannot come with it (only --worker, \
+             --start-at, --phase, --out, --force, the credentials and --cluster-dir can)",
+            file.display(),
+            others.join(", ")
+        )));
+    }
+    let mut settings: RunSettings = crate::results::read_json(&file).map_err(|e| {
+        usage_error(format!(
+            "--config {}: not a run's config.json ({e:#})",
+            file.display()
+        ))
+    })?;
+    if typed.contains(&"--phase") {
+        settings.phase = phase;
+    }
+    settings.headroom_version = env!("CARGO_PKG_VERSION").to_string();
+    settings.command_line = crate::cli::redacted_command_line(args.iter().cloned());
+    settings.worker = None;
+    settings.fleet = None;
+    Ok(settings)
+}
+
+/// The flags a command line names (`--name` or `--name=value`, and one-letter `-x`), after
+/// the program and its subcommand.
+fn typed_flags(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .skip(2)
+        .filter_map(|a| {
+            if a.starts_with("--") && a.len() > 2 {
+                Some(a.split('=').next().unwrap_or(a))
+            } else if a.len() == 2 && a.starts_with('-') && a.as_bytes()[1].is_ascii_alphabetic() {
+                Some(a.as_str())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `--worker K/N --start-at TIME`, checked against the run: a fleet shares a schedule, so
+/// only an open loop can be one, and `--during` would run once per worker.
+pub fn with_worker(
+    settings: &mut RunSettings,
+    fleet: &crate::cli::FleetWorkerArgs,
+) -> Result<(), UsageError> {
+    let (Some((index, count)), Some(start_at)) = (fleet.worker, fleet.start_at) else {
+        return Ok(());
+    };
+    if !matches!(settings.mode, LoadMode::Open { .. }) {
+        return Err(UsageError::new(
+            "--worker: a fleet's workers share one schedule, which needs --rate (a closed loop \
+             has no schedule to share)",
+        ));
+    }
+    if settings.maintenance.is_some() {
+        return Err(UsageError::new(
+            "--worker with --during: every worker would run the operations; run them from one \
+             process without --worker",
+        ));
+    }
+    settings.worker = Some(crate::results::config::WorkerSlot::new(index, count, start_at));
+    Ok(())
 }
 
 /// A run of `workload` against `connection`'s cluster, sent by `client` in `mode`, checked.
@@ -267,6 +367,8 @@ pub fn settings(
         nodetool_figures: true,
         server_stats_every_s: None,
         tls,
+        worker: None,
+        fleet: None,
     })
 }
 

@@ -58,6 +58,11 @@ impl RealClock {
         RealClock { t0: Instant::now() }
     }
 
+    /// A clock whose zero is `t0` (past or to come: a fleet's agreed start).
+    pub fn starting_at(t0: Instant) -> Self {
+        RealClock { t0 }
+    }
+
     /// The instant of the run's start.
     pub fn t0(&self) -> Instant {
         self.t0

@@ -47,6 +47,8 @@ use clock::Clock;
 use collector::{Collector, Message};
 use in_flight::NEVER;
 use schedule::{Arrivals, End, Progress, WorkerSchedule};
+
+pub use schedule::Share;
 use worker::{Source, WorkerContext};
 
 pub use schedule::ArrivalKind;
@@ -98,6 +100,10 @@ pub struct EngineConfig {
     pub only_op: Option<usize>,
     /// Seed of the Poisson schedule.
     pub seed: u64,
+    /// The share of the schedule's sequence numbers this process sends (a fleet's worker
+    /// sends one residue of N; [`Share::WHOLE`] otherwise). Open loop: of the schedule at
+    /// `rate_per_s`; closed loop: numbered `share.nth(0)`, `share.nth(1)`, ...
+    pub share: Share,
     /// Record the client's hiccups (the lateness of the workers' wake-ups).
     pub hiccups: bool,
     /// Open loop: requests whose intended starts lie within this span are sent together,
@@ -300,8 +306,10 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 ..
             } => Source::Open(WorkerSchedule::new(
                 Arrivals::new(arrivals, rate_per_s, config.seed),
-                active.iter().position(|&w| w == worker).expect("active"),
-                active.len(),
+                config.share.of_thread(
+                    active.iter().position(|&w| w == worker).expect("active"),
+                    active.len(),
+                ),
                 config.end,
             )),
             LoadMode::Closed { .. } => Source::Closed,
@@ -312,7 +320,8 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             clock: clock.clone(),
             end: config.end,
             limit: limits[worker],
-            per_worker_rate: rate_per_s.map(|r| r / active.len() as f64),
+            per_worker_rate: rate_per_s
+                .map(|r| r / active.len() as f64 / config.share.count.max(1) as f64),
             send_resolution_ns: config.send_resolution.as_nanos() as u64,
             timeout_ns: config
                 .request_timeout
@@ -321,6 +330,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             hiccups: config.hiccups,
             ticks: config.hiccups && worker == active[0],
             first_seq: config.first_seq,
+            share: config.share,
             only_op: config.only_op,
             progress: progress.clone(),
             period: MeasuredPeriod::scheduled(config),
@@ -388,11 +398,12 @@ fn scheduled_requests(config: &EngineConfig) -> f64 {
         return 0.0;
     };
     let warmup = rate_per_s * config.end.warmup_ns as f64 / 1e9;
-    match (config.end.duration_ns, config.end.ops) {
+    let all = match (config.end.duration_ns, config.end.ops) {
         (Some(d), _) => warmup + rate_per_s * d as f64 / 1e9,
         (None, Some(n)) => warmup + n as f64,
         (None, None) => 0.0,
-    }
+    };
+    all / config.share.count.max(1) as f64
 }
 
 /// Divides `total` slots among `workers` as evenly as whole numbers allow.

@@ -142,6 +142,46 @@ impl Progress {
     }
 }
 
+/// The share of a run's sequence numbers a process sends: those ≡ `index` (mod `count`).
+/// A single process sends them all ([`Share::WHOLE`]); worker K of a fleet of N sends
+/// `index` K − 1 of `count` N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// From 0.
+    pub index: u64,
+    /// At least 1.
+    pub count: u64,
+}
+
+impl Share {
+    /// Every request.
+    pub const WHOLE: Share = Share { index: 0, count: 1 };
+
+    /// Within this share, the part of thread `thread` of `threads`: every process's threads
+    /// divide its share the same way, so the requests of all threads of all processes are
+    /// the schedule, each once.
+    pub fn of_thread(self, thread: usize, threads: usize) -> Share {
+        Share {
+            index: self.index + self.count * thread as u64,
+            count: self.count * threads.max(1) as u64,
+        }
+    }
+
+    /// The `n`-th (from 0) sequence number of this share.
+    pub fn nth(self, n: u64) -> u64 {
+        self.index + self.count * n
+    }
+}
+
+/// How many of the sequence numbers `0..total` belong to `share`.
+pub fn share_of(total: u64, share: Share) -> u64 {
+    let count = share.count.max(1);
+    if share.index >= total {
+        return 0;
+    }
+    (total - share.index).div_ceil(count)
+}
+
 /// One worker's share of the open-loop schedule: every W-th request of the global sequence.
 #[derive(Debug)]
 pub struct WorkerSchedule {
@@ -159,11 +199,11 @@ pub struct WorkerSchedule {
 impl WorkerSchedule {
     /// Worker `worker` of `workers`. Every worker walks the same global sequence (the same
     /// seed for Poisson arrivals) and keeps its own requests, so together they send it all.
-    pub fn new(arrivals: Arrivals, worker: usize, workers: usize, end: End) -> Self {
+    pub fn new(arrivals: Arrivals, share: Share, end: End) -> Self {
         WorkerSchedule {
             arrivals,
-            worker: worker as u64,
-            workers: workers.max(1) as u64,
+            worker: share.index,
+            workers: share.count.max(1),
             end,
             measured_before: 0,
             done: false,
@@ -218,11 +258,14 @@ impl WorkerSchedule {
     }
 }
 
-/// Closed loop: a new request whenever a worker has a free slot, intended now.
+/// Closed loop: a new request whenever a worker has a free slot, intended now; its sequence
+/// number the next of the process's `share` (a count-bound `end` counts this process's
+/// requests).
 pub fn take_closed<C: super::clock::Clock>(
     clock: &C,
     end: &End,
     progress: &Progress,
+    share: Share,
 ) -> Option<Ticket> {
     if progress.stop.load(Ordering::Relaxed) {
         return None;
@@ -237,7 +280,7 @@ pub fn take_closed<C: super::clock::Clock>(
             return None;
         }
     }
-    let seq = progress.taken.fetch_add(1, Ordering::Relaxed);
+    let seq = share.nth(progress.taken.fetch_add(1, Ordering::Relaxed));
     Some(Ticket {
         seq,
         intended_ns: now,
@@ -301,8 +344,9 @@ mod tests {
         };
         let mut all = Vec::new();
         for worker in 0..3 {
+            let share = Share::WHOLE.of_thread(worker, 3);
             let mut schedule =
-                WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 100.0, 0), worker, 3, end);
+                WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 100.0, 0), share, end);
             while let Some(t) = schedule.next_ticket() {
                 assert_eq!(t.seq % 3, worker as u64);
                 all.push(t);
@@ -320,6 +364,42 @@ mod tests {
     }
 
     #[test]
+    fn processes_of_a_fleet_and_their_threads_share_one_poisson_schedule() {
+        let end = End {
+            warmup_ns: 100_000_000,
+            duration_ns: Some(1_000_000_000),
+            ops: None,
+        };
+        let one: Vec<Ticket> = {
+            let mut s = WorkerSchedule::new(
+                Arrivals::new(ArrivalKind::Poisson, 500.0, 3),
+                Share::WHOLE,
+                end,
+            );
+            std::iter::from_fn(|| s.next_ticket()).collect()
+        };
+        // Three processes, of 2, 1 and 4 threads.
+        let mut fleet = Vec::new();
+        for (process, threads) in [(0, 2), (1, 1), (2, 4)] {
+            let share = Share { index: process, count: 3 };
+            for thread in 0..threads {
+                let mut s = WorkerSchedule::new(
+                    Arrivals::new(ArrivalKind::Poisson, 500.0, 3),
+                    share.of_thread(thread, threads),
+                    end,
+                );
+                while let Some(t) = s.next_ticket() {
+                    assert_eq!(t.seq % 3, process, "a process sends only its residue");
+                    fleet.push(t);
+                }
+            }
+        }
+        fleet.sort_by_key(|t| t.seq);
+        assert!(one.len() > 500);
+        assert_eq!(fleet, one, "the fleet sends the single process's schedule, each once");
+    }
+
+    #[test]
     fn looking_ahead_does_not_consume() {
         let end = End {
             warmup_ns: 0,
@@ -327,7 +407,7 @@ mod tests {
             ops: None,
         };
         let mut schedule =
-            WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 1000.0, 0), 0, 1, end);
+            WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 1000.0, 0), Share::WHOLE, end);
         let first = schedule.next_ticket().unwrap();
         assert_eq!(
             schedule.last_within(first.intended_ns, 2_500_000),
@@ -351,8 +431,7 @@ mod tests {
         for worker in 0..2 {
             let mut schedule = WorkerSchedule::new(
                 Arrivals::new(ArrivalKind::Poisson, 100.0, 9),
-                worker,
-                2,
+                Share::WHOLE.of_thread(worker, 2),
                 end,
             );
             while schedule.next_ticket().is_some() {
@@ -375,11 +454,32 @@ mod tests {
             ops: Some(5),
         };
         let mut seqs = Vec::new();
-        while let Some(ticket) = take_closed(&clock, &end, &progress) {
+        while let Some(ticket) = take_closed(&clock, &end, &progress, Share::WHOLE) {
             assert_eq!(ticket.intended_ns, clock.now_ns());
             seqs.push(ticket.seq);
             tokio::time::sleep(std::time::Duration::from_millis(3)).await;
         }
         assert_eq!(seqs, [0, 1, 2, 3, 4]);
+        let progress = Progress::default();
+        let share = Share { index: 1, count: 3 };
+        let seqs: Vec<u64> = std::iter::from_fn(|| take_closed(&clock, &end, &progress, share))
+            .map(|t| t.seq)
+            .collect();
+        assert_eq!(seqs, [1, 4, 7, 10, 13], "a worker's rows: its residue only");
+    }
+
+    #[test]
+    fn shares_add_up_to_the_total() {
+        for total in [0u64, 1, 2, 7, 10, 1001] {
+            for count in 1..=5u64 {
+                let share = |index| Share { index, count };
+                let sum: u64 = (0..count).map(|k| share_of(total, share(k))).sum();
+                assert_eq!(sum, total, "{total} over {count}");
+                for k in 0..count {
+                    let direct = (0..total).filter(|i| i % count == k).count() as u64;
+                    assert_eq!(share_of(total, share(k)), direct);
+                }
+            }
+        }
     }
 }

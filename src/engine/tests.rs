@@ -130,6 +130,7 @@ fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
         first_seq: 0,
         only_op: None,
         seed: 1,
+        share: super::Share::WHOLE,
         hiccups: false,
         send_resolution: Duration::ZERO,
         request_timeout: None,

@@ -48,6 +48,9 @@ pub(super) struct WorkerContext<W, C: Clock> {
     /// Never sleep longer than [`HICCUP_TICK`] (the first worker, when hiccups are recorded).
     pub(super) ticks: bool,
     pub(super) first_seq: u64,
+    /// The process's share of the sequence numbers (closed loop; the open loop's schedule
+    /// has its own).
+    pub(super) share: super::Share,
     pub(super) only_op: Option<usize>,
     pub(super) progress: Arc<Progress>,
     /// Open loop: the measured period whose answers this worker counts.
@@ -115,7 +118,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     Source::Open(schedule) => schedule.next_ticket(),
                     // Taken only when a slot is free, so that its intended start is its send.
                     Source::Closed if in_flight.len() < self.limit => {
-                        take_closed(&self.clock, &self.end, &self.progress)
+                        take_closed(&self.clock, &self.end, &self.progress, self.share)
                     }
                     Source::Closed => None,
                 };

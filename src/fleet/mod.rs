@@ -8,3 +8,4 @@
 //! - [`merge`]: the workers' directories added interval by interval into one run directory.
 
 pub mod launch;
+pub mod worker;

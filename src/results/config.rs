@@ -3,13 +3,13 @@
 //! comparisons and `--resume` read them back.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 use crate::client::native::Sender;
 use crate::client::tls::TlsSettings;
-use crate::engine::schedule::End;
+use crate::engine::schedule::{End, Share};
 use crate::engine::LoadMode;
 use crate::maintenance::MaintenanceConfig;
 use crate::sla::Sla;
@@ -89,6 +89,68 @@ pub struct RunSettings {
     /// cluster's own): paths and flags, never the contents of a key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsSettings>,
+    /// `--worker K/N`: this run is worker K of a fleet of N that send one schedule together
+    /// (`--start-at`); its directory is merged with the others' by `headroom merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<WorkerSlot>,
+    /// A run merged from a fleet's workers (`headroom merge`): how many, and when they
+    /// started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetOrigin>,
+}
+
+/// Which share of a fleet's schedule a run sends, and when the fleet starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerSlot {
+    /// K, from 1: the worker sends the requests i ≡ K − 1 (mod N) of the schedule.
+    pub index: u32,
+    /// N, the fleet's size.
+    pub count: u32,
+    /// When the schedule starts (its time zero), RFC 3339 in UTC, nanoseconds.
+    pub start_at: String,
+}
+
+impl WorkerSlot {
+    /// Worker `index` (from 1) of `count`, the schedule starting at `start_at`.
+    pub fn new(index: u32, count: u32, start_at: SystemTime) -> WorkerSlot {
+        WorkerSlot {
+            index,
+            count,
+            start_at: rfc3339(start_at),
+        }
+    }
+
+    /// When the schedule starts; `None` when the time does not read (a hand-edited file).
+    pub fn start_time(&self) -> Option<SystemTime> {
+        parse_rfc3339(&self.start_at).ok()
+    }
+}
+
+/// A moment as RFC 3339 in UTC with nanoseconds, as config.json keeps it.
+pub fn rfc3339(time: SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(time)
+        .to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+}
+
+/// Reads an RFC 3339 moment (any offset); an error says why it does not read.
+pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
+    let time = chrono::DateTime::parse_from_rfc3339(text.trim()).map_err(|e| e.to_string())?;
+    let ns = time
+        .timestamp_nanos_opt()
+        .filter(|ns| *ns >= 0)
+        .ok_or("out of range (before 1970 or after 2262)")?;
+    Ok(SystemTime::UNIX_EPOCH + Duration::from_nanos(ns as u64))
+}
+
+/// Where a merged run came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetOrigin {
+    /// How many workers were merged.
+    pub workers: u32,
+    /// The time zero the workers agreed on, RFC 3339.
+    pub start_at: String,
+    /// The workers' run directories, as given to `headroom merge`, in worker order.
+    pub dirs: Vec<String>,
 }
 
 impl RunSettings {
@@ -119,6 +181,18 @@ impl RunSettings {
     /// Writes config.json into `dir`.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         super::write_json(&dir.join(CONFIG_JSON), self)
+    }
+
+    /// The share of the schedule this process sends: its residue when it is a fleet's
+    /// worker, every request otherwise.
+    pub fn share(&self) -> Share {
+        match &self.worker {
+            Some(w) => Share {
+                index: u64::from(w.index.saturating_sub(1)),
+                count: u64::from(w.count.max(1)),
+            },
+            None => Share::WHOLE,
+        }
     }
 
     /// The SLA's window, when the run has an SLA.

@@ -2,6 +2,11 @@
 //! histograms.hlog and intervals.csv (flushed at once, so that a crash keeps every finished
 //! interval), every judged SLA window into intervals.csv. The run's summary files are
 //! written once it ends ([`super::summary`]).
+//!
+//! The tags of histograms.hlog: `<op>.rt` (response time of successful requests), `<op>.st`
+//! (their service time), `warmup.` before either for the warmup, `client.hiccup`; a fleet's
+//! worker also logs `<op>.wt` (every request's wait before its send), which a merge needs to
+//! judge whether the client's wait decided a window.
 
 use std::fs;
 use std::io::BufWriter;
@@ -29,6 +34,9 @@ pub(crate) struct RunFiles {
     /// Every interval's (start, length) in ns, as histograms.hlog has them: the time base
     /// of pauses.hlog.
     pub(crate) spans: Vec<(u64, u64)>,
+    /// Also log each interval's wait before the send (`<op>.wt`, every request, failed or
+    /// not): a fleet's worker does, so that its directory merges exactly.
+    wait_tags: bool,
 }
 
 impl RunFiles {
@@ -40,6 +48,7 @@ impl RunFiles {
         warmup_s: f64,
         planned: Option<Duration>,
         sla: Option<Sla>,
+        wait_tags: bool,
     ) -> anyhow::Result<Self> {
         let hlog_path = out.join("histograms.hlog");
         let hlog = HlogWriter::create(&hlog_path, start)
@@ -57,6 +66,7 @@ impl RunFiles {
             }),
             error: None,
             spans: Vec::new(),
+            wait_tags,
         })
     }
 
@@ -142,6 +152,14 @@ impl RunFiles {
                     length,
                     &stats.service_ns,
                 )?;
+                if self.wait_tags {
+                    self.hlog.write_interval(
+                        Some(&format!("{prefix}{name}.wt")),
+                        offset,
+                        length,
+                        &stats.wait_ns,
+                    )?;
+                }
                 self.csv.row(interval, phase, name, stats)?;
             }
         }

@@ -10,11 +10,13 @@
 //!   on the way;
 //! - [`populate`]: the rows written before the measured run;
 //! - [`summary`]: summary.json and the `<op>.hgrm` files once it ends;
-//! - [`stop`], [`observer`]: the two ways a caller takes part.
+//! - [`stop`], [`observer`]: the two ways a caller takes part;
+//! - `start`: a fleet's worker waits for the fleet's time zero.
 
 mod files;
 pub mod observer;
 pub mod populate;
+mod start;
 mod stop;
 mod summary;
 
@@ -204,6 +206,7 @@ pub async fn execute(
         first_seq: settings.workload.populate,
         only_op: None,
         seed: settings.workload.seed,
+        share: settings.share(),
         hiccups: true,
         send_resolution: Duration::from_secs_f64(settings.send_resolution_s),
         request_timeout: Some(Duration::from_secs_f64(settings.request_timeout_s)),
@@ -231,8 +234,22 @@ pub async fn execute(
         op_weights: &op_weights,
         planned,
     });
-    let started_at = SystemTime::now();
-    let clock = RealClock::start_now();
+    // A fleet's worker starts the schedule at the fleet's time zero (a second late at most).
+    let (started_at, clock) = match &settings.worker {
+        Some(slot) => match start::wait_for(slot, &context.stop, observer).await {
+            Ok(Some(start)) => start,
+            Ok(None) => {
+                watcher.abort();
+                observer.note("Stopped before the fleet's start time.");
+                return Ok(RunOutcome::StoppedDuringPopulate);
+            }
+            Err(e) => {
+                watcher.abort();
+                return Err(e.into());
+            }
+        },
+        None => (SystemTime::now(), RealClock::start_now()),
+    };
     let pause_nodes = pause_nodes(context.pauses, &settings.hosts, observer);
     let files = files::RunFiles::create(
         out,
@@ -241,6 +258,7 @@ pub async fn execute(
         settings.warmup_s,
         planned,
         settings.sla.clone(),
+        settings.worker.is_some(),
     )?;
     let maintenance = start_maintenance(
         settings,

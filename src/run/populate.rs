@@ -24,7 +24,9 @@ pub(crate) async fn populate_rows(
     progress: Arc<Progress>,
     observer: &mut dyn RunObserver,
 ) -> PopulateSummary {
-    let rows = settings.workload.populate;
+    // A fleet's worker writes its share of the rows: those whose numbers are its residue.
+    let share = settings.share();
+    let rows = crate::engine::schedule::share_of(settings.workload.populate, share);
     observer.populating(rows, POPULATE_CONCURRENCY);
     let engine_config = EngineConfig {
         mode: LoadMode::Closed {
@@ -40,6 +42,7 @@ pub(crate) async fn populate_rows(
         first_seq: 0,
         only_op: Some(workload.populate_op()),
         seed: settings.workload.seed,
+        share,
         hiccups: false,
         send_resolution: Duration::ZERO,
         request_timeout: Some(Duration::from_secs_f64(settings.request_timeout_s)),

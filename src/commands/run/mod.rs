@@ -24,14 +24,23 @@ pub use terminal::Terminal;
 
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut config = settings::with_maintenance(settings::run_settings(&args)?, &args.maintenance)?;
-    config.sla = settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
     let cluster_dir = args
         .cluster_dir
         .clone()
         .unwrap_or_else(crate::cluster::default_dir);
+    let mut config = match &args.fleet.config {
+        Some(file) => settings::from_config_file(file, args.phase)?,
+        None => {
+            let mut config =
+                settings::with_maintenance(settings::run_settings(&args)?, &args.maintenance)?;
+            config.sla =
+                settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
+            settings::with_cluster_tls(&mut config, &cluster_dir);
+            config
+        }
+    };
+    settings::with_worker(&mut config, &args.fleet)?;
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.hosts)?;
-    settings::with_cluster_tls(&mut config, &cluster_dir);
     let out = args
         .output
         .out
