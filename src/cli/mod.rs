@@ -14,6 +14,7 @@ mod client;
 mod cluster;
 mod compare;
 mod connection;
+mod merge;
 mod output;
 mod quickstart;
 mod report;
@@ -32,6 +33,7 @@ pub use compare::CompareArgs;
 pub use connection::{
     redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
 };
+pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;
@@ -184,6 +186,26 @@ pub enum Command {
     /// Example: headroom compare runs/c5d runs/c6gd --node-price c5d=0.576/h
     /// --node-price c6gd=0.461/h --target-load 100k
     Compare(Box<CompareArgs>),
+
+    /// Merge the run directories of a fleet's workers into one run directory, as if one
+    /// process had sent the whole schedule.
+    ///
+    /// Each worker (`headroom run --worker K/N --start-at TIME`, on this machine or others)
+    /// sent its share of one schedule; the merge adds their histograms interval by interval
+    /// on absolute time (percentiles are never averaged), sums requests, errors by class,
+    /// rates and client cost, judges the SLA again on every merged window, and writes
+    /// config.json, summary.json (with each worker's achieved rate and send lag),
+    /// histograms.hlog, intervals.csv, the .hgrm files and report.html. `report` and
+    /// `compare` read the result as any run.
+    ///
+    /// Refused (exit 2, nothing written): directories of different workloads, schedules,
+    /// SLAs or interval lengths, a worker given twice or missing. Workers whose start times
+    /// differ by more than a tenth of the interval are merged with a warning saying by how
+    /// much (clocks out of step). Exit code as a run's: 3 when the SLA failed, 4 when a
+    /// worker or the fleet could not keep the schedule.
+    ///
+    /// Example: headroom merge runs/w1 runs/w2 runs/w3 --out runs/fleet
+    Merge(MergeArgs),
 }
 
 #[cfg(test)]

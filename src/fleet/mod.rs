@@ -8,4 +8,5 @@
 //! - [`merge`]: the workers' directories added interval by interval into one run directory.
 
 pub mod launch;
+pub mod merge;
 pub mod worker;

@@ -12,6 +12,19 @@ use hdrhistogram::Histogram;
 use super::java_format::fixed;
 
 /// Writes the percentile distribution of `histogram` as Java's
+/// Writes `histogram` (ns) into the file at `path` as Java's tools do (5 ticks per half
+/// distance, values in ms).
+pub fn write_file(path: &std::path::Path, histogram: &Histogram<u64>) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    write_percentiles(&mut file, histogram, 5, 1e6)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.flush()
+        .with_context(|| format!("writing {}", path.display()))
+}
+
 /// `histogram.outputPercentileDistribution(out, ticks_per_half_distance, value_unit_ratio)`
 /// prints it: a header, one row per percentile step (value, percentile, count up to the value,
 /// 1/(1-percentile)), and the mean, standard deviation, maximum, count and bucket layout.

@@ -275,6 +275,60 @@ pub fn for_each_interval(
     }
 }
 
+/// One interval of an HdrHistogram interval log, its histogram still encoded: a whole log
+/// held this way takes the file's size, not its histograms' (see [`encoded_intervals`]).
+pub struct EncodedInterval<'a> {
+    /// The interval's tag.
+    pub tag: String,
+    /// Start, seconds since the log's start time.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    encoded: &'a str,
+}
+
+impl EncodedInterval<'_> {
+    /// Its histogram; `None` when it does not decode.
+    pub fn decode(&self) -> Option<Histogram<u64>> {
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(self.encoded)
+            .ok()?;
+        Deserializer::new().deserialize(&mut &raw[..]).ok()
+    }
+}
+
+/// The tagged intervals of an interval log, in file order, their histograms encoded. A line
+/// that does not parse ends the reading with a note naming `file` (a crash can tear the
+/// last one).
+pub fn encoded_intervals<'a>(
+    bytes: &'a [u8],
+    file: &str,
+    notes: &mut Vec<String>,
+) -> Vec<EncodedInterval<'a>> {
+    let mut intervals = Vec::new();
+    for entry in IntervalLogIterator::new(bytes) {
+        match entry {
+            Ok(LogEntry::Interval(interval)) => {
+                let Some(tag) = interval.tag() else { continue };
+                intervals.push(EncodedInterval {
+                    tag: tag.as_str().to_string(),
+                    start_s: interval.start_timestamp().as_secs_f64(),
+                    length_s: interval.duration().as_secs_f64(),
+                    encoded: interval.encoded_histogram(),
+                });
+            }
+            Ok(_) => continue,
+            Err(_) => {
+                notes.push(format!(
+                    "{file} ends in a line that could not be read (the run may have been cut short)"
+                ));
+                break;
+            }
+        }
+    }
+    intervals
+}
+
 /// Whether a histograms.hlog tag holds measured response times (`<op>.rt`).
 pub fn is_measured_response_tag(tag: &str) -> bool {
     tag.ends_with(".rt") && !tag.starts_with("warmup.")

@@ -146,6 +146,8 @@ pub struct IntervalRow {
     pub requests: u64,
     /// Failed requests.
     pub errors: u64,
+    /// Requests due but not yet sent at the interval's end, when the row has the column.
+    pub backlog: Option<u64>,
 }
 
 /// One judged SLA window (an intervals.csv row of phase `window`).
@@ -181,7 +183,7 @@ pub fn parse_intervals(text: &str, notes: &mut Vec<String>) -> (Vec<IntervalRow>
         notes.push("intervals.csv has an unknown header.".to_string());
         return (Vec::new(), Vec::new());
     };
-    let (sla, failed) = (col("sla"), col("sla_failed"));
+    let (sla, failed, backlog) = (col("sla"), col("sla_failed"), col("backlog"));
     let mut rows = Vec::new();
     let mut windows = Vec::new();
     let mut skipped = 0;
@@ -215,6 +217,7 @@ pub fn parse_intervals(text: &str, notes: &mut Vec<String>) -> (Vec<IntervalRow>
                 op: get(op).to_string(),
                 requests: get(requests).parse().ok()?,
                 errors: get(errors).parse().ok()?,
+                backlog: backlog.and_then(|b| get(b).parse().ok()),
             });
             Some(())
         })();

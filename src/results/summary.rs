@@ -181,6 +181,35 @@ pub struct RunSummary {
     pub client: ClientCost,
     /// The SLA judged per window, and its verdict, when the run had one.
     pub sla: Option<SlaSummary>,
+    /// A run merged from a fleet's workers: each one's figures, in worker order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerFigures>,
+}
+
+/// One worker of a merged run: what it was asked, what it achieved, and how late it sent,
+/// so that a slow worker shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerFigures {
+    /// K, from 1.
+    pub index: u32,
+    /// Its run directory, as given to the merge.
+    pub dir: String,
+    /// Its share of the attempted rate, requests per second.
+    pub attempted_rate_per_s: f64,
+    /// Its successful answers per second in the measured part.
+    pub achieved_rate_per_s: f64,
+    /// Its failed requests per second in the measured part.
+    pub failed_rate_per_s: f64,
+    /// Its send lag (wait before the send, measured requests), 99th percentile, ms.
+    pub send_lag_p99_ms: f64,
+    /// Its longest send lag, ms.
+    pub send_lag_max_ms: f64,
+    /// Its CPU time per request sent, µs.
+    pub cpu_us_per_request: f64,
+    /// Whether its own measurement stood (it kept its schedule).
+    pub valid: bool,
+    /// Why its run ended.
+    pub stop: StopReason,
 }
 
 /// A run's SLA verdict: the spec, whether every window passed, the worst window of each

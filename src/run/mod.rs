@@ -13,7 +13,7 @@
 //! - [`stop`], [`observer`]: the two ways a caller takes part;
 //! - `start`: a fleet's worker waits for the fleet's time zero.
 
-mod files;
+pub(crate) mod files;
 pub mod observer;
 pub mod populate;
 mod start;

@@ -2,12 +2,9 @@
 //! and failed rates, the client's own cost and validity, and the SLA's verdict
 //! (summary.json); and each operation type's percentile distributions (`<op>.hgrm`).
 
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use anyhow::Context;
 
 use crate::engine::{self, LoadMode, StopReason};
 use crate::metrics::{self, Phase};
@@ -70,8 +67,9 @@ pub(crate) fn summarize(
         started_at: humantime::format_rfc3339_millis(started_at).to_string(),
         warmup_s,
         measured_s,
+        // A fleet's worker attempted its share of the schedule.
         attempted_rate_per_s: match config.mode {
-            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s / config.share().count as f64),
             LoadMode::Closed { .. } => None,
         },
         achieved_rate_per_s: match period {
@@ -105,6 +103,7 @@ pub(crate) fn summarize(
             window_s: sla.window.as_secs_f64(),
             verdict,
         }),
+        workers: Vec::new(),
     }
 }
 
@@ -162,19 +161,9 @@ pub(crate) fn write_distributions(
     for (i, name) in op_names.iter().enumerate() {
         let stats = &outcome.totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
-            write_hgrm(&out.join(format!("{name}.hgrm")), &stats.response_ns)?;
-            write_hgrm(&out.join(format!("{name}.service.hgrm")), &stats.service_ns)?;
+            hgrm::write_file(&out.join(format!("{name}.hgrm")), &stats.response_ns)?;
+            hgrm::write_file(&out.join(format!("{name}.service.hgrm")), &stats.service_ns)?;
         }
     }
     Ok(())
-}
-
-fn write_hgrm(path: &Path, histogram: &hdrhistogram::Histogram<u64>) -> anyhow::Result<()> {
-    let mut file = std::io::BufWriter::new(
-        fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    hgrm::write_percentiles(&mut file, histogram, 5, 1e6)
-        .with_context(|| format!("writing {}", path.display()))?;
-    file.flush()
-        .with_context(|| format!("writing {}", path.display()))
 }

@@ -296,7 +296,8 @@ fn describe_mode(mode: &LoadMode) -> String {
     }
 }
 
-fn print_summary(s: &RunSummary) {
+/// The summary of a run (or a merged one) as the run prints it at its end.
+pub(crate) fn print_summary(s: &RunSummary) {
     println!("\nSummary ({}):", s.latency_kind);
     let failed = if s.failed_rate_per_s > 0.0 {
         format!(" (successful answers; {:.0}/s failed)", s.failed_rate_per_s)
@@ -369,6 +370,7 @@ fn print_summary(s: &RunSummary) {
     if let Some(v) = &s.validity {
         print_validity(v);
     }
+    print_workers(s);
     let c = &s.client;
     println!(
         "  client: {:.2} s CPU ({:.2} µs per request), peak memory {} MiB, hiccups max {:.2} ms (p99.9 {:.2} ms)",
@@ -378,6 +380,39 @@ fn print_summary(s: &RunSummary) {
         c.hiccup_max_ms,
         c.hiccup_p999_ms
     );
+}
+
+/// A merged run's workers, one line each, so that a slow one shows.
+fn print_workers(s: &RunSummary) {
+    if s.workers.is_empty() {
+        return;
+    }
+    println!(
+        "  {} workers:  {:>6} {:>12} {:>12} {:>14} {:>14} {:>10}",
+        s.workers.len(),
+        "worker",
+        "attempted/s",
+        "achieved/s",
+        "send lag p99",
+        "send lag max",
+        "µs/request"
+    );
+    for w in &s.workers {
+        let mark = match (w.valid, w.stop) {
+            (_, stop) if stop != StopReason::Completed => format!("  stopped: {stop:?}"),
+            (false, _) => "  ← could not keep its schedule".to_string(),
+            (true, _) => String::new(),
+        };
+        println!(
+            "              {:>6} {:>12.0} {:>12.0} {:>11.2} ms {:>11.2} ms {:>10.2}{mark}",
+            w.index,
+            w.attempted_rate_per_s,
+            w.achieved_rate_per_s,
+            w.send_lag_p99_ms,
+            w.send_lag_max_ms,
+            w.cpu_us_per_request
+        );
+    }
 }
 
 /// The measurement's validity: one line when valid, the reasons and what to do when not.

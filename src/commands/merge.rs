@@ -1,0 +1,27 @@
+//! `headroom merge`: the fleet read and checked ([`crate::fleet::merge`]), `--out` claimed,
+//! the merged run written and summed up on the terminal, its report, and a run's exit code.
+
+use std::process::ExitCode;
+
+use crate::cli::MergeArgs;
+use crate::fleet::merge;
+
+use super::run::{exit_code_of, terminal, write_report};
+
+/// Runs `headroom merge`.
+pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let fleet = merge::read(&args.dirs)?;
+    crate::output_dir::claim(&args.out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    for warning in &fleet.warnings {
+        eprintln!("Warning: {warning}");
+    }
+    let summary = fleet.write(
+        &args.out,
+        crate::cli::redacted_command_line(std::env::args()),
+    )?;
+    println!("Merged {} workers into {}.", fleet.len(), args.out.display());
+    terminal::print_summary(&summary);
+    println!("\nFiles: {}", args.out.display());
+    write_report(&args.out);
+    Ok(exit_code_of(&summary))
+}
