@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context};
 
@@ -16,6 +16,9 @@ use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, StartOptions};
 use crate::engine::{LoadMode, StopReason};
+use crate::fleet::launch::{Launcher, WorkerEnd, WorkerPlan};
+use crate::fleet::merge;
+use crate::results::config::{rfc3339, RunPhase};
 use crate::metrics::server_pauses::PauseSource;
 use crate::results::config::RunSettings;
 use crate::results::summary::RunSummary;
@@ -34,6 +37,9 @@ pub struct SearchContext<'a> {
     /// The local cluster under test, when the caller started it (a matrix, the quickstart):
     /// `--fresh restart` restarts it, and its nodes' logs give the trials' pauses.
     pub cluster: Option<&'a mut LocalCluster>,
+    /// Runs each probe and trial as a fleet of workers, when the search has one
+    /// (`config.fleet`).
+    pub launcher: Option<&'a dyn Launcher>,
 }
 
 /// Runs a whole search (or what is left of one) into `store`, handing the outcome so far to
@@ -51,7 +57,13 @@ pub fn search(
         stop,
         credentials,
         cluster,
+        launcher,
     } = context;
+    let launcher = match (&config.fleet, launcher) {
+        (Some(fleet), Some(launcher)) => Some((launcher, fleet.workers)),
+        (Some(_), None) => bail!("a fleet search needs a launcher"),
+        (None, _) => None,
+    };
     let mut opened;
     let cluster = match (config.fresh, cluster) {
         // A cluster the caller started (the quickstart, a matrix) is the one measured,
@@ -96,6 +108,7 @@ pub fn search(
         cluster,
         pauses,
         observer,
+        launcher,
     };
     super::drive(&config.plan(), &mut runner, store, on_record)
 }
@@ -114,6 +127,8 @@ struct LiveRunner<'a, 'o> {
     pauses: PauseSource,
     /// Hears every run of the search.
     observer: &'o mut dyn RunObserver,
+    /// The fleet that runs each probe and trial, and its size; `None`: this process does.
+    launcher: Option<(&'a dyn Launcher, u32)>,
 }
 
 impl LiveRunner<'_, '_> {
@@ -153,6 +168,9 @@ impl LiveRunner<'_, '_> {
         if self.stop.is_set() {
             return Ok(None);
         }
+        if let Some((launcher, workers)) = self.launcher {
+            return self.execute_fleet(launcher, workers, config, out, populate);
+        }
         let context = RunContext {
             out,
             credentials: self.credentials.clone(),
@@ -174,6 +192,77 @@ impl LiveRunner<'_, '_> {
         }
     }
 
+    /// One run by a fleet of `workers`: the populate first when asked (each worker its
+    /// share, then all wait), the measured run from one agreed start, the workers'
+    /// directories in `out/workers/` merged into `out`. `None` when it was interrupted.
+    fn execute_fleet(
+        &mut self,
+        launcher: &dyn Launcher,
+        workers: u32,
+        config: &RunSettings,
+        out: &Path,
+        populate: bool,
+    ) -> anyhow::Result<Option<RunSummary>> {
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>();
+        if populate && config.phase != RunPhase::Run && config.workload.populate > 0 {
+            let mut load = config.clone();
+            load.phase = RunPhase::Load;
+            let plan = WorkerPlan {
+                name: format!("{name}-populate"),
+                settings: load,
+                workers,
+                start_at: SystemTime::now(),
+                out: out.join("populate"),
+                populate: true,
+            };
+            self.observer.note(&format!(
+                "Populate: {} rows, written by {}, each its share.",
+                config.workload.populate,
+                launcher.describe(workers)
+            ));
+            let ends = self.runtime.block_on(launcher.run(&plan, &self.stop));
+            if self.stop.is_set() {
+                return Ok(None);
+            }
+            fleet_dirs(&ends).context("the fleet's populate failed")?;
+        }
+        let start_at = SystemTime::now() + launcher.lead();
+        let plan = WorkerPlan {
+            name,
+            settings: config.clone(),
+            workers,
+            start_at,
+            out: out.join("workers"),
+            populate: false,
+        };
+        self.observer.note(&format!(
+            "Fleet: {}; the schedule starts at {}.",
+            launcher.describe(workers),
+            rfc3339(start_at)
+        ));
+        let ends = self.runtime.block_on(launcher.run(&plan, &self.stop));
+        if self.stop.is_set() {
+            return Ok(None);
+        }
+        let dirs = fleet_dirs(&ends).context("the fleet's run failed")?;
+        let fleet = merge::read(&dirs)?;
+        for warning in &fleet.warnings {
+            self.observer.problem(&format!("Warning: {warning}"));
+        }
+        let summary = fleet.write(out, config.command_line.clone())?;
+        for line in describe_fleet(&summary) {
+            self.observer.note(&line);
+        }
+        self.populated = true;
+        Ok(Some(summary))
+    }
+
     fn relative(&self, path: &Path) -> String {
         path.strip_prefix(&self.dir)
             .unwrap_or(path)
@@ -185,8 +274,10 @@ impl LiveRunner<'_, '_> {
 impl TrialRunner for LiveRunner<'_, '_> {
     fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
         let mut config = self.config.run.clone();
+        // A fleet's workers share the requests in flight.
+        let workers = self.launcher.map_or(1, |(_, n)| n as usize);
         config.mode = LoadMode::Closed {
-            concurrency: self.config.probe_concurrency,
+            concurrency: (self.config.probe_concurrency / workers).max(1),
         };
         config.warmup_s = self.config.probe_duration_s / 4.0;
         config.duration_s = Some(self.config.probe_duration_s);
@@ -246,6 +337,63 @@ impl TrialRunner for LiveRunner<'_, '_> {
             started.elapsed(),
         )))
     }
+}
+
+/// The workers' run directories, or every failure with its reason.
+fn fleet_dirs(ends: &[WorkerEnd]) -> anyhow::Result<Vec<PathBuf>> {
+    let failed: Vec<String> = ends
+        .iter()
+        .filter_map(|end| match end {
+            WorkerEnd::Failed { index, reason } => Some(format!("worker {index}: {reason}")),
+            WorkerEnd::Finished { .. } => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        bail!("{}", failed.join("; "));
+    }
+    Ok(ends
+        .iter()
+        .filter_map(|end| match end {
+            WorkerEnd::Finished { dir, .. } => Some(dir.clone()),
+            WorkerEnd::Failed { .. } => None,
+        })
+        .collect())
+}
+
+/// A merged run in a few lines: the fleet's rate and SLA, then each worker's.
+fn describe_fleet(summary: &RunSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "Merged {} workers: achieved {:.0}/s{}; SLA {}; {}.",
+        summary.workers.len(),
+        summary.achieved_rate_per_s,
+        summary
+            .attempted_rate_per_s
+            .map(|r| format!(" of {r:.0}/s"))
+            .unwrap_or_default(),
+        match &summary.sla {
+            Some(s) if s.verdict.pass => "met in every window",
+            Some(_) => "failed",
+            None => "none",
+        },
+        if summary.is_valid() {
+            "every worker kept its schedule".to_string()
+        } else {
+            "the fleet could not keep its schedule (no verdict)".to_string()
+        }
+    )];
+    for w in &summary.workers {
+        lines.push(format!(
+            "  worker {}: achieved {:.0}/s of {:.0}/s, send lag p99 {:.2} ms (max {:.2} ms), {:.1} µs CPU per request{}",
+            w.index,
+            w.achieved_rate_per_s,
+            w.attempted_rate_per_s,
+            w.send_lag_p99_ms,
+            w.send_lag_max_ms,
+            w.cpu_us_per_request,
+            if w.valid { "" } else { " — could not keep its schedule" }
+        ));
+    }
+    lines
 }
 
 /// A trial's record, from its run's summary.

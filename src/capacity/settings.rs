@@ -63,6 +63,10 @@ pub struct SearchSettings {
     /// The local cluster tested, described, when headroom started it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    /// `--workers N --launcher ...`: every probe and trial is run by a fleet of worker
+    /// processes and merged; `None`: by this process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::fleet::launch::FleetSettings>,
 }
 
 impl SearchSettings {

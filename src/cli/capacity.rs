@@ -208,6 +208,26 @@ pub struct CapacityArgs {
     /// The price of the configurations.
     #[command(flatten)]
     pub cost: CostArgs,
+
+    /// Run the probe and every trial with N client processes that send one schedule
+    /// together (each `run --worker K/N`, all starting at one agreed time), merged into one
+    /// run (`headroom merge`) and judged as one: for a cluster that one client machine
+    /// cannot load. Each trial's directory holds the merged run, and workers/worker-K with
+    /// each worker's own; the table and the report say how many workers ran and how each
+    /// kept its schedule. A worker that fails fails the search, naming it and why.
+    #[arg(long, value_name = "N", conflicts_with = "matrix", help_heading = "Fleet")]
+    pub workers: Option<u32>,
+
+    /// Where the workers run: local (processes of this machine, as the tests run them) or
+    /// kubernetes (one Indexed Job per trial; see docs/distributed.md).
+    #[arg(
+        long,
+        value_name = "WHERE",
+        default_value = "local",
+        requires = "workers",
+        help_heading = "Fleet"
+    )]
+    pub launcher: crate::fleet::launch::LauncherKind,
 }
 
 /// What the tested configurations cost (`capacity --matrix` and `compare`).

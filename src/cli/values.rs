@@ -8,6 +8,7 @@ use crate::capacity::settings::Fresh;
 use crate::client::native::Sender;
 use crate::cluster::GcKind;
 use crate::engine::ArrivalKind;
+use crate::fleet::launch::LauncherKind;
 use crate::results::config::RunPhase;
 use crate::workload::PartitionGenerator;
 
@@ -87,3 +88,8 @@ mod tests {
         check::<Fresh>();
     }
 }
+
+value_enum!(LauncherKind {
+    Local => "local": "Processes of this machine",
+    Kubernetes => "kubernetes": "Pods of one Indexed Job per trial on the Kubernetes cluster of KUBECONFIG (or the one this runs in)",
+});

@@ -204,8 +204,8 @@ fn typed_flags(args: &[String]) -> Vec<&str> {
         .collect()
 }
 
-/// `--worker K/N --start-at TIME`, checked against the run: a fleet shares a schedule, so
-/// only an open loop can be one, and `--during` would run once per worker.
+/// `--worker K/N --start-at TIME`, checked against the run: `--during` would run once per
+/// worker. (A closed loop's workers each keep their `--concurrency` in flight.)
 pub fn with_worker(
     settings: &mut RunSettings,
     fleet: &crate::cli::FleetWorkerArgs,
@@ -213,12 +213,6 @@ pub fn with_worker(
     let (Some((index, count)), Some(start_at)) = (fleet.worker, fleet.start_at) else {
         return Ok(());
     };
-    if !matches!(settings.mode, LoadMode::Open { .. }) {
-        return Err(UsageError::new(
-            "--worker: a fleet's workers share one schedule, which needs --rate (a closed loop \
-             has no schedule to share)",
-        ));
-    }
     if settings.maintenance.is_some() {
         return Err(UsageError::new(
             "--worker with --during: every worker would run the operations; run them from one \

@@ -10,9 +10,30 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 
 use crate::results::config::RunSettings;
 use crate::stop::StopSignal;
+
+/// Where a fleet's workers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LauncherKind {
+    /// Processes of this machine ([`super::local::LocalLauncher`]).
+    Local,
+    /// Pods of an Indexed Job on a Kubernetes cluster.
+    Kubernetes,
+}
+
+/// A search whose trials a fleet runs: how many workers, and where (search.json keeps it, so
+/// that `--resume` goes on with the same fleet).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetSettings {
+    /// Workers per trial (N).
+    pub workers: u32,
+    /// Where they run.
+    pub launcher: LauncherKind,
+}
 
 /// What the workers of one trial run.
 #[derive(Debug, Clone)]
@@ -29,8 +50,9 @@ pub struct WorkerPlan {
     pub start_at: SystemTime,
     /// Where worker K's run directory must be when the launch returns: `out/worker-K`.
     pub out: PathBuf,
-    /// Write the workload's populate rows (each worker its share) before waiting for the
-    /// start.
+    /// Run the phases the settings ask for (`settings.phase`: with the populate, each
+    /// worker writing its share of the rows before it waits for the start); when false,
+    /// the measured run alone (`--phase run`: the data is there already).
     pub populate: bool,
 }
 

@@ -14,7 +14,8 @@
 //! A merge refuses (exit 2, nothing written) directories that are no worker's, workers of
 //! different fleets, workloads, schedules, SLAs or interval lengths, a worker given twice,
 //! and a fleet with a worker missing; it warns when the workers' start times differ by more
-//! than a tenth of the interval, and says by how much.
+//! than a tenth of the interval, and says by how much. Closed-loop workers merge too (the
+//! fleet's concurrency is their sum): a fleet's probe of the cluster's ceiling.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -128,6 +129,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     let mut settings = first.settings.clone();
     settings.worker = None;
     settings.threads = workers.iter().map(|w| w.settings.threads).sum();
+    settings.mode = fleet_mode(settings.mode, workers.len());
     settings.command_line = command_line;
     settings.fleet = Some(FleetOrigin {
         workers: first.slot.count,
@@ -347,11 +349,6 @@ fn check(workers: &[Worker]) -> Result<Vec<String>, UsageError> {
     same("versions of headroom", &|w| {
         w.settings.headroom_version != first.settings.headroom_version
     })?;
-    if !matches!(first.settings.mode, LoadMode::Open { .. }) {
-        return Err(UsageError::new(
-            "cannot merge: the workers ran a closed loop, which has no schedule to share",
-        ));
-    }
     for pair in workers.windows(2) {
         if pair[0].slot.index == pair[1].slot.index {
             return Err(UsageError::new(format!(
@@ -389,6 +386,17 @@ fn check(workers: &[Worker]) -> Result<Vec<String>, UsageError> {
         ));
     }
     Ok(warnings)
+}
+
+/// The fleet's load: an open loop's schedule is the workers' one; a closed loop keeps every
+/// worker's requests in flight together.
+fn fleet_mode(mode: LoadMode, workers: usize) -> LoadMode {
+    match mode {
+        LoadMode::Closed { concurrency } => LoadMode::Closed {
+            concurrency: concurrency * workers,
+        },
+        open => open,
+    }
 }
 
 /// The op types, in the first worker's order, then any only another had.
@@ -505,7 +513,7 @@ fn summarize(
     RunSummary {
         headroom_version: first.headroom_version.clone(),
         workload: first.workload.clone(),
-        mode: workers[0].settings.mode,
+        mode: fleet_mode(workers[0].settings.mode, workers.len()),
         latency_kind: first.latency_kind.clone(),
         stop,
         started_at: humantime::format_rfc3339_millis(t0).to_string(),
@@ -615,7 +623,8 @@ fn validity(
         measured_requests: figures.iter().map(|f| f.measured_requests).sum(),
         client_decided_windows: client_decided,
     };
-    let mut validity = Validity::decide(merged, true);
+    let open = matches!(workers[0].settings.mode, LoadMode::Open { .. });
+    let mut validity = Validity::decide(merged, open);
     let bound: Vec<String> = workers
         .iter()
         .filter_map(|w| {

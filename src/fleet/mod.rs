@@ -8,5 +8,6 @@
 //! - [`merge`]: the workers' directories added interval by interval into one run directory.
 
 pub mod launch;
+pub mod local;
 pub mod merge;
 pub mod worker;

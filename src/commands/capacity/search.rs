@@ -12,6 +12,8 @@ use crate::cluster::{self, LocalCluster};
 use crate::commands::run::Terminal;
 use crate::commands::settings::{self, parse_fraction};
 use crate::engine::LoadMode;
+use crate::fleet::launch::{Launcher, LauncherKind};
+use crate::fleet::local::LocalLauncher;
 use crate::stop::StopSignal;
 use crate::usage::{usage_error, UsageError};
 
@@ -62,6 +64,19 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         )));
     }
     RatePlan::parse(&args.rates, resolution).map_err(UsageError::new)?;
+    let fleet = match args.workers {
+        None => None,
+        Some(n) if n == 0 || n > crate::fleet::worker::MAX_WORKERS => {
+            return Err(usage_error(format!(
+                "--workers {n}: give from 1 to {}",
+                crate::fleet::worker::MAX_WORKERS
+            )))
+        }
+        Some(workers) => Some(crate::fleet::launch::FleetSettings {
+            workers,
+            launcher: args.launcher,
+        }),
+    };
     if args.fresh == Fresh::Restart && !args.connection.hosts.is_empty() {
         return Err(usage_error(
             "--fresh restart restarts a local cluster headroom started (see --cluster-dir); \
@@ -91,6 +106,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         ladder_base_per_s: None,
         nodes: args.cost.nodes,
         cluster: None,
+        fleet,
     })
 }
 
@@ -128,11 +144,23 @@ pub fn search(
     crate::commands::run::stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();
     let mut printed = false;
+    let launcher: Option<Box<dyn Launcher>> = match &config.fleet {
+        None => None,
+        Some(fleet) => {
+            let launcher = launcher_for(fleet.launcher, credentials.clone())?;
+            println!(
+                "Each probe and trial runs on a fleet: {}.",
+                launcher.describe(fleet.workers)
+            );
+            Some(launcher)
+        }
+    };
     let context = capacity::live::SearchContext {
         runtime: &runtime,
         stop,
         credentials,
         cluster,
+        launcher: launcher.as_deref(),
     };
     let status = capacity::live::search(
         config,
@@ -164,6 +192,21 @@ pub fn search(
         _ => println!("\nFiles: {} (capacity.json, capacity.jsonl, one run directory per trial)", dir.display()),
     }
     Ok((status, outcome))
+}
+
+/// The launcher of a fleet search's workers.
+fn launcher_for(
+    kind: LauncherKind,
+    credentials: Option<(String, String)>,
+) -> anyhow::Result<Box<dyn Launcher>> {
+    Ok(match kind {
+        LauncherKind::Local => Box::new(LocalLauncher::new(credentials)?),
+        LauncherKind::Kubernetes => {
+            return Err(usage_error(
+                "--launcher kubernetes is not available in this build; use --launcher local",
+            ))
+        }
+    })
 }
 
 fn describe_plan(plan: &RatePlan) -> String {
