@@ -387,7 +387,7 @@ fn assert_close(java: &[f64], ours: &[f64], context: &str) {
 }
 
 /// The two texts line by line, naming the first line that differs.
-fn assert_same_lines(java: &str, ours: &str, tag: &str) {
+pub(crate) fn assert_same_lines(java: &str, ours: &str, tag: &str) {
     let java_lines: Vec<&str> = java.lines().collect();
     let our_lines: Vec<&str> = ours.lines().collect();
     for (number, (j, o)) in java_lines.iter().zip(&our_lines).enumerate() {

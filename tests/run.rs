@@ -390,8 +390,19 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
 /// by itself.
 #[test]
 fn stall_test_a_frozen_node_shows_in_full() {
+    stall_test(1);
+}
+
+/// The stall test through a fleet of two workers (`run --worker K/2`), merged: the merged
+/// p99 and p99.9 must match the formula as one process's do.
+#[test]
+fn stall_test_through_two_workers_merged() {
+    stall_test(2);
+}
+
+fn stall_test(workers: u32) {
     let _machine = support::exclusive();
-    let dir = support::cluster_dir("stall");
+    let dir = support::cluster_dir(&format!("stall-{workers}"));
     let cluster =
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let pid = cluster.running_pids()[0];
@@ -405,6 +416,7 @@ fn stall_test_a_frozen_node_shows_in_full() {
             &runs.path().join(format!("stall-{attempt}")),
             rate,
             measured_s,
+            workers,
         );
         let writes = op(&run.summary, "write");
         assert_eq!(
@@ -551,24 +563,54 @@ fn cpu_ticks() -> (u64, u64) {
 /// The stall test's warmup, s.
 const WARMUP_S: f64 = 5.0;
 
-/// Runs keyvalue at `rate` for a 5 s warmup and `measured_s`, freezing the node 10 s in.
-fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> StallRun {
+/// Runs keyvalue at `rate` for a 5 s warmup and `measured_s`, freezing the node 10 s in; with
+/// several `workers`, as a fleet of that many processes sharing the schedule, merged into
+/// `out`.
+fn stall_run(
+    pid: u32,
+    out: &std::path::Path,
+    rate: f64,
+    measured_s: f64,
+    workers: u32,
+) -> StallRun {
     let (rate_text, duration_text) = (rate.to_string(), format!("{measured_s}s"));
-    let ticks_before = cpu_ticks();
-    let (mut child, lines) = spawn_run(&[
+    let warmup_text = format!("{WARMUP_S}s");
+    let args = [
         "keyvalue",
         "--rate",
         &rate_text,
         "--warmup",
-        &format!("{WARMUP_S}s"),
+        &warmup_text,
         "--duration",
         &duration_text,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let run_started = Instant::now();
+    ];
+    let ticks_before = cpu_ticks();
+    let (run_started, children, lines) = if workers == 1 {
+        let (child, lines) = spawn_run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+        (Instant::now(), vec![child], Some(lines))
+    } else {
+        // The fleet's schedule starts a few seconds from now, once every worker is ready.
+        let lead = Duration::from_secs(5);
+        let start_at = headroom::results::config::rfc3339(std::time::SystemTime::now() + lead);
+        let started = Instant::now() + lead;
+        let children = (1..=workers)
+            .map(|k| {
+                Command::new(env!("CARGO_BIN_EXE_headroom"))
+                    .arg("run")
+                    .args(args)
+                    .args(["--worker", &format!("{k}/{workers}"), "--start-at", &start_at])
+                    .arg("--out")
+                    .arg(out.with_extension(format!("worker-{k}")))
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        std::thread::sleep(started.saturating_duration_since(Instant::now()));
+        (started, children, None)
+    };
     // Freeze the node 10 s in: 5 s into the measured part.
-    std::thread::sleep(Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(10).saturating_sub(run_started.elapsed()));
     headroom::cluster::process::signal(pid, Signal::SIGSTOP).unwrap();
     let frozen = Instant::now();
     std::thread::sleep(Duration::from_secs(2));
@@ -579,10 +621,22 @@ fn stall_run(pid: u32, out: &std::path::Path, rate: f64, measured_s: f64) -> Sta
     headroom::cluster::process::signal(pid, Signal::SIGCONT).unwrap();
     let frozen_at_s = frozen.duration_since(run_started).as_secs_f64();
     eprintln!("froze the node at {frozen_at_s:.2} s for {stall_s:.3} s");
-    for line in lines {
+    for line in lines.into_iter().flatten() {
         eprintln!("{}", line.unwrap());
     }
-    assert!(child.wait().unwrap().success());
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    if workers > 1 {
+        let dirs: Vec<String> = (1..=workers)
+            .map(|k| out.with_extension(format!("worker-{k}")).display().to_string())
+            .collect();
+        let mut merge = vec!["merge"];
+        merge.extend(dirs.iter().map(String::as_str));
+        merge.extend(["--out", out.to_str().unwrap()]);
+        let merged = headroom(&merge);
+        assert!(merged.status.success(), "{}", stderr(&merged));
+    }
     let ticks_after = cpu_ticks();
     let steal =
         (ticks_after.1 - ticks_before.1) as f64 / (ticks_after.0 - ticks_before.0).max(1) as f64;

@@ -12,6 +12,7 @@ mod capacity;
 mod cluster;
 mod compare;
 mod datacenters;
+mod fleet;
 mod hdr_tools;
 mod maintenance;
 mod node_loss;
