@@ -4,7 +4,9 @@
 
 use super::page::{table, Page};
 use super::prose::run_sentence;
-use super::tables::{errors_table, settings_table, sla_table, summary_table, validity_part};
+use super::tables::{
+    errors_table, settings_table, sla_table, summary_table, validity_part, workers_part,
+};
 use crate::format::{self, format_number};
 use crate::report::charts;
 use crate::results::run_dir::RunData;
@@ -35,6 +37,7 @@ pub(super) fn run_section(
         page.h3("Summary");
         summary_table(page, summary);
         validity_part(page, summary);
+        workers_part(page, summary);
         if let Some(sla) = &summary.sla {
             page.h3(&format!("Service level: {}", sla.spec));
             sla_table(page, summary);

@@ -139,6 +139,57 @@ pub(super) fn validity_part(page: &mut Page, s: &RunSummary) {
     }
 }
 
+/// A merged run's workers: what each was asked and achieved, and how late it sent, so that
+/// a slow worker shows.
+pub(super) fn workers_part(page: &mut Page, s: &RunSummary) {
+    if s.workers.is_empty() {
+        return;
+    }
+    page.h3(&format!("Workers ({})", s.workers.len()));
+    page.para(
+        "The run was sent by a fleet of client processes, each its share of one schedule, \
+         and merged by adding their histograms interval by interval. A worker that could not \
+         keep its schedule makes the whole run client-bound.",
+    );
+    let header = [
+        "Worker",
+        "Attempted/s",
+        "Achieved/s",
+        "Failed/s",
+        "Send lag p99 ms",
+        "Send lag max ms",
+        "CPU µs/request",
+        "Kept its schedule",
+    ];
+    let rows: Vec<(Vec<String>, &str)> = s
+        .workers
+        .iter()
+        .map(|w| {
+            let kept = match w.stop {
+                crate::engine::StopReason::Completed if w.valid => "yes".to_string(),
+                crate::engine::StopReason::Completed => "no".to_string(),
+                stop => format!("stopped: {stop:?}"),
+            };
+            let class = if w.valid { "" } else { "fail" };
+            (
+                vec![
+                    w.index.to_string(),
+                    format_rate(w.attempted_rate_per_s),
+                    format_rate(w.achieved_rate_per_s),
+                    format_rate(w.failed_rate_per_s),
+                    format_number(w.send_lag_p99_ms),
+                    format_number(w.send_lag_max_ms),
+                    format_number(w.cpu_us_per_request),
+                    kept,
+                ],
+                class,
+            )
+        })
+        .collect();
+    let numeric = [true, true, true, true, true, true, true, false];
+    page.body.push_str(&table(&header, &rows, &numeric));
+}
+
 /// Each SLA term's worst window.
 pub(super) fn sla_table(page: &mut Page, s: &RunSummary) {
     let Some(sla) = &s.sla else { return };
