@@ -524,6 +524,19 @@ const CASES: &[Case] = &[
     // Found by fuzzing (fuzz/regressions/): contact points no driver can connect to, counts
     // and offsets beyond their types, proportions and weights that do not add up, serde's
     // type names (now words).
+    // A fleet's workers and their merge.
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "3/2", "--start-at", "+5s"], &["K must be from 1 to N (2)"]),
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "0/2", "--start-at", "+5s"], &["K must be from 1 to N"]),
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "1/2"], &["--start-at"]),
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "two", "--start-at", "+5s"], &["not K/N"]),
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "1/2", "--start-at", "noon"], &["not an RFC 3339 time"]),
+    case(&["run", "keyvalue", "--rate", "10", "--worker", "1/2", "--start-at", "+5s", "--during", "flush@1s"], &["--worker with --during"]),
+    with(&["run", "--config", "{dir}/config.json"], &[("config.json", Text("{\"hosts\": 1}"))], &["--config", "not a run's config.json"]),
+    with(&["run", "--config", "{dir}/config.json", "--rate", "5"], &[("config.json", Text("{}"))], &["--rate cannot come with it"]),
+    case(&["run", "--config", "{dir}/missing"], &["missing"]),
+    case(&["merge", "{dir}", "--out", "{dir}/m"], &["not a run directory (no config.json)"]),
+    case(&["capacity", "keyvalue", "--workers", "0"], &["--workers 0"]),
+    case(&["capacity", "keyvalue", "--launcher", "local"], &["--workers"]),
     case(&["run", "keyvalue", "--hosts", "a:b:9042"], &["--hosts 'a:b:9042'"]),
     case(&["run", "keyvalue", "--hosts", "db:0"], &["from 1 to 65535"]),
     case(&["run", "keyvalue", "--hosts", "db:+9042"], &["from 1 to 65535"]),
@@ -798,7 +811,7 @@ fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
             Some("run" | "capacity" | "sweep")
         ) && !args
             .iter()
-            .any(|a| a == "--hosts" || a == "--resume" || a == "--matrix")
+            .any(|a| a == "--hosts" || a == "--resume" || a == "--matrix" || a == "--config")
         {
             command.args(["--hosts", NOWHERE]);
         }

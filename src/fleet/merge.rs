@@ -285,6 +285,9 @@ fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
         let refuse = |why: String| -> anyhow::Error {
             UsageError::new(format!("cannot merge {}: {why}", dir.display())).into()
         };
+        if !dir.join(crate::results::config::CONFIG_JSON).is_file() {
+            return Err(refuse("it is not a run directory (no config.json)".into()));
+        }
         let settings = RunSettings::read(dir).map_err(|e| refuse(format!("{e:#}")))?;
         let Some(slot) = settings.worker.clone() else {
             return Err(refuse(
