@@ -157,8 +157,19 @@ impl RunObserver for Terminal {
 
     fn measuring(&mut self, start: &Measuring) {
         let settings = start.settings;
+        let worker = match &settings.worker {
+            Some(w) => format!(
+                " as worker {} of {} (requests {}, {}, {}, ... of the schedule)",
+                w.index,
+                w.count,
+                w.index,
+                w.index + w.count,
+                w.index + 2 * w.count
+            ),
+            None => String::new(),
+        };
         println!(
-            "Running {} ({}) against {}; latencies are {}.",
+            "Running {} ({}) against {}{worker}; latencies are {}.",
             settings.workload.name,
             describe_mode(&settings.mode),
             settings.hosts.join(", "),
