@@ -103,7 +103,10 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         let (rows, _) = parse_intervals(&worker.csv, &mut notes);
         let mut backlog_seen = BTreeMap::new();
         for row in rows {
-            let slot = slots.entry(index_of(row.start_s)).or_default();
+            let slot = slots
+                .entry(index_of(row.start_s))
+                .or_default()
+                .sized(op_names.len());
             let Some(op) = op_names.iter().position(|o| *o == row.op) else {
                 continue;
             };
@@ -197,11 +200,17 @@ struct Slot {
 }
 
 impl Slot {
-    fn add(&mut self, entry: &EncodedInterval, op_names: &[String]) -> anyhow::Result<()> {
-        if self.ops.is_empty() {
-            self.ops = vec![Default::default(); op_names.len()];
-            self.errors = vec![[0; 2]; op_names.len()];
+    /// Room for `n_ops` op types.
+    fn sized(&mut self, n_ops: usize) -> &mut Slot {
+        if self.ops.len() < n_ops {
+            self.ops.resize(n_ops, Default::default());
+            self.errors.resize(n_ops, [0; 2]);
         }
+        self
+    }
+
+    fn add(&mut self, entry: &EncodedInterval, op_names: &[String]) -> anyhow::Result<()> {
+        self.sized(op_names.len());
         let histogram = entry.decode().ok_or_else(|| {
             UsageError::new(format!(
                 "cannot merge: a histogram of tag {} could not be decoded",
