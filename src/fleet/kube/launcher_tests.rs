@@ -184,7 +184,9 @@ impl KubeApi for Fake {
 }
 
 fn plan(out: &Path, workers: u32, start_in: Duration) -> WorkerPlan {
-    let mut settings = RunSettings::read(&crate::fixtures::run_fixture()).unwrap();
+    // The recorded run the unit tests share (fixtures.rs), read by its path.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/run");
+    let mut settings = RunSettings::read(&fixture).unwrap();
     settings.hosts = vec!["cassandra.db.svc".to_string()];
     WorkerPlan {
         name: "t".to_string(),
