@@ -43,5 +43,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Quickstart(args) => commands::quickstart::run(*args),
         cli::Command::Report(args) => commands::report::run(args),
         cli::Command::Compare(args) => commands::compare::run(*args),
+        cli::Command::Kube(args) => commands::kube::run(args),
     }
 }

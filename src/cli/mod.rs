@@ -14,6 +14,7 @@ mod client;
 mod cluster;
 mod compare;
 mod connection;
+mod kube;
 mod output;
 mod quickstart;
 mod report;
@@ -32,6 +33,7 @@ pub use compare::CompareArgs;
 pub use connection::{
     redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
 };
+pub use kube::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;
@@ -184,6 +186,14 @@ pub enum Command {
     /// Example: headroom compare runs/c5d runs/c6gd --node-price c5d=0.576/h
     /// --node-price c6gd=0.461/h --target-load 100k
     Compare(Box<CompareArgs>),
+
+    /// Run a fleet of workers on Kubernetes by hand: the manifest of an Indexed Job whose
+    /// pods run one config.json as workers 1..N of one schedule, and the packing of each
+    /// worker's run directory into its pod's log and out again.
+    ///
+    /// `capacity --workers N --launcher kubernetes` does all of it for each trial; these
+    /// are for those who apply the objects with their own tooling (docs/distributed.md).
+    Kube(KubeArgs),
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ pub mod capacity;
 pub mod cluster;
 pub mod compare;
 pub mod exit;
+pub mod kube;
 pub mod quickstart;
 pub mod report;
 pub mod run;
