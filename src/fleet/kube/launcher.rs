@@ -120,7 +120,7 @@ impl KubernetesLauncher {
             let now = SystemTime::now();
             if now > deadline {
                 return Waited::GaveUp(format!(
-                    "Job {name} had not ended by its deadline ({}s)",
+                    "Job {name} had not ended {} s after the start, past its deadline",
                     deadline
                         .duration_since(plan.start_at)
                         .unwrap_or_default()
@@ -162,7 +162,7 @@ impl KubernetesLauncher {
             let end = match pod {
                 None => WorkerEnd::Failed {
                     index,
-                    reason: format!("no pod ran worker {index} ({job_state})"),
+                    reason: format!("no pod of worker {index} is left ({job_state})"),
                 },
                 Some(pod) => self.bring_back(plan, index, pod, job_state).await,
             };

@@ -332,7 +332,7 @@ async fn a_log_without_a_packed_directory_or_with_a_damaged_one_fails_its_worker
         reasons[0]
     );
     assert!(reasons[1].contains("damaged"), "{}", reasons[1]);
-    assert!(reasons[2].contains("no pod ran worker 3"), "{}", reasons[2]);
+    assert!(reasons[2].contains("no pod of worker 3"), "{}", reasons[2]);
 }
 
 #[tokio::test]
