@@ -44,5 +44,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Report(args) => commands::report::run(args),
         cli::Command::Compare(args) => commands::compare::run(*args),
         cli::Command::Merge(args) => commands::merge::run(args),
+        cli::Command::Kube(args) => commands::kube::run(args),
     }
 }

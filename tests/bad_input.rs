@@ -537,6 +537,8 @@ const CASES: &[Case] = &[
     case(&["merge", "{dir}", "--out", "{dir}/m"], &["not a run directory (no config.json)"]),
     case(&["capacity", "keyvalue", "--workers", "0"], &["--workers 0"]),
     case(&["capacity", "keyvalue", "--launcher", "local"], &["--workers"]),
+    case(&["capacity", "keyvalue", "--workers", "2", "--launcher", "kubernetes"], &["--image"]),
+    case(&["capacity", "keyvalue", "--workers", "2", "--launcher", "kubernetes", "--image", "r/h:1"], &["loopback, which a pod cannot reach"]),
     case(&["run", "keyvalue", "--hosts", "a:b:9042"], &["--hosts 'a:b:9042'"]),
     case(&["run", "keyvalue", "--hosts", "db:0"], &["from 1 to 65535"]),
     case(&["run", "keyvalue", "--hosts", "db:+9042"], &["from 1 to 65535"]),

@@ -17,7 +17,23 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 55] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 71] = [
+    "image",
+    "namespace",
+    "image_pull_policy",
+    "image_pull_secret",
+    "service_account",
+    "cpu",
+    "cpu_limit",
+    "memory",
+    "memory_limit",
+    "password_secret",
+    "password_secret_key",
+    "tls_secret",
+    "lead",
+    "deadline_margin",
+    "job_ttl",
+    "max_log_bytes",
     "workers",
     "launcher",
     "local_dc",
@@ -230,6 +246,10 @@ pub struct CapacityArgs {
         help_heading = "Fleet"
     )]
     pub launcher: crate::fleet::launch::LauncherKind,
+
+    /// The workers' pods, with --launcher kubernetes.
+    #[command(flatten)]
+    pub kube: crate::cli::KubeLauncherArgs,
 }
 
 /// What the tested configurations cost (`capacity --matrix` and `compare`).

@@ -15,6 +15,7 @@ mod cluster;
 mod compare;
 mod connection;
 mod merge;
+mod kube;
 mod output;
 mod quickstart;
 mod report;
@@ -34,6 +35,7 @@ pub use connection::{
     redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
 };
 pub use merge::MergeArgs;
+pub use kube::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;
@@ -206,6 +208,14 @@ pub enum Command {
     ///
     /// Example: headroom merge runs/w1 runs/w2 runs/w3 --out runs/fleet
     Merge(MergeArgs),
+
+    /// Run a fleet of workers on Kubernetes by hand: the manifest of an Indexed Job whose
+    /// pods run one config.json as workers 1..N of one schedule, and the packing of each
+    /// worker's run directory into its pod's log and out again.
+    ///
+    /// `capacity --workers N --launcher kubernetes` does all of it for each trial; these
+    /// are for those who apply the objects with their own tooling (docs/distributed.md).
+    Kube(KubeArgs),
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod compare;
 pub mod exit;
 pub mod merge;
+pub mod kube;
 pub mod quickstart;
 pub mod report;
 pub mod run;

@@ -33,6 +33,9 @@ pub struct FleetSettings {
     pub workers: u32,
     /// Where they run.
     pub launcher: LauncherKind,
+    /// With `launcher` kubernetes: how the pods are made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kube: Option<super::kube::KubeOptions>,
 }
 
 /// What the workers of one trial run.

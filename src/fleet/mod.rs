@@ -5,8 +5,11 @@
 //!   fleet starts (`--start-at`);
 //! - [`launch`]: how the workers of one trial are started and their directories brought back
 //!   (the [`launch::Launcher`] trait; processes on this machine in [`local`]);
+//! - [`kube`]: the workers as the pods of an Indexed Job, their directories brought back
+//!   through the pods' logs;
 //! - [`merge`]: the workers' directories added interval by interval into one run directory.
 
+pub mod kube;
 pub mod launch;
 pub mod local;
 pub mod merge;

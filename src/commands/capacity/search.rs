@@ -75,6 +75,17 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         Some(workers) => Some(crate::fleet::launch::FleetSettings {
             workers,
             launcher: args.launcher,
+            kube: match args.launcher {
+                LauncherKind::Kubernetes => {
+                    let options = crate::commands::kube::kube_options(
+                        &args.kube,
+                        args.connection.username.as_deref(),
+                    )?;
+                    crate::fleet::kube::manifest::check_hosts(&run)?;
+                    Some(options)
+                }
+                LauncherKind::Local => None,
+            },
         }),
     };
     if args.fresh == Fresh::Restart && !args.connection.hosts.is_empty() {
@@ -147,7 +158,7 @@ pub fn search(
     let launcher: Option<Box<dyn Launcher>> = match &config.fleet {
         None => None,
         Some(fleet) => {
-            let launcher = launcher_for(fleet.launcher, credentials.clone())?;
+            let launcher = launcher_for(fleet, credentials.clone(), &runtime)?;
             println!(
                 "Each probe and trial runs on a fleet: {}.",
                 launcher.describe(fleet.workers)
@@ -196,14 +207,18 @@ pub fn search(
 
 /// The launcher of a fleet search's workers.
 fn launcher_for(
-    kind: LauncherKind,
+    fleet: &crate::fleet::launch::FleetSettings,
     credentials: Option<(String, String)>,
+    runtime: &tokio::runtime::Runtime,
 ) -> anyhow::Result<Box<dyn Launcher>> {
-    Ok(match kind {
-        LauncherKind::Local => Box::new(LocalLauncher::new(credentials)?),
-        LauncherKind::Kubernetes => {
+    Ok(match (fleet.launcher, &fleet.kube) {
+        (LauncherKind::Local, _) => Box::new(LocalLauncher::new(credentials)?),
+        (LauncherKind::Kubernetes, Some(options)) => {
+            Box::new(runtime.block_on(crate::fleet::kube::connect(options.clone()))?)
+        }
+        (LauncherKind::Kubernetes, None) => {
             return Err(usage_error(
-                "--launcher kubernetes is not available in this build; use --launcher local",
+                "the search's settings name no pods for --launcher kubernetes (--image)",
             ))
         }
     })

@@ -1,0 +1,241 @@
+//! `headroom kube`: the fleet's Kubernetes objects for users who apply them with their own
+//! tooling, and the two halves of carrying a worker's run directory through a pod's log;
+//! and [`KubeLauncherArgs`], the flags of the pods, which `capacity` flattens for
+//! `--launcher kubernetes`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use crate::units;
+
+/// `headroom kube`
+#[derive(Debug, Args, Clone)]
+pub struct KubeArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: KubeCommand,
+}
+
+/// The subcommands of `headroom kube`.
+#[derive(Debug, Subcommand, Clone)]
+pub enum KubeCommand {
+    /// Print the ConfigMap and the Indexed Job that run a config.json as N workers of one
+    /// schedule, as YAML documents for `kubectl apply -f -`.
+    ///
+    /// Pod K−1 of the Job runs `headroom run --config ... --worker K/N --start-at TIME`;
+    /// when it ends, it writes its run directory, packed, to its log. The Job never
+    /// restarts a pod (backoffLimit 0: a late worker would send its share after the
+    /// others) and ends at a deadline (the time to the start, the run, --deadline-margin).
+    /// Secrets it reads (--password-secret, --tls-secret) are named in a comment at the top
+    /// and must exist first.
+    ///
+    /// Then, once the Job has ended, bring the workers' directories back and merge them:
+    ///
+    ///   kubectl logs -n NS -l headroom-job=NAME --prefix --tail=-1 --max-log-requests=50
+    ///   | headroom kube unpack - --out fleet/ && headroom merge fleet/worker-* --out merged/
+    ///
+    /// Example: headroom kube manifest --config runs/probe/config.json --workers 4
+    /// --image registry.example/headroom:0.1.0 --namespace load | kubectl apply -f -
+    Manifest(Box<ManifestArgs>),
+
+    /// Write a run directory to stdout as a gzipped tar in base64 between two marker lines:
+    /// what a worker's pod does last, so its directory travels back in its log.
+    ///
+    /// Refuses a directory that would not fit in the log the kubelet keeps (10 MiB by
+    /// default) before writing anything.
+    Pack(PackArgs),
+
+    /// Read a log (a file, or - for stdin) and unpack every run directory packed in it into
+    /// OUT/worker-K. Logs of several pods interleaved, with `kubectl logs --prefix` or
+    /// `--timestamps`, are read too.
+    ///
+    /// Example: kubectl logs -n load -l headroom-job=headroom-probe --prefix --tail=-1 |
+    /// headroom kube unpack - --out fleet/
+    Unpack(UnpackArgs),
+}
+
+/// `headroom kube manifest`
+#[derive(Debug, Args, Clone)]
+pub struct ManifestArgs {
+    /// The settings every worker runs: a config.json, e.g. the one an earlier `run` wrote
+    /// into its directory. Its --hosts must be addresses the pods can reach.
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+
+    /// How many workers (pods) share the schedule of the config's rate.
+    #[arg(long, value_name = "N")]
+    pub workers: u32,
+
+    /// When the schedule starts, the same for every worker: an RFC 3339 time
+    /// (2026-11-26T17:00:00Z) or +DURATION from now. Leave the pods time to be scheduled,
+    /// pull the image and connect.
+    #[arg(long, value_name = "TIME|+DURATION", default_value = "+120s")]
+    pub start_at: String,
+
+    /// `run`: skip the populate (the rows are there from an earlier run). Without it each
+    /// worker first writes its share of the populate rows, before the start.
+    #[arg(long, value_name = "PHASE", value_parser = ["run"])]
+    pub phase: Option<String>,
+
+    /// The name of the Job and its ConfigMap (a DNS label). [default: headroom-TRIAL, TRIAL
+    /// from the config's directory]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// User name, for a cluster that requires authentication; the password comes from
+    /// --password-secret.
+    #[arg(long, value_name = "NAME")]
+    pub username: Option<String>,
+
+    /// The pods.
+    #[command(flatten)]
+    pub pods: KubeLauncherArgs,
+}
+
+/// The workers' pods on Kubernetes: image, namespace, resources, Secrets.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Kubernetes")]
+pub struct KubeLauncherArgs {
+    /// The worker image, with headroom and sh on its PATH (the repository's Dockerfile
+    /// builds one): REGISTRY/headroom:TAG.
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+
+    /// The namespace of the Job, its ConfigMap and pods.
+    #[arg(long, value_name = "NAMESPACE", default_value = "default")]
+    pub namespace: String,
+
+    /// The pods' imagePullPolicy. [default: the cluster's: IfNotPresent, or Always for
+    /// :latest]
+    #[arg(long, value_name = "POLICY", value_parser = ["Always", "IfNotPresent", "Never"])]
+    pub image_pull_policy: Option<String>,
+
+    /// A Secret to pull the image with (repeatable).
+    #[arg(long, value_name = "SECRET")]
+    pub image_pull_secret: Vec<String>,
+
+    /// The pods' service account. The workers make no API call; its token is not mounted.
+    #[arg(long, value_name = "NAME")]
+    pub service_account: Option<String>,
+
+    /// CPU each worker requests (2, 1500m). Give it: a worker starved of CPU judges the run
+    /// client-bound. A limit (--cpu-limit) throttles the client and is best left out.
+    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    pub cpu: Option<String>,
+
+    /// CPU limit of each worker.
+    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    pub cpu_limit: Option<String>,
+
+    /// Memory each worker requests (512Mi, 2Gi).
+    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    pub memory: Option<String>,
+
+    /// Memory limit of each worker.
+    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    pub memory_limit: Option<String>,
+
+    /// The Secret holding the password of --username, given to the workers as
+    /// HEADROOM_PASSWORD: `kubectl create secret generic NAME --from-literal=password=...`.
+    #[arg(long, value_name = "SECRET")]
+    pub password_secret: Option<String>,
+
+    /// The key of the password in --password-secret.
+    #[arg(long, value_name = "KEY", default_value = "password")]
+    pub password_secret_key: String,
+
+    /// The Secret holding the TLS files the settings name, mounted read-only: keys ca.crt
+    /// (--tls-ca), tls.crt (--tls-cert), tls.key (--tls-key).
+    #[arg(long, value_name = "SECRET")]
+    pub tls_secret: Option<String>,
+
+    /// How long before a trial's start its Job is created: scheduling, image pull,
+    /// connecting (the launcher's; `kube manifest` starts at --start-at).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = units::parse_duration)]
+    pub lead: Duration,
+
+    /// Added to the run's length for the Job's deadline (activeDeadlineSeconds).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = units::parse_duration)]
+    pub deadline_margin: Duration,
+
+    /// How long an ended Job stays (for `kubectl logs`) before Kubernetes deletes it.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = units::parse_duration)]
+    pub job_ttl: Duration,
+
+    /// The largest packed run directory a worker writes to its log, bytes: raise it only
+    /// where the cluster's containerLogMaxSize is above 10 MiB.
+    #[arg(long, value_name = "BYTES", default_value_t = 9 << 20)]
+    pub max_log_bytes: u64,
+}
+
+/// `headroom kube pack`
+#[derive(Debug, Args, Clone)]
+pub struct PackArgs {
+    /// The run directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The worker whose directory it is, K (1-based).
+    #[arg(long, value_name = "K")]
+    pub worker: u32,
+
+    /// The exit code of the worker's run, passed on to the coordinator.
+    #[arg(
+        long,
+        value_name = "CODE",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pub exit_code: i32,
+
+    /// Refuse a block longer than this, bytes of base64.
+    #[arg(long, value_name = "BYTES", default_value_t = 9 << 20)]
+    pub max_bytes: u64,
+}
+
+/// `headroom kube unpack`
+#[derive(Debug, Args, Clone)]
+pub struct UnpackArgs {
+    /// The log to read; - for stdin.
+    #[arg(value_name = "LOGFILE", default_value = "-")]
+    pub log: String,
+
+    /// The directory that gets worker-K/ for each packed run directory found.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// A Kubernetes quantity: digits, an optional fraction, an optional suffix (m, k, M, G, T,
+/// Ki, Mi, Gi, Ti).
+fn parse_quantity(input: &str) -> Result<String, String> {
+    let number_end = input
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(input.len());
+    let (number, suffix) = input.split_at(number_end);
+    let number_ok = !number.is_empty() && number.parse::<f64>().is_ok_and(|n| n > 0.0);
+    let suffix_ok = ["", "m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti"].contains(&suffix);
+    if number_ok && suffix_ok {
+        Ok(input.to_string())
+    } else {
+        Err(format!(
+            "{input}: not a Kubernetes quantity; write it like 2, 1500m, 512Mi or 4Gi"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_are_those_kubernetes_reads() {
+        for ok in ["2", "1500m", "0.5", "512Mi", "4Gi", "1G"] {
+            assert_eq!(parse_quantity(ok).as_deref(), Ok(ok));
+        }
+        for bad in ["", "two", "2 cores", "-1", "512MB", "0"] {
+            assert!(parse_quantity(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! `headroom kube`: the manifest of a fleet run, and packing a run directory into a log and
+//! out of it again; and the Kubernetes launcher built from its flags, for `capacity
+//! --launcher kubernetes`.
+
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use crate::cli::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
+use crate::fleet::kube::{manifest, pack, Credentials, KubeOptions, Resources};
+use crate::fleet::launch::WorkerPlan;
+use crate::results::config::RunSettings;
+use crate::usage::{usage_error, UsageError};
+
+/// Runs `headroom kube`.
+pub fn run(args: KubeArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        KubeCommand::Manifest(args) => print_manifest(*args),
+        KubeCommand::Pack(args) => pack_dir(args),
+        KubeCommand::Unpack(args) => unpack_log(args),
+    }
+}
+
+/// The launcher's options from the pods' flags; `username` is the run's `--username`.
+pub fn kube_options(
+    args: &KubeLauncherArgs,
+    username: Option<&str>,
+) -> Result<KubeOptions, UsageError> {
+    let image = args
+        .image
+        .clone()
+        .filter(|i| !i.trim().is_empty())
+        .ok_or_else(|| UsageError::new("--image: name the worker image (REGISTRY/headroom:TAG)"))?;
+    let credentials = match (username, &args.password_secret) {
+        (Some(username), Some(secret)) => Some(Credentials {
+            username: username.to_string(),
+            secret: secret.clone(),
+            key: args.password_secret_key.clone(),
+        }),
+        (Some(_), None) => {
+            return Err(UsageError::new(
+                "--username needs --password-secret: the Secret the workers read the password \
+                 from (never a flag or a file in the pod)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(UsageError::new(
+                "--password-secret needs --username: the user the password is for",
+            ))
+        }
+        (None, None) => None,
+    };
+    let mut options = KubeOptions::new(image, args.namespace.clone());
+    options.image_pull_policy = args.image_pull_policy.clone();
+    options.image_pull_secrets = args.image_pull_secret.clone();
+    options.service_account = args.service_account.clone();
+    options.resources = Resources {
+        cpu_request: args.cpu.clone(),
+        cpu_limit: args.cpu_limit.clone(),
+        memory_request: args.memory.clone(),
+        memory_limit: args.memory_limit.clone(),
+    };
+    options.credentials = credentials;
+    options.tls_secret = args.tls_secret.clone();
+    options.lead = args.lead;
+    options.deadline_margin = args.deadline_margin;
+    options.ttl_after_finished = args.job_ttl;
+    options.max_log_bytes = args.max_log_bytes;
+    Ok(options)
+}
+
+fn print_manifest(args: ManifestArgs) -> anyhow::Result<ExitCode> {
+    let settings = read_settings(&args.config)?;
+    let options = kube_options(&args.pods, args.username.as_deref())?;
+    let now = SystemTime::now();
+    let plan = WorkerPlan {
+        name: trial_name(&args.config),
+        settings,
+        workers: args.workers,
+        start_at: parse_start_at(&args.start_at, now)?,
+        out: PathBuf::from("."),
+        populate: args.phase.is_none(),
+    };
+    let mut options = options;
+    options.name = args.name.clone();
+    let manifest = manifest::build(&plan, &options, now)?;
+    let yaml = manifest::to_yaml(&manifest)?;
+    std::io::stdout().lock().write_all(yaml.as_bytes())?;
+    eprintln!(
+        "{} workers of Job {} in namespace {}, starting at {}",
+        plan.workers,
+        manifest::job_name(&plan, &options),
+        options.namespace,
+        manifest::start_at_text(plan.start_at)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pack_dir(args: PackArgs) -> anyhow::Result<ExitCode> {
+    if !args.dir.is_dir() {
+        return Err(usage_error(format!(
+            "{} is not a directory",
+            args.dir.display()
+        )));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    pack::pack(
+        &args.dir,
+        args.worker,
+        args.exit_code,
+        args.max_bytes,
+        &mut out,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn unpack_log(args: UnpackArgs) -> anyhow::Result<ExitCode> {
+    let headers = if args.log == "-" {
+        pack::unpack_log(std::io::stdin().lock(), &args.out)?
+    } else {
+        let file = std::fs::File::open(&args.log)
+            .map_err(|e| usage_error(format!("cannot read the log {}: {e}", args.log)))?;
+        pack::unpack_log(BufReader::new(file), &args.out)?
+    };
+    if headers.is_empty() {
+        anyhow::bail!(
+            "no packed run directory in {}: did the workers end (kubectl get pods -l \
+             headroom-job=NAME), and was the whole log read (kubectl logs --tail=-1)?",
+            if args.log == "-" { "stdin" } else { &args.log }
+        );
+    }
+    for header in &headers {
+        println!(
+            "worker {}: {} (its run exited {})",
+            header.worker,
+            args.out.join(format!("worker-{}", header.worker)).display(),
+            header.exit_code
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A config.json the user named, as settings; what is wrong with it is theirs to mend.
+fn read_settings(path: &Path) -> anyhow::Result<RunSettings> {
+    let text = crate::usage::read_input_file(path, "--config")?;
+    serde_json::from_str(&text).map_err(|e| {
+        usage_error(format!(
+            "--config {}: not a run's config.json: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// `+DURATION` from now, or an RFC 3339 time; not in the past.
+pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, UsageError> {
+    let at = match text.strip_prefix('+') {
+        Some(after) => {
+            now + crate::units::parse_duration(after)
+                .map_err(|e| UsageError::new(format!("--start-at {text}: {e}")))?
+        }
+        None => humantime::parse_rfc3339(text).map_err(|_| {
+            UsageError::new(format!(
+                "--start-at {text}: write a UTC time like 2026-11-26T17:00:00Z, or \
+                     +DURATION like +2m"
+            ))
+        })?,
+    };
+    if at < now {
+        return Err(UsageError::new(format!(
+            "--start-at {text} is in the past: the workers would start late"
+        )));
+    }
+    Ok(at)
+}
+
+/// A trial's name from the config's directory: `runs/probe/config.json` gives `probe`.
+fn trial_name(config: &Path) -> String {
+    let dir = config
+        .canonicalize()
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default();
+    let name: String = dir
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let name = name.trim_matches('-').to_string();
+    if name.is_empty() {
+        "run".to_string()
+    } else {
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn launcher_args(line: &str) -> KubeLauncherArgs {
+        let cli = Cli::try_parse_from(
+            format!("headroom kube manifest --config c.json --workers 2 {line}").split_whitespace(),
+        )
+        .unwrap();
+        let Command::Kube(KubeArgs {
+            command: KubeCommand::Manifest(args),
+        }) = cli.command
+        else {
+            panic!()
+        };
+        args.pods
+    }
+
+    #[test]
+    fn the_pods_flags_become_options_and_credentials_need_both_halves() {
+        let args = launcher_args(
+            "--image reg/h:1 --namespace load --cpu 2 --memory 1Gi --password-secret login \
+             --tls-secret tls --lead 90s",
+        );
+        let options = kube_options(&args, Some("loader")).unwrap();
+        assert_eq!(options.image, "reg/h:1");
+        assert_eq!(options.namespace, "load");
+        assert_eq!(options.resources.cpu_request.as_deref(), Some("2"));
+        assert_eq!(options.resources.memory_request.as_deref(), Some("1Gi"));
+        assert_eq!(options.lead, Duration::from_secs(90));
+        let credentials = options.credentials.unwrap();
+        assert_eq!(
+            (
+                credentials.username.as_str(),
+                credentials.secret.as_str(),
+                credentials.key.as_str()
+            ),
+            ("loader", "login", "password")
+        );
+
+        let err = kube_options(&args, None).unwrap_err().to_string();
+        assert!(err.contains("--password-secret needs --username"), "{err}");
+        let err = kube_options(&launcher_args("--image reg/h:1"), Some("loader"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--username needs --password-secret"), "{err}");
+        let err = kube_options(&launcher_args(""), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--image"), "{err}");
+    }
+
+    #[test]
+    fn start_at_is_a_utc_time_or_a_duration_from_now_and_never_past() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_795_712_000);
+        assert_eq!(
+            parse_start_at("+2m", now).unwrap(),
+            now + Duration::from_secs(120)
+        );
+        let at = parse_start_at("2026-11-26T17:00:00.500Z", now).unwrap();
+        assert_eq!(manifest::start_at_text(at), "2026-11-26T17:00:00.500Z");
+        for bad in [
+            "2026-11-26T17:00:00",
+            "tomorrow",
+            "+soon",
+            "2020-01-01T00:00:00Z",
+        ] {
+            assert!(parse_start_at(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_trial_is_named_after_the_configs_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("Probe_1");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), "{}").unwrap();
+        assert_eq!(trial_name(&dir.join("config.json")), "probe-1");
+    }
+}

@@ -1,0 +1,462 @@
+//! A worker's run directory carried through its pod's log: `headroom kube pack` writes the
+//! directory as a gzipped tar, base64, between two marker lines on stdout; the coordinator
+//! (or `headroom kube unpack` on a log fetched with kubectl) finds the block and unpacks it.
+//! Decision 0008 says why the log and not a shared volume.
+//!
+//! The begin line carries the worker's number, its run's exit code and the packed size, so a
+//! log cut short (rotated away, or truncated) is told apart from a complete block; gzip's own
+//! checksum catches the rest. A log read with a prefix per line (`kubectl logs --prefix`,
+//! `--timestamps`, or several pods interleaved) is read too: the text before the begin marker
+//! is that block's prefix, and only lines with the same prefix belong to it.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::{Component, Path, PathBuf};
+
+use base64::Engine;
+
+/// The start of the line before a packed directory.
+const BEGIN: &str = "=== headroom run directory begin";
+/// The start of the line after it.
+const END: &str = "=== headroom run directory end";
+/// Characters of base64 per line: short lines survive every log pipeline.
+const LINE_CHARS: usize = 76;
+
+/// The kubelet's default `containerLogMaxSize` is 10 MiB and the API serves the current file
+/// only: a block must fit in it whole, with room for the run's last lines before it.
+pub const DEFAULT_MAX_BYTES: u64 = 9 << 20;
+
+/// What a begin line says about its block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackHeader {
+    /// The worker, K (1-based).
+    pub worker: u32,
+    /// The exit code of the worker's run (0, 3 or 4: those leave a whole directory).
+    pub exit_code: i32,
+    /// The length of the base64 text between the markers.
+    pub encoded_bytes: u64,
+}
+
+/// Why a directory could not be packed or a block unpacked.
+#[derive(Debug, thiserror::Error)]
+pub enum PackError {
+    /// Reading the directory or writing the archive failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The packed directory would not fit in the log.
+    #[error(
+        "the run directory {dir} packs to {bytes} bytes of log, over the {max} allowed (the \
+         kubelet keeps 10 MiB of a container's log by default): shorten the run, lengthen \
+         --interval, or raise the limit where the cluster's containerLogMaxSize allows it"
+    )]
+    TooBig {
+        /// The directory.
+        dir: String,
+        /// Its packed size, base64 text.
+        bytes: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A block in the log is not whole.
+    #[error("worker {worker}'s packed run directory is damaged: {why}")]
+    Damaged {
+        /// The worker.
+        worker: u32,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PackError {
+    let what = what.into();
+    move |source| PackError::Io { what, source }
+}
+
+/// The directory `dir` as a gzipped tar, its files at the archive's top.
+pub fn archive(dir: &Path) -> Result<Vec<u8>, PackError> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    tar.follow_symlinks(false);
+    tar.append_dir_all(".", dir)
+        .map_err(io(format!("cannot pack {}", dir.display())))?;
+    let gz = tar
+        .into_inner()
+        .map_err(io(format!("cannot pack {}", dir.display())))?;
+    gz.finish()
+        .map_err(io(format!("cannot pack {}", dir.display())))
+}
+
+/// Writes `dir` packed, between its marker lines, to `out`; refuses a block over
+/// `max_bytes` of base64 before writing anything. Returns the block's header.
+pub fn pack(
+    dir: &Path,
+    worker: u32,
+    exit_code: i32,
+    max_bytes: u64,
+    out: &mut dyn Write,
+) -> Result<PackHeader, PackError> {
+    let bytes = archive(dir)?;
+    let text = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let header = PackHeader {
+        worker,
+        exit_code,
+        encoded_bytes: text.len() as u64,
+    };
+    if header.encoded_bytes > max_bytes {
+        return Err(PackError::TooBig {
+            dir: dir.display().to_string(),
+            bytes: header.encoded_bytes,
+            max: max_bytes,
+        });
+    }
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{BEGIN} worker={worker} exit={exit_code} bytes={} ===",
+            header.encoded_bytes
+        )?;
+        for line in text.as_bytes().chunks(LINE_CHARS) {
+            out.write_all(line)?;
+            out.write_all(b"\n")?;
+        }
+        writeln!(out, "{END} worker={worker} ===")?;
+        out.flush()
+    };
+    write(out).map_err(io("cannot write the packed run directory"))?;
+    Ok(header)
+}
+
+/// One packed block found in a log: its header and its archive (gzipped tar).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packed {
+    /// What the begin line said.
+    pub header: PackHeader,
+    /// The archive, decoded.
+    pub archive: Vec<u8>,
+}
+
+/// A block being read: the prefix of its lines, its header, its text so far.
+struct Open {
+    header: PackHeader,
+    text: String,
+}
+
+/// Every whole block in a log, in the order they end; blocks cut short are errors, and a
+/// log with none gives an empty list.
+pub fn find_blocks(log: impl BufRead) -> Result<Vec<Packed>, PackError> {
+    let mut open: BTreeMap<String, Open> = BTreeMap::new();
+    let mut found = Vec::new();
+    for line in log.lines() {
+        let line = line.map_err(io("cannot read the log"))?;
+        let line = line.trim_end_matches('\r');
+        if let Some(at) = line.find(BEGIN) {
+            let prefix = line[..at].to_string();
+            let header =
+                parse_begin(&line[at + BEGIN.len()..]).ok_or_else(|| PackError::Damaged {
+                    worker: 0,
+                    why: format!("unreadable begin line: {line}"),
+                })?;
+            if let Some(cut) = open.insert(
+                prefix,
+                Open {
+                    header,
+                    text: String::new(),
+                },
+            ) {
+                return Err(cut_short(&cut));
+            }
+            continue;
+        }
+        if let Some(at) = line.find(END) {
+            let prefix = &line[..at];
+            if let Some(block) = open.remove(prefix) {
+                found.push(decode(block)?);
+            }
+            continue;
+        }
+        // A line belongs to the block whose prefix it starts with; the longest prefix
+        // wins, so "" (a log without prefixes) takes only what no other block claims.
+        if let Some((prefix, block)) = open
+            .iter_mut()
+            .filter(|(prefix, _)| line.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+        {
+            let body = &line[prefix.len()..];
+            if !body.is_empty()
+                && body
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+            {
+                block.text.push_str(body);
+            }
+        }
+    }
+    if let Some(block) = open.into_values().next() {
+        return Err(cut_short(&block));
+    }
+    Ok(found)
+}
+
+fn cut_short(block: &Open) -> PackError {
+    PackError::Damaged {
+        worker: block.header.worker,
+        why: format!(
+            "the log ends {} of {} bytes into it (was the log rotated or cut?)",
+            block.text.len(),
+            block.header.encoded_bytes
+        ),
+    }
+}
+
+/// `worker=2 exit=0 bytes=1234 ===` into a header.
+fn parse_begin(rest: &str) -> Option<PackHeader> {
+    let mut worker = None;
+    let mut exit_code = None;
+    let mut bytes = None;
+    for word in rest.split_whitespace() {
+        match word.split_once('=') {
+            Some(("worker", v)) => worker = v.parse().ok(),
+            Some(("exit", v)) => exit_code = v.parse().ok(),
+            Some(("bytes", v)) => bytes = v.parse().ok(),
+            _ => {}
+        }
+    }
+    Some(PackHeader {
+        worker: worker?,
+        exit_code: exit_code?,
+        encoded_bytes: bytes?,
+    })
+}
+
+fn decode(block: Open) -> Result<Packed, PackError> {
+    let worker = block.header.worker;
+    if block.text.len() as u64 != block.header.encoded_bytes {
+        return Err(PackError::Damaged {
+            worker,
+            why: format!(
+                "{} bytes between the markers, {} announced",
+                block.text.len(),
+                block.header.encoded_bytes
+            ),
+        });
+    }
+    let archive = base64::engine::general_purpose::STANDARD
+        .decode(block.text.as_bytes())
+        .map_err(|e| PackError::Damaged {
+            worker,
+            why: format!("not base64: {e}"),
+        })?;
+    Ok(Packed {
+        header: block.header,
+        archive,
+    })
+}
+
+/// Unpacks an archive into `dir` (created; it must not hold files yet). Entries that would
+/// land outside `dir` (absolute paths, `..`) or are not plain files or directories are
+/// refused: a log is not trusted input.
+pub fn unpack(packed: &Packed, dir: &Path) -> Result<(), PackError> {
+    let worker = packed.header.worker;
+    let damaged = |why: String| PackError::Damaged { worker, why };
+    if dir.exists()
+        && std::fs::read_dir(dir)
+            .map_err(io(format!("cannot read {}", dir.display())))?
+            .next()
+            .is_some()
+    {
+        return Err(PackError::Io {
+            what: format!("cannot unpack worker {worker} into {}", dir.display()),
+            source: std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "the directory holds files already",
+            ),
+        });
+    }
+    std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+    let gz = flate2::read::GzDecoder::new(packed.archive.as_slice());
+    let mut tar = tar::Archive::new(gz);
+    let entries = tar
+        .entries()
+        .map_err(|e| damaged(format!("not a tar.gz: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| damaged(format!("not a tar.gz: {e}")))?;
+        let path: PathBuf = entry
+            .path()
+            .map_err(|e| damaged(format!("an unreadable name: {e}")))?
+            .into_owned();
+        if path
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(damaged(format!("{} would land outside", path.display())));
+        }
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            return Err(damaged(format!("{} is not a plain file", path.display())));
+        }
+        entry
+            .unpack_in(dir)
+            .map_err(|e| damaged(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// Unpacks every block of `log` into `out/worker-K`; returns the headers, in worker order.
+pub fn unpack_log(log: impl BufRead, out: &Path) -> Result<Vec<PackHeader>, PackError> {
+    let mut blocks = find_blocks(log)?;
+    blocks.sort_by_key(|b| b.header.worker);
+    for block in &blocks {
+        unpack(block, &out.join(format!("worker-{}", block.header.worker)))?;
+    }
+    Ok(blocks.into_iter().map(|b| b.header).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+
+    fn run_dir(root: &Path, name: &str) -> PathBuf {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), "{\"rate\": 4000}\n").unwrap();
+        std::fs::write(dir.join("histograms.hlog"), "x".repeat(10_000)).unwrap();
+        std::fs::write(dir.join("read.hgrm"), format!("{name}\n")).unwrap();
+        dir
+    }
+
+    fn packed_text(dir: &Path, worker: u32, exit_code: i32) -> String {
+        let mut out = Vec::new();
+        pack(dir, worker, exit_code, DEFAULT_MAX_BYTES, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_directory_comes_back_whole_from_a_log_with_other_lines_around_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "w");
+        let log = format!(
+            "run: 4000/s, p99 3 ms\nSLA failed\n{}bye\n",
+            packed_text(&dir, 2, 3)
+        );
+        let out = tmp.path().join("back");
+        let headers = unpack_log(Cursor::new(log), &out).unwrap();
+        assert_eq!(headers.len(), 1);
+        assert_eq!((headers[0].worker, headers[0].exit_code), (2, 3));
+        for file in ["config.json", "histograms.hlog", "read.hgrm"] {
+            assert_eq!(
+                std::fs::read(out.join("worker-2").join(file)).unwrap(),
+                std::fs::read(dir.join(file)).unwrap(),
+                "{file}"
+            );
+        }
+    }
+
+    #[test]
+    fn interleaved_prefixed_logs_of_two_pods_unpack_each_to_its_worker() {
+        let tmp = tempfile::tempdir().unwrap();
+        let one = run_dir(tmp.path(), "one");
+        let two = run_dir(tmp.path(), "two");
+        let a: Vec<String> = packed_text(&one, 1, 0)
+            .lines()
+            .map(|l| format!("[pod/j-0-abc/worker] {l}"))
+            .collect();
+        let b: Vec<String> = packed_text(&two, 2, 0)
+            .lines()
+            .map(|l| format!("[pod/j-1-def/worker] {l}"))
+            .collect();
+        let mut log = String::new();
+        for i in 0..a.len().max(b.len()) {
+            for side in [&a, &b] {
+                if let Some(line) = side.get(i) {
+                    log.push_str(line);
+                    log.push('\n');
+                }
+            }
+        }
+        let out = tmp.path().join("back");
+        let headers = unpack_log(Cursor::new(log), &out).unwrap();
+        assert_eq!(headers.iter().map(|h| h.worker).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            std::fs::read_to_string(out.join("worker-1/read.hgrm")).unwrap(),
+            "one\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("worker-2/read.hgrm")).unwrap(),
+            "two\n"
+        );
+    }
+
+    #[test]
+    fn a_block_cut_short_is_an_error_and_a_log_without_one_is_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "w");
+        let text = packed_text(&dir, 1, 0);
+        let cut: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+        let err = find_blocks(Cursor::new(cut)).unwrap_err().to_string();
+        assert!(err.contains("worker 1") && err.contains("rotated"), "{err}");
+
+        let missing_line: String = text
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| *i != 2)
+            .map(|(_, l)| format!("{l}\n"))
+            .collect();
+        let err = find_blocks(Cursor::new(missing_line))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("announced"), "{err}");
+
+        assert!(find_blocks(Cursor::new("Error: no route to host\n"))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn a_directory_over_the_limit_is_refused_before_anything_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "w");
+        let mut out = Vec::new();
+        let err = pack(&dir, 1, 0, 100, &mut out).unwrap_err();
+        assert!(matches!(err, PackError::TooBig { max: 100, .. }), "{err}");
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn an_archive_reaching_outside_its_directory_is_refused() {
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        let data = b"owned";
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        // `append_data` refuses `..`; write the name into the header directly.
+        let name = b"../escape.txt";
+        header.as_old_mut().name[..name.len()].copy_from_slice(name);
+        header.set_cksum();
+        builder.append(&header, &data[..]).unwrap();
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).unwrap();
+        let packed = Packed {
+            header: PackHeader {
+                worker: 1,
+                exit_code: 0,
+                encoded_bytes: 0,
+            },
+            archive: gz.finish().unwrap(),
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let err = unpack(&packed, &tmp.path().join("w"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("outside"), "{err}");
+        assert!(!tmp.path().join("escape.txt").exists());
+    }
+}
