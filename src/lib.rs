@@ -15,6 +15,7 @@ pub mod fleet;
 #[cfg(test)]
 mod fixtures;
 pub mod format;
+pub mod lanes;
 pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;

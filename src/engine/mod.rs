@@ -8,10 +8,15 @@
 //! - Closed loop ([`LoadMode::Closed`]): a fixed number of requests in flight; response time
 //!   equals service time (and hides stalls: coordinated omission).
 //!
-//! Workers are tokio tasks, one per runtime thread, each keeping many requests in flight and
-//! recording into histograms of its own: no lock on the hot path. At each interval end a
-//! worker hands its histograms to the collector, which merges them and passes the interval to
-//! an [`IntervalSink`] (files, live output).
+//! Workers are tokio tasks, one per lane ([`crate::lanes`]: a thread with a runtime of its
+//! own), each keeping many requests in flight and recording into histograms and counters of
+//! its own: no lock and no shared counter on the hot path, so the cost of a request does not
+//! grow with the number of threads. What workers share is read-only per request (the stop
+//! flag) or written a few times a second (each worker's backlog, its interval's records sent
+//! to the collector). At each interval end a worker hands its histograms to the collector,
+//! which merges them and passes the interval to an [`IntervalSink`] (files, live output).
+//! The closed loop still numbers its requests from two shared counters
+//! ([`schedule::take_closed`]).
 //!
 //! The client's hiccups (METHOD.md §6) are measured by the workers' own loops: every time a
 //! worker's timer wakes it, the worker records how much later than asked the wake-up came,
@@ -90,8 +95,12 @@ pub struct EngineConfig {
     pub end: End,
     /// Length of one interval (the live-output and histogram-log period).
     pub interval: Duration,
-    /// Number of workers (one per runtime thread).
+    /// Number of workers (one per lane, or per runtime thread without lanes).
     pub workers: usize,
+    /// The threads the workers run on, worker K on lane K: each worker with the native
+    /// sender's connections of its lane, nothing shared per request (see [`crate::lanes`]).
+    /// None: the workers are tasks of the caller's runtime (tests, tokio's paused clock).
+    pub lanes: Option<Arc<crate::lanes::Lanes>>,
     /// Sequence numbers start here (after the rows a populate wrote).
     pub first_seq: u64,
     /// Send only this operation type (populate), instead of the workload's mix.
@@ -330,7 +339,10 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             lag_limit_ns: config.lag_limit.map_or(NEVER, |l| l.as_nanos() as u64),
             tx: tx.clone(),
         };
-        handles.push(tokio::spawn(ctx.drive(source)));
+        handles.push(match &config.lanes {
+            Some(lanes) => lanes.spawn(worker, ctx.drive(source)),
+            None => tokio::spawn(ctx.drive(source)),
+        });
     }
 
     let mut collector = Collector::new(&active, n_ops, interval_ns);
@@ -371,7 +383,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             failed: tally.failed_in_period,
             ..p
         }),
-        sent: progress.sent.load(Ordering::Relaxed),
+        sent: tally.sent,
         max_backlog: collector.max_backlog,
         unsent,
         limit_waits: tally.limit_waits,

@@ -103,8 +103,6 @@ pub const MAX_WORKERS: usize = 256;
 /// Counters shared by the workers and the collector.
 #[derive(Debug)]
 pub struct Progress {
-    /// Requests sent so far.
-    pub sent: AtomicU64,
     /// Closed loop: requests handed out so far (numbers the requests).
     pub taken: AtomicU64,
     /// Closed loop: requests of the measured part handed out so far.
@@ -118,7 +116,6 @@ pub struct Progress {
 impl Default for Progress {
     fn default() -> Self {
         Progress {
-            sent: AtomicU64::new(0),
             taken: AtomicU64::new(0),
             measured: AtomicU64::new(0),
             stop: AtomicBool::new(false),

@@ -1,4 +1,4 @@
-//! The worker: one tokio task per runtime thread that takes its share of the schedule (or
+//! The worker: one tokio task per lane (or runtime thread) that takes its share of the schedule (or
 //! of the closed loop's slots), sends each request when it is due, keeps many in flight,
 //! records each answer into histograms of its own and hands them to the collector at every
 //! interval end.
@@ -210,7 +210,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     if !std::mem::take(&mut pending_waited_for_slot) {
                         self.count_lateness(ticket, now, limit_full_until_ns, &mut tally);
                     }
-                    let request = self.start(ticket);
+                    let request = self.start(ticket, &mut tally);
                     // Requests leave in order with one timeout: the first deadline stands.
                     next_expiry = next_expiry.min(request.deadline_ns);
                     in_flight.push(request);
@@ -224,7 +224,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                             match schedule.next_ticket() {
                                 Some(t) if t.intended_ns <= now => {
                                     self.count_lateness(t, now, limit_full_until_ns, &mut tally);
-                                    in_flight.push(self.start(t));
+                                    in_flight.push(self.start(t, &mut tally));
                                 }
                                 next => {
                                     pending = next;
@@ -378,7 +378,11 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
     /// over 4 kB, and the set of requests in flight would copy it twice on its way in; a box
     /// is copied once and the set then moves a pointer (bench/instructions.py: 2 000 fewer
     /// instructions of memcpy per request).
-    fn start(&self, ticket: Ticket) -> InFlight<impl Future<Output = Answer> + '_> {
+    fn start(
+        &self,
+        ticket: Ticket,
+        tally: &mut Tally,
+    ) -> InFlight<impl Future<Output = Answer> + '_> {
         let seq = self.first_seq + ticket.seq;
         let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
         let phase = if ticket.intended_ns < self.end.warmup_ns {
@@ -386,7 +390,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         } else {
             Phase::Measure
         };
-        self.progress.sent.fetch_add(1, Ordering::Relaxed);
+        tally.sent += 1;
         let send_ns = self.clock.now_ns();
         InFlight::new(
             self.send(op, seq),

@@ -53,8 +53,12 @@ pub struct RunSettings {
     pub ops: Option<u64>,
     /// Interval length, seconds.
     pub interval_s: f64,
-    /// Client threads.
+    /// Client threads: exactly these when `--threads` gave them; without it
+    /// (`threads_from_rate`), the most a run takes ([`RunSettings::run_threads`]).
     pub threads: usize,
+    /// No `--threads` was given: an open-loop run takes as many threads as its rate needs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub threads_from_rate: bool,
     /// Request timeout, seconds.
     pub request_timeout_s: f64,
     /// Connections per node.
@@ -91,7 +95,26 @@ pub struct RunSettings {
     pub tls: Option<TlsSettings>,
 }
 
+/// Without `--threads`, an open-loop run takes one client thread per this many requests a
+/// second: one thread sends 10 000/s at about 7 µs of CPU a request (7% of a core), and
+/// every thread added below what the rate needs only adds wake-ups per request
+/// (docs/PERFORMANCE.md, "One runtime per thread").
+pub const RATE_PER_THREAD: f64 = 20_000.0;
+
 impl RunSettings {
+    /// The client threads this run takes: `threads` when given; without `--threads`, one
+    /// per [`RATE_PER_THREAD`] of an open loop's rate, at least one and at most `threads`
+    /// (a closed loop takes `threads`).
+    pub fn run_threads(&self) -> usize {
+        match (self.threads_from_rate, self.mode) {
+            (true, crate::engine::LoadMode::Open { rate_per_s, .. }) => {
+                let needed = (rate_per_s / RATE_PER_THREAD).ceil();
+                (needed.min(self.threads as f64) as usize).clamp(1, self.threads.max(1))
+            }
+            _ => self.threads.max(1),
+        }
+    }
+
     /// The sender the measured requests will try: the driver for workloads the native
     /// sender does not serve, whatever `--sender` asked (`native` is refused for them
     /// when the settings are made).
