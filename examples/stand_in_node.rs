@@ -180,12 +180,11 @@ async fn serve(
                 let frame = &buffer[from..to];
                 let stream = i16::from_be_bytes([frame[2], frame[3]]);
                 let flags = frame[1];
-                if frame[4] == RESULT
-                    && flags == 0
-                    && preparing.write().unwrap().remove(&stream)
-                {
+                if frame[4] == RESULT && flags == 0 && preparing.write().unwrap().remove(&stream) {
                     let body = &frame[HEADER..];
-                    if body.len() >= 6 && i32::from_be_bytes(body[..4].try_into().unwrap()) == PREPARED {
+                    if body.len() >= 6
+                        && i32::from_be_bytes(body[..4].try_into().unwrap()) == PREPARED
+                    {
                         let n = u16::from_be_bytes([body[4], body[5]]) as usize;
                         if body.len() >= 6 + n {
                             writes.write().unwrap().insert(body[6..6 + n].to_vec());
@@ -209,7 +208,8 @@ async fn serve(
         let mut forward = Vec::new();
         let mut local = Vec::new();
         loop {
-            let Some((from, to)) = next_frame(&mut client_in, &mut buffer, &mut start).await? else {
+            let Some((from, to)) = next_frame(&mut client_in, &mut buffer, &mut start).await?
+            else {
                 break;
             };
             // Take every whole frame already read, then send both batches at once.

@@ -112,7 +112,9 @@ mod tests {
     #[test]
     fn each_lane_runs_its_tasks_on_its_own_thread() {
         let lanes = Lanes::start(2).unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let seen = runtime.block_on(async {
             let a = lanes.spawn(0, async { (current(), std::thread::current().id()) });
             let b = lanes.spawn(1, async { (current(), std::thread::current().id()) });

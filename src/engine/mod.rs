@@ -15,8 +15,8 @@
 //! flag) or written a few times a second (each worker's backlog, its interval's records sent
 //! to the collector). At each interval end a worker hands its histograms to the collector,
 //! which merges them and passes the interval to an [`IntervalSink`] (files, live output).
-//! The closed loop still numbers its requests from two shared counters
-//! ([`schedule::take_closed`]).
+//! The closed loop's workers number their requests and count the measured ones each on
+//! its own ([`schedule::ClosedSchedule`]).
 //!
 //! The client's hiccups (METHOD.md §6) are measured by the workers' own loops: every time a
 //! worker's timer wakes it, the worker records how much later than asked the wake-up came,
@@ -51,7 +51,7 @@ use crate::workload::Workload;
 use clock::Clock;
 use collector::{Collector, Message};
 use in_flight::NEVER;
-use schedule::{Arrivals, End, Progress, WorkerSchedule};
+use schedule::{Arrivals, ClosedSchedule, End, Progress, WorkerSchedule};
 use worker::{Source, WorkerContext};
 
 pub use schedule::ArrivalKind;
@@ -313,7 +313,11 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 active.len(),
                 config.end,
             )),
-            LoadMode::Closed { .. } => Source::Closed,
+            LoadMode::Closed { .. } => Source::Closed(ClosedSchedule::new(
+                active.iter().position(|&w| w == worker).expect("active"),
+                active.len(),
+                config.end,
+            )),
         };
         let ctx = WorkerContext {
             worker,

@@ -103,10 +103,6 @@ pub const MAX_WORKERS: usize = 256;
 /// Counters shared by the workers and the collector.
 #[derive(Debug)]
 pub struct Progress {
-    /// Closed loop: requests handed out so far (numbers the requests).
-    pub taken: AtomicU64,
-    /// Closed loop: requests of the measured part handed out so far.
-    pub measured: AtomicU64,
     /// Set to end the run early (Ctrl-C, SIGTERM, every request failing).
     pub stop: AtomicBool,
     /// Per worker: requests past their intended start and not yet sent, as of its last look.
@@ -116,8 +112,6 @@ pub struct Progress {
 impl Default for Progress {
     fn default() -> Self {
         Progress {
-            taken: AtomicU64::new(0),
-            measured: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             overdue: (0..MAX_WORKERS).map(|_| AtomicU64::new(0)).collect(),
         }
@@ -215,30 +209,66 @@ impl WorkerSchedule {
     }
 }
 
-/// Closed loop: a new request whenever a worker has a free slot, intended now.
-pub fn take_closed<C: super::clock::Clock>(
-    clock: &C,
-    end: &End,
-    progress: &Progress,
-) -> Option<Ticket> {
-    if progress.stop.load(Ordering::Relaxed) {
-        return None;
-    }
-    let now = clock.now_ns();
-    if end.is_past(now, progress.measured.load(Ordering::Relaxed)) {
-        return None;
-    }
-    if now >= end.warmup_ns {
-        let before = progress.measured.fetch_add(1, Ordering::Relaxed);
-        if end.ops.is_some_and(|n| before >= n) {
-            return None;
+/// Closed loop: one worker's requests, each intended when taken (a slot is free).
+///
+/// Worker K of W numbers its requests K, K + W, K + 2W, ... and, when the measured part is a
+/// count of requests, takes its share of it (W shares as even as whole numbers allow): with
+/// no warmup the workers together send exactly the sequence numbers below the count, as a
+/// populate needs, and no counter is shared between them.
+#[derive(Debug)]
+pub struct ClosedSchedule {
+    worker: u64,
+    workers: u64,
+    end: End,
+    /// Requests taken so far.
+    taken: u64,
+    /// Requests of the measured part taken so far.
+    measured: u64,
+}
+
+impl ClosedSchedule {
+    /// Worker `worker` of `workers`.
+    pub fn new(worker: usize, workers: usize, end: End) -> ClosedSchedule {
+        let workers = workers.max(1) as u64;
+        let worker = worker as u64 % workers;
+        let end = End {
+            ops: end
+                .ops
+                .map(|n| n / workers + u64::from(worker < n % workers)),
+            ..end
+        };
+        ClosedSchedule {
+            worker,
+            workers,
+            end,
+            taken: 0,
+            measured: 0,
         }
     }
-    let seq = progress.taken.fetch_add(1, Ordering::Relaxed);
-    Some(Ticket {
-        seq,
-        intended_ns: now,
-    })
+
+    /// The next request, intended now; None when the run is over (or stopped).
+    pub fn take<C: super::clock::Clock>(
+        &mut self,
+        clock: &C,
+        progress: &Progress,
+    ) -> Option<Ticket> {
+        if progress.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let now = clock.now_ns();
+        if self.end.is_past(now, self.measured) {
+            return None;
+        }
+        if now >= self.end.warmup_ns {
+            self.measured += 1;
+        }
+        let seq = self.worker + self.taken * self.workers;
+        self.taken += 1;
+        Some(Ticket {
+            seq,
+            intended_ns: now,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -372,11 +402,32 @@ mod tests {
             ops: Some(5),
         };
         let mut seqs = Vec::new();
-        while let Some(ticket) = take_closed(&clock, &end, &progress) {
+        let mut schedule = ClosedSchedule::new(0, 1, end);
+        while let Some(ticket) = schedule.take(&clock, &progress) {
             assert_eq!(ticket.intended_ns, clock.now_ns());
             seqs.push(ticket.seq);
             tokio::time::sleep(std::time::Duration::from_millis(3)).await;
         }
         assert_eq!(seqs, [0, 1, 2, 3, 4]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn closed_loop_workers_share_the_count_without_a_shared_counter() {
+        let clock = TokioClock::start_now();
+        let progress = Progress::default();
+        let end = End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(11),
+        };
+        let mut seqs = Vec::new();
+        for worker in 0..3 {
+            let mut schedule = ClosedSchedule::new(worker, 3, end);
+            while let Some(ticket) = schedule.take(&clock, &progress) {
+                seqs.push(ticket.seq);
+            }
+        }
+        seqs.sort();
+        assert_eq!(seqs, (0..11).collect::<Vec<_>>());
     }
 }

@@ -20,7 +20,7 @@ use crate::workload::{Parts, Workload};
 use super::clock::{Clock, Timer};
 use super::collector::{Message, Records, Tally};
 use super::in_flight::{Answer, Completion, InFlight, NEVER};
-use super::schedule::{take_closed, End, Progress, Ticket, WorkerSchedule};
+use super::schedule::{ClosedSchedule, End, Progress, Ticket, WorkerSchedule};
 use super::{MeasuredPeriod, HICCUP_TICK, SEND_GRACE, UNSENT_COUNTED};
 
 /// Where a worker's requests come from.
@@ -28,7 +28,7 @@ pub(super) enum Source {
     /// Its share of the open-loop schedule.
     Open(WorkerSchedule),
     /// Closed loop: a new request whenever a slot is free.
-    Closed,
+    Closed(ClosedSchedule),
 }
 
 pub(super) struct WorkerContext<W, C: Clock> {
@@ -114,10 +114,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 pending = match &mut source {
                     Source::Open(schedule) => schedule.next_ticket(),
                     // Taken only when a slot is free, so that its intended start is its send.
-                    Source::Closed if in_flight.len() < self.limit => {
-                        take_closed(&self.clock, &self.end, &self.progress)
+                    Source::Closed(closed) if in_flight.len() < self.limit => {
+                        closed.take(&self.clock, &self.progress)
                     }
-                    Source::Closed => None,
+                    Source::Closed(_) => None,
                 };
                 exhausted = pending.is_none()
                     && (matches!(source, Source::Open(_)) || in_flight.len() < self.limit);

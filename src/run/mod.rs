@@ -196,7 +196,16 @@ pub async fn execute(
     let watcher = stop::watch(&context.stop, &progress);
     let populated =
         if context.populate && settings.phase != RunPhase::Run && settings.workload.populate > 0 {
-            Some(populate::populate_rows(&workload, settings, lanes.clone(), progress.clone(), observer).await)
+            Some(
+                populate::populate_rows(
+                    &workload,
+                    settings,
+                    lanes.clone(),
+                    progress.clone(),
+                    observer,
+                )
+                .await,
+            )
         } else {
             None
         };

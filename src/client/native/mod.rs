@@ -35,9 +35,9 @@
 mod connection;
 mod frame;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
@@ -211,7 +211,11 @@ fn address_of(node: &Node) -> SocketAddr {
 impl Opener {
     /// A connection to `address` whose tasks run on `lane` (on the caller's runtime for
     /// None).
-    async fn open(&self, address: SocketAddr, lane: Option<usize>) -> Result<Arc<Connection>, String> {
+    async fn open(
+        &self,
+        address: SocketAddr,
+        lane: Option<usize>,
+    ) -> Result<Arc<Connection>, String> {
         match (lane, &self.lanes) {
             (Some(lane), Some(lanes)) => {
                 let credentials = self.credentials.clone();
@@ -219,8 +223,7 @@ impl Opener {
                 let timeout = self.connect_timeout;
                 lanes
                     .spawn(lane, async move {
-                        Connection::open(address, credentials.as_ref(), tls.as_ref(), timeout)
-                            .await
+                        Connection::open(address, credentials.as_ref(), tls.as_ref(), timeout).await
                     })
                     .await
                     .map_err(|e| format!("{address}: the client's thread ended: {e}"))?
