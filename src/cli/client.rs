@@ -45,7 +45,8 @@ pub struct ClientArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub timeout: Duration,
 
-    /// Connections to each node.
+    /// Connections to each node from each client thread (the native sender; the driver's
+    /// session opens this many per node in all).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub connections: usize,
 

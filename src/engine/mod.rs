@@ -307,12 +307,15 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 rate_per_s,
                 arrivals,
                 ..
-            } => Source::Open(WorkerSchedule::new(
-                Arrivals::new(arrivals, rate_per_s, config.seed),
-                active.iter().position(|&w| w == worker).expect("active"),
-                active.len(),
-                config.end,
-            )),
+            } => Source::Open(
+                WorkerSchedule::new(
+                    Arrivals::new(arrivals, rate_per_s, config.seed),
+                    active.iter().position(|&w| w == worker).expect("active"),
+                    active.len(),
+                    config.end,
+                )
+                .by_slots(config.send_resolution.as_nanos() as u64),
+            ),
             LoadMode::Closed { .. } => Source::Closed(ClosedSchedule::new(
                 active.iter().position(|&w| w == worker).expect("active"),
                 active.len(),

@@ -139,6 +139,8 @@ pub struct WorkerSchedule {
     arrivals: Arrivals,
     worker: u64,
     workers: u64,
+    /// Deal the schedule by slots of this length (0: request by request).
+    slot_ns: u64,
     end: End,
     /// Requests of the measured part before the next arrival, over all workers.
     measured_before: u64,
@@ -155,11 +157,23 @@ impl WorkerSchedule {
             arrivals,
             worker: worker as u64,
             workers: workers.max(1) as u64,
+            slot_ns: 0,
             end,
             measured_before: 0,
             done: false,
             ahead: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Deals the schedule by slots of `slot_ns` (the send resolution): the requests intended
+    /// in slot S go to worker S mod W, instead of request I to worker I mod W. A worker then
+    /// sends a whole slot's requests in one burst, one wake-up, one write, as a single worker
+    /// would, and W workers together wake as often as one: with the requests dealt one by one
+    /// each worker would wake for every slot, with a W-th of its requests, and the wake-ups,
+    /// timer settings and writes per request would grow with W.
+    pub fn by_slots(mut self, slot_ns: u64) -> Self {
+        self.slot_ns = slot_ns;
+        self
     }
 
     /// This worker's next request, or `None` once the run's end is reached.
@@ -201,7 +215,12 @@ impl WorkerSchedule {
             if intended_ns >= self.end.warmup_ns {
                 self.measured_before += 1;
             }
-            if seq % self.workers == self.worker {
+            let owner = if self.slot_ns > 0 {
+                intended_ns / self.slot_ns
+            } else {
+                seq
+            };
+            if owner % self.workers == self.worker {
                 return Some(Ticket { seq, intended_ns });
             }
         }

@@ -61,7 +61,7 @@ pub struct RunSettings {
     pub threads_from_rate: bool,
     /// Request timeout, seconds.
     pub request_timeout_s: f64,
-    /// Connections per node.
+    /// Connections per node (the native sender: per node and client thread).
     pub connections: usize,
     /// What sends the measured requests.
     #[serde(default)]
