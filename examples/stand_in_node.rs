@@ -1,7 +1,7 @@
 //! A stand-in CQL node that answers writes at once, so that a client's own cost can be
 //! measured without the server being the limit.
 //!
-//!     cargo run --release --example stand_in_node -- LISTEN UPSTREAM
+//!     cargo run --release --example stand_in_node -- LISTEN UPSTREAM [THREADS]
 //!     e.g.  stand_in_node 127.0.0.31:9042 127.0.0.30:9042
 //!
 //! It listens on LISTEN and forwards every frame of every connection to a real node at
@@ -21,7 +21,8 @@
 //!
 //! Protocol v4, no compression (what headroom's sender and the scylla driver speak here).
 //! Each accepted connection gets its own upstream connection, opened at once. It runs on one
-//! thread; it prints the writes it answered every 10 s.
+//! thread, or on THREADS (a multi-thread runtime: connections spread over them) for a client
+//! with many threads and connections; it prints the writes it answered every 10 s.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -43,8 +44,22 @@ const PREPARED: i32 = 4;
 /// Prepared ids of the writes answered here, shared by every connection.
 type Writes = Arc<RwLock<HashSet<Vec<u8>>>>;
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> std::io::Result<()> {
+fn main() -> std::io::Result<()> {
+    let threads: usize = std::env::args()
+        .nth(3)
+        .map_or(1, |t| t.parse().expect("THREADS is a number"));
+    let runtime = if threads <= 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()?
+    };
+    runtime.block_on(serve_all())
+}
+
+async fn serve_all() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(listen), Some(upstream)) = (args.get(1), args.get(2)) else {
         eprintln!("usage: stand_in_node LISTEN UPSTREAM (e.g. 127.0.0.31:9042 127.0.0.30:9042)");

@@ -215,11 +215,7 @@ impl WorkerSchedule {
             if intended_ns >= self.end.warmup_ns {
                 self.measured_before += 1;
             }
-            let owner = if self.slot_ns > 0 {
-                intended_ns / self.slot_ns
-            } else {
-                seq
-            };
+            let owner = intended_ns.checked_div(self.slot_ns).unwrap_or(seq);
             if owner % self.workers == self.worker {
                 return Some(Ticket { seq, intended_ns });
             }
