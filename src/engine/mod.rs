@@ -22,7 +22,9 @@
 //! worker's timer wakes it, the worker records how much later than asked the wake-up came,
 //! and the first worker never sleeps longer than [`HICCUP_TICK`], so that a stall of the
 //! client shows within a millisecond even when nothing is due
-//! (docs/decisions/0005-client-hiccups-from-the-workers-own-wake-ups.md).
+//! (docs/decisions/0005-client-hiccups-from-the-workers-own-wake-ups.md). When the open loop
+//! is dealt by slots of the send resolution to W workers, each never sleeps longer than W
+//! ticks instead, their ticks a tick apart (docs/decisions/0008-one-runtime-per-client-thread.md).
 //!
 //! The engine times requests out itself ([`EngineConfig::request_timeout`]): the same timer
 //! that wakes a worker for its next send also wakes it for the earliest deadline among its
@@ -322,6 +324,21 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 config.end,
             )),
         };
+        // The hiccup meter's ticks (decision 0005): the first worker wakes at least every
+        // millisecond; when the open loop is dealt by slots, every worker sends only every
+        // W-th slot, so each ticks every W milliseconds, a millisecond after the one before:
+        // together they still wake every millisecond, and no worker wakes in the slots
+        // between its own only to tick (decision 0008).
+        let tick = HICCUP_TICK.as_nanos() as u64;
+        let position = active.iter().position(|&w| w == worker).expect("active") as u64;
+        let by_slots =
+            matches!(config.mode, LoadMode::Open { .. }) && !config.send_resolution.is_zero();
+        let (tick_ns, first_tick_ns) = match (config.hiccups, by_slots) {
+            (false, _) => (0, 0),
+            (true, true) => (tick * active.len() as u64, tick * (position + 1)),
+            (true, false) if position == 0 => (tick, tick),
+            (true, false) => (0, 0),
+        };
         let ctx = WorkerContext {
             worker,
             workload: workload.clone(),
@@ -335,7 +352,8 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 .map_or(0, |t| (t.as_nanos() as u64).max(1)),
             interval_ns,
             hiccups: config.hiccups,
-            ticks: config.hiccups && worker == active[0],
+            tick_ns,
+            first_tick_ns,
             first_seq: config.first_seq,
             only_op: config.only_op,
             progress: progress.clone(),

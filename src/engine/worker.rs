@@ -21,7 +21,7 @@ use super::clock::{Clock, Timer};
 use super::collector::{Message, Records, Tally};
 use super::in_flight::{Answer, Completion, InFlight, NEVER};
 use super::schedule::{ClosedSchedule, End, Progress, Ticket, WorkerSchedule};
-use super::{MeasuredPeriod, HICCUP_TICK, SEND_GRACE, UNSENT_COUNTED};
+use super::{MeasuredPeriod, SEND_GRACE, UNSENT_COUNTED};
 
 /// Where a worker's requests come from.
 pub(super) enum Source {
@@ -45,8 +45,12 @@ pub(super) struct WorkerContext<W, C: Clock> {
     pub(super) interval_ns: u64,
     /// Record how late the timer's wake-ups come.
     pub(super) hiccups: bool,
-    /// Never sleep longer than [`HICCUP_TICK`] (the first worker, when hiccups are recorded).
-    pub(super) ticks: bool,
+    /// Never sleep longer than this, ns (0: no limit): [`HICCUP_TICK`] for the first worker
+    /// when hiccups are recorded, or, when the open loop is dealt by slots to W workers,
+    /// W × [`HICCUP_TICK`] for every worker, their first ticks a millisecond apart.
+    pub(super) tick_ns: u64,
+    /// When the first tick comes, ns after the start.
+    pub(super) first_tick_ns: u64,
     pub(super) first_seq: u64,
     pub(super) only_op: Option<usize>,
     pub(super) progress: Arc<Progress>,
@@ -77,10 +81,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let mut in_flight: FuturesUnordered<InFlight<_>> = FuturesUnordered::new();
         let mut current = 0u64;
         let mut records = Records::empty(n_ops, self.hiccups);
-        let tick_ns = HICCUP_TICK.as_nanos() as u64;
+        let tick_ns = self.tick_ns;
         // When the loop must wake at the latest, to measure the client's hiccups.
-        let mut next_tick = if self.ticks {
-            self.clock.now_ns() + tick_ns
+        let mut next_tick = if tick_ns > 0 {
+            self.clock.now_ns() + self.first_tick_ns
         } else {
             NEVER
         };
