@@ -83,6 +83,9 @@ def main():
         binary, flags = (rest.split("|", 1) if "|" in rest else (str(HEADROOM), rest))
         variants.append((name, binary, flags.split()))
     latte = find_latte() if args.latte else None
+    if latte:
+        subprocess.run([str(latte), "schema", str(LATTE_WORKLOAD), args.host.split(":")[0]],
+                       check=True, stdout=subprocess.DEVNULL, cwd=tempfile.mkdtemp())
     results = {name: [] for name, _, _ in variants}
     if latte:
         results["latte 0.29"] = []
