@@ -78,7 +78,8 @@ impl Drop for StopLanes {
 }
 
 /// The async runtime of a run's control: the driver's session (and, with `--sender driver`,
-/// its connections), the collector, the files; `threads` workers. The load's own threads
+/// its connections), the collector, the files; `threads` workers
+/// ([`RunSettings::control_threads`]). The load's own threads
 /// are the run's lanes ([`crate::lanes`]), started by [`execute`].
 pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
