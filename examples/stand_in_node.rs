@@ -49,7 +49,9 @@ fn main() -> std::io::Result<()> {
         .nth(3)
         .map_or(1, |t| t.parse().expect("THREADS is a number"));
     let runtime = if threads <= 1 {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
     } else {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads)
