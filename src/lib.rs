@@ -11,10 +11,11 @@ pub mod cluster;
 mod commands;
 pub mod compare;
 pub mod engine;
-pub mod fleet;
 #[cfg(test)]
 mod fixtures;
+pub mod fleet;
 pub mod format;
+pub mod lanes;
 pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;

@@ -30,7 +30,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["workload", "cluster"],
     &["client"],
-    &["units", "output_dir", "stats", "stop", "format"],
+    &["units", "output_dir", "stats", "stop", "format", "lanes"],
     &["usage"],
 ];
 

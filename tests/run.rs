@@ -21,6 +21,7 @@ fn spawn_run(args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
         .arg("run")
         .args(args)
+        .args(["--hosts", &support::hosts()])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -206,8 +207,11 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("ts");
+    let hosts = support::hosts();
     let run = headroom(&[
         "run",
+        "--hosts",
+        &hosts,
         "timeseries",
         "--rate",
         "200",

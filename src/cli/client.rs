@@ -29,7 +29,9 @@ pub struct ClientArgs {
     #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = units::parse_duration)]
     pub send_resolution: Duration,
 
-    /// Client threads (tokio workers). [default: the number of cores]
+    /// Client threads, each with its own connections to every node: exactly N. [default:
+    /// as many as the rate needs, one per 20 000 requests a second, up to the number of
+    /// cores; the number of cores for a closed loop]
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
@@ -43,7 +45,8 @@ pub struct ClientArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub timeout: Duration,
 
-    /// Connections to each node.
+    /// Connections to each node from each client thread (the native sender; the driver's
+    /// session opens this many per node in all).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub connections: usize,
 

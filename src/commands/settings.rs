@@ -350,6 +350,7 @@ pub fn settings(
         ops,
         interval_s: client.interval.as_secs_f64(),
         threads,
+        threads_from_rate: client.threads.is_none(),
         request_timeout_s: client.timeout.as_secs_f64(),
         connections: client.connections,
         sender: client.sender,

@@ -135,7 +135,7 @@ pub fn sweep(
         config.stable_error * 100.0,
         out.display()
     );
-    let runtime = crate::run::runtime(config.run.threads)?;
+    let runtime = crate::run::runtime(config.run.control_threads())?;
     let stop = StopSignal::new();
     super::run::stop_on_ctrl_c_or_term(&runtime, &stop);
     let is_usage = |e: &anyhow::Error| super::exit::exit_code_for(e) == super::exit::EXIT_USAGE;

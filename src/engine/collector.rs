@@ -35,6 +35,8 @@ pub(super) enum Message {
 /// What a worker counted over its whole run, added up over the workers by the collector.
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct Tally {
+    /// Requests sent.
+    pub(super) sent: u64,
     /// Successful answers within the measured period.
     pub(super) ok_in_period: u64,
     /// Failed requests within the measured period.
@@ -54,6 +56,7 @@ pub(super) struct Tally {
 
 impl Tally {
     pub(super) fn add(&mut self, other: &Tally) {
+        self.sent += other.sent;
         self.ok_in_period += other.ok_in_period;
         self.failed_in_period += other.failed_in_period;
         self.unsent += other.unsent;

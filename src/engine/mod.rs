@@ -8,16 +8,23 @@
 //! - Closed loop ([`LoadMode::Closed`]): a fixed number of requests in flight; response time
 //!   equals service time (and hides stalls: coordinated omission).
 //!
-//! Workers are tokio tasks, one per runtime thread, each keeping many requests in flight and
-//! recording into histograms of its own: no lock on the hot path. At each interval end a
-//! worker hands its histograms to the collector, which merges them and passes the interval to
-//! an [`IntervalSink`] (files, live output).
+//! Workers are tokio tasks, one per lane ([`crate::lanes`]: a thread with a runtime of its
+//! own), each keeping many requests in flight and recording into histograms and counters of
+//! its own: no lock and no shared counter on the hot path, so the cost of a request does not
+//! grow with the number of threads. What workers share is read-only per request (the stop
+//! flag) or written a few times a second (each worker's backlog, its interval's records sent
+//! to the collector). At each interval end a worker hands its histograms to the collector,
+//! which merges them and passes the interval to an [`IntervalSink`] (files, live output).
+//! The closed loop's workers number their requests and count the measured ones each on
+//! its own ([`schedule::ClosedSchedule`]).
 //!
 //! The client's hiccups (METHOD.md §6) are measured by the workers' own loops: every time a
 //! worker's timer wakes it, the worker records how much later than asked the wake-up came,
 //! and the first worker never sleeps longer than [`HICCUP_TICK`], so that a stall of the
 //! client shows within a millisecond even when nothing is due
-//! (docs/decisions/0005-client-hiccups-from-the-workers-own-wake-ups.md).
+//! (docs/decisions/0005-client-hiccups-from-the-workers-own-wake-ups.md). When the open loop
+//! is dealt by slots of the send resolution to W workers, each never sleeps longer than W
+//! ticks instead, their ticks a tick apart (docs/decisions/0008-one-runtime-per-client-thread.md).
 //!
 //! The engine times requests out itself ([`EngineConfig::request_timeout`]): the same timer
 //! that wakes a worker for its next send also wakes it for the earliest deadline among its
@@ -46,7 +53,7 @@ use crate::workload::Workload;
 use clock::Clock;
 use collector::{Collector, Message};
 use in_flight::NEVER;
-use schedule::{Arrivals, End, Progress, WorkerSchedule};
+use schedule::{Arrivals, ClosedSchedule, End, Progress, WorkerSchedule};
 
 pub use schedule::Share;
 use worker::{Source, WorkerContext};
@@ -92,8 +99,12 @@ pub struct EngineConfig {
     pub end: End,
     /// Length of one interval (the live-output and histogram-log period).
     pub interval: Duration,
-    /// Number of workers (one per runtime thread).
+    /// Number of workers (one per lane, or per runtime thread without lanes).
     pub workers: usize,
+    /// The threads the workers run on, worker K on lane K: each worker with the native
+    /// sender's connections of its lane, nothing shared per request (see [`crate::lanes`]).
+    /// None: the workers are tasks of the caller's runtime (tests, tokio's paused clock).
+    pub lanes: Option<Arc<crate::lanes::Lanes>>,
     /// Sequence numbers start here (after the rows a populate wrote).
     pub first_seq: u64,
     /// Send only this operation type (populate), instead of the workload's mix.
@@ -304,15 +315,37 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 rate_per_s,
                 arrivals,
                 ..
-            } => Source::Open(WorkerSchedule::new(
-                Arrivals::new(arrivals, rate_per_s, config.seed),
-                config.share.of_thread(
+            } => Source::Open(
+                WorkerSchedule::new(
+                    Arrivals::new(arrivals, rate_per_s, config.seed),
+                    config.share,
                     active.iter().position(|&w| w == worker).expect("active"),
                     active.len(),
-                ),
+                    config.end,
+                )
+                .by_slots(config.send_resolution.as_nanos() as u64),
+            ),
+            LoadMode::Closed { .. } => Source::Closed(ClosedSchedule::new(
+                config.share,
+                active.iter().position(|&w| w == worker).expect("active"),
+                active.len(),
                 config.end,
             )),
-            LoadMode::Closed { .. } => Source::Closed,
+        };
+        // The hiccup meter's ticks (decision 0005): the first worker wakes at least every
+        // millisecond; when the open loop is dealt by slots, every worker sends only every
+        // W-th slot, so each ticks every W milliseconds, a millisecond after the one before:
+        // together they still wake every millisecond, and no worker wakes in the slots
+        // between its own only to tick (decision 0008).
+        let tick = HICCUP_TICK.as_nanos() as u64;
+        let position = active.iter().position(|&w| w == worker).expect("active") as u64;
+        let by_slots =
+            matches!(config.mode, LoadMode::Open { .. }) && !config.send_resolution.is_zero();
+        let (tick_ns, first_tick_ns) = match (config.hiccups, by_slots) {
+            (false, _) => (0, 0),
+            (true, true) => (tick * active.len() as u64, tick * (position + 1)),
+            (true, false) if position == 0 => (tick, tick),
+            (true, false) => (0, 0),
         };
         let ctx = WorkerContext {
             worker,
@@ -328,9 +361,9 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                 .map_or(0, |t| (t.as_nanos() as u64).max(1)),
             interval_ns,
             hiccups: config.hiccups,
-            ticks: config.hiccups && worker == active[0],
+            tick_ns,
+            first_tick_ns,
             first_seq: config.first_seq,
-            share: config.share,
             only_op: config.only_op,
             progress: progress.clone(),
             period: MeasuredPeriod::scheduled(config),
@@ -340,7 +373,10 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             lag_limit_ns: config.lag_limit.map_or(NEVER, |l| l.as_nanos() as u64),
             tx: tx.clone(),
         };
-        handles.push(tokio::spawn(ctx.drive(source)));
+        handles.push(match &config.lanes {
+            Some(lanes) => lanes.spawn(worker, ctx.drive(source)),
+            None => tokio::spawn(ctx.drive(source)),
+        });
     }
 
     let mut collector = Collector::new(&active, n_ops, interval_ns);
@@ -381,7 +417,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             failed: tally.failed_in_period,
             ..p
         }),
-        sent: progress.sent.load(Ordering::Relaxed),
+        sent: tally.sent,
         max_backlog: collector.max_backlog,
         unsent,
         limit_waits: tally.limit_waits,

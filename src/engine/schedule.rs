@@ -103,12 +103,6 @@ pub const MAX_WORKERS: usize = 256;
 /// Counters shared by the workers and the collector.
 #[derive(Debug)]
 pub struct Progress {
-    /// Requests sent so far.
-    pub sent: AtomicU64,
-    /// Closed loop: requests handed out so far (numbers the requests).
-    pub taken: AtomicU64,
-    /// Closed loop: requests of the measured part handed out so far.
-    pub measured: AtomicU64,
     /// Set to end the run early (Ctrl-C, SIGTERM, every request failing).
     pub stop: AtomicBool,
     /// Per worker: requests past their intended start and not yet sent, as of its last look.
@@ -118,9 +112,6 @@ pub struct Progress {
 impl Default for Progress {
     fn default() -> Self {
         Progress {
-            sent: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-            measured: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             overdue: (0..MAX_WORKERS).map(|_| AtomicU64::new(0)).collect(),
         }
@@ -157,16 +148,6 @@ impl Share {
     /// Every request.
     pub const WHOLE: Share = Share { index: 0, count: 1 };
 
-    /// Within this share, the part of thread `thread` of `threads`: every process's threads
-    /// divide its share the same way, so the requests of all threads of all processes are
-    /// the schedule, each once.
-    pub fn of_thread(self, thread: usize, threads: usize) -> Share {
-        Share {
-            index: self.index + self.count * thread as u64,
-            count: self.count * threads.max(1) as u64,
-        }
-    }
-
     /// The `n`-th (from 0) sequence number of this share.
     pub fn nth(self, n: u64) -> u64 {
         self.index + self.count * n
@@ -186,8 +167,13 @@ pub fn share_of(total: u64, share: Share) -> u64 {
 #[derive(Debug)]
 pub struct WorkerSchedule {
     arrivals: Arrivals,
-    worker: u64,
-    workers: u64,
+    /// The process's share of the sequence numbers (a fleet's worker's residue).
+    process: Share,
+    /// This worker's number among the process's, and how many it has.
+    thread: u64,
+    threads: u64,
+    /// Deal the schedule by slots of this length (0: request by request).
+    slot_ns: u64,
     end: End,
     /// Requests of the measured part before the next arrival, over all workers.
     measured_before: u64,
@@ -197,18 +183,34 @@ pub struct WorkerSchedule {
 }
 
 impl WorkerSchedule {
-    /// Worker `worker` of `workers`. Every worker walks the same global sequence (the same
-    /// seed for Poisson arrivals) and keeps its own requests, so together they send it all.
-    pub fn new(arrivals: Arrivals, share: Share, end: End) -> Self {
+    /// Worker `thread` of the `threads` of a process that sends the share `process` of the
+    /// sequence numbers. Every worker walks the same global sequence (the same seed for
+    /// Poisson arrivals) and keeps its own requests: those of its process's share, and of
+    /// these its own (by request, or by slot with [`WorkerSchedule::by_slots`]), so that
+    /// together they send it all.
+    pub fn new(arrivals: Arrivals, process: Share, thread: usize, threads: usize, end: End) -> Self {
         WorkerSchedule {
             arrivals,
-            worker: share.index,
-            workers: share.count.max(1),
+            process,
+            thread: thread as u64,
+            threads: threads.max(1) as u64,
+            slot_ns: 0,
             end,
             measured_before: 0,
             done: false,
             ahead: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Deals the process's share by slots of `slot_ns` (the send resolution): its requests
+    /// intended in slot S go to worker S mod W, instead of its I-th request to worker I mod W. A worker then
+    /// sends a whole slot's requests in one burst, one wake-up, one write, as a single worker
+    /// would, and W workers together wake as often as one: with the requests dealt one by one
+    /// each worker would wake for every slot, with a W-th of its requests, and the wake-ups,
+    /// timer settings and writes per request would grow with W.
+    pub fn by_slots(mut self, slot_ns: u64) -> Self {
+        self.slot_ns = slot_ns;
+        self
     }
 
     /// This worker's next request, or `None` once the run's end is reached.
@@ -250,7 +252,14 @@ impl WorkerSchedule {
             if intended_ns >= self.end.warmup_ns {
                 self.measured_before += 1;
             }
-            if seq % self.workers == self.worker {
+            if seq % self.process.count != self.process.index {
+                // Another process's (a fleet's other worker).
+                continue;
+            }
+            let owner = intended_ns
+                .checked_div(self.slot_ns)
+                .unwrap_or(seq / self.process.count);
+            if owner % self.threads == self.thread {
                 return Some(Ticket { seq, intended_ns });
             }
         }
@@ -258,33 +267,69 @@ impl WorkerSchedule {
     }
 }
 
-/// Closed loop: a new request whenever a worker has a free slot, intended now; its sequence
-/// number the next of the process's `share` (a count-bound `end` counts this process's
-/// requests).
-pub fn take_closed<C: super::clock::Clock>(
-    clock: &C,
-    end: &End,
-    progress: &Progress,
-    share: Share,
-) -> Option<Ticket> {
-    if progress.stop.load(Ordering::Relaxed) {
-        return None;
-    }
-    let now = clock.now_ns();
-    if end.is_past(now, progress.measured.load(Ordering::Relaxed)) {
-        return None;
-    }
-    if now >= end.warmup_ns {
-        let before = progress.measured.fetch_add(1, Ordering::Relaxed);
-        if end.ops.is_some_and(|n| before >= n) {
-            return None;
+/// Closed loop: one worker's requests, each intended when taken (a slot is free).
+///
+/// Worker K of W numbers its requests K, K + W, K + 2W, ... of the process's share of the
+/// sequence numbers and, when the measured part is a count of requests (the process's),
+/// takes its share of it (W shares as even as whole numbers allow): with no warmup the
+/// workers together send exactly the process's sequence numbers below the count, as a
+/// populate needs, and no counter is shared between them.
+#[derive(Debug)]
+pub struct ClosedSchedule {
+    process: Share,
+    worker: u64,
+    workers: u64,
+    end: End,
+    /// Requests taken so far.
+    taken: u64,
+    /// Requests of the measured part taken so far.
+    measured: u64,
+}
+
+impl ClosedSchedule {
+    /// Worker `worker` of `workers` of a process that sends the share `process`.
+    pub fn new(process: Share, worker: usize, workers: usize, end: End) -> ClosedSchedule {
+        let workers = workers.max(1) as u64;
+        let worker = worker as u64 % workers;
+        let end = End {
+            ops: end
+                .ops
+                .map(|n| n / workers + u64::from(worker < n % workers)),
+            ..end
+        };
+        ClosedSchedule {
+            process,
+            worker,
+            workers,
+            end,
+            taken: 0,
+            measured: 0,
         }
     }
-    let seq = share.nth(progress.taken.fetch_add(1, Ordering::Relaxed));
-    Some(Ticket {
-        seq,
-        intended_ns: now,
-    })
+
+    /// The next request, intended now; None when the run is over (or stopped).
+    pub fn take<C: super::clock::Clock>(
+        &mut self,
+        clock: &C,
+        progress: &Progress,
+    ) -> Option<Ticket> {
+        if progress.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let now = clock.now_ns();
+        if self.end.is_past(now, self.measured) {
+            return None;
+        }
+        if now >= self.end.warmup_ns {
+            self.measured += 1;
+        }
+        let seq = self.process.nth(self.worker + self.taken * self.workers);
+        self.taken += 1;
+        Some(Ticket {
+            seq,
+            intended_ns: now,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -344,9 +389,13 @@ mod tests {
         };
         let mut all = Vec::new();
         for worker in 0..3 {
-            let share = Share::WHOLE.of_thread(worker, 3);
-            let mut schedule =
-                WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 100.0, 0), share, end);
+            let mut schedule = WorkerSchedule::new(
+                Arrivals::new(ArrivalKind::Fixed, 100.0, 0),
+                Share::WHOLE,
+                worker,
+                3,
+                end,
+            );
             while let Some(t) = schedule.next_ticket() {
                 assert_eq!(t.seq % 3, worker as u64);
                 all.push(t);
@@ -374,20 +423,25 @@ mod tests {
             let mut s = WorkerSchedule::new(
                 Arrivals::new(ArrivalKind::Poisson, 500.0, 3),
                 Share::WHOLE,
+                0,
+                1,
                 end,
             );
             std::iter::from_fn(|| s.next_ticket()).collect()
         };
-        // Three processes, of 2, 1 and 4 threads.
+        // Three processes, of 2, 1 and 4 threads, the last dealing its share by 1 ms slots.
         let mut fleet = Vec::new();
-        for (process, threads) in [(0, 2), (1, 1), (2, 4)] {
+        for (process, threads, slot_ns) in [(0, 2, 0), (1, 1, 0), (2, 4, 1_000_000)] {
             let share = Share { index: process, count: 3 };
             for thread in 0..threads {
                 let mut s = WorkerSchedule::new(
                     Arrivals::new(ArrivalKind::Poisson, 500.0, 3),
-                    share.of_thread(thread, threads),
+                    share,
+                    thread,
+                    threads,
                     end,
-                );
+                )
+                .by_slots(slot_ns);
                 while let Some(t) = s.next_ticket() {
                     assert_eq!(t.seq % 3, process, "a process sends only its residue");
                     fleet.push(t);
@@ -406,8 +460,13 @@ mod tests {
             duration_ns: Some(1_000_000_000),
             ops: None,
         };
-        let mut schedule =
-            WorkerSchedule::new(Arrivals::new(ArrivalKind::Fixed, 1000.0, 0), Share::WHOLE, end);
+        let mut schedule = WorkerSchedule::new(
+            Arrivals::new(ArrivalKind::Fixed, 1000.0, 0),
+            Share::WHOLE,
+            0,
+            1,
+            end,
+        );
         let first = schedule.next_ticket().unwrap();
         assert_eq!(
             schedule.last_within(first.intended_ns, 2_500_000),
@@ -431,7 +490,9 @@ mod tests {
         for worker in 0..2 {
             let mut schedule = WorkerSchedule::new(
                 Arrivals::new(ArrivalKind::Poisson, 100.0, 9),
-                Share::WHOLE.of_thread(worker, 2),
+                Share::WHOLE,
+                worker,
+                2,
                 end,
             );
             while schedule.next_ticket().is_some() {
@@ -454,18 +515,24 @@ mod tests {
             ops: Some(5),
         };
         let mut seqs = Vec::new();
-        while let Some(ticket) = take_closed(&clock, &end, &progress, Share::WHOLE) {
+        let mut schedule = ClosedSchedule::new(Share::WHOLE, 0, 1, end);
+        while let Some(ticket) = schedule.take(&clock, &progress) {
             assert_eq!(ticket.intended_ns, clock.now_ns());
             seqs.push(ticket.seq);
             tokio::time::sleep(std::time::Duration::from_millis(3)).await;
         }
         assert_eq!(seqs, [0, 1, 2, 3, 4]);
-        let progress = Progress::default();
+        // Worker 2 of a fleet of 3, its share of 5 rows over two threads.
         let share = Share { index: 1, count: 3 };
-        let seqs: Vec<u64> = std::iter::from_fn(|| take_closed(&clock, &end, &progress, share))
-            .map(|t| t.seq)
-            .collect();
-        assert_eq!(seqs, [1, 4, 7, 10, 13], "a worker's rows: its residue only");
+        let mut seqs = Vec::new();
+        for thread in 0..2 {
+            let mut closed = ClosedSchedule::new(share, thread, 2, end);
+            while let Some(ticket) = closed.take(&clock, &progress) {
+                seqs.push(ticket.seq);
+            }
+        }
+        seqs.sort();
+        assert_eq!(seqs, [1, 4, 7, 10, 13], "a fleet worker's rows: its residue only");
     }
 
     #[test]
@@ -481,5 +548,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn closed_loop_workers_share_the_count_without_a_shared_counter() {
+        let clock = TokioClock::start_now();
+        let progress = Progress::default();
+        let end = End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(11),
+        };
+        let mut seqs = Vec::new();
+        for worker in 0..3 {
+            let mut schedule = ClosedSchedule::new(Share::WHOLE, worker, 3, end);
+            while let Some(ticket) = schedule.take(&clock, &progress) {
+                seqs.push(ticket.seq);
+            }
+        }
+        seqs.sort();
+        assert_eq!(seqs, (0..11).collect::<Vec<_>>());
     }
 }

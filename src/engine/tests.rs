@@ -135,6 +135,7 @@ fn config(mode: LoadMode, seconds: u64) -> EngineConfig {
         send_resolution: Duration::ZERO,
         request_timeout: None,
         lag_limit: Some(Duration::from_millis(10)),
+        lanes: None,
     }
 }
 
@@ -736,4 +737,35 @@ async fn a_stall_of_the_workers_thread_is_a_hiccup() {
         .max_by_key(|i| i.hiccups.as_ref().map_or(0, |h| h.max()))
         .expect("intervals");
     assert_eq!(worst.index, 1, "ended between 100 and 200 ms");
+}
+
+/// Workers on lanes (threads of their own) keep the whole schedule between them, each its
+/// share, and still measure hiccups on the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn workers_on_lanes_send_the_whole_schedule() {
+    let clock = RealClock::start_now();
+    let workload = Arc::new(Blocking {
+        block_at: u64::MAX,
+        block: Duration::ZERO,
+        names: vec!["write".into()],
+    });
+    let config = EngineConfig {
+        interval: Duration::from_millis(100),
+        workers: 2,
+        hiccups: true,
+        send_resolution: Duration::from_millis(1),
+        end: End {
+            warmup_ns: 0,
+            duration_ns: Some(300_000_000),
+            ops: None,
+        },
+        lanes: Some(Arc::new(crate::lanes::Lanes::start(2).unwrap())),
+        ..config(open(1000.0, 100), 1)
+    };
+    let (out, _) = run_kept(workload, clock, &config).await;
+    assert_eq!(out.sent, 300);
+    let all = &out.totals[0][Phase::Measure.index()];
+    assert_eq!(all.ok, 300);
+    assert!(out.hiccups.len() >= 200, "{} samples", out.hiccups.len());
+    config.lanes.as_ref().unwrap().stop();
 }

@@ -1,4 +1,4 @@
-//! The worker: one tokio task per runtime thread that takes its share of the schedule (or
+//! The worker: one tokio task per lane (or runtime thread) that takes its share of the schedule (or
 //! of the closed loop's slots), sends each request when it is due, keeps many in flight,
 //! records each answer into histograms of its own and hands them to the collector at every
 //! interval end.
@@ -20,15 +20,15 @@ use crate::workload::{Parts, Workload};
 use super::clock::{Clock, Timer};
 use super::collector::{Message, Records, Tally};
 use super::in_flight::{Answer, Completion, InFlight, NEVER};
-use super::schedule::{take_closed, End, Progress, Ticket, WorkerSchedule};
-use super::{MeasuredPeriod, HICCUP_TICK, SEND_GRACE, UNSENT_COUNTED};
+use super::schedule::{ClosedSchedule, End, Progress, Ticket, WorkerSchedule};
+use super::{MeasuredPeriod, SEND_GRACE, UNSENT_COUNTED};
 
 /// Where a worker's requests come from.
 pub(super) enum Source {
     /// Its share of the open-loop schedule.
     Open(WorkerSchedule),
     /// Closed loop: a new request whenever a slot is free.
-    Closed,
+    Closed(ClosedSchedule),
 }
 
 pub(super) struct WorkerContext<W, C: Clock> {
@@ -45,12 +45,13 @@ pub(super) struct WorkerContext<W, C: Clock> {
     pub(super) interval_ns: u64,
     /// Record how late the timer's wake-ups come.
     pub(super) hiccups: bool,
-    /// Never sleep longer than [`HICCUP_TICK`] (the first worker, when hiccups are recorded).
-    pub(super) ticks: bool,
+    /// Never sleep longer than this, ns (0: no limit): [`HICCUP_TICK`] for the first worker
+    /// when hiccups are recorded, or, when the open loop is dealt by slots to W workers,
+    /// W × [`HICCUP_TICK`] for every worker, their first ticks a millisecond apart.
+    pub(super) tick_ns: u64,
+    /// When the first tick comes, ns after the start.
+    pub(super) first_tick_ns: u64,
     pub(super) first_seq: u64,
-    /// The process's share of the sequence numbers (closed loop; the open loop's schedule
-    /// has its own).
-    pub(super) share: super::Share,
     pub(super) only_op: Option<usize>,
     pub(super) progress: Arc<Progress>,
     /// Open loop: the measured period whose answers this worker counts.
@@ -80,10 +81,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let mut in_flight: FuturesUnordered<InFlight<_>> = FuturesUnordered::new();
         let mut current = 0u64;
         let mut records = Records::empty(n_ops, self.hiccups);
-        let tick_ns = HICCUP_TICK.as_nanos() as u64;
+        let tick_ns = self.tick_ns;
         // When the loop must wake at the latest, to measure the client's hiccups.
-        let mut next_tick = if self.ticks {
-            self.clock.now_ns() + tick_ns
+        let mut next_tick = if tick_ns > 0 {
+            self.clock.now_ns() + self.first_tick_ns
         } else {
             NEVER
         };
@@ -117,10 +118,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 pending = match &mut source {
                     Source::Open(schedule) => schedule.next_ticket(),
                     // Taken only when a slot is free, so that its intended start is its send.
-                    Source::Closed if in_flight.len() < self.limit => {
-                        take_closed(&self.clock, &self.end, &self.progress, self.share)
+                    Source::Closed(closed) if in_flight.len() < self.limit => {
+                        closed.take(&self.clock, &self.progress)
                     }
-                    Source::Closed => None,
+                    Source::Closed(_) => None,
                 };
                 exhausted = pending.is_none()
                     && (matches!(source, Source::Open(_)) || in_flight.len() < self.limit);
@@ -213,7 +214,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     if !std::mem::take(&mut pending_waited_for_slot) {
                         self.count_lateness(ticket, now, limit_full_until_ns, &mut tally);
                     }
-                    let request = self.start(ticket);
+                    let request = self.start(ticket, &mut tally);
                     // Requests leave in order with one timeout: the first deadline stands.
                     next_expiry = next_expiry.min(request.deadline_ns);
                     in_flight.push(request);
@@ -227,7 +228,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                             match schedule.next_ticket() {
                                 Some(t) if t.intended_ns <= now => {
                                     self.count_lateness(t, now, limit_full_until_ns, &mut tally);
-                                    in_flight.push(self.start(t));
+                                    in_flight.push(self.start(t, &mut tally));
                                 }
                                 next => {
                                     pending = next;
@@ -381,7 +382,11 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
     /// over 4 kB, and the set of requests in flight would copy it twice on its way in; a box
     /// is copied once and the set then moves a pointer (bench/instructions.py: 2 000 fewer
     /// instructions of memcpy per request).
-    fn start(&self, ticket: Ticket) -> InFlight<impl Future<Output = Answer> + '_> {
+    fn start(
+        &self,
+        ticket: Ticket,
+        tally: &mut Tally,
+    ) -> InFlight<impl Future<Output = Answer> + '_> {
         let seq = self.first_seq + ticket.seq;
         let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
         let phase = if ticket.intended_ns < self.end.warmup_ns {
@@ -389,7 +394,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         } else {
             Phase::Measure
         };
-        self.progress.sent.fetch_add(1, Ordering::Relaxed);
+        tally.sent += 1;
         let send_ns = self.clock.now_ns();
         InFlight::new(
             self.send(op, seq),

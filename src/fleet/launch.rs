@@ -101,6 +101,9 @@ pub trait Launcher: Send + Sync {
     /// Runs the plan's workers to their end and returns how each ended, in worker order.
     /// When `stop` is set, the workers are stopped (their directories keep what they
     /// measured) and the launch returns.
-    fn run<'a>(&'a self, plan: &'a WorkerPlan, stop: &'a StopSignal)
-        -> BoxFuture<'a, Vec<WorkerEnd>>;
+    fn run<'a>(
+        &'a self,
+        plan: &'a WorkerPlan,
+        stop: &'a StopSignal,
+    ) -> BoxFuture<'a, Vec<WorkerEnd>>;
 }

@@ -131,7 +131,8 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut settings = first.settings.clone();
     settings.worker = None;
-    settings.threads = workers.iter().map(|w| w.settings.threads).sum();
+    settings.threads = workers.iter().map(|w| w.settings.run_threads()).sum();
+    settings.threads_from_rate = false;
     settings.mode = fleet_mode(settings.mode, workers.len());
     settings.command_line = command_line;
     settings.fleet = Some(FleetOrigin {
@@ -612,7 +613,7 @@ fn validity(
             .expect("auto-resizing histograms always add");
     }
     let wait = Latency::of(&wait);
-    let threads: usize = workers.iter().map(|w| w.settings.threads).sum();
+    let threads: usize = workers.iter().map(|w| w.settings.run_threads()).sum();
     let wall_s = workers
         .iter()
         .map(|w| w.summary.warmup_s + w.summary.measured_s)

@@ -70,7 +70,19 @@ pub enum RunOutcome {
     LoadedOnly,
 }
 
-/// The async runtime of a run: `threads` workers.
+/// Stops the run's lanes when dropped.
+struct StopLanes(Arc<crate::lanes::Lanes>);
+
+impl Drop for StopLanes {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// The async runtime of a run's control: the driver's session (and, with `--sender driver`,
+/// its connections), the collector, the files; `threads` workers
+/// ([`RunSettings::control_threads`]). The load's own threads
+/// are the run's lanes ([`crate::lanes`]), started by [`execute`].
 pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -121,6 +133,14 @@ pub async fn execute(
             datacenters.join(", ")
         ));
     }
+    // The client's threads, for the populate and the measured run alike; stopped however
+    // the run ends.
+    let lanes = Arc::new(
+        crate::lanes::Lanes::start(settings.run_threads())
+            .context("starting the client's threads")
+            .map_err(failed)?,
+    );
+    let _stop_lanes = StopLanes(lanes.clone());
     let native = match settings.effective_sender() {
         Sender::Driver => None,
         sender => {
@@ -135,6 +155,7 @@ pub async fn execute(
                 tls,
                 client::CONNECT_TIMEOUT,
                 local_dc.clone(),
+                Some(lanes.clone()),
             )
             .await
             {
@@ -178,7 +199,16 @@ pub async fn execute(
     let watcher = stop::watch(&context.stop, &progress);
     let populated =
         if context.populate && settings.phase != RunPhase::Run && settings.workload.populate > 0 {
-            Some(populate::populate_rows(&workload, settings, progress.clone(), observer).await)
+            Some(
+                populate::populate_rows(
+                    &workload,
+                    settings,
+                    lanes.clone(),
+                    progress.clone(),
+                    observer,
+                )
+                .await,
+            )
         } else {
             None
         };
@@ -202,7 +232,8 @@ pub async fn execute(
         mode: settings.mode,
         end: settings.end(),
         interval: Duration::from_secs_f64(settings.interval_s),
-        workers: settings.threads,
+        workers: lanes.len(),
+        lanes: Some(lanes.clone()),
         first_seq: settings.workload.populate,
         only_op: None,
         seed: settings.workload.seed,

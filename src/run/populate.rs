@@ -21,6 +21,7 @@ pub const POPULATE_CONCURRENCY: usize = 128;
 pub(crate) async fn populate_rows(
     workload: &Arc<AnyWorkload>,
     settings: &RunSettings,
+    lanes: Arc<crate::lanes::Lanes>,
     progress: Arc<Progress>,
     observer: &mut dyn RunObserver,
 ) -> PopulateSummary {
@@ -38,7 +39,8 @@ pub(crate) async fn populate_rows(
             ops: Some(rows),
         },
         interval: Duration::from_secs(5),
-        workers: settings.threads,
+        workers: lanes.len(),
+        lanes: Some(lanes),
         first_seq: 0,
         only_op: Some(workload.populate_op()),
         seed: settings.workload.seed,

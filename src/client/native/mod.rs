@@ -10,7 +10,8 @@
 //! docs/decisions/0006-a-native-sender-for-the-measured-requests.md).
 //!
 //! What it does: protocol v4 without compression; PasswordAuthenticator; `--connections`
-//! connections per node of the local data centre, requests spread over them in turn. Routing
+//! connections per node of the local data centre for each of the run's lanes (client
+//! threads, [`crate::lanes`]), requests spread over them in turn. Routing
 //! follows the driver's default policy: the replicas of the request's token in the local data
 //! centre first, in the ring's order, then the other nodes of that data centre; a node whose
 //! connection is broken is skipped, and a request that could not be written to a node goes to
@@ -22,13 +23,22 @@
 //! errors. The engine keeps its own timeouts (a dropped request frees its stream id when its
 //! answer comes). TLS with the run's settings, as the driver's connections (tokio-rustls, the
 //! same rustls configuration). Not supported: protocol versions other than 4, compression.
+//!
+//! **Per thread.** A lane's connections are opened on the lane's own runtime, so their reader
+//! and writer tasks run on the lane's thread, and a request sent from a lane goes only to that
+//! lane's connections: framing, writing, reading the answer and waking the request happen on
+//! one thread, with no lock, counter or wake-up shared with another lane (the connection's
+//! lock is only ever taken by its own lane; the turn that spreads requests over connections
+//! and coordinators is a counter of the thread's own). Requests sent from outside the lanes
+//! (the driver's runtime) use any connection.
 
 mod connection;
 mod frame;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
@@ -46,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::tls::TlsClient;
+use crate::lanes::{self, Lanes};
 use connection::Connection;
 
 /// Which path the measured requests take.
@@ -71,6 +82,8 @@ pub const WATCH_EVERY: Duration = Duration::from_secs(1);
 /// One of the connections to a node, reopened when it breaks.
 struct Link {
     address: SocketAddr,
+    /// The lane whose runtime runs the connection's tasks, and whose requests it takes.
+    lane: Option<usize>,
     current: RwLock<Arc<Connection>>,
     /// A reopening is under way.
     reconnecting: AtomicBool,
@@ -90,22 +103,52 @@ struct Opener {
     credentials: Option<(String, String)>,
     tls: Option<TlsClient>,
     connect_timeout: Duration,
+    /// The run's lanes; None: connections on the caller's runtime.
+    lanes: Option<Arc<Lanes>>,
 }
 
 impl Opener {
-    /// `count` connections to `address`.
+    /// `count` connections to `address` for each lane, lane by lane (lane K's are the K-th
+    /// `count` of them).
     async fn links(&self, address: SocketAddr, count: usize) -> Result<Vec<Arc<Link>>, String> {
         let mut links = Vec::new();
-        for _ in 0..count.max(1) {
-            let connection = self.open(address).await?;
-            links.push(Arc::new(Link {
-                address,
-                current: RwLock::new(connection),
-                reconnecting: AtomicBool::new(false),
-            }));
+        let lanes: Vec<Option<usize>> = match &self.lanes {
+            Some(l) => (0..l.len()).map(Some).collect(),
+            None => vec![None],
+        };
+        for lane in lanes {
+            for _ in 0..count.max(1) {
+                let connection = self.open(address, lane).await?;
+                links.push(Arc::new(Link {
+                    address,
+                    lane,
+                    current: RwLock::new(connection),
+                    reconnecting: AtomicBool::new(false),
+                }));
+            }
         }
         Ok(links)
     }
+
+    /// How many lanes the links of a node are divided among.
+    fn lane_count(&self) -> usize {
+        self.lanes.as_ref().map_or(1, |l| l.len())
+    }
+}
+
+thread_local! {
+    /// This thread's turn: spreads its requests over a node's links and over the
+    /// coordinators that are no replica, without a counter shared between threads.
+    static TURN: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The next turn of this thread.
+fn next_turn() -> usize {
+    TURN.with(|t| {
+        let turn = t.get();
+        t.set(turn.wrapping_add(1));
+        turn
+    })
 }
 
 /// The nodes requests may go to: those of the local data centre that could be connected to.
@@ -150,8 +193,6 @@ pub struct NativeClient {
     session: Arc<Session>,
     table: Arc<ArcSwap<NodeTable>>,
     opener: Arc<Opener>,
-    /// Spreads requests over a node's links and over the coordinators that are no replica.
-    next: AtomicUsize,
     /// A statement is being prepared again (a node forgot it).
     repreparing: Arc<AtomicBool>,
     /// Connects to nodes that join or come up, and forgets those that leave the ring.
@@ -168,20 +209,42 @@ fn address_of(node: &Node) -> SocketAddr {
 }
 
 impl Opener {
-    async fn open(&self, address: SocketAddr) -> Result<Arc<Connection>, String> {
-        Connection::open(
-            address,
-            self.credentials.as_ref(),
-            self.tls.as_ref(),
-            self.connect_timeout,
-        )
-        .await
+    /// A connection to `address` whose tasks run on `lane` (on the caller's runtime for
+    /// None).
+    async fn open(
+        &self,
+        address: SocketAddr,
+        lane: Option<usize>,
+    ) -> Result<Arc<Connection>, String> {
+        match (lane, &self.lanes) {
+            (Some(lane), Some(lanes)) => {
+                let credentials = self.credentials.clone();
+                let tls = self.tls.clone();
+                let timeout = self.connect_timeout;
+                lanes
+                    .spawn(lane, async move {
+                        Connection::open(address, credentials.as_ref(), tls.as_ref(), timeout).await
+                    })
+                    .await
+                    .map_err(|e| format!("{address}: the client's thread ended: {e}"))?
+            }
+            _ => {
+                Connection::open(
+                    address,
+                    self.credentials.as_ref(),
+                    self.tls.as_ref(),
+                    self.connect_timeout,
+                )
+                .await
+            }
+        }
     }
 }
 
 impl NativeClient {
     /// Opens `connections` connections to every node of `session`'s cluster in `local_dc`
-    /// (every node when None), over TLS when `tls` is given. Fails if no node can be connected to, naming the first and
+    /// (every node when None) for each of `lanes` (on the caller's runtime without), over
+    /// TLS when `tls` is given. Fails if no node can be connected to, naming the first and
     /// why; a node that is down is connected to once the driver sees it up.
     pub async fn open(
         session: Arc<Session>,
@@ -190,11 +253,13 @@ impl NativeClient {
         tls: Option<TlsClient>,
         connect_timeout: Duration,
         local_dc: Option<String>,
+        lanes: Option<Arc<Lanes>>,
     ) -> Result<NativeClient, String> {
         let opener = Arc::new(Opener {
             credentials,
             tls,
             connect_timeout,
+            lanes,
         });
         let cluster = session.get_cluster_state();
         let mut by_id = HashMap::new();
@@ -236,7 +301,6 @@ impl NativeClient {
             session,
             table,
             opener,
-            next: AtomicUsize::new(0),
             repreparing: Arc::new(AtomicBool::new(false)),
             watcher,
         })
@@ -269,7 +333,17 @@ impl NativeClient {
         values: &impl SerializeRow,
     ) -> Result<(Arc<Link>, Arc<Connection>, connection::Pending), Box<ExecutionError>> {
         let table = self.table.load();
-        let turn = self.next.fetch_add(1, Ordering::Relaxed);
+        let turn = next_turn();
+        // This lane's links of a node (all of them when called from outside the lanes).
+        let lane_count = self.opener.lane_count();
+        let lane = lanes::current().filter(|&l| l < lane_count);
+        let of_lane = |links: &'_ [Arc<Link>]| -> std::ops::Range<usize> {
+            let per_lane = (links.len() / lane_count).max(1);
+            match lane {
+                Some(l) if links.len() >= lane_count => l * per_lane..(l + 1) * per_lane,
+                _ => 0..links.len(),
+            }
+        };
         let replicas = match (
             table.all.len() > 1,
             statement.get_keyspace_name(),
@@ -291,7 +365,8 @@ impl NativeClient {
             .chain((0..count).map(|i| &table.all[(turn + i) % count]));
         let mut last = None;
         for links in plan {
-            let link = &links[turn % links.len()];
+            let range = of_lane(links);
+            let link = &links[range.start + turn % range.len()];
             let connection = link.connection();
             match self.send(&connection, statement, values) {
                 Ok(pending) => return Ok((link.clone(), connection, pending)),
@@ -344,10 +419,10 @@ impl NativeClient {
         let opener = self.opener.clone();
         tokio::spawn(async move {
             tokio::time::sleep(RECONNECT_EVERY).await;
-            let Some(address) = link.upgrade().map(|l| l.address) else {
+            let Some((address, lane)) = link.upgrade().map(|l| (l.address, l.lane)) else {
                 return;
             };
-            let opened = opener.open(address).await;
+            let opened = opener.open(address, lane).await;
             match (link.upgrade(), opened) {
                 (Some(link), Ok(connection)) => {
                     *link.current.write().unwrap_or_else(|e| e.into_inner()) = connection;

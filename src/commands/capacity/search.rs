@@ -150,7 +150,7 @@ pub fn search(
         dir.display()
     );
 
-    let runtime = crate::run::runtime(config.run.threads)?;
+    let runtime = crate::run::runtime(config.run.control_threads())?;
     let stop = StopSignal::new();
     crate::commands::run::stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();

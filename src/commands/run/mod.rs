@@ -47,7 +47,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir(&config.workload.name));
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let runtime = run::runtime(config.threads)?;
+    let runtime = run::runtime(config.control_threads())?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let pauses = PauseSource::Discover(cluster_dir);

@@ -52,7 +52,7 @@ const WORKER_UID: i64 = 10001;
 const TLS_KEYS: [&str; 3] = ["ca.crt", "tls.crt", "tls.key"];
 
 /// The worker's shell: K from the Job's 0-based index, the run with its output kept in a
-/// file (so the log holds only its last lines and the packed directory, decision 0008),
+/// file (so the log holds only its last lines and the packed directory, decision 0010),
 /// then the pack when the run left a whole directory (exit codes 0, 3 and 4). The container
 /// then exits 0, whatever the run's verdict: a pod exiting 3 would fail the Job and have
 /// the others stopped before they pack. The fixed run flags come as "$@".

@@ -2,7 +2,7 @@
 //!
 //! - [`manifest`]: the ConfigMap (the workers' config.json) and the Job, as typed objects
 //!   built from a [`WorkerPlan`](super::launch::WorkerPlan) and [`KubeOptions`];
-//! - [`pack`]: a worker's run directory carried back through its pod's log (decision 0008);
+//! - [`pack`]: a worker's run directory carried back through its pod's log (decision 0010);
 //! - [`api`]: the few API calls the launcher makes, behind a trait ([`api::KubeApi`]), with
 //!   kube-rs's client as the real one;
 //! - [`launcher`]: [`KubernetesLauncher`], the [`Launcher`](super::launch::Launcher) that

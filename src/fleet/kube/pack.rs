@@ -1,7 +1,7 @@
 //! A worker's run directory carried through its pod's log: `headroom kube pack` writes the
 //! directory as a gzipped tar, base64, between two marker lines on stdout; the coordinator
 //! (or `headroom kube unpack` on a log fetched with kubectl) finds the block and unpacks it.
-//! Decision 0008 says why the log and not a shared volume.
+//! Decision 0010 says why the log and not a shared volume.
 //!
 //! The begin line carries the worker's number, its run's exit code and the packed size, so a
 //! log cut short (rotated away, or truncated) is told apart from a complete block; gzip's own

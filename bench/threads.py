@@ -1,0 +1,118 @@
+"""Client CPU per request of headroom variants (thread counts, builds) and latte, alternated
+against one node, in one run (docs/PERFORMANCE.md, "One runtime per thread").
+
+    python3 bench/threads.py --host 127.0.0.31 --rate 40000 --seconds 20 --repeats 3 \\
+        --variant '1 thread=--threads 1' --variant '2 threads=--threads 2' --variant 'default='
+
+Each variant is NAME=FLAGS (FLAGS added to `headroom run keyvalue`), or NAME=BINARY|FLAGS to
+run another build. `--latte` adds latte 0.29 (`-t 1`, bench/latte-keyvalue.rn). The variants
+run in turn, A B C A B C ..., so that the machine's and the node's drift falls on all alike.
+CPU is the process's user and system time (os.wait4), divided by the requests the tool
+reports; the table shows each variant's median. With the stand-in node
+(examples/stand_in_node.rs) as --host, the server costs nothing per write and the client's
+own limits show.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchlib import HEADROOM, LATTE_WORKLOAD, HostSteal, find_latte
+
+
+def timed(cmd, cwd=None):
+    """Runs cmd; returns (output, user s, system s, host steal share)."""
+    steal = HostSteal()
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd=cwd)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.exit(f"{cmd[0]} failed ({code}):\n{out[-3000:]}")
+    return out, usage.ru_utime, usage.ru_stime, steal.share()
+
+
+def run_headroom(binary, flags, args, out):
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [binary, "run", "keyvalue", "--hosts", args.host, "--rate", args.rate,
+           "--duration", f"{args.seconds}s", "--warmup", "2s", "--keyspace", "bench_threads",
+           "--out", out] + flags
+    text, user, system, steal = timed(cmd)
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    requests = summary["ops"][0]["requests"]
+    # The warmup's requests cost CPU too.
+    requests_all = requests + int(float(args.rate) * 2)
+    threads = (summary.get("validity") or {}).get("figures", {}).get("threads")
+    return {"requests": requests_all, "user": user, "sys": system, "steal": steal,
+            "achieved": summary["achieved_rate_per_s"], "threads": threads}
+
+
+def run_latte(latte, args):
+    report = Path(tempfile.mkdtemp()) / "latte.json"
+    host = args.host.split(":")[0]
+    text, user, system, steal = timed(
+        [latte, "run", LATTE_WORKLOAD, host, "-r", args.rate, "-d", f"{args.seconds}s", "-t", "1",
+         "--drop-sampling-log", "-o", report], cwd=report.parent)
+    requests = int(re.search(r"Requests\s+\[req\]\s+(\d+)", text).group(1))
+    throughput = float(re.search(r"Throughput\s+\[op/s\]\s+([\d.]+)", text).group(1))
+    return {"requests": requests, "user": user, "sys": system, "steal": steal,
+            "achieved": throughput, "threads": 1}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--rate", default="10000")
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--variant", action="append", default=[])
+    parser.add_argument("--latte", action="store_true")
+    args = parser.parse_args()
+    variants = []
+    for spec in args.variant or ["default="]:
+        name, _, rest = spec.partition("=")
+        binary, flags = (rest.split("|", 1) if "|" in rest else (str(HEADROOM), rest))
+        variants.append((name, binary, flags.split()))
+    latte = find_latte() if args.latte else None
+    if latte:
+        subprocess.run([str(latte), "schema", str(LATTE_WORKLOAD), args.host.split(":")[0]],
+                       check=True, stdout=subprocess.DEVNULL, cwd=tempfile.mkdtemp())
+    results = {name: [] for name, _, _ in variants}
+    if latte:
+        results["latte 0.29"] = []
+    out_root = Path(tempfile.mkdtemp(prefix="headroom-threads-"))
+    for repeat in range(args.repeats):
+        for name, binary, flags in variants:
+            r = run_headroom(binary, flags, args, out_root / f"{repeat}")
+            results[name].append(r)
+            print(f"{name}: {r['threads']} thread(s), {(r['user'] + r['sys']) * 1e6 / r['requests']:.2f} µs/request "
+                  f"(user {r['user'] * 1e6 / r['requests']:.2f}, sys {r['sys'] * 1e6 / r['requests']:.2f}), "
+                  f"achieved {r['achieved']:.0f}/s, steal {r['steal'] * 100:.0f}%", flush=True)
+        if latte:
+            r = run_latte(latte, args)
+            results["latte 0.29"].append(r)
+            print(f"latte 0.29: {(r['user'] + r['sys']) * 1e6 / r['requests']:.2f} µs/request "
+                  f"(user {r['user'] * 1e6 / r['requests']:.2f}, sys {r['sys'] * 1e6 / r['requests']:.2f}), "
+                  f"achieved {r['achieved']:.0f}/s, steal {r['steal'] * 100:.0f}%", flush=True)
+        time.sleep(1)
+    print(f"\n{args.rate}/s for {args.seconds} s against {args.host}, median of {args.repeats}\n")
+    print("| client | threads | µs CPU per request | user | system | achieved/s |")
+    print("|---|---|---|---|---|---|")
+    for name, runs in results.items():
+        med = lambda key: statistics.median(r[key] * 1e6 / r["requests"] for r in runs)
+        total = statistics.median((r["user"] + r["sys"]) * 1e6 / r["requests"] for r in runs)
+        print(f"| {name} | {runs[0]['threads']} | {total:.2f} | {med('user'):.2f} | {med('sys'):.2f} | "
+              f"{statistics.median(r['achieved'] for r in runs):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
