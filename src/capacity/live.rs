@@ -382,11 +382,16 @@ fn describe_fleet(summary: &RunSummary) -> Vec<String> {
         }
     )];
     for w in &summary.workers {
+        // A closed loop (the probe) has no attempted rate.
+        let of = if w.attempted_rate_per_s > 0.0 {
+            format!(" of {:.0}/s", w.attempted_rate_per_s)
+        } else {
+            String::new()
+        };
         lines.push(format!(
-            "  worker {}: achieved {:.0}/s of {:.0}/s, send lag p99 {:.2} ms (max {:.2} ms), {:.1} µs CPU per request{}",
+            "  worker {}: achieved {:.0}/s{of}, send lag p99 {:.2} ms (max {:.2} ms), {:.1} µs CPU per request{}",
             w.index,
             w.achieved_rate_per_s,
-            w.attempted_rate_per_s,
             w.send_lag_p99_ms,
             w.send_lag_max_ms,
             w.cpu_us_per_request,

@@ -194,7 +194,8 @@ pub struct WorkerFigures {
     pub index: u32,
     /// Its run directory, as given to the merge.
     pub dir: String,
-    /// Its share of the attempted rate, requests per second.
+    /// Its share of the attempted rate, requests per second (0 for a closed loop, which has
+    /// none).
     pub attempted_rate_per_s: f64,
     /// Its successful answers per second in the measured part.
     pub achieved_rate_per_s: f64,

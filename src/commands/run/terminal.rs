@@ -414,10 +414,15 @@ fn print_workers(s: &RunSummary) {
             (false, _) => "  ← could not keep its schedule".to_string(),
             (true, _) => String::new(),
         };
+        let attempted = if w.attempted_rate_per_s > 0.0 {
+            format!("{:.0}", w.attempted_rate_per_s)
+        } else {
+            "—".to_string()
+        };
         println!(
-            "              {:>6} {:>12.0} {:>12.0} {:>11.2} ms {:>11.2} ms {:>10.2}{mark}",
+            "              {:>6} {:>12} {:>12.0} {:>11.2} ms {:>11.2} ms {:>10.2}{mark}",
             w.index,
-            w.attempted_rate_per_s,
+            attempted,
             w.achieved_rate_per_s,
             w.send_lag_p99_ms,
             w.send_lag_max_ms,

@@ -174,7 +174,11 @@ pub(super) fn workers_part(page: &mut Page, s: &RunSummary) {
             (
                 vec![
                     w.index.to_string(),
-                    format_rate(w.attempted_rate_per_s),
+                    if w.attempted_rate_per_s > 0.0 {
+                        format_rate(w.attempted_rate_per_s)
+                    } else {
+                        "—".to_string()
+                    },
                     format_rate(w.achieved_rate_per_s),
                     format_rate(w.failed_rate_per_s),
                     format_number(w.send_lag_p99_ms),
