@@ -66,7 +66,7 @@ pub struct SearchSettings {
     /// `--workers N --launcher ...`: every probe and trial is run by a fleet of worker
     /// processes and merged; `None`: by this process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<crate::fleet::launch::FleetSettings>,
+    pub fleet: Option<crate::fleet::settings::FleetSettings>,
 }
 
 impl SearchSettings {

@@ -245,7 +245,7 @@ pub struct CapacityArgs {
         requires = "workers",
         help_heading = "Fleet"
     )]
-    pub launcher: crate::fleet::launch::LauncherKind,
+    pub launcher: crate::fleet::settings::LauncherKind,
 
     /// The workers' pods, with --launcher kubernetes.
     #[command(flatten)]

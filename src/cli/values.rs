@@ -8,7 +8,7 @@ use crate::capacity::settings::Fresh;
 use crate::client::native::Sender;
 use crate::cluster::GcKind;
 use crate::engine::ArrivalKind;
-use crate::fleet::launch::LauncherKind;
+use crate::fleet::settings::LauncherKind;
 use crate::results::config::RunPhase;
 use crate::workload::PartitionGenerator;
 

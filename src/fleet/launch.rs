@@ -10,33 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 
 use crate::results::config::RunSettings;
 use crate::stop::StopSignal;
-
-/// Where a fleet's workers run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LauncherKind {
-    /// Processes of this machine ([`super::local::LocalLauncher`]).
-    Local,
-    /// Pods of an Indexed Job on a Kubernetes cluster.
-    Kubernetes,
-}
-
-/// A search whose trials a fleet runs: how many workers, and where (search.json keeps it, so
-/// that `--resume` goes on with the same fleet).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FleetSettings {
-    /// Workers per trial (N).
-    pub workers: u32,
-    /// Where they run.
-    pub launcher: LauncherKind,
-    /// With `launcher` kubernetes: how the pods are made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kube: Option<super::kube::KubeOptions>,
-}
 
 /// What the workers of one trial run.
 #[derive(Debug, Clone)]
@@ -86,6 +62,18 @@ pub enum WorkerEnd {
         /// Why, in words for the user (the worker's own error line when there is one).
         reason: String,
     },
+}
+
+impl WorkerEnd {
+    /// Every worker of a fleet of `workers` failed for one `reason` (the launch itself did).
+    pub fn all_failed(workers: u32, reason: &str) -> Vec<WorkerEnd> {
+        (1..=workers)
+            .map(|index| WorkerEnd::Failed {
+                index,
+                reason: reason.to_string(),
+            })
+            .collect()
+    }
 }
 
 /// Starts the workers of a trial and waits for them.

@@ -93,14 +93,7 @@ impl Launcher for LocalLauncher {
         stop: &'a StopSignal,
     ) -> BoxFuture<'a, Vec<WorkerEnd>> {
         Box::pin(async move {
-            let failed_all = |reason: String| -> Vec<WorkerEnd> {
-                (1..=plan.workers)
-                    .map(|index| WorkerEnd::Failed {
-                        index,
-                        reason: reason.clone(),
-                    })
-                    .collect()
-            };
+            let failed_all = |reason: String| WorkerEnd::all_failed(plan.workers, &reason);
             if let Err(e) = std::fs::create_dir_all(&plan.out) {
                 return failed_all(format!("creating {}: {e}", plan.out.display()));
             }

@@ -7,10 +7,12 @@
 //!   (the [`launch::Launcher`] trait; processes on this machine in [`local`]);
 //! - [`kube`]: the workers as the pods of an Indexed Job, their directories brought back
 //!   through the pods' logs;
+//! - [`settings`]: the fleet of a capacity search, as search.json keeps it;
 //! - [`merge`]: the workers' directories added interval by interval into one run directory.
 
 pub mod kube;
 pub mod launch;
 pub mod local;
 pub mod merge;
+pub mod settings;
 pub mod worker;

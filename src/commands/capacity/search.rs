@@ -12,7 +12,8 @@ use crate::cluster::{self, LocalCluster};
 use crate::commands::run::Terminal;
 use crate::commands::settings::{self, parse_fraction};
 use crate::engine::LoadMode;
-use crate::fleet::launch::{Launcher, LauncherKind};
+use crate::fleet::launch::Launcher;
+use crate::fleet::settings::{FleetSettings, LauncherKind};
 use crate::fleet::local::LocalLauncher;
 use crate::stop::StopSignal;
 use crate::usage::{usage_error, UsageError};
@@ -72,7 +73,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
                 crate::fleet::worker::MAX_WORKERS
             )))
         }
-        Some(workers) => Some(crate::fleet::launch::FleetSettings {
+        Some(workers) => Some(FleetSettings {
             workers,
             launcher: args.launcher,
             kube: match args.launcher {
@@ -207,7 +208,7 @@ pub fn search(
 
 /// The launcher of a fleet search's workers.
 fn launcher_for(
-    fleet: &crate::fleet::launch::FleetSettings,
+    fleet: &FleetSettings,
     credentials: Option<(String, String)>,
     runtime: &tokio::runtime::Runtime,
 ) -> anyhow::Result<Box<dyn Launcher>> {

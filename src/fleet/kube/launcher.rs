@@ -80,12 +80,10 @@ impl KubernetesLauncher {
         let deadline = now + manifest::deadline(plan, &self.options, now) + self.poll * 5;
         let waited = self.wait(plan, &name, deadline, stop).await;
         let ends = match &waited {
-            Waited::Stopped => (1..=plan.workers)
-                .map(|index| WorkerEnd::Failed {
-                    index,
-                    reason: format!("stopped: Job {name} deleted before it ended"),
-                })
-                .collect(),
+            Waited::Stopped => WorkerEnd::all_failed(
+                plan.workers,
+                &format!("stopped: Job {name} deleted before it ended"),
+            ),
             Waited::Ended(how) | Waited::GaveUp(how) => self.collect(plan, &name, how).await,
         };
         self.clean_up(&name).await;
@@ -148,12 +146,10 @@ impl KubernetesLauncher {
         let pods = match self.api.list_pods(namespace, &selector).await {
             Ok(pods) => pods,
             Err(e) => {
-                return (1..=plan.workers)
-                    .map(|index| WorkerEnd::Failed {
-                        index,
-                        reason: format!("{job_state}; its pods could not be listed: {e}"),
-                    })
-                    .collect()
+                return WorkerEnd::all_failed(
+                    plan.workers,
+                    &format!("{job_state}; its pods could not be listed: {e}"),
+                )
             }
         };
         let mut ends = Vec::new();
@@ -237,12 +233,7 @@ impl Launcher for KubernetesLauncher {
         Box::pin(async move {
             match self.launch(plan, stop).await {
                 Ok(ends) => ends,
-                Err(reason) => (1..=plan.workers)
-                    .map(|index| WorkerEnd::Failed {
-                        index,
-                        reason: reason.clone(),
-                    })
-                    .collect(),
+                Err(reason) => WorkerEnd::all_failed(plan.workers, &reason),
             }
         })
     }
