@@ -3,9 +3,12 @@
 //!
 //! The profile's keyspace and table are created from its CQL when missing; the column types
 //! are read back from system_schema; `insert` writes rows of the partitions the insert
-//! section chooses (in one batch of its batchtype), and each named query binds its `?`
-//! variables by column name from the same rows (see [`rows`]). docs/stress-profiles.md
-//! says what is supported and how it maps onto cassandra-stress.
+//! section chooses (in one batch of its batchtype; counters and conditional inserts as
+//! `UPDATE`), and each named query binds its `?` variables by column name from the same rows
+//! (see [`rows`]). A conditional UPDATE whose IF binds values reads the row's current
+//! values first; a token range query reads one range of a fixed split of the ring, page by
+//! page. docs/stress-profiles.md says what is supported and how it maps onto
+//! cassandra-stress.
 
 pub mod profile;
 mod raw;
@@ -13,6 +16,7 @@ pub mod rows;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rand::Rng;
 use scylla::client::session::Session;
@@ -23,7 +27,7 @@ use scylla::statement::Consistency;
 use scylla::value::CqlValue;
 use serde::{Deserialize, Serialize};
 
-use self::profile::{BatchKind, Fields, Profile, INSERT};
+use self::profile::{BatchKind, Fields, Profile, TokenRangeQuery, INSERT};
 use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
@@ -83,6 +87,7 @@ pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, W
         Profile::parse(&text).map_err(|e| WorkloadError::Invalid(format!("{path}: {e}")))?;
     refuse_foreign_flags(args)?;
     let names = profile.op_names();
+    let steps = profile.step_names();
     let ops = match &args.op_mix {
         None if names.len() == 1 => vec![(INSERT.to_string(), 1.0)],
         None => {
@@ -98,6 +103,12 @@ pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, W
             let mut given = vec![false; names.len()];
             for (name, weight) in mix {
                 let lower = name.to_ascii_lowercase();
+                if steps.contains(&lower) {
+                    return Err(WorkloadError::Invalid(format!(
+                        "--ops: '{name}' is the read step of the conditional update '{}': it is recorded whenever that query runs, and has no weight of its own",
+                        lower.trim_end_matches(profile::READ_STEP)
+                    )));
+                }
                 let Some(i) = names.iter().position(|n| *n == lower) else {
                     return Err(WorkloadError::Invalid(format!(
                         "--ops: '{name}' is not an operation of {path}; its operations are {}",
@@ -144,9 +155,19 @@ fn refuse_foreign_flags(args: &WorkloadRequest) -> Result<(), WorkloadError> {
     refused.map_or(Ok(()), |why| Err(WorkloadError::Invalid(why)))
 }
 
-/// The operation names of a definition, before connecting.
+/// The operation names of a definition, before connecting: those of the mix, then the
+/// steps recorded within them (the reads of conditional updates).
 pub fn op_names_of(definition: &StressDefinition) -> Vec<String> {
-    definition.ops.iter().map(|(n, _)| n.clone()).collect()
+    let steps = definition
+        .parsed()
+        .map(|p| p.step_names())
+        .unwrap_or_default();
+    definition
+        .ops
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(steps)
+        .collect()
 }
 
 /// A named query, prepared.
@@ -158,7 +179,38 @@ struct PreparedQuery {
     columns: Vec<usize>,
     /// A variable of the partition key takes its value from the partition, whichever row.
     partition_key: Vec<bool>,
+    /// For an UPDATE whose IF condition binds values: the read of the row's current values.
+    read: Option<ConditionRead>,
 }
+
+/// The read that comes before a conditional update binding its IF values, as in
+/// cassandra-stress's CASQuery: the row's current values of the conditioned columns, bound
+/// in place of the generated ones so that the condition holds unless another writer came
+/// between.
+#[derive(Debug)]
+struct ConditionRead {
+    /// `SELECT <conditioned columns> FROM ks.table WHERE <every key column> = ?`.
+    statement: PreparedStatement,
+    /// The column (in [`Rows`] order) of each of the read's variables.
+    keys: Vec<usize>,
+    /// The update's variables from this one on are the condition's.
+    first: usize,
+    /// The operation the read is recorded under (`NAME-read`).
+    step_op: usize,
+}
+
+/// A token range query, prepared: `SELECT token(key), columns FROM ks.table WHERE
+/// token(key) > ? AND token(key) <= ?`.
+#[derive(Debug)]
+struct PreparedRangeQuery {
+    statement: PreparedStatement,
+    page_size: i32,
+}
+
+/// The ring is split into this many equal token ranges; a token range query's request reads
+/// one of them whole. cassandra-stress walks the cluster's own ranges instead (see
+/// [`token_range`]).
+pub const TOKEN_RANGES: u64 = 256;
 
 /// A cassandra-stress profile, ready to send requests.
 #[derive(Debug)]
@@ -167,7 +219,10 @@ pub struct StressWorkload {
     rows: Rows,
     profile: Profile,
     insert: PreparedStatement,
+    /// The column (in [`Rows`] order) of each of the insert's variables.
+    insert_columns: Vec<usize>,
     queries: Vec<PreparedQuery>,
+    range_queries: Vec<PreparedRangeQuery>,
     op_names: Vec<String>,
     weights: Vec<f64>,
     mix: OpMix,
@@ -274,47 +329,75 @@ impl StressWorkload {
         }
         let rows = Rows::new(&profile, typed, config.seed);
         check_batch_size(&profile, &rows, path)?;
+        check_batch_kind(&profile, &rows, path)?;
 
-        let names: Vec<String> = rows.columns().map(|c| quoted(&c.name)).collect();
-        let insert_cql = format!(
-            "INSERT INTO {ks}.{table} ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        );
+        let insert_cql = insert_cql(&profile, &rows, path)?;
         let insert = prepare(&session, &insert_cql, consistency).await?;
+        let insert_columns = variable_columns(&insert, &rows, |name| {
+            format!("{path}: insert, condition: the bind variable '{name}' is not a column of {ks}.{table}")
+        })?;
+        let op_names = op_names_of(definition);
         let mut queries = Vec::with_capacity(profile.queries.len());
         for query in &profile.queries {
             let statement = prepare(&session, &query.cql, consistency).await?;
-            let mut columns = Vec::new();
-            let mut partition_key = Vec::new();
-            for spec in statement.get_variable_col_specs().iter() {
-                let Some(index) = rows.index_of(spec.name()) else {
-                    return Err(WorkloadError::Invalid(format!(
-                        "{path}: line {}: query {}: the bind variable '{}' is not a column of {ks}.{table}; headroom binds each ? by the column it is compared with (LIMIT ? and functions of ? are not supported yet)",
-                        query.line, query.name, spec.name()
-                    )));
-                };
-                let kind = rows.columns().nth(index).map(|c| c.kind);
-                partition_key.push(kind == Some(Kind::PartitionKey));
-                columns.push(index);
-            }
+            let columns = variable_columns(&statement, &rows, |name| {
+                format!(
+                    "{path}: line {}: query {}: the bind variable '{name}' is not a column of {ks}.{table}; cassandra-stress binds each ? by the column of that name and stops on this one too (NoSuchElementException): write the value in the CQL (e.g. LIMIT 10)",
+                    query.line, query.name
+                )
+            })?;
+            let partition_key = columns
+                .iter()
+                .map(|&i| rows.columns().nth(i).map(|c| c.kind) == Some(Kind::PartitionKey))
+                .collect();
+            let read = if query.condition_variables > 0 {
+                let step = format!("{}{}", query.name, profile::READ_STEP);
+                let step_op = op_names
+                    .iter()
+                    .position(|n| *n == step)
+                    .expect("each conditional update has its read step");
+                Some(
+                    condition_read(&session, &statement, &rows, query, step_op, consistency)
+                        .await?,
+                )
+            } else {
+                None
+            };
             queries.push(PreparedQuery {
                 statement,
                 fields: query.fields,
                 columns,
                 partition_key,
+                read,
+            });
+        }
+        let mut range_queries = Vec::with_capacity(profile.token_range_queries.len());
+        for query in &profile.token_range_queries {
+            let cql = token_range_cql(ks, table, &rows, query);
+            range_queries.push(PreparedRangeQuery {
+                statement: prepare(&session, &cql, consistency).await?,
+                page_size: query.page_size,
             });
         }
 
-        let op_names = op_names_of(definition);
-        let weights: Vec<f64> = definition.ops.iter().map(|(_, w)| *w).collect();
+        // The steps have no weight of their own: the mix never deals them.
+        let mut weights: Vec<f64> = definition.ops.iter().map(|(_, w)| *w).collect();
+        let mut shown = weights.clone();
+        for query in profile.queries.iter().filter(|q| q.condition_variables > 0) {
+            weights.push(0.0);
+            // A step shows in the live output whenever its query does.
+            let i = op_names.iter().position(|n| *n == query.name).unwrap_or(0);
+            shown.push(shown.get(i).copied().unwrap_or(0.0));
+        }
         Ok(StressWorkload {
             session,
             rows,
             insert,
+            insert_columns,
             queries,
+            range_queries,
             mix: OpMix::new(&weights),
-            weights,
+            weights: shown,
             op_names,
             keys: PartitionKeys::new(config.partitions, config.partition_generator),
             seed: config.seed,
@@ -337,34 +420,45 @@ impl StressWorkload {
             let chance = spec.select.sample(&mut rng);
             let wanted = (chance * partition.rows as f64).round() as u64;
             for row in pick_rows(&mut rng, partition.rows, wanted) {
-                values.push(self.rows.row(&partition, row));
+                values.push(
+                    self.insert_columns
+                        .iter()
+                        .map(|&c| self.rows.value(c, &partition, row))
+                        .collect(),
+                );
             }
         }
         if values.len() == 1 {
-            self.session
-                .execute_unpaged(&self.insert, &values[0])
-                .await?;
-            return Ok(());
+            if spec.condition.is_some() {
+                // A conditional write answers with its `[applied]` row; one not applied
+                // (the row is there already) is a success, as cassandra-stress counts it.
+                self.send_fetch(&self.insert, &values[0]).await?;
+                return Ok(());
+            }
+            return self.send_execute(&self.insert, &values[0]).await;
         }
         let kind = match spec.batch {
             BatchKind::Logged => BatchType::Logged,
             BatchKind::Unlogged => BatchType::Unlogged,
+            BatchKind::Counter => BatchType::Counter,
         };
         for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
-            let mut batch = Batch::new(kind);
-            for _ in chunk {
-                batch.append_statement(self.insert.clone());
-            }
-            batch.set_consistency(self.consistency);
-            batch.set_is_idempotent(false);
-            self.session.batch(&batch, chunk).await?;
+            self.send_batch(kind, chunk).await?;
         }
         Ok(())
     }
 
     /// One named query, its variables bound from the rows of one partition: all from one
     /// row (samerow), or each from a row of its own (multirow).
-    async fn query(&self, query: &PreparedQuery, seq: u64) -> Result<(), ExecutionError> {
+    async fn query(
+        &self,
+        query: &PreparedQuery,
+        seq: u64,
+        parts: &mut Parts,
+    ) -> Result<(), ExecutionError> {
+        if let Some(read) = &query.read {
+            return self.conditional_update(query, read, seq, parts).await;
+        }
         let mut rng = request_rng(self.seed, seq);
         let partition = self.rows.partition(self.keys.key(seq, &mut rng));
         let same_row = rng.random_range(0..partition.rows);
@@ -380,10 +474,298 @@ impl StressWorkload {
                 self.rows.value(column, &partition, row)
             })
             .collect();
-        self.session
-            .execute_unpaged(&query.statement, &values)
+        self.send_execute(&query.statement, &values).await
+    }
+
+    /// A conditional update whose IF binds values, as cassandra-stress's CASQuery: one row
+    /// of one partition; its conditioned columns' current values are read first (a step of
+    /// the request, recorded under `NAME-read`) and bound to the condition, the generated
+    /// values to the rest. A missing row binds nulls. The answer's `[applied]` row is read.
+    async fn conditional_update(
+        &self,
+        query: &PreparedQuery,
+        read: &ConditionRead,
+        seq: u64,
+        parts: &mut Parts,
+    ) -> Result<(), ExecutionError> {
+        let mut rng = request_rng(self.seed, seq);
+        let partition = self.rows.partition(self.keys.key(seq, &mut rng));
+        let row = rng.random_range(0..partition.rows);
+        let keys: Vec<CqlValue> = read
+            .keys
+            .iter()
+            .map(|&c| self.rows.value(c, &partition, row))
+            .collect();
+        let start = Instant::now();
+        let current = match self.send_fetch(&read.statement, &keys).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                parts.push(read.step_op, start.elapsed(), true);
+                return Err(e);
+            }
+        };
+        parts.push(read.step_op, start.elapsed(), false);
+        let current = current.into_iter().next();
+        let values: Vec<Option<CqlValue>> = query
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, &column)| match i.checked_sub(read.first) {
+                None => Some(self.rows.value(column, &partition, row)),
+                Some(j) => current.as_ref().and_then(|r| r.get(j).cloned().flatten()),
+            })
+            .collect();
+        self.send_fetch(&query.statement, &values).await?;
+        Ok(())
+    }
+
+    /// One token range query: a range of the ring's fixed split, drawn from the seed and
+    /// `seq`, read whole, `page_size` rows a page.
+    async fn token_range_query(
+        &self,
+        query: &PreparedRangeQuery,
+        seq: u64,
+    ) -> Result<(), ExecutionError> {
+        let mut rng = request_rng(self.seed, seq);
+        let (start, end) = token_range(rng.random_range(0..TOKEN_RANGES));
+        self.send_scan(&query.statement, (start, end), query.page_size)
             .await?;
         Ok(())
+    }
+
+    // The sending of requests, one small function each: they become the shared front's
+    // (`workload::send::Requests`) once it lands.
+
+    /// One EXECUTE; the answer's rows are not read.
+    async fn send_execute(
+        &self,
+        statement: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+    ) -> Result<(), ExecutionError> {
+        self.session.execute_unpaged(statement, values).await?;
+        Ok(())
+    }
+
+    /// One EXECUTE whose first page of rows is read.
+    async fn send_fetch(
+        &self,
+        statement: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+    ) -> Result<Vec<Vec<Option<CqlValue>>>, ExecutionError> {
+        let result = self.session.execute_unpaged(statement, values).await?;
+        let Ok(rows) = result.into_rows_result() else {
+            return Ok(Vec::new());
+        };
+        let Ok(iter) = rows.rows::<scylla::value::Row>() else {
+            return Ok(Vec::new());
+        };
+        Ok(iter.filter_map(Result::ok).map(|r| r.columns).collect())
+    }
+
+    /// The insert statement for each row of `rows`, in one BATCH of `kind`.
+    async fn send_batch(
+        &self,
+        kind: BatchType,
+        rows: &[Vec<CqlValue>],
+    ) -> Result<(), ExecutionError> {
+        let mut batch = Batch::new(kind);
+        for _ in rows {
+            batch.append_statement(self.insert.clone());
+        }
+        batch.set_consistency(self.consistency);
+        batch.set_is_idempotent(false);
+        self.session.batch(&batch, rows).await?;
+        Ok(())
+    }
+
+    /// Every page of a query, `page_size` rows a page; the rows read.
+    async fn send_scan(
+        &self,
+        statement: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+        page_size: i32,
+    ) -> Result<u64, ExecutionError> {
+        use scylla::response::PagingState;
+        let mut statement = statement.clone();
+        statement.set_page_size(page_size.max(1));
+        let mut paging = PagingState::start();
+        let mut read = 0u64;
+        loop {
+            let (result, next) = self
+                .session
+                .execute_single_page(&statement, &values, paging)
+                .await?;
+            read += result.into_rows_result().map_or(0, |r| r.rows_num() as u64);
+            match next.into_paging_control_flow() {
+                std::ops::ControlFlow::Continue(state) => paging = state,
+                std::ops::ControlFlow::Break(()) => return Ok(read),
+            }
+        }
+    }
+}
+
+/// Range `i` of the ring's split into [`TOKEN_RANGES`] equal ranges of Murmur3 tokens, as
+/// (start, end]: the first starts at the ring's lowest token (which Murmur3 never gives a
+/// key), the last ends at its highest.
+pub fn token_range(i: u64) -> (i64, i64) {
+    let n = TOKEN_RANGES as i128;
+    let i = (i % TOKEN_RANGES) as i128;
+    let width = (1i128 << 64) / n;
+    let start = i64::MIN as i128 + i * width;
+    let end = if i == n - 1 {
+        i64::MAX as i128
+    } else {
+        start + width
+    };
+    (start as i64, end as i64)
+}
+
+/// A token range query's CQL: the partition key's token first (as cassandra-stress adds it to
+/// count partitions), then the columns as the profile writes them (`*`: every column).
+fn token_range_cql(ks: &str, table: &str, rows: &Rows, query: &TokenRangeQuery) -> String {
+    let keys: Vec<String> = rows
+        .columns()
+        .filter(|c| c.kind == Kind::PartitionKey)
+        .map(|c| quoted(&c.name))
+        .collect();
+    let token = format!("token({})", keys.join(", "));
+    let columns = if query.columns == "*" {
+        rows.columns()
+            .map(|c| quoted(&c.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        query.columns.clone()
+    };
+    format!("SELECT {token}, {columns} FROM {ks}.{table} WHERE {token} > ? AND {token} <= ?")
+}
+
+/// The insert's CQL. As cassandra-stress: a table with counters, or an insert with a
+/// `condition`, is written with `UPDATE ks.table SET c = ? (counters: c = c + ?) WHERE
+/// <key> = ? ... [condition]`; any other table with `INSERT INTO ks.table (every column)`.
+fn insert_cql(profile: &Profile, rows: &Rows, path: &str) -> Result<String, WorkloadError> {
+    let (ks, table) = (&profile.keyspace, &profile.table);
+    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
+    if !counters && profile.insert.condition.is_none() {
+        let names: Vec<String> = rows.columns().map(|c| quoted(&c.name)).collect();
+        return Ok(format!(
+            "INSERT INTO {ks}.{table} ({}) VALUES ({})",
+            names.join(", "),
+            vec!["?"; names.len()].join(", ")
+        ));
+    }
+    let is_key = |k: Kind| matches!(k, Kind::PartitionKey | Kind::Clustering);
+    let set: Vec<String> = rows
+        .columns()
+        .filter(|c| !is_key(c.kind))
+        .map(|c| {
+            let name = quoted(&c.name);
+            if c.ty == CqlType::Counter {
+                format!("{name} = {name} + ?")
+            } else {
+                format!("{name} = ?")
+            }
+        })
+        .collect();
+    if set.is_empty() {
+        return Err(WorkloadError::Invalid(format!(
+            "{path}: insert, condition: {ks}.{table} has only key columns, so there is no UPDATE to put the condition on (cassandra-stress refuses it too)"
+        )));
+    }
+    let keys: Vec<String> = rows
+        .columns()
+        .filter(|c| is_key(c.kind))
+        .map(|c| format!("{} = ?", quoted(&c.name)))
+        .collect();
+    let mut cql = format!(
+        "UPDATE {ks}.{table} SET {} WHERE {}",
+        set.join(", "),
+        keys.join(" AND ")
+    );
+    if let Some(condition) = &profile.insert.condition {
+        cql.push(' ');
+        cql.push_str(condition);
+    }
+    Ok(cql)
+}
+
+/// The column (in [`Rows`] order) of each variable of a prepared statement, by its name as
+/// cassandra-stress binds them; `not_a_column` words the error for a variable that is not.
+fn variable_columns(
+    statement: &PreparedStatement,
+    rows: &Rows,
+    not_a_column: impl Fn(&str) -> String,
+) -> Result<Vec<usize>, WorkloadError> {
+    statement
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| {
+            rows.index_of(spec.name())
+                .ok_or_else(|| WorkloadError::Invalid(not_a_column(spec.name())))
+        })
+        .collect()
+}
+
+/// The read before a conditional update: the current values of the columns its last
+/// `condition_variables` variables are compared with, in that order, by the row's whole
+/// primary key.
+async fn condition_read(
+    session: &Session,
+    update: &PreparedStatement,
+    rows: &Rows,
+    query: &profile::Query,
+    step_op: usize,
+    consistency: Consistency,
+) -> Result<ConditionRead, WorkloadError> {
+    let specs = update.get_variable_col_specs();
+    let first = specs.len().saturating_sub(query.condition_variables);
+    let conditioned: Vec<String> = specs.iter().skip(first).map(|s| quoted(s.name())).collect();
+    let key_columns: Vec<(usize, String)> = rows
+        .columns()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+        .map(|(i, c)| (i, format!("{} = ?", quoted(&c.name))))
+        .collect();
+    let cql = format!(
+        "SELECT {} FROM {} WHERE {}",
+        conditioned.join(", "),
+        update.get_table_spec().map_or_else(
+            || "".to_string(),
+            |t| format!("{}.{}", t.ks_name(), t.table_name())
+        ),
+        key_columns
+            .iter()
+            .map(|(_, w)| w.as_str())
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    );
+    Ok(ConditionRead {
+        statement: prepare(session, &cql, consistency).await?,
+        keys: key_columns.into_iter().map(|(i, _)| i).collect(),
+        first,
+        step_op,
+    })
+}
+
+/// Refuses an insert whose batches Cassandra would refuse: counter updates go only in a
+/// COUNTER batch, and a COUNTER batch takes nothing else. One row per insert needs no batch.
+fn check_batch_kind(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
+    let insert = &profile.insert;
+    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
+    let most = per_partition.saturating_mul(insert.partitions.max());
+    if most <= 1 {
+        return Ok(());
+    }
+    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
+    let table = format!("{}.{}", profile.keyspace, profile.table);
+    match (counters, insert.batch) {
+        (true, BatchKind::Logged | BatchKind::Unlogged) => Err(WorkloadError::Invalid(format!(
+            "{path}: insert, batchtype: {table} has counter columns and an insert can write {most} rows, which Cassandra takes only in a COUNTER batch: write batchtype: COUNTER"
+        ))),
+        (false, BatchKind::Counter) => Err(WorkloadError::Invalid(format!(
+            "{path}: insert, batchtype: COUNTER batches take only counter updates, and {table} has no counter column: write LOGGED or UNLOGGED"
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -499,10 +881,15 @@ impl Workload for StressWorkload {
         0
     }
 
-    async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
+    async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
+        let queries = self.queries.len();
         match op {
             0 => self.insert(seq).await,
-            q => self.query(&self.queries[q - 1], seq).await,
+            q if q <= queries => self.query(&self.queries[q - 1], seq, parts).await,
+            t => {
+                self.token_range_query(&self.range_queries[t - 1 - queries], seq)
+                    .await
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use std::fmt;
 
 use crate::workload::distribution::{Distribution, Ratio};
 
-use super::raw::{RawInsert, RawProfile, RawQuery};
+use super::raw::{RawInsert, RawProfile, RawQuery, RawTokenRangeQuery};
 
 /// The operation every profile has: writing rows of the table.
 pub const INSERT: &str = "insert";
@@ -37,6 +37,8 @@ pub struct Profile {
     pub insert: InsertSpec,
     /// The named queries, in the order of the file.
     pub queries: Vec<Query>,
+    /// The named token range queries, in the order of the file.
+    pub token_range_queries: Vec<TokenRangeQuery>,
 }
 
 /// The generation of one column's values.
@@ -81,6 +83,9 @@ pub struct InsertSpec {
     pub select: Ratio,
     /// The batch of an insert of more than one row.
     pub batch: BatchKind,
+    /// A lightweight transaction's condition (`IF body = NULL`), appended to each row's
+    /// statement as cassandra-stress does.
+    pub condition: Option<String>,
 }
 
 /// The type of the batch an insert sends.
@@ -90,6 +95,8 @@ pub enum BatchKind {
     Logged,
     /// Sent as is.
     Unlogged,
+    /// Counter updates: the only batch Cassandra takes them in.
+    Counter,
 }
 
 /// How a query's bind variables are filled.
@@ -112,7 +119,28 @@ pub struct Query {
     pub fields: Fields,
     /// The line of its entry in the profile.
     pub line: usize,
+    /// For an UPDATE whose IF condition binds values (`IF body = ? AND url = ?`): how many
+    /// `?` the condition has, the last of the statement's variables. Such a query reads the
+    /// row's current values first and binds them there, as cassandra-stress does.
+    pub condition_variables: usize,
 }
+
+/// A named read of whole token ranges (`token_range_queries:`).
+#[derive(Debug, Clone)]
+pub struct TokenRangeQuery {
+    /// Its name (lower case): the operation's name.
+    pub name: String,
+    /// The columns selected, as written (`*` for all).
+    pub columns: String,
+    /// Rows per page. Default 5000, as cassandra-stress.
+    pub page_size: i32,
+    /// The line of its entry in the profile.
+    pub line: usize,
+}
+
+/// The suffix of the operation that records the read step of a query with a dynamic
+/// condition: `updatewithlwt-read`.
+pub const READ_STEP: &str = "-read";
 
 /// An error in a profile: where it is and what would be right.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,19 +189,12 @@ impl Profile {
             }
             ProfileError { line, message }
         })?;
-        for (present, key) in [
-            (raw.token_range_queries.is_some(), "token_range_queries"),
-            (raw.seed.is_some(), "seed"),
-        ] {
-            if present {
-                return Err(source.error(
-                    key,
-                    None,
-                    format!(
-                        "{key} is a cassandra-stress key headroom does not support yet; remove it"
-                    ),
-                ));
-            }
+        if raw.seed.is_some() {
+            return Err(source.error(
+                "seed",
+                None,
+                "seed: cassandra-stress 2.x read this key and ignored it, and 4.0 refuses it; headroom derives every value from --seed: remove the key and give --seed N".into(),
+            ));
         }
         for (key, value) in [("keyspace", &raw.keyspace), ("table", &raw.table)] {
             if !is_plain_name(value) {
@@ -228,6 +249,7 @@ impl Profile {
                 partitions: Distribution::fixed(1),
                 select: Ratio::parse("fixed(1)/1").expect("a valid default"),
                 batch: BatchKind::Logged,
+                condition: None,
             },
             Some(raw_insert) => insert_spec(&source, raw_insert)?,
         };
@@ -289,13 +311,28 @@ impl Profile {
                     message: format!("queries, {name}: cql is empty"),
                 });
             }
+            let condition_variables = dynamic_condition(&cql).map_or(0, bind_markers);
+            if condition_variables > 0 && fields != Fields::SameRow {
+                return Err(ProfileError {
+                    line,
+                    message: format!(
+                        "queries, {name}: a conditional update that binds its IF values reads the row first, which cassandra-stress (and headroom) do only with fields: samerow"
+                    ),
+                });
+            }
             queries.push(Query {
                 name,
                 cql,
                 fields,
                 line: line.unwrap_or(0),
+                condition_variables,
             });
         }
+        let token_range_queries = token_range_queries(
+            &source,
+            raw.token_range_queries.unwrap_or_default(),
+            &queries,
+        )?;
 
         let definition = |text: Option<String>| {
             text.map(|t| t.trim().trim_end_matches(';').trim().to_string())
@@ -315,13 +352,26 @@ impl Profile {
             columns,
             insert,
             queries,
+            token_range_queries,
         })
     }
 
-    /// The operation names: `insert`, then the queries in the order of the file.
+    /// The operation names a mix can weigh: `insert`, then the queries and the token range
+    /// queries in the order of the file.
     pub fn op_names(&self) -> Vec<String> {
         std::iter::once(INSERT.to_string())
             .chain(self.queries.iter().map(|q| q.name.clone()))
+            .chain(self.token_range_queries.iter().map(|q| q.name.clone()))
+            .collect()
+    }
+
+    /// The operations that only record a step of another: the read of each query with a
+    /// dynamic condition (`updatewithlwt-read`), after [`Profile::op_names`].
+    pub fn step_names(&self) -> Vec<String> {
+        self.queries
+            .iter()
+            .filter(|q| q.condition_variables > 0)
+            .map(|q| format!("{}{READ_STEP}", q.name))
             .collect()
     }
 
@@ -382,20 +432,157 @@ fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileErr
         Some(text) => match text.to_ascii_uppercase().as_str() {
             "LOGGED" => BatchKind::Logged,
             "UNLOGGED" => BatchKind::Unlogged,
+            "COUNTER" => BatchKind::Counter,
             _ => {
                 return Err(source.error(
                     "batchtype",
                     Some(&text),
-                    format!("insert, batchtype: '{text}' is not LOGGED or UNLOGGED (COUNTER batches are not supported yet)"),
+                    format!("insert, batchtype: '{text}' is not LOGGED, UNLOGGED or COUNTER"),
                 ))
             }
         },
     };
+    let condition = insert_condition(source, raw.condition)?;
     Ok(InsertSpec {
         partitions,
         select,
         batch,
+        condition,
     })
+}
+
+/// The insert's `condition`, checked to be an IF clause.
+fn insert_condition(
+    source: &Source,
+    condition: Option<String>,
+) -> Result<Option<String>, ProfileError> {
+    let Some(text) = condition else {
+        return Ok(None);
+    };
+    let text = text.trim().trim_end_matches(';').trim().to_string();
+    let starts_with_if = text
+        .get(..3)
+        .is_some_and(|head| head.eq_ignore_ascii_case("if ") || head.eq_ignore_ascii_case("if\t"));
+    if !starts_with_if {
+        return Err(source.error(
+            "condition",
+            None,
+            format!("insert, condition: '{text}' is not an IF clause, e.g. IF body = NULL"),
+        ));
+    }
+    Ok(Some(text))
+}
+
+/// The IF clause of an UPDATE whose condition binds values (`?`), as cassandra-stress
+/// recognises one: the statement starts with UPDATE and a condition holds a bind marker.
+pub fn dynamic_condition(cql: &str) -> Option<&str> {
+    let trimmed = cql.trim_start();
+    if !trimmed
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("update"))
+    {
+        return None;
+    }
+    // The last ` IF ` outside quotes starts the condition.
+    let upper = cql.to_ascii_uppercase();
+    let mut at = None;
+    let mut quoted = false;
+    for (i, c) in upper.char_indices() {
+        if c == '\'' {
+            quoted = !quoted;
+        } else if !quoted && c.is_whitespace() && upper[i + c.len_utf8()..].starts_with("IF") {
+            let after = &upper[i + c.len_utf8() + 2..];
+            if after.starts_with(char::is_whitespace) {
+                at = Some(i + c.len_utf8());
+            }
+        }
+    }
+    let condition = &cql[at?..];
+    (bind_markers(condition) > 0).then_some(condition)
+}
+
+/// The `?` of a CQL text outside its quoted strings.
+fn bind_markers(cql: &str) -> usize {
+    let mut quoted = false;
+    cql.chars()
+        .filter(|&c| {
+            if c == '\'' {
+                quoted = !quoted;
+            }
+            c == '?' && !quoted
+        })
+        .count()
+}
+
+/// The `token_range_queries` section: each name with its columns and page size.
+fn token_range_queries(
+    source: &Source,
+    raw: serde_yaml_ng::Mapping,
+    queries: &[Query],
+) -> Result<Vec<TokenRangeQuery>, ProfileError> {
+    let section_line = source.line_of("token_range_queries", None).unwrap_or(0);
+    let mut out: Vec<TokenRangeQuery> = Vec::new();
+    for (key, value) in raw {
+        let Some(written) = key.as_str() else {
+            return Err(source.error(
+                "token_range_queries",
+                None,
+                "token_range_queries: each query is named by a text key, e.g. `all_columns:`"
+                    .into(),
+            ));
+        };
+        let name = written.to_ascii_lowercase();
+        let line = source
+            .lines_of(written, None)
+            .into_iter()
+            .find(|&l| l > section_line);
+        let raw_query: RawTokenRangeQuery =
+            serde_yaml_ng::from_value(value).map_err(|e| ProfileError {
+                line,
+                message: format!("token_range_queries, {name}: {e}"),
+            })?;
+        if name == INSERT
+            || queries.iter().any(|q| q.name == name)
+            || out.iter().any(|q| q.name == name)
+        {
+            return Err(ProfileError {
+                line,
+                message: format!(
+                    "token_range_queries: the name '{name}' is taken (cassandra-stress refuses a name in both queries and token_range_queries; 'insert' is the insert operation)"
+                ),
+            });
+        }
+        let page_size = match raw_query.page_size.map(|p| p.text()) {
+            None => 5000,
+            Some(text) => match text.parse::<i32>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    return Err(ProfileError {
+                        line: source.lines_of("page_size", None).into_iter().find(|&l| Some(l) > line),
+                        message: format!(
+                            "token_range_queries, {name}, page_size: '{text}' is not a whole number of rows above 0"
+                        ),
+                    })
+                }
+            },
+        };
+        let columns = raw_query.columns.trim().to_string();
+        if columns.is_empty() {
+            return Err(ProfileError {
+                line,
+                message: format!(
+                    "token_range_queries, {name}: columns is empty (write '*' for all)"
+                ),
+            });
+        }
+        out.push(TokenRangeQuery {
+            name,
+            columns,
+            page_size,
+            line: line.unwrap_or(0),
+        });
+    }
+    Ok(out)
 }
 
 /// A plain CQL name: letters, digits, underscores.
@@ -519,6 +706,57 @@ queries:
         );
     }
 
+    /// The keys of cassandra-stress's shipped profiles beyond the basic ones: token range
+    /// queries, COUNTER batches, an insert's condition, conditional updates binding values.
+    #[test]
+    fn token_ranges_counters_and_conditions_read() {
+        let text = replaced("  batchtype: unlogged\n", "  batchtype: Counter\n  condition: IF body = NULL;\n")
+            .replace(
+                "  range:\n    cql: select * from posts where domain = ? and published >= ?\n",
+                "  lwt:\n    cql: update posts set body = ? where domain = ? and published = ? IF body = ? AND domain != 'if ?'\n    fields: samerow\n",
+            )
+            + "token_range_queries:\n  all_columns:\n    columns: '*'\n    page_size: 100\n  Body_TR:\n    columns: body\n";
+        let p = Profile::parse(&text).unwrap();
+        assert_eq!(p.insert.batch, BatchKind::Counter);
+        assert_eq!(p.insert.condition.as_deref(), Some("IF body = NULL"));
+        assert_eq!(
+            p.queries[1].condition_variables, 1,
+            "the quoted ? is no variable"
+        );
+        assert_eq!(p.queries[0].condition_variables, 0);
+        assert_eq!(
+            p.op_names(),
+            ["insert", "latest", "lwt", "all_columns", "body_tr"]
+        );
+        assert_eq!(p.step_names(), ["lwt-read"]);
+        let tr = &p.token_range_queries;
+        assert_eq!((tr[0].columns.as_str(), tr[0].page_size), ("*", 100));
+        assert_eq!((tr[1].columns.as_str(), tr[1].page_size), ("body", 5000));
+        assert_eq!(tr[1].line, 34);
+    }
+
+    #[test]
+    fn a_dynamic_condition_is_an_updates_if_with_a_bind_marker() {
+        let cases = [
+            (
+                "update t set a = ? where k = ? IF b = ? AND c = ?",
+                Some("IF b = ? AND c = ?"),
+            ),
+            (
+                "UPDATE t SET a = ? WHERE k = ?\n  if b = ?",
+                Some("if b = ?"),
+            ),
+            ("update t set a = ? where k = ? IF b = null", None),
+            ("update t set a = ? where k = ? IF EXISTS", None),
+            ("update t set a = 'x IF y' where k = ?", None),
+            ("select * from t where k = ? IF b = ?", None),
+            ("insert into t (k) values (?) IF NOT EXISTS", None),
+        ];
+        for (cql, expected) in cases {
+            assert_eq!(dynamic_condition(cql), expected, "{cql}");
+        }
+    }
+
     #[test]
     fn insert_defaults_are_cassandra_stress_ones() {
         let p = Profile::parse("keyspace: k\ntable: t\n").unwrap();
@@ -554,15 +792,47 @@ queries:
             (
                 replaced(
                     "specname: blog\n",
-                    "token_range_queries:\n  all:\n    columns: '*'\n",
+                    "token_range_queries:\n  range:\n    columns: '*'\n",
                 ),
-                1,
-                "token_range_queries is a cassandra-stress key headroom does not support yet",
+                2,
+                "token_range_queries: the name 'range' is taken",
+            ),
+            (
+                replaced(
+                    "specname: blog\n",
+                    "token_range_queries:\n  all:\n    columns: '*'\n    page_size: 0\n",
+                ),
+                4,
+                "page_size: '0' is not a whole number of rows above 0",
+            ),
+            (
+                replaced(
+                    "specname: blog\n",
+                    "token_range_queries:\n  all:\n    column: '*'\n",
+                ),
+                2,
+                "token_range_queries, all: unknown field `column`",
             ),
             (
                 replaced("specname: blog\n", "seed: x\n"),
                 1,
-                "seed is a cassandra-stress key",
+                "seed: cassandra-stress 2.x read this key and ignored it, and 4.0 refuses it",
+            ),
+            (
+                replaced(
+                    "  batchtype: unlogged\n",
+                    "  batchtype: unlogged\n  condition: body = NULL\n",
+                ),
+                22,
+                "insert, condition: 'body = NULL' is not an IF clause",
+            ),
+            (
+                replaced(
+                    "    cql: select * from posts where domain = ? and published >= ?\n",
+                    "    cql: update posts set body = ? where domain = ? and published = ? if body = ?\n",
+                ),
+                26,
+                "only with fields: samerow",
             ),
             (
                 replaced(
@@ -581,9 +851,9 @@ queries:
                 "insert, visits",
             ),
             (
-                replaced("  batchtype: unlogged\n", "  batchtype: counter\n"),
+                replaced("  batchtype: unlogged\n", "  batchtype: counted\n"),
                 21,
-                "'counter' is not LOGGED or UNLOGGED",
+                "'counted' is not LOGGED, UNLOGGED or COUNTER",
             ),
             (
                 replaced(

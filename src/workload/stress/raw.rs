@@ -36,9 +36,10 @@ pub(super) struct RawProfile {
     pub(super) insert: Option<RawInsert>,
     #[serde(default)]
     pub(super) queries: Option<serde_yaml_ng::Mapping>,
-    // Keys of cassandra-stress that headroom does not support yet: refused by Profile::parse.
+    /// Named reads of whole token ranges: name -> columns and page_size.
     #[serde(default)]
-    pub(super) token_range_queries: Option<IgnoredAny>,
+    pub(super) token_range_queries: Option<serde_yaml_ng::Mapping>,
+    // A key cassandra-stress no longer reads: refused by Profile::parse with the reason.
     #[serde(default)]
     pub(super) seed: Option<IgnoredAny>,
 }
@@ -61,7 +62,7 @@ pub(super) struct RawColumn {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "the insert section: a mapping of partitions, select and batchtype"
+    expecting = "the insert section: a mapping of partitions, select, batchtype and condition"
 )]
 pub(super) struct RawInsert {
     #[serde(default)]
@@ -74,6 +75,9 @@ pub(super) struct RawInsert {
     pub(super) row_population: Option<IgnoredAny>,
     #[serde(default)]
     pub(super) visits: Option<IgnoredAny>,
+    /// A lightweight transaction's condition, `IF ...`, appended to the insert.
+    #[serde(default)]
+    pub(super) condition: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +89,17 @@ pub(super) struct RawQuery {
     pub(super) cql: String,
     #[serde(default)]
     pub(super) fields: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a token range query: a mapping of columns and page_size"
+)]
+pub(super) struct RawTokenRangeQuery {
+    pub(super) columns: String,
+    #[serde(default)]
+    pub(super) page_size: Option<Scalar>,
 }
 
 /// A scalar written as text or a number (`size: 10` as well as `size: fixed(10)`).

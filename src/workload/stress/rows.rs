@@ -20,7 +20,9 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
-use scylla::value::{CqlDate, CqlDecimal, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint};
+use scylla::value::{
+    Counter, CqlDate, CqlDecimal, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint,
+};
 use uuid::Uuid;
 
 use super::profile::{ColumnSpec, Profile};
@@ -66,14 +68,16 @@ pub enum CqlType {
     Decimal,
     /// varint
     Varint,
+    /// counter: the value is an increment, drawn as a bigint's
+    Counter,
 }
 
 /// The types [`CqlType::parse`] accepts, for messages.
-pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint";
+pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint, counter";
 
 impl CqlType {
     /// The type as system_schema.columns writes it; None for types headroom cannot generate
-    /// yet (collections, counters, user types, tuples, durations, vectors).
+    /// yet (collections, user types, tuples, durations, vectors).
     pub fn parse(name: &str) -> Option<CqlType> {
         Some(match name.trim().to_ascii_lowercase().as_str() {
             "text" | "varchar" => CqlType::Text,
@@ -94,6 +98,7 @@ impl CqlType {
             "inet" => CqlType::Inet,
             "decimal" => CqlType::Decimal,
             "varint" => CqlType::Varint,
+            "counter" => CqlType::Counter,
             _ => return None,
         })
     }
@@ -291,6 +296,9 @@ impl Rows {
             // uniform(1..1000) gives the values 1 to 1000.
             CqlType::Int => CqlValue::Int(identity as i32),
             CqlType::BigInt => CqlValue::BigInt(identity as i64),
+            // cassandra-stress generates a counter's increment as a bigint: `population:
+            // fixed(1)` adds 1 each time.
+            CqlType::Counter => CqlValue::Counter(Counter(identity as i64)),
             CqlType::SmallInt => CqlValue::SmallInt(identity as i16),
             CqlType::TinyInt => CqlValue::TinyInt(identity as i8),
             CqlType::Float => CqlValue::Float(identity as f32),
@@ -489,7 +497,8 @@ mod tests {
             .collect();
         let rows = Rows::new(&profile("  - name: c0\n"), columns, 3);
         let row = rows.row(&rows.partition(0), 0);
-        assert_eq!(row.len(), 19);
+        assert_eq!(row.len(), 20);
+        assert!(matches!(row[19], CqlValue::Counter(_)));
         assert!(matches!(row[0], CqlValue::Text(_)));
         assert!(matches!(row[2], CqlValue::Ascii(_)));
         assert!(matches!(row[14], CqlValue::Time(_)));
@@ -502,7 +511,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(CqlType::parse("list<int>"), None);
-        assert_eq!(CqlType::parse("counter"), None);
+        assert_eq!(CqlType::parse("counter"), Some(CqlType::Counter));
     }
 
     #[test]
