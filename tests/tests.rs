@@ -20,6 +20,7 @@ mod pauses;
 mod report;
 mod run;
 mod server_tables;
+mod shipped_profiles;
 mod stress_profile;
 mod sweep;
 mod tls;
