@@ -132,8 +132,7 @@ impl WorkerSlot {
 
 /// A moment as RFC 3339 in UTC with nanoseconds, as config.json keeps it.
 pub fn rfc3339(time: SystemTime) -> String {
-    chrono::DateTime::<chrono::Utc>::from(time)
-        .to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+    chrono::DateTime::<chrono::Utc>::from(time).to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
 }
 
 /// Reads an RFC 3339 moment (any offset); an error says why it does not read.
@@ -195,10 +194,7 @@ impl RunSettings {
     /// sender does not serve, whatever `--sender` asked (`native` is refused for them
     /// when the settings are made).
     pub fn effective_sender(&self) -> Sender {
-        match (&self.workload.definition, self.sender) {
-            (crate::workload::Definition::Builtin, sender) => sender,
-            _ => Sender::Driver,
-        }
+        self.sender
     }
 
     /// When the engine ends the run: the warmup, then the duration or the request count.
