@@ -15,13 +15,12 @@ mod raw;
 pub mod rows;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rand::Rng;
 use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
-use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::CqlValue;
@@ -31,6 +30,7 @@ use self::profile::{BatchKind, Fields, Profile, TokenRangeQuery, INSERT};
 use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use crate::workload::WorkloadRequest;
 
@@ -215,7 +215,8 @@ pub const TOKEN_RANGES: u64 = 256;
 /// A cassandra-stress profile, ready to send requests.
 #[derive(Debug)]
 pub struct StressWorkload {
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     rows: Rows,
     profile: Profile,
     insert: PreparedStatement,
@@ -235,10 +236,11 @@ impl StressWorkload {
     /// Creates the keyspace, table and extra definitions when missing, reads the table's
     /// columns, and prepares the insert and the queries.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         definition: &StressDefinition,
     ) -> Result<StressWorkload, WorkloadError> {
+        let session = requests.session().clone();
         let profile = definition.parsed()?;
         let consistency = parse_consistency(&config.consistency)?;
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
@@ -390,7 +392,7 @@ impl StressWorkload {
             shown.push(shown.get(i).copied().unwrap_or(0.0));
         }
         Ok(StressWorkload {
-            session,
+            requests,
             rows,
             insert,
             insert_columns,
@@ -432,10 +434,10 @@ impl StressWorkload {
             if spec.condition.is_some() {
                 // A conditional write answers with its `[applied]` row; one not applied
                 // (the row is there already) is a success, as cassandra-stress counts it.
-                self.send_fetch(&self.insert, &values[0]).await?;
+                self.requests.fetch(&self.insert, &values[0]).await?;
                 return Ok(());
             }
-            return self.send_execute(&self.insert, &values[0]).await;
+            return self.requests.execute(&self.insert, &values[0]).await;
         }
         let kind = match spec.batch {
             BatchKind::Logged => BatchType::Logged,
@@ -474,7 +476,7 @@ impl StressWorkload {
                 self.rows.value(column, &partition, row)
             })
             .collect();
-        self.send_execute(&query.statement, &values).await
+        self.requests.execute(&query.statement, &values).await
     }
 
     /// A conditional update whose IF binds values, as cassandra-stress's CASQuery: one row
@@ -497,15 +499,15 @@ impl StressWorkload {
             .map(|&c| self.rows.value(c, &partition, row))
             .collect();
         let start = Instant::now();
-        let current = match self.send_fetch(&read.statement, &keys).await {
-            Ok(rows) => rows,
+        let current = match self.requests.fetch(&read.statement, &keys).await {
+            Ok(answer) => answer,
             Err(e) => {
                 parts.push(read.step_op, start.elapsed(), true);
                 return Err(e);
             }
         };
         parts.push(read.step_op, start.elapsed(), false);
-        let current = current.into_iter().next();
+        let current = current.rows.into_iter().next();
         let values: Vec<Option<CqlValue>> = query
             .columns
             .iter()
@@ -515,7 +517,7 @@ impl StressWorkload {
                 Some(j) => current.as_ref().and_then(|r| r.get(j).cloned().flatten()),
             })
             .collect();
-        self.send_fetch(&query.statement, &values).await?;
+        self.requests.fetch(&query.statement, &values).await?;
         Ok(())
     }
 
@@ -528,38 +530,10 @@ impl StressWorkload {
     ) -> Result<(), ExecutionError> {
         let mut rng = request_rng(self.seed, seq);
         let (start, end) = token_range(rng.random_range(0..TOKEN_RANGES));
-        self.send_scan(&query.statement, (start, end), query.page_size)
+        self.requests
+            .scan(&query.statement, (start, end), query.page_size)
             .await?;
         Ok(())
-    }
-
-    // The sending of requests, one small function each: they become the shared front's
-    // (`workload::send::Requests`) once it lands.
-
-    /// One EXECUTE; the answer's rows are not read.
-    async fn send_execute(
-        &self,
-        statement: &PreparedStatement,
-        values: impl scylla::serialize::row::SerializeRow,
-    ) -> Result<(), ExecutionError> {
-        self.session.execute_unpaged(statement, values).await?;
-        Ok(())
-    }
-
-    /// One EXECUTE whose first page of rows is read.
-    async fn send_fetch(
-        &self,
-        statement: &PreparedStatement,
-        values: impl scylla::serialize::row::SerializeRow,
-    ) -> Result<Vec<Vec<Option<CqlValue>>>, ExecutionError> {
-        let result = self.session.execute_unpaged(statement, values).await?;
-        let Ok(rows) = result.into_rows_result() else {
-            return Ok(Vec::new());
-        };
-        let Ok(iter) = rows.rows::<scylla::value::Row>() else {
-            return Ok(Vec::new());
-        };
-        Ok(iter.filter_map(Result::ok).map(|r| r.columns).collect())
     }
 
     /// The insert statement for each row of `rows`, in one BATCH of `kind`.
@@ -568,39 +542,10 @@ impl StressWorkload {
         kind: BatchType,
         rows: &[Vec<CqlValue>],
     ) -> Result<(), ExecutionError> {
-        let mut batch = Batch::new(kind);
-        for _ in rows {
-            batch.append_statement(self.insert.clone());
-        }
-        batch.set_consistency(self.consistency);
-        batch.set_is_idempotent(false);
-        self.session.batch(&batch, rows).await?;
+        let items: Vec<(&PreparedStatement, &Vec<CqlValue>)> =
+            rows.iter().map(|row| (&self.insert, row)).collect();
+        self.requests.batch(kind, self.consistency, &items).await?;
         Ok(())
-    }
-
-    /// Every page of a query, `page_size` rows a page; the rows read.
-    async fn send_scan(
-        &self,
-        statement: &PreparedStatement,
-        values: impl scylla::serialize::row::SerializeRow,
-        page_size: i32,
-    ) -> Result<u64, ExecutionError> {
-        use scylla::response::PagingState;
-        let mut statement = statement.clone();
-        statement.set_page_size(page_size.max(1));
-        let mut paging = PagingState::start();
-        let mut read = 0u64;
-        loop {
-            let (result, next) = self
-                .session
-                .execute_single_page(&statement, &values, paging)
-                .await?;
-            read += result.into_rows_result().map_or(0, |r| r.rows_num() as u64);
-            match next.into_paging_control_flow() {
-                std::ops::ControlFlow::Continue(state) => paging = state,
-                std::ops::ControlFlow::Break(()) => return Ok(read),
-            }
-        }
     }
 }
 
