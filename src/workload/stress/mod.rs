@@ -920,6 +920,41 @@ mod tests {
         assert!(text.contains("unknown field `batchsize`"), "{text}");
     }
 
+    /// The ranges tile the whole ring: each starts where the one before ends, the first at
+    /// the lowest token (which Murmur3 never gives), the last at the highest.
+    #[test]
+    fn token_ranges_split_the_ring_evenly() {
+        assert_eq!(token_range(0).0, i64::MIN);
+        assert_eq!(token_range(TOKEN_RANGES - 1).1, i64::MAX);
+        for i in 1..TOKEN_RANGES {
+            assert_eq!(token_range(i).0, token_range(i - 1).1, "range {i}");
+        }
+        let width = |i| token_range(i).1 as i128 - token_range(i).0 as i128;
+        assert_eq!(width(0), 1i128 << 56);
+        assert_eq!(width(TOKEN_RANGES - 1), (1i128 << 56) - 1);
+        assert_eq!(token_range(TOKEN_RANGES + 3), token_range(3));
+    }
+
+    #[test]
+    fn a_read_step_takes_no_weight_and_follows_the_mix() {
+        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+        std::fs::write(
+            file.path(),
+            "keyspace: k\ntable: t\nqueries:\n  lwt:\n    cql: update t set v = ? where k = ? if v = ?\n    fields: samerow\ntoken_range_queries:\n  all:\n    columns: '*'\n",
+        )
+        .unwrap();
+        let path = file.path().to_str().unwrap();
+        let def = resolve(path, &args(&["--ops", "insert=1,lwt=2,all=1"], file.path())).unwrap();
+        assert_eq!(op_names_of(&def), ["insert", "lwt", "all", "lwt-read"]);
+        let text = resolve(path, &args(&["--ops", "insert=1,lwt-read=1"], file.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("'lwt-read' is the read step of the conditional update 'lwt'"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn an_insert_only_profile_needs_no_mix() {
         let file = tempfile::Builder::new().suffix(".yml").tempfile().unwrap();
