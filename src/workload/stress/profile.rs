@@ -193,7 +193,7 @@ impl Profile {
             return Err(source.error(
                 "seed",
                 None,
-                "seed: cassandra-stress 2.x read this key and ignored it, and 4.0 refuses it; headroom derives every value from --seed: remove the key and give --seed N".into(),
+                "seed: the first cassandra-stress releases (2.1) read this key and ignored it, and 4.0 refuses it as unknown; headroom derives every value from --seed: remove the key and give --seed N".into(),
             ));
         }
         for (key, value) in [("keyspace", &raw.keyspace), ("table", &raw.table)] {
@@ -816,7 +816,7 @@ queries:
             (
                 replaced("specname: blog\n", "seed: x\n"),
                 1,
-                "seed: cassandra-stress 2.x read this key and ignored it, and 4.0 refuses it",
+                "seed: the first cassandra-stress releases (2.1) read this key and ignored it, and 4.0 refuses it as unknown",
             ),
             (
                 replaced(
