@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use headroom::cluster::{jars, LocalCluster};
+use headroom::workload::stress::{token_range, TOKEN_RANGES};
 use scylla::value::CqlValue;
 use serde_json::Value;
 
@@ -144,6 +145,11 @@ fn run(
 
 /// The rows of `cql` on the first node (unpaged: the tables here hold a few thousand rows).
 fn select(cql: &str) -> Vec<Vec<Option<CqlValue>>> {
+    select_each(&[cql.to_string()]).remove(0)
+}
+
+/// The rows of each statement of `cqls`, through one session.
+fn select_each(cqls: &[String]) -> Vec<Vec<Vec<Option<CqlValue>>>> {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let session = headroom::client::connect(&headroom::client::ClientConfig {
@@ -156,15 +162,21 @@ fn select(cql: &str) -> Vec<Vec<Option<CqlValue>>> {
         })
         .await
         .unwrap();
-        // ONE: stress-example.yaml's keyspace has three replicas on one node.
-        let mut statement = scylla::statement::Statement::new(cql);
-        statement.set_consistency(scylla::statement::Consistency::One);
-        let result = session.query_unpaged(statement, ()).await.unwrap();
-        let rows = result.into_rows_result().unwrap();
-        rows.rows::<scylla::value::Row>()
-            .unwrap()
-            .map(|r| r.unwrap().columns)
-            .collect()
+        let mut out = Vec::with_capacity(cqls.len());
+        for cql in cqls {
+            // ONE: stress-example.yaml's keyspace has three replicas on one node.
+            let mut statement = scylla::statement::Statement::new(cql.as_str());
+            statement.set_consistency(scylla::statement::Consistency::One);
+            let result = session.query_unpaged(statement, ()).await.unwrap();
+            let rows = result.into_rows_result().unwrap();
+            out.push(
+                rows.rows::<scylla::value::Row>()
+                    .unwrap()
+                    .map(|r| r.unwrap().columns)
+                    .collect(),
+            );
+        }
+        out
     })
 }
 
@@ -277,6 +289,16 @@ fn cassandras_shipped_profiles_run_unmodified() {
         1..=4,
         "rows per date",
     );
+
+    // The token range queries' split of the ring holds every row once.
+    let ranges: Vec<String> = (0..TOKEN_RANGES)
+        .map(|i| {
+            let (start, end) = token_range(i);
+            format!("SELECT name FROM stresscql.typestest WHERE token(name, choice) > {start} AND token(name, choice) <= {end}")
+        })
+        .collect();
+    let by_range: usize = select_each(&ranges).iter().map(Vec::len).sum();
+    assert_eq!(by_range, rows.len(), "rows over the {TOKEN_RANGES} ranges");
 
     // Counters: each insert adds the increment drawn from `population: fixed(1)` to one
     // partition's counter, so the counters add up to the inserts that were applied.
