@@ -27,18 +27,18 @@ pub mod parse;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
-use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::frame::response::result::ColumnType;
-use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::Consistency;
 use scylla::value::CqlValue;
 use serde::Deserialize;
 
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use bind::{bind, convert, type_name};
 use generator::{Ctx, Drawn, Generator, Kind};
@@ -625,7 +625,8 @@ impl Checked {
 
 /// A workload file, prepared against a session.
 pub struct Declarative {
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     op_names: Vec<String>,
     weights: Vec<f64>,
     mix: OpMix,
@@ -640,7 +641,15 @@ pub struct Declarative {
 /// types, and for a batch, a batch of the operation's type and consistency to fill.
 struct PreparedOp {
     statements: Vec<PreparedWithArgs>,
-    batch: Option<(Batch, Generator, Vec<usize>)>,
+    batch: Option<PreparedBatch>,
+}
+
+/// A batch operation's type, consistency, rows and per-row generators.
+struct PreparedBatch {
+    kind: BatchType,
+    consistency: Consistency,
+    rows: Generator,
+    per_row: Vec<usize>,
 }
 
 struct PreparedWithArgs {
@@ -653,12 +662,13 @@ impl Declarative {
     /// Runs the schema, prepares every operation and checks each argument's generator
     /// against its variable's CQL type.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         checked: &Checked,
         config: &WorkloadConfig,
         op_mix: Option<&[(String, f64)]>,
     ) -> Result<Declarative, WorkloadError> {
         // The file's keyspace, else --keyspace (settled into the config).
+        let session = requests.session().clone();
         let ks = config.keyspace.as_str();
         if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
             return Err(WorkloadError::Invalid(format!(
@@ -792,27 +802,19 @@ impl Declarative {
                     args,
                 });
             }
-            let batch = plan.batch.as_ref().map(|b| {
-                let mut batch = Batch::new(match b.kind {
+            let batch = plan.batch.as_ref().map(|b| PreparedBatch {
+                kind: match b.kind {
                     BatchKind::Logged => BatchType::Logged,
                     BatchKind::Unlogged => BatchType::Unlogged,
                     BatchKind::Counter => BatchType::Counter,
-                });
-                let consistency = match &op.consistency {
+                },
+                consistency: match &op.consistency {
                     // Checked when the file was read.
                     Some(c) => parse_consistency(c).unwrap_or(default_consistency),
                     None => default_consistency,
-                };
-                batch.set_consistency(consistency);
-                // As for single statements: no retries, and the engine's timeout only.
-                batch.set_is_idempotent(false);
-                batch.set_execution_profile_handle(
-                    bound_statements[0]
-                        .statement
-                        .get_execution_profile_handle()
-                        .cloned(),
-                );
-                (batch, b.rows.clone(), b.per_row.clone())
+                },
+                rows: b.rows.clone(),
+                per_row: b.per_row.clone(),
             });
             ops.push(PreparedOp {
                 statements: bound_statements,
@@ -830,7 +832,7 @@ impl Declarative {
             weights = mix_weights(&checked.op_names, mix)?;
         }
         Ok(Declarative {
-            session,
+            requests,
             op_names: checked.op_names.clone(),
             mix: OpMix::new(&normalise(&weights)),
             weights,
@@ -861,18 +863,7 @@ impl Declarative {
         statement: &PreparedStatement,
         values: Vec<CqlValue>,
     ) -> Result<(), ExecutionError> {
-        self.session.execute_unpaged(statement, values).await?;
-        Ok(())
-    }
-
-    /// Sends one batch.
-    async fn send_batch(
-        &self,
-        batch: &Batch,
-        values: Vec<Vec<CqlValue>>,
-    ) -> Result<(), ExecutionError> {
-        self.session.batch(batch, values).await?;
-        Ok(())
+        self.requests.execute(statement, values).await
     }
 }
 
@@ -923,30 +914,32 @@ impl Workload for Declarative {
         // Named generators are drawn once per request (per row, for a batch's per-row
         // ones), on first use.
         let mut ctx = Ctx::new(seq, request_rng(self.seed, seq), &self.text, &self.named);
-        let Some((template, rows, per_row)) = &plan.batch else {
+        let Some(batch) = &plan.batch else {
             let statement = &plan.statements[0];
             let values = Self::values(statement, &mut ctx);
             return self.send(&statement.statement, values).await;
         };
-        let rows = match rows.draw(&mut ctx) {
+        let rows = match batch.rows.draw(&mut ctx) {
             Drawn::Int(n) => n.clamp(1, MAX_BATCH_STATEMENTS) as u64,
             _ => 1,
         };
-        let mut batch = template.clone();
-        let mut values = Vec::with_capacity(rows as usize * plan.statements.len());
+        let mut items = Vec::with_capacity(rows as usize * plan.statements.len());
         for row in 0..rows {
             ctx.row = row;
             if row > 0 {
-                for k in per_row {
+                for k in &batch.per_row {
                     ctx.memo[*k] = None;
                 }
             }
             for statement in &plan.statements {
-                batch.append_statement(statement.statement.clone());
-                values.push(Self::values(statement, &mut ctx));
+                items.push((&statement.statement, Self::values(statement, &mut ctx)));
             }
         }
-        self.send_batch(&batch, values).await
+        // One batch is one request: counted and timed once, whatever its rows.
+        self.requests
+            .batch(batch.kind, batch.consistency, &items)
+            .await?;
+        Ok(())
     }
 }
 
