@@ -266,6 +266,9 @@ fn types_and_batches(runs: &Path) {
         "run",
         "--ops",
         "load=1,count=1",
+        // Batches through headroom's own connections (the types above went by the driver).
+        "--sender",
+        "native",
         "--rate",
         "200",
         "--duration",
