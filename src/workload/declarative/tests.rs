@@ -288,3 +288,20 @@ fn derived_generators_are_checked_when_the_file_is_read() {
     let e = err("operations:\n  w:\n    cql: SELECT ?\n    args: [\"concat(list(2), 'x')\"]\n");
     assert!(e.contains("concat takes single values"), "{e}");
 }
+
+/// The examples of docs/workloads.md that are whole workloads read and check.
+#[test]
+fn the_documented_examples_are_valid_workloads() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/workloads.md"))
+            .unwrap();
+    let mut checked = 0;
+    for block in doc.split("```yaml\n").skip(1) {
+        let block = block.split("```").next().unwrap();
+        if block.contains("operations:") {
+            parse(block, "docs/workloads.md").unwrap_or_else(|e| panic!("{e}\n{block}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "{checked}");
+}
