@@ -114,8 +114,15 @@ fn run(
         args.extend(["--populate", &populate_text]);
     }
     let run = headroom(&args);
-    assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
+    // Exit 4: the client could not keep its schedule (its threads ran late on two cores
+    // shared with the nodes and other builds), so the run's latencies say nothing of the
+    // server; its requests and what they wrote are still checked below.
+    assert!(
+        run.status.success() || (run.status.code() == Some(4) && text.contains("client-bound")),
+        "{text}\n{}",
+        stderr(&run)
+    );
     if populate > 0 {
         assert!(
             text.contains(&format!("Populated {populate} rows")),
