@@ -16,6 +16,7 @@
 
 mod config;
 pub mod generators;
+pub mod histogram;
 pub mod properties;
 
 pub use config::{
@@ -30,7 +31,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
-use self::generators::{key_name, KeyChooser, LengthChooser};
+use self::generators::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
@@ -119,6 +120,8 @@ impl Ycsb {
         };
         let table = &ycsb.table;
         let columns = ycsb.columns();
+        // Quoted, so that a fieldnameprefix in capitals names the columns as written.
+        let quoted: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
         if config.drop {
             run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
         }
@@ -145,7 +148,7 @@ impl Ycsb {
         } else {
             format!(" WITH {}", options.join(" AND "))
         };
-        let fields: Vec<String> = columns.iter().map(|c| format!("{c} varchar")).collect();
+        let fields: Vec<String> = quoted.iter().map(|c| format!("{c} varchar")).collect();
         run_schema(
             &session,
             format!(
@@ -177,8 +180,8 @@ impl Ycsb {
             }
         };
         let placeholders = vec!["?"; columns.len()].join(", ");
-        let all = columns.join(", ");
-        let set_all: Vec<String> = columns.iter().map(|c| format!("{c} = ?")).collect();
+        let all = quoted.join(", ");
+        let set_all: Vec<String> = quoted.iter().map(|c| format!("{c} = ?")).collect();
         let read = |what: &str| format!("SELECT {what} FROM {ks}.{table} WHERE y_id = ? LIMIT 1");
         // As YCSB's Cassandra binding: rows from the start key's token on.
         let scan = |what: &str| {
@@ -209,13 +212,13 @@ impl Ycsb {
             statements.read_named = Some(prepare(read(&all), read_cl).await?);
         }
         if !ycsb.readallfields {
-            for c in &columns {
+            for c in &quoted {
                 statements.read_one.push(prepare(read(c), read_cl).await?);
                 statements.scan_one.push(prepare(scan(c), read_cl).await?);
             }
         }
         if !ycsb.writeallfields {
-            for c in &columns {
+            for c in &quoted {
                 statements.update_one.push(
                     prepare(
                         format!("UPDATE {ks}.{table} SET {c} = ? WHERE y_id = ?"),
@@ -238,15 +241,19 @@ impl Plan {
     fn new(config: YcsbConfig, seed: u64) -> Plan {
         let weights = config.weights();
         let mix_weights: Vec<f64> = MIX_ORDER.iter().map(|&op| weights[op]).collect();
-        let keys = KeyChooser::new(
-            config.requestdistribution,
-            config.recordcount,
+        let keys = KeyChooser::new(&KeySettings {
+            distribution: config.requestdistribution,
+            start: config.insertstart,
+            count: config.insert_count(),
+            records: config.recordcount,
             // YCSB sizes the zipfian's key range by operationcount × insertproportion.
-            config.operationcount as f64 * config.insertproportion,
-            config.zipfianconstant,
-            config.hotspotdatafraction,
-            config.hotspotopnfraction,
-        );
+            expected_inserts: config.operationcount as f64 * config.insertproportion,
+            theta: config.zipfianconstant,
+            hotspot_data_fraction: config.hotspotdatafraction,
+            hotspot_opn_fraction: config.hotspotopnfraction,
+            exponential_percentile: config.exponential_percentile,
+            exponential_frac: config.exponential_frac,
+        });
         let scan_lengths = match config.scanlengthdistribution {
             ScanLengthDistribution::Uniform => {
                 LengthChooser::Uniform(config.minscanlength, config.maxscanlength)
@@ -263,6 +270,12 @@ impl Plan {
             FieldLengthDistribution::Zipfian => {
                 LengthChooser::zipfian(config.minfieldlength, config.fieldlength)
             }
+            FieldLengthDistribution::Histogram => match &config.fieldlengthhistogram {
+                Some(histogram) => LengthChooser::Histogram(histogram.lengths()),
+                // Resolving the workload reads the file; a config.json without its buckets
+                // was edited by hand.
+                None => LengthChooser::Constant(config.fieldlength),
+            },
         };
         Plan {
             mix: OpMix::new(&mix_weights),
@@ -276,26 +289,30 @@ impl Plan {
         }
     }
 
-    /// The operation type of request `seq` (the run phase's requests start at recordcount).
-    fn op_for(&self, seq: u64) -> usize {
-        MIX_ORDER[self.mix.op_for(seq.saturating_sub(self.config.recordcount))]
+    /// The load phase's requests: numbers 0..insertcount; the run phase's follow.
+    fn loaded(&self) -> u64 {
+        self.config.insert_count()
     }
 
-    /// The key number request `seq` inserts: its own number in the load phase (requests
-    /// 0..recordcount), else the next after those inserted before it in the run phase.
+    /// The operation type of request `seq`.
+    fn op_for(&self, seq: u64) -> usize {
+        MIX_ORDER[self.mix.op_for(seq.saturating_sub(self.loaded()))]
+    }
+
+    /// The key number request `seq` inserts: insertstart + its number in the load phase,
+    /// else, in the run phase, the next after those inserted before it from recordcount on
+    /// (YCSB's run numbers its inserts from recordcount, whatever range this client loaded).
     fn insert_keynum(&self, seq: u64) -> u64 {
-        let records = self.config.recordcount;
-        match seq.checked_sub(records) {
-            None => seq,
-            Some(index) => records + self.mix.first_type_count(index),
+        match seq.checked_sub(self.loaded()) {
+            None => self.config.insertstart + seq,
+            Some(index) => self.config.recordcount + self.mix.first_type_count(index),
         }
     }
 
     /// The newest key number that exists when run-phase request `seq` is sent.
     fn newest_keynum(&self, seq: u64) -> u64 {
-        let records = self.config.recordcount;
-        let inserted = self.mix.first_type_count(seq.saturating_sub(records));
-        (records + inserted).saturating_sub(1)
+        let inserted = self.mix.first_type_count(seq.saturating_sub(self.loaded()));
+        (self.config.recordcount + inserted).saturating_sub(1)
     }
 
     /// The key number request `seq` of type `op` works on.
@@ -303,7 +320,10 @@ impl Plan {
         if op == INSERT {
             self.insert_keynum(seq)
         } else {
-            self.keys.choose(self.newest_keynum(seq), rng)
+            // The run's requests before this one that chose a key: all but its inserts.
+            let index = seq.saturating_sub(self.loaded());
+            let nth = index - self.mix.first_type_count(index);
+            self.keys.choose(self.newest_keynum(seq), nth, rng)
         }
     }
 
@@ -329,6 +349,16 @@ impl Plan {
 }
 
 impl Ycsb {
+    /// Sends one request; its answer's rows are not read.
+    async fn send(
+        &self,
+        statement: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+    ) -> Result<(), ExecutionError> {
+        self.session.execute_unpaged(statement, values).await?;
+        Ok(())
+    }
+
     /// The read of a key: every field, or one at random.
     async fn read(
         &self,
@@ -344,8 +374,7 @@ impl Ycsb {
         } else {
             &s.read_all
         };
-        self.session.execute_unpaged(statement, (key,)).await?;
-        Ok(())
+        self.send(statement, (key,)).await
     }
 
     /// The update of a key: every field, or one at random, with new values.
@@ -360,15 +389,12 @@ impl Ycsb {
                 .map(|_| self.plan.value(rng))
                 .collect();
             values.push(key);
-            self.session.execute_unpaged(&s.update_all, values).await?;
+            self.send(&s.update_all, values).await
         } else {
             let field = self.plan.field(rng);
             let value = self.plan.value(rng);
-            self.session
-                .execute_unpaged(&s.update_one[field], (value, key))
-                .await?;
+            self.send(&s.update_one[field], (value, key)).await
         }
-        Ok(())
     }
 }
 
@@ -404,10 +430,7 @@ impl Workload for Ycsb {
             for _ in 0..self.plan.config.fieldcount {
                 values.push(self.plan.value(&mut rng));
             }
-            self.session
-                .execute_unpaged(&self.statements.insert, values)
-                .await?;
-            return Ok(());
+            return self.send(&self.statements.insert, values).await;
         }
         match op {
             READ => self.read(&key, &mut rng, true).await,
@@ -420,10 +443,7 @@ impl Workload for Ycsb {
                 } else {
                     &s.scan_one[self.plan.field(&mut rng)]
                 };
-                self.session
-                    .execute_unpaged(statement, (key.as_str(), rows))
-                    .await?;
-                Ok(())
+                self.send(statement, (key.as_str(), rows)).await
             }
             READ_MODIFY_WRITE => {
                 let start = Instant::now();
