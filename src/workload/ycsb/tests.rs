@@ -286,7 +286,7 @@ fn insertstart_and_insertcount_load_one_range_and_bound_the_run() {
     assert_eq!(c.insert_count(), 300);
     let mut shared = WorkloadConfig {
         name: NAME.into(),
-        definition: crate::workload::Definition::Ycsb(c.clone()),
+        definition: crate::workload::Definition::Ycsb(Box::new(c.clone())),
         keyspace: "headroom".into(),
         partitions: 1,
         partition_generator: crate::workload::PartitionGenerator::Random,
