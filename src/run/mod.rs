@@ -209,7 +209,7 @@ pub async fn execute(
                     out,
                 )
                 .await
-                .map_err(|e| failed(e))?,
+                .map_err(failed)?,
             )
         } else {
             None
