@@ -12,12 +12,11 @@ mod raw;
 pub mod rows;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rand::Rng;
 use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
-use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::CqlValue;
@@ -27,6 +26,7 @@ use self::profile::{BatchKind, Fields, Profile, INSERT};
 use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use crate::workload::WorkloadRequest;
 
@@ -163,7 +163,8 @@ struct PreparedQuery {
 /// A cassandra-stress profile, ready to send requests.
 #[derive(Debug)]
 pub struct StressWorkload {
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     rows: Rows,
     profile: Profile,
     insert: PreparedStatement,
@@ -180,10 +181,11 @@ impl StressWorkload {
     /// Creates the keyspace, table and extra definitions when missing, reads the table's
     /// columns, and prepares the insert and the queries.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         definition: &StressDefinition,
     ) -> Result<StressWorkload, WorkloadError> {
+        let session = requests.session().clone();
         let profile = definition.parsed()?;
         let consistency = parse_consistency(&config.consistency)?;
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
@@ -309,7 +311,7 @@ impl StressWorkload {
         let op_names = op_names_of(definition);
         let weights: Vec<f64> = definition.ops.iter().map(|(_, w)| *w).collect();
         Ok(StressWorkload {
-            session,
+            requests,
             rows,
             insert,
             queries,
@@ -341,9 +343,7 @@ impl StressWorkload {
             }
         }
         if values.len() == 1 {
-            self.session
-                .execute_unpaged(&self.insert, &values[0])
-                .await?;
+            self.requests.execute(&self.insert, &values[0]).await?;
             return Ok(());
         }
         let kind = match spec.batch {
@@ -351,13 +351,9 @@ impl StressWorkload {
             BatchKind::Unlogged => BatchType::Unlogged,
         };
         for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
-            let mut batch = Batch::new(kind);
-            for _ in chunk {
-                batch.append_statement(self.insert.clone());
-            }
-            batch.set_consistency(self.consistency);
-            batch.set_is_idempotent(false);
-            self.session.batch(&batch, chunk).await?;
+            let items: Vec<(&PreparedStatement, &Vec<CqlValue>)> =
+                chunk.iter().map(|row| (&self.insert, row)).collect();
+            self.requests.batch(kind, self.consistency, &items).await?;
         }
         Ok(())
     }
@@ -380,9 +376,7 @@ impl StressWorkload {
                 self.rows.value(column, &partition, row)
             })
             .collect();
-        self.session
-            .execute_unpaged(&query.statement, &values)
-            .await?;
+        self.requests.execute(&query.statement, &values).await?;
         Ok(())
     }
 }

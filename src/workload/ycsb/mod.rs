@@ -23,10 +23,8 @@ pub use config::{
     resolve, settle, FieldLengthDistribution, InsertOrder, ScanLengthDistribution, YcsbConfig,
 };
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
@@ -34,6 +32,7 @@ use scylla::statement::Consistency;
 use self::generators::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 
 /// The name `headroom run` accepts for this format.
@@ -91,7 +90,8 @@ struct Plan {
 pub struct Ycsb {
     plan: Plan,
     statements: Statements,
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     op_names: Vec<String>,
 }
 
@@ -99,10 +99,11 @@ impl Ycsb {
     /// Creates the keyspace and usertable when missing (or anew with `drop`), checks an
     /// existing table's columns, and prepares the statements.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         ycsb: &YcsbConfig,
     ) -> Result<Ycsb, WorkloadError> {
+        let session = requests.session().clone();
         let ks = &config.keyspace;
         if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
             return Err(WorkloadError::Invalid(format!(
@@ -231,7 +232,7 @@ impl Ycsb {
         Ok(Ycsb {
             plan: Plan::new(ycsb.clone(), config.seed),
             statements,
-            session,
+            requests,
             op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
         })
     }
@@ -349,16 +350,6 @@ impl Plan {
 }
 
 impl Ycsb {
-    /// Sends one request; its answer's rows are not read.
-    async fn send(
-        &self,
-        statement: &PreparedStatement,
-        values: impl scylla::serialize::row::SerializeRow,
-    ) -> Result<(), ExecutionError> {
-        self.session.execute_unpaged(statement, values).await?;
-        Ok(())
-    }
-
     /// The read of a key: every field, or one at random.
     async fn read(
         &self,
@@ -374,7 +365,8 @@ impl Ycsb {
         } else {
             &s.read_all
         };
-        self.send(statement, (key,)).await
+        self.requests.execute(statement, (key,)).await?;
+        Ok(())
     }
 
     /// The update of a key: every field, or one at random, with new values.
@@ -389,12 +381,15 @@ impl Ycsb {
                 .map(|_| self.plan.value(rng))
                 .collect();
             values.push(key);
-            self.send(&s.update_all, values).await
+            self.requests.execute(&s.update_all, values).await?;
         } else {
             let field = self.plan.field(rng);
             let value = self.plan.value(rng);
-            self.send(&s.update_one[field], (value, key)).await
+            self.requests
+                .execute(&s.update_one[field], (value, key))
+                .await?;
         }
+        Ok(())
     }
 }
 
@@ -430,7 +425,10 @@ impl Workload for Ycsb {
             for _ in 0..self.plan.config.fieldcount {
                 values.push(self.plan.value(&mut rng));
             }
-            return self.send(&self.statements.insert, values).await;
+            self.requests
+                .execute(&self.statements.insert, values)
+                .await?;
+            return Ok(());
         }
         match op {
             READ => self.read(&key, &mut rng, true).await,
@@ -443,7 +441,10 @@ impl Workload for Ycsb {
                 } else {
                     &s.scan_one[self.plan.field(&mut rng)]
                 };
-                self.send(statement, (key.as_str(), rows)).await
+                self.requests
+                    .execute(statement, (key.as_str(), rows))
+                    .await?;
+                Ok(())
             }
             READ_MODIFY_WRITE => {
                 let start = Instant::now();
