@@ -154,7 +154,7 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
         return Ok(Definition::Builtin);
     }
     if name == ycsb::NAME {
-        return Ok(Definition::Ycsb(ycsb::resolve(args)?));
+        return Ok(Definition::Ycsb(Box::new(ycsb::resolve(args)?)));
     }
     if stress::is_profile_path(name) {
         return Ok(Definition::CassandraStress(stress::resolve(name, args)?));

@@ -142,7 +142,7 @@ pub enum Definition {
     /// A cassandra-stress user profile.
     CassandraStress(stress::StressDefinition),
     /// YCSB's CoreWorkload, from its property format.
-    Ycsb(ycsb::YcsbConfig),
+    Ycsb(Box<ycsb::YcsbConfig>),
 }
 
 /// The settings of a workload, as stored in the run's config.json.
