@@ -111,14 +111,24 @@ fn workers_send_one_schedule_and_merge_exactly() {
         // Poisson arrivals: the schedule's count over 4 s is random; each worker's share is
         // within one of a third of it.
         let share = requests(&summary, "write");
-        assert!(share.abs_diff(all / 3) < all / 10, "worker {}: {share}", k + 1);
-        assert_eq!(summary["populate"]["written"], 100, "a third of the rows each");
+        assert!(
+            share.abs_diff(all / 3) < all / 10,
+            "worker {}: {share}",
+            k + 1
+        );
+        assert_eq!(
+            summary["populate"]["written"], 100,
+            "a third of the rows each"
+        );
         let config = read_json(&out.join("config.json"));
         assert_eq!(config["worker"]["index"], k as u64 + 1);
         assert_eq!(config["worker"]["count"], 3);
         starts.push(summary["started_at"].as_str().unwrap().to_string());
     }
-    assert!(starts.windows(2).all(|s| s[0] == s[1]), "one start: {starts:?}");
+    assert!(
+        starts.windows(2).all(|s| s[0] == s[1]),
+        "one start: {starts:?}"
+    );
 
     // One process at the same rate and seed sends the same schedule.
     let single = runs.path().join("single");
@@ -144,12 +154,14 @@ fn workers_send_one_schedule_and_merge_exactly() {
 
     let dirs: Vec<&str> = workers.iter().map(|(d, _)| d.to_str().unwrap()).collect();
     let merged = runs.path().join("merged");
-    let merge = headroom(&[
-        &["merge"][..],
-        &dirs[..],
-        &["--out", merged.to_str().unwrap()][..],
-    ]
-    .concat());
+    let merge = headroom(
+        &[
+            &["merge"][..],
+            &dirs[..],
+            &["--out", merged.to_str().unwrap()][..],
+        ]
+        .concat(),
+    );
     finished(&merge);
     let text = stdout(&merge);
     assert!(text.contains("Merged 3 workers"), "{text}");
@@ -159,7 +171,10 @@ fn workers_send_one_schedule_and_merge_exactly() {
         .iter()
         .map(|(d, _)| requests(&read_json(&d.join("summary.json")), "write"))
         .sum();
-    assert_eq!(shares, scheduled, "the workers together sent the single process's schedule");
+    assert_eq!(
+        shares, scheduled,
+        "the workers together sent the single process's schedule"
+    );
     let write = op(&summary, "write");
     assert_eq!(write["requests"].as_u64().unwrap(), scheduled);
     let errors: u64 = write["errors"]
@@ -168,14 +183,24 @@ fn workers_send_one_schedule_and_merge_exactly() {
         .values()
         .map(|v| v.as_u64().unwrap())
         .sum();
-    assert_eq!(write["ok"].as_u64().unwrap() + errors, scheduled, "every one answered or counted");
-    assert_eq!(summary["attempted_rate_per_s"].as_f64().unwrap(), rate as f64);
+    assert_eq!(
+        write["ok"].as_u64().unwrap() + errors,
+        scheduled,
+        "every one answered or counted"
+    );
+    assert_eq!(
+        summary["attempted_rate_per_s"].as_f64().unwrap(),
+        rate as f64
+    );
     assert_eq!(summary["populate"]["written"], 300);
     let per_worker = summary["workers"].as_array().unwrap();
     assert_eq!(per_worker.len(), 3);
     for (k, w) in per_worker.iter().enumerate() {
         assert_eq!(w["index"], k as u64 + 1);
-        assert_eq!(w["attempted_rate_per_s"].as_f64().unwrap(), rate as f64 / 3.0);
+        assert_eq!(
+            w["attempted_rate_per_s"].as_f64().unwrap(),
+            rate as f64 / 3.0
+        );
     }
     let config = read_json(&merged.join("config.json"));
     assert_eq!(config["fleet"]["workers"], 3);
@@ -192,7 +217,10 @@ fn workers_send_one_schedule_and_merge_exactly() {
 
     // Interval by interval, the merged log holds what the workers' logs hold together.
     let mut notes = Vec::new();
-    let (timeline, whole) = read_hlog(&fs::read(merged.join("histograms.hlog")).unwrap(), &mut notes);
+    let (timeline, whole) = read_hlog(
+        &fs::read(merged.join("histograms.hlog")).unwrap(),
+        &mut notes,
+    );
     assert!(notes.is_empty(), "{notes:?}");
     let mut counts = vec![0u64; timeline.len()];
     for (out, _) in &workers {
@@ -216,7 +244,14 @@ fn workers_send_one_schedule_and_merge_exactly() {
     // HistogramLogProcessor of the workers' logs added together gives the merged
     // distribution, line for line.
     let combined = runs.path().join("combined.hlog");
-    combine_logs(&workers.iter().map(|(d, _)| d.join("histograms.hlog")).collect::<Vec<_>>(), "write.rt", &combined);
+    combine_logs(
+        &workers
+            .iter()
+            .map(|(d, _)| d.join("histograms.hlog"))
+            .collect::<Vec<_>>(),
+        "write.rt",
+        &combined,
+    );
     let java = Java::find().expect("a JDK").path;
     let jar = hdr_histogram_jar();
     let prefix = runs.path().join("java-write");
@@ -247,7 +282,10 @@ fn workers_send_one_schedule_and_merge_exactly() {
 
 /// The workers' `tag` lines in one log, in time order, under the first log's header.
 fn combine_logs(logs: &[PathBuf], tag: &str, into: &Path) {
-    let texts: Vec<String> = logs.iter().map(|l| fs::read_to_string(l).unwrap()).collect();
+    let texts: Vec<String> = logs
+        .iter()
+        .map(|l| fs::read_to_string(l).unwrap())
+        .collect();
     let header: String = texts[0]
         .lines()
         .take_while(|l| !l.starts_with("Tag="))
@@ -275,12 +313,19 @@ fn refusals(workers: &[(PathBuf, Output)], single: &Path, root: &Path) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let output = headroom(&args);
         assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-        assert!(stderr(&output).contains(expect), "{expect}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(expect),
+            "{expect}: {}",
+            stderr(&output)
+        );
         assert_eq!(stderr(&output).lines().count(), 1, "one line");
         assert!(!out.exists(), "nothing written");
     };
     refused(&[dir(0), dir(1)], "worker(s) 3 of 3 missing");
-    refused(&[dir(0), dir(1), dir(1), dir(2)], "worker 2 of 3 is given twice");
+    refused(
+        &[dir(0), dir(1), dir(1), dir(2)],
+        "worker 2 of 3 is given twice",
+    );
     refused(
         &[dir(0), single.to_str().unwrap().to_string()],
         "not a fleet worker's run",
@@ -288,7 +333,9 @@ fn refusals(workers: &[(PathBuf, Output)], single: &Path, root: &Path) {
     // A worker of another workload.
     let other = root.join("other-workload");
     copy_dir(&workers[2].0, &other);
-    edit_json(&other.join("config.json"), |c| c["workload"]["read_ratio"] = 0.5.into());
+    edit_json(&other.join("config.json"), |c| {
+        c["workload"]["read_ratio"] = 0.5.into()
+    });
     refused(
         &[dir(0), dir(1), other.to_str().unwrap().to_string()],
         "different workloads",
@@ -319,7 +366,11 @@ fn refusals(workers: &[(PathBuf, Output)], single: &Path, root: &Path) {
         "--out",
         skewed.to_str().unwrap(),
     ]);
-    assert!(matches!(output.status.code(), Some(0 | 4)), "{}", stderr(&output));
+    assert!(
+        matches!(output.status.code(), Some(0 | 4)),
+        "{}",
+        stderr(&output)
+    );
     assert!(
         stderr(&output).contains("start times differ by 3.000 s"),
         "{}",
@@ -331,7 +382,10 @@ fn refusals(workers: &[(PathBuf, Output)], single: &Path, root: &Path) {
         .filter(|r| r[2] == "measure")
         .map(|r| r[0].parse().unwrap())
         .fold(0.0, f64::max);
-    assert!(last_start >= 6.0, "the late worker's intervals 3 s on: {last_start}");
+    assert!(
+        last_start >= 6.0,
+        "the late worker's intervals 3 s on: {last_start}"
+    );
 }
 
 /// Two workers running an earlier run's config.json (`run --config DIR`) send what that
@@ -374,7 +428,11 @@ fn two_workers_of_a_config(single: &Path, single_summary: &Value, root: &Path) {
     // Flags that would change the file's settings are refused with --config.
     let refused = headroom(&["run", "--config", config, "--rate", "5"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(stderr(&refused).contains("--rate cannot come with it"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("--rate cannot come with it"),
+        "{}",
+        stderr(&refused)
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -446,7 +504,11 @@ fn a_fleet_capacity_search_of_two_local_workers() {
     for (i, record) in records.iter().enumerate() {
         let rate = record["rate_per_s"].as_f64().unwrap();
         let trial = out.join(record["dir"].as_str().unwrap());
-        assert_eq!(record["requests"].as_u64().unwrap(), (rate * 4.0) as u64, "{record}");
+        assert_eq!(
+            record["requests"].as_u64().unwrap(),
+            (rate * 4.0) as u64,
+            "{record}"
+        );
         let merged = read_json(&trial.join("summary.json"));
         assert_eq!(merged["workers"].as_array().unwrap().len(), 2);
         assert_eq!(merged["achieved_rate_per_s"], record["achieved_per_s"]);

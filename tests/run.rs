@@ -602,7 +602,12 @@ fn stall_run(
                 Command::new(env!("CARGO_BIN_EXE_headroom"))
                     .arg("run")
                     .args(args)
-                    .args(["--worker", &format!("{k}/{workers}"), "--start-at", &start_at])
+                    .args([
+                        "--worker",
+                        &format!("{k}/{workers}"),
+                        "--start-at",
+                        &start_at,
+                    ])
                     .arg("--out")
                     .arg(out.with_extension(format!("worker-{k}")))
                     .stdout(Stdio::null())
@@ -633,7 +638,11 @@ fn stall_run(
     }
     if workers > 1 {
         let dirs: Vec<String> = (1..=workers)
-            .map(|k| out.with_extension(format!("worker-{k}")).display().to_string())
+            .map(|k| {
+                out.with_extension(format!("worker-{k}"))
+                    .display()
+                    .to_string()
+            })
             .collect();
         let mut merge = vec!["merge"];
         merge.extend(dirs.iter().map(String::as_str));

@@ -233,7 +233,12 @@ pub struct CapacityArgs {
     /// cannot load. Each trial's directory holds the merged run, and workers/worker-K with
     /// each worker's own; the table and the report say how many workers ran and how each
     /// kept its schedule. A worker that fails fails the search, naming it and why.
-    #[arg(long, value_name = "N", conflicts_with = "matrix", help_heading = "Fleet")]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "matrix",
+        help_heading = "Fleet"
+    )]
     pub workers: Option<u32>,
 
     /// Where the workers run: local (processes of this machine, as the tests run them) or

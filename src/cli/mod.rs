@@ -14,8 +14,8 @@ mod client;
 mod cluster;
 mod compare;
 mod connection;
-mod merge;
 mod kube;
+mod merge;
 mod output;
 mod quickstart;
 mod report;
@@ -34,8 +34,8 @@ pub use compare::CompareArgs;
 pub use connection::{
     redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
 };
-pub use merge::MergeArgs;
 pub use kube::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
+pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;

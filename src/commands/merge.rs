@@ -19,7 +19,11 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         &args.out,
         crate::cli::redacted_command_line(std::env::args()),
     )?;
-    println!("Merged {} workers into {}.", fleet.len(), args.out.display());
+    println!(
+        "Merged {} workers into {}.",
+        fleet.len(),
+        args.out.display()
+    );
     terminal::print_summary(&summary);
     println!("\nFiles: {}", args.out.display());
     write_report(&args.out);

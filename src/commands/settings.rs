@@ -219,7 +219,9 @@ pub fn with_worker(
              process without --worker",
         ));
     }
-    settings.worker = Some(crate::results::config::WorkerSlot::new(index, count, start_at));
+    settings.worker = Some(crate::results::config::WorkerSlot::new(
+        index, count, start_at,
+    ));
     Ok(())
 }
 

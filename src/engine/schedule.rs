@@ -188,7 +188,13 @@ impl WorkerSchedule {
     /// Poisson arrivals) and keeps its own requests: those of its process's share, and of
     /// these its own (by request, or by slot with [`WorkerSchedule::by_slots`]), so that
     /// together they send it all.
-    pub fn new(arrivals: Arrivals, process: Share, thread: usize, threads: usize, end: End) -> Self {
+    pub fn new(
+        arrivals: Arrivals,
+        process: Share,
+        thread: usize,
+        threads: usize,
+        end: End,
+    ) -> Self {
         WorkerSchedule {
             arrivals,
             process,
@@ -432,7 +438,10 @@ mod tests {
         // Three processes, of 2, 1 and 4 threads, the last dealing its share by 1 ms slots.
         let mut fleet = Vec::new();
         for (process, threads, slot_ns) in [(0, 2, 0), (1, 1, 0), (2, 4, 1_000_000)] {
-            let share = Share { index: process, count: 3 };
+            let share = Share {
+                index: process,
+                count: 3,
+            };
             for thread in 0..threads {
                 let mut s = WorkerSchedule::new(
                     Arrivals::new(ArrivalKind::Poisson, 500.0, 3),
@@ -450,7 +459,10 @@ mod tests {
         }
         fleet.sort_by_key(|t| t.seq);
         assert!(one.len() > 500);
-        assert_eq!(fleet, one, "the fleet sends the single process's schedule, each once");
+        assert_eq!(
+            fleet, one,
+            "the fleet sends the single process's schedule, each once"
+        );
     }
 
     #[test]
@@ -532,7 +544,11 @@ mod tests {
             }
         }
         seqs.sort();
-        assert_eq!(seqs, [1, 4, 7, 10, 13], "a fleet worker's rows: its residue only");
+        assert_eq!(
+            seqs,
+            [1, 4, 7, 10, 13],
+            "a fleet worker's rows: its residue only"
+        );
     }
 
     #[test]

@@ -113,9 +113,11 @@ impl Launcher for LocalLauncher {
                 if let Ok(err) = err {
                     command.stderr(err);
                 }
-                children.push(command.spawn().map_err(|e| {
-                    format!("cannot start {}: {e}", self.program.display())
-                }));
+                children.push(
+                    command
+                        .spawn()
+                        .map_err(|e| format!("cannot start {}: {e}", self.program.display())),
+                );
             }
             // Ctrl-C reaches the workers (same process group) by itself; a stop given by
             // the caller alone is passed on.
@@ -165,7 +167,9 @@ fn end_of(
     match status {
         Err(e) => WorkerEnd::Failed { index, reason: e },
         // 3: its SLA failed, 4: it could not keep its schedule; the merge judges again.
-        Ok(status) if matches!(status.code(), Some(0 | 3 | 4)) && dir.join(CONFIG_JSON).exists() => {
+        Ok(status)
+            if matches!(status.code(), Some(0 | 3 | 4)) && dir.join(CONFIG_JSON).exists() =>
+        {
             WorkerEnd::Finished {
                 index,
                 dir,

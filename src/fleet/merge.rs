@@ -84,7 +84,11 @@ impl Fleet {
 
 fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::Result<RunSummary> {
     let first = &workers[0];
-    let t0 = workers.iter().map(|w| w.start).min().expect("one worker at least");
+    let t0 = workers
+        .iter()
+        .map(|w| w.start)
+        .min()
+        .expect("one worker at least");
     let interval_s = first.settings.interval_s;
     let op_names = op_names(workers);
 
@@ -92,7 +96,11 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     let mut slots: BTreeMap<u64, Slot> = BTreeMap::new();
     let mut notes = Vec::new();
     for worker in workers {
-        let shift_s = worker.start.duration_since(t0).unwrap_or_default().as_secs_f64();
+        let shift_s = worker
+            .start
+            .duration_since(t0)
+            .unwrap_or_default()
+            .as_secs_f64();
         let index_of = |start_s: f64| ((shift_s + start_s) / interval_s).round().max(0.0) as u64;
         let label = format!("{}/histograms.hlog", worker.dir.display());
         for entry in encoded_intervals(&worker.hlog, &label, &mut notes) {
@@ -138,7 +146,10 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     settings.fleet = Some(FleetOrigin {
         workers: first.slot.count,
         start_at: crate::results::config::rfc3339(t0),
-        dirs: workers.iter().map(|w| w.dir.display().to_string()).collect(),
+        dirs: workers
+            .iter()
+            .map(|w| w.dir.display().to_string())
+            .collect(),
     });
     settings.write(out)?;
 
@@ -176,14 +187,26 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     for (i, name) in op_names.iter().enumerate() {
         let stats = &totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
-            crate::results::hgrm::write_file(&out.join(format!("{name}.hgrm")), &stats.response_ns)?;
+            crate::results::hgrm::write_file(
+                &out.join(format!("{name}.hgrm")),
+                &stats.response_ns,
+            )?;
             crate::results::hgrm::write_file(
                 &out.join(format!("{name}.service.hgrm")),
                 &stats.service_ns,
             )?;
         }
     }
-    let summary = summarize(workers, &op_names, &totals, &hiccups, max_backlog, client_decided, verdict, t0);
+    let summary = summarize(
+        workers,
+        &op_names,
+        &totals,
+        &hiccups,
+        max_backlog,
+        client_decided,
+        verdict,
+        t0,
+    );
     summary.write(out)?;
     Ok(summary)
 }
@@ -351,14 +374,26 @@ fn check(workers: &[Worker]) -> Result<Vec<String>, UsageError> {
     })?;
     same("lengths (warmup, duration or request count)", &|w| {
         (w.settings.warmup_s, w.settings.duration_s, w.settings.ops)
-            != (first.settings.warmup_s, first.settings.duration_s, first.settings.ops)
+            != (
+                first.settings.warmup_s,
+                first.settings.duration_s,
+                first.settings.ops,
+            )
     })?;
     same("SLAs", &|w| {
         w.settings.sla.as_ref().map(|s| (s.to_string(), s.window))
-            != first.settings.sla.as_ref().map(|s| (s.to_string(), s.window))
+            != first
+                .settings
+                .sla
+                .as_ref()
+                .map(|s| (s.to_string(), s.window))
     })?;
-    same("interval lengths", &|w| w.settings.interval_s != first.settings.interval_s)?;
-    same("seeds", &|w| w.settings.workload.seed != first.settings.workload.seed)?;
+    same("interval lengths", &|w| {
+        w.settings.interval_s != first.settings.interval_s
+    })?;
+    same("seeds", &|w| {
+        w.settings.workload.seed != first.settings.workload.seed
+    })?;
     same("versions of headroom", &|w| {
         w.settings.headroom_version != first.settings.headroom_version
     })?;
@@ -456,7 +491,11 @@ fn summarize(
             .enumerate()
             .filter_map(|(i, name)| {
                 let of_workers = workers.iter().filter_map(|w| {
-                    let list = if p == Phase::Measure { &w.summary.ops } else { &w.summary.warmup };
+                    let list = if p == Phase::Measure {
+                        &w.summary.ops
+                    } else {
+                        &w.summary.warmup
+                    };
                     list.iter().find(|o| o.op == *name)
                 });
                 let mut ok = 0;
@@ -468,7 +507,9 @@ fn summarize(
                         *errors.entry(class.clone()).or_insert(0) += n;
                     }
                     for (class, example) in &op.error_examples {
-                        examples.entry(class.clone()).or_insert_with(|| example.clone());
+                        examples
+                            .entry(class.clone())
+                            .or_insert_with(|| example.clone());
                     }
                 }
                 let requests = ok + errors.values().sum::<u64>();
@@ -649,7 +690,11 @@ fn validity(
                     .filter(|r| !r.starts_with("figures:"))
                     .map(String::as_str)
                     .collect();
-                format!("worker {} could not keep its schedule: {}", w.slot.index, why.join("; "))
+                format!(
+                    "worker {} could not keep its schedule: {}",
+                    w.slot.index,
+                    why.join("; ")
+                )
             })
         })
         .collect();

@@ -75,7 +75,12 @@ mod tests {
         let at = parse_start_at("2026-11-26T17:00:00.250+01:00", now).unwrap();
         assert_eq!(rfc3339(at), "2026-11-26T16:00:00.250000000Z");
         assert_eq!(parse_start_at(&rfc3339(at), now), Ok(at), "round trip");
-        for bad in ["tomorrow", "+soon", "2026-11-26 17:00", "1969-12-31T23:59:59Z"] {
+        for bad in [
+            "tomorrow",
+            "+soon",
+            "2026-11-26 17:00",
+            "1969-12-31T23:59:59Z",
+        ] {
             assert!(parse_start_at(bad, now).is_err(), "{bad}");
         }
     }

@@ -132,8 +132,7 @@ impl WorkerSlot {
 
 /// A moment as RFC 3339 in UTC with nanoseconds, as config.json keeps it.
 pub fn rfc3339(time: SystemTime) -> String {
-    chrono::DateTime::<chrono::Utc>::from(time)
-        .to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+    chrono::DateTime::<chrono::Utc>::from(time).to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
 }
 
 /// Reads an RFC 3339 moment (any offset); an error says why it does not read.

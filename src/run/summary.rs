@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-
 use crate::engine::{self, LoadMode, StopReason};
 use crate::metrics::{self, Phase};
 use crate::results::config::RunSettings;

@@ -13,8 +13,8 @@ use crate::commands::run::Terminal;
 use crate::commands::settings::{self, parse_fraction};
 use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
-use crate::fleet::settings::{FleetSettings, LauncherKind};
 use crate::fleet::local::LocalLauncher;
+use crate::fleet::settings::{FleetSettings, LauncherKind};
 use crate::stop::StopSignal;
 use crate::usage::{usage_error, UsageError};
 

@@ -10,6 +10,7 @@
 pub mod profile;
 mod raw;
 pub mod rows;
+pub mod types;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,7 +25,7 @@ use scylla::value::CqlValue;
 use serde::{Deserialize, Serialize};
 
 use self::profile::{BatchKind, Fields, Profile, INSERT};
-use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
+use self::rows::{pick_rows, Column, CqlType, Kind, Rows, COMPOSITE_TYPES, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
 use super::{OpMix, Parts, Workload, WorkloadConfig};
@@ -240,19 +241,7 @@ impl StressWorkload {
                 "{path}: table {ks}.{table} was not found after creating it; is `table: {table}` the table table_definition creates?"
             )));
         }
-        let mut typed = Vec::with_capacity(columns.len());
-        for (name, kind, ty) in &columns {
-            let Some(cql_type) = CqlType::parse(ty) else {
-                return Err(WorkloadError::Invalid(format!(
-                    "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values yet; the types it can: {SUPPORTED_TYPES}"
-                )));
-            };
-            typed.push(Column {
-                name: name.clone(),
-                kind: *kind,
-                ty: cql_type,
-            });
-        }
+        let typed = column_types(&session, &profile, columns, path).await?;
         for spec in &profile.columns {
             if !typed.iter().any(|c| c.name == spec.name) {
                 let names: Vec<&str> = typed.iter().map(|c| c.name.as_str()).collect();
@@ -480,6 +469,72 @@ async fn table_columns(
         .into_iter()
         .map(|(_, name, kind, ty)| (name, kind, ty))
         .collect())
+}
+
+/// The columns with their types read (user types through system_schema.types); a type
+/// headroom cannot generate values for is an error naming the column, and so is a
+/// collection whose `size` can exceed [`rows::MAX_ELEMENTS`] elements.
+async fn column_types(
+    session: &Session,
+    profile: &Profile,
+    columns: Vec<(String, Kind, String)>,
+    path: &str,
+) -> Result<Vec<Column>, WorkloadError> {
+    let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
+    let udts = if columns
+        .iter()
+        .any(|(_, _, ty)| CqlType::parse(ty).is_none())
+    {
+        user_types(session, ks).await?
+    } else {
+        types::UserTypes::new()
+    };
+    let mut typed = Vec::with_capacity(columns.len());
+    for (name, kind, ty) in columns {
+        let cql_type = types::parse_type(&ty, ks, &udts).map_err(|part| {
+            WorkloadError::Invalid(format!(
+                "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values ({part}); the types it can: {SUPPORTED_TYPES}, and {COMPOSITE_TYPES} of them"
+            ))
+        })?;
+        let collection = matches!(
+            cql_type,
+            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)
+        );
+        let size = profile.column(&name).size;
+        if collection && size.max() > rows::MAX_ELEMENTS {
+            return Err(WorkloadError::Invalid(format!(
+                "{path}: column {name} of {ks}.{table} is a collection whose size {size} can draw more than {} elements: lower its columnspec size (a collection's size is its element count)",
+                rows::MAX_ELEMENTS
+            )));
+        }
+        typed.push(Column {
+            name,
+            kind,
+            ty: cql_type,
+        });
+    }
+    Ok(typed)
+}
+
+/// The user-defined types of keyspace `ks`: name → field names and types.
+async fn user_types(session: &Session, ks: &str) -> Result<types::UserTypes, WorkloadError> {
+    let cql = "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?";
+    let result = session
+        .query_unpaged(cql, (ks,))
+        .await
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+        .into_rows_result()
+        .map_err(WorkloadError::cql("reading the schema", cql))?;
+    let mut udts = types::UserTypes::new();
+    for row in result
+        .rows::<(String, Vec<String>, Vec<String>)>()
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+    {
+        let (name, fields, field_types) =
+            row.map_err(WorkloadError::cql("reading the schema", cql))?;
+        udts.insert(name, (fields, field_types));
+    }
+    Ok(udts)
 }
 
 impl Workload for StressWorkload {
