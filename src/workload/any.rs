@@ -12,6 +12,7 @@ use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::declarative::{self, Declarative};
+use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
@@ -28,6 +29,8 @@ pub enum AnyWorkload {
     Declarative(Declarative),
     /// A cassandra-stress user profile.
     CassandraStress(StressWorkload),
+    /// Several cassandra-stress profiles.
+    CassandraStressSet(StressSetWorkload),
     /// YCSB's CoreWorkload.
     Ycsb(Ycsb),
 }
@@ -53,6 +56,9 @@ impl AnyWorkload {
             Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
                 StressWorkload::prepare(session, config, d).await?,
             )),
+            Definition::CassandraStressSet(set) => Ok(AnyWorkload::CassandraStressSet(
+                StressSetWorkload::prepare(session, config, set).await?,
+            )),
             Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(session, config, y).await?)),
         }
     }
@@ -69,6 +75,7 @@ impl AnyWorkload {
                 Ok(declarative::parse(text, path)?.op_names)
             }
             Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
+            Definition::CassandraStressSet(set) => Ok(stress::multi::op_names(&set.members)),
             Definition::Ycsb(_) => Ok(ycsb::OP_NAMES.iter().map(|s| s.to_string()).collect()),
         }
     }
@@ -79,6 +86,9 @@ impl AnyWorkload {
             Definition::Builtin => super::builtin::table_of(&config.name).map(String::from),
             Definition::Ycsb(y) => Ok(y.table.clone()),
             Definition::CassandraStress(d) => d.table(),
+            Definition::CassandraStressSet(_) => Err(WorkloadError::Invalid(
+                "several profiles write several tables: --fresh truncate and the table figures take one profile".into(),
+            )),
             Definition::Declarative { path, text, .. } => declarative::parse(text, path)?
                 .table()
                 .ok_or_else(|| WorkloadError::Invalid(format!(
@@ -130,6 +140,13 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
             config.name = "cassandra-stress".to_string();
             config.keyspace = d.keyspace.clone();
         }
+        Definition::CassandraStressSet(set) => {
+            config.name = "cassandra-stress".to_string();
+            // The first profile's: each profile uses its own.
+            if let Some(first) = set.members.first() {
+                config.keyspace = first.definition.keyspace.clone();
+            }
+        }
         Definition::Declarative { path, text, .. } => {
             let checked = declarative::parse(&text, &path)?;
             if let Some(ks) = &checked.spec.keyspace {
@@ -152,6 +169,11 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
     }
     if name == ycsb::NAME {
         return Ok(Definition::Ycsb(ycsb::resolve(args)?));
+    }
+    if let Some(paths) = stress::multi::profile_paths(name) {
+        return Ok(Definition::CassandraStressSet(stress::multi::resolve(
+            &paths, args,
+        )?));
     }
     if stress::is_profile_path(name) {
         return Ok(Definition::CassandraStress(stress::resolve(name, args)?));
@@ -210,6 +232,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_names(),
             AnyWorkload::Declarative(w) => w.op_names(),
             AnyWorkload::CassandraStress(w) => w.op_names(),
+            AnyWorkload::CassandraStressSet(w) => w.op_names(),
             AnyWorkload::Ycsb(w) => w.op_names(),
         }
     }
@@ -219,6 +242,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_for(seq),
             AnyWorkload::Declarative(w) => w.op_for(seq),
             AnyWorkload::CassandraStress(w) => w.op_for(seq),
+            AnyWorkload::CassandraStressSet(w) => w.op_for(seq),
             AnyWorkload::Ycsb(w) => w.op_for(seq),
         }
     }
@@ -228,6 +252,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_weights(),
             AnyWorkload::Declarative(w) => w.op_weights(),
             AnyWorkload::CassandraStress(w) => w.op_weights(),
+            AnyWorkload::CassandraStressSet(w) => w.op_weights(),
             AnyWorkload::Ycsb(w) => w.op_weights(),
         }
     }
@@ -237,6 +262,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.populate_op(),
             AnyWorkload::Declarative(w) => w.populate_op(),
             AnyWorkload::CassandraStress(w) => w.populate_op(),
+            AnyWorkload::CassandraStressSet(w) => w.populate_op(),
             AnyWorkload::Ycsb(w) => w.populate_op(),
         }
     }
@@ -246,6 +272,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Declarative(w) => w.execute(op, seq, parts).await,
             AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::CassandraStressSet(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Ycsb(w) => w.execute(op, seq, parts).await,
         }
     }

@@ -7,6 +7,7 @@
 //! variables by column name from the same rows (see [`rows`]). docs/stress-profiles.md
 //! says what is supported and how it maps onto cassandra-stress.
 
+pub mod multi;
 pub mod profile;
 mod raw;
 pub mod rows;
@@ -21,7 +22,7 @@ use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
-use scylla::value::CqlValue;
+use scylla::value::{CqlValue, MaybeUnset};
 use serde::{Deserialize, Serialize};
 
 use self::profile::{BatchKind, Fields, Profile, INSERT};
@@ -315,20 +316,8 @@ impl StressWorkload {
     /// One insert: the rows the insert section selects, of the partitions it chooses, in
     /// one statement or a batch.
     async fn insert(&self, seq: u64) -> Result<(), ExecutionError> {
-        let mut rng = request_rng(self.seed, seq);
         let spec = &self.profile.insert;
-        let count = spec.partitions.sample(&mut rng);
-        let mut values: Vec<Vec<CqlValue>> = Vec::new();
-        for i in 0..count {
-            // In sequence, insert n covers partitions n·max .. n·max + count.
-            let place = seq.wrapping_mul(spec.partitions.max()).wrapping_add(i);
-            let partition = self.rows.partition(self.keys.key(place, &mut rng));
-            let chance = spec.select.sample(&mut rng);
-            let wanted = (chance * partition.rows as f64).round() as u64;
-            for row in pick_rows(&mut rng, partition.rows, wanted) {
-                values.push(self.rows.row(&partition, row));
-            }
-        }
+        let values = self.insert_values(seq);
         if values.len() == 1 {
             self.session
                 .execute_unpaged(&self.insert, &values[0])
@@ -349,6 +338,87 @@ impl StressWorkload {
             self.session.batch(&batch, chunk).await?;
         }
         Ok(())
+    }
+
+    /// The rows insert `seq` writes: of each partition it chooses, the rows its visit covers
+    /// (all of them without `visits`) selected with the `select` chance, each row's non-key
+    /// columns past the `row-population` share left unset.
+    fn insert_values(&self, seq: u64) -> Vec<Vec<MaybeUnset<CqlValue>>> {
+        let mut rng = request_rng(self.seed, seq);
+        let spec = &self.profile.insert;
+        let count = spec.partitions.sample(&mut rng);
+        let mut values = Vec::new();
+        for i in 0..count {
+            // In sequence, insert n covers partitions n·max .. n·max + count.
+            let place = seq.wrapping_mul(spec.partitions.max()).wrapping_add(i);
+            let (partition, rows) = if spec.visits.max() <= 1 {
+                let partition = self.rows.partition(self.keys.key(place, &mut rng));
+                let all = 0..partition.rows;
+                (partition, all)
+            } else {
+                self.visit(place)
+            };
+            let chance = spec.select.sample(&mut rng);
+            let wanted = (chance * (rows.end - rows.start) as f64).round() as u64;
+            // Drawn apart from the request's stream, which stays as it was without the key.
+            let populated = self.populated_columns(seq, i);
+            for row in pick_rows(&mut rng, rows.end - rows.start, wanted) {
+                let row = self.rows.row(&partition, rows.start + row);
+                values.push(
+                    row.into_iter()
+                        .enumerate()
+                        .map(|(c, v)| {
+                            if c < populated {
+                                MaybeUnset::Set(v)
+                            } else {
+                                MaybeUnset::Unset
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        values
+    }
+
+    /// The partition and rows of place `place` when partitions are written in several visits
+    /// (cassandra-stress's `visits`): `visits.max()` consecutive places make one slot, whose
+    /// partition is chosen by the slot alone; a partition drawing V visits has its rows cut
+    /// into V consecutive parts, and visit k writes part k mod V. So with `visits: fixed(V)`
+    /// and `partitions: fixed(N)`, V·N consecutive places write N partitions whole, each in V
+    /// inserts, and no request depends on another.
+    fn visit(&self, place: u64) -> (rows::Partition, std::ops::Range<u64>) {
+        let spec = &self.profile.insert;
+        let most = spec.visits.max();
+        let (slot, k) = (place / most, place % most);
+        let mut slot_rng = request_rng(self.seed ^ VISITS, slot);
+        let partition = self.rows.partition(self.keys.key(slot, &mut slot_rng));
+        let mut partition_rng = request_rng(self.seed ^ VISITS, rows::mix(partition.number));
+        let visits = spec.visits.sample(&mut partition_rng).max(1);
+        let range = visit_rows(partition.rows, visits, k % visits);
+        (partition, range)
+    }
+
+    /// How many of a row's columns (in insert order: keys first) insert `seq` writes in its
+    /// partition `i`: the keys, and of the T other columns the k-th when k / T is within the
+    /// `row-population` ratio drawn for this partition and insert, as cassandra-stress does.
+    fn populated_columns(&self, seq: u64, i: u64) -> usize {
+        let ratio = &self.profile.insert.row_population;
+        let total = self.rows.columns().count();
+        if ratio.max() >= 1.0 {
+            return total;
+        }
+        let keys = self
+            .rows
+            .columns()
+            .filter(|c| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+            .count();
+        let others = total - keys;
+        let mut rng = request_rng(self.seed ^ ROW_POPULATION, rows::mix(seq) ^ i);
+        let share = ratio.sample(&mut rng);
+        keys + (1..=others)
+            .take_while(|&k| k as f64 / others as f64 <= share)
+            .count()
     }
 
     /// One named query, its variables bound from the rows of one partition: all from one
@@ -376,11 +446,29 @@ impl StressWorkload {
     }
 }
 
+/// Tags separating the streams of `visits` and `row-population` from the request's own.
+const VISITS: u64 = 0x5157_0000_0000_0001;
+const ROW_POPULATION: u64 = 0x9090_0000_0000_0002;
+
+/// Rows `part` of `rows` cut into `parts` consecutive parts (at least one row each: a
+/// partition of fewer rows than parts has its rows written again by the parts past them).
+fn visit_rows(rows: u64, parts: u64, part: u64) -> std::ops::Range<u64> {
+    if rows < parts {
+        let row = part % rows.max(1);
+        return row..row + 1;
+    }
+    let at = |k: u64| (k as u128 * rows as u128 / parts as u128) as u64;
+    at(part)..at(part + 1)
+}
+
 /// Refuses, as cassandra-stress does, a LOGGED insert that can exceed Cassandra's limit of
 /// statements in a batch; an UNLOGGED one is sent in several batches instead.
 fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
     let insert = &profile.insert;
-    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
+    // A visit writes its part of the partition: 1/visits of its rows, as cassandra-stress
+    // counts them.
+    let part = rows.max_rows().div_ceil(insert.visits.min().max(1));
+    let per_partition = ((insert.select.max() * part as f64).round() as u64).max(1);
     let most = per_partition.saturating_mul(insert.partitions.max());
     if insert.batch == BatchKind::Logged && most > MAX_BATCH_STATEMENTS {
         return Err(WorkloadError::Invalid(format!(
@@ -641,6 +729,34 @@ mod tests {
             .to_string();
         assert!(text.starts_with(&format!("{path}: line 4: ")), "{text}");
         assert!(text.contains("unknown field `batchsize`"), "{text}");
+    }
+
+    #[test]
+    fn visits_cut_a_partition_into_consecutive_parts_covering_every_row() {
+        for (rows, parts) in [(12, 3), (10, 3), (100, 7), (2, 5), (1, 1)] {
+            let mut covered = vec![0; rows as usize];
+            for k in 0..parts {
+                let range = visit_rows(rows, parts, k);
+                assert!(
+                    !range.is_empty() && range.end <= rows,
+                    "{rows}/{parts}: {range:?}"
+                );
+                for r in range {
+                    covered[r as usize] += 1;
+                }
+            }
+            assert!(
+                covered.iter().all(|&c| c >= 1),
+                "{rows}/{parts}: {covered:?}"
+            );
+            if rows >= parts {
+                assert!(
+                    covered.iter().all(|&c| c == 1),
+                    "{rows}/{parts}: {covered:?}"
+                );
+            }
+        }
+        assert_eq!(visit_rows(12, 3, 1), 4..8);
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub(super) struct RawColumn {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "the insert section: a mapping of partitions, select and batchtype"
+    expecting = "the insert section: a mapping of partitions, select, batchtype, row-population and visits"
 )]
 pub(super) struct RawInsert {
     #[serde(default)]
@@ -71,9 +71,9 @@ pub(super) struct RawInsert {
     #[serde(default)]
     pub(super) batchtype: Option<Scalar>,
     #[serde(default, rename = "row-population")]
-    pub(super) row_population: Option<IgnoredAny>,
+    pub(super) row_population: Option<Scalar>,
     #[serde(default)]
-    pub(super) visits: Option<IgnoredAny>,
+    pub(super) visits: Option<Scalar>,
 }
 
 #[derive(Deserialize)]
