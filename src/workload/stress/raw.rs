@@ -18,7 +18,7 @@ use serde::Deserialize;
     expecting = "a cassandra-stress profile: a mapping of keyspace, table, columnspec, insert and queries"
 )]
 pub(super) struct RawProfile {
-    /// Only names a profile among several (which headroom does not combine): harmless.
+    /// Names a profile among several (its operations are `specname.op`); read by `multi.rs`.
     #[serde(default)]
     #[allow(dead_code)]
     pub(super) specname: Option<String>,
