@@ -5,7 +5,12 @@ against one node, in one run (docs/PERFORMANCE.md, "One runtime per thread").
         --variant '1 thread=--threads 1' --variant '2 threads=--threads 2' --variant 'default='
 
 Each variant is NAME=FLAGS (FLAGS added to `headroom run keyvalue`), or NAME=BINARY|FLAGS to
-run another build. `--latte` adds latte 0.29 (`-t 1`, bench/latte-keyvalue.rn). The variants
+run another build. `--workload WORDS` runs another workload than keyvalue, e.g. the two senders
+on YCSB's workload A or a cassandra-stress profile:
+
+    python3 bench/threads.py --rate 10000 --workload 'ycsb --workload a -p recordcount=100000' \
+        --variant 'native=--sender native' --variant 'driver=--sender driver'
+ `--latte` adds latte 0.29 (`-t 1`, bench/latte-keyvalue.rn). The variants
 run in turn, A B C A B C ..., so that the machine's and the node's drift falls on all alike.
 CPU is the process's user and system time (os.wait4), divided by the requests the tool
 reports; the table shows each variant's median. With the stand-in node
@@ -43,12 +48,11 @@ def timed(cmd, cwd=None):
 
 def run_headroom(binary, flags, args, out):
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [binary, "run", "keyvalue", "--hosts", args.host, "--rate", args.rate,
-           "--duration", f"{args.seconds}s", "--warmup", "2s", "--keyspace", "bench_threads",
-           "--out", out] + flags
+    cmd = [binary, "run"] + args.workload.split() + ["--hosts", args.host, "--rate", args.rate,
+           "--duration", f"{args.seconds}s", "--warmup", "2s", "--out", out] + flags
     text, user, system, steal = timed(cmd)
     summary = json.loads((Path(out) / "summary.json").read_text())
-    requests = summary["ops"][0]["requests"]
+    requests = sum(op["requests"] for op in summary["ops"])
     # The warmup's requests cost CPU too.
     requests_all = requests + int(float(args.rate) * 2)
     threads = (summary.get("validity") or {}).get("figures", {}).get("threads")
@@ -76,6 +80,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--latte", action="store_true")
+    parser.add_argument("--workload", default="keyvalue --keyspace bench_threads",
+                        help="what follows `headroom run` (default: keyvalue --keyspace bench_threads)")
     args = parser.parse_args()
     variants = []
     for spec in args.variant or ["default="]:

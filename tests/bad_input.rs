@@ -320,8 +320,8 @@ const CASES: &[Case] = &[
     ),
     case(&["cluster", "start", "--dcs", "0"], &["--dcs must be at least 1"]),
     case(
-        &["run", "ycsb", "--workload", "a", "--sender", "native"],
-        &["--sender native sends the built-in workloads only"],
+        &["run", "ycsb", "--workload", "a", "--sender", "nativ"],
+        &["invalid value 'nativ' for '--sender <SENDER>'"],
     ),
     case(
         &["run", "keyvalue", "--ops", "insert=1"],

@@ -18,6 +18,7 @@ mod maintenance;
 mod node_loss;
 mod pauses;
 mod report;
+mod requests;
 mod run;
 mod server_tables;
 mod stress_profile;

@@ -52,9 +52,9 @@ pub struct ClientArgs {
 
     /// What sends the measured requests. `native`: headroom's own CQL connections, about
     /// half the client CPU per request of the driver's path (protocol v4, password
-    /// authentication, no TLS); built-in workloads only. `driver`: the scylla driver. `auto`:
-    /// native for the built-in workloads, the driver for the others or when the native
-    /// connections cannot be opened. Schema, prepare and the ring always go through the driver.
+    /// authentication, TLS), for every workload format. `driver`: the scylla driver. `auto`:
+    /// native, or the driver when the native connections cannot be opened (said in the
+    /// output). Schema, prepare and the ring always go through the driver.
     #[arg(long, value_enum, default_value = "auto", value_name = "SENDER")]
     pub sender: crate::client::native::Sender,
 }

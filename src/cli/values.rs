@@ -49,7 +49,7 @@ value_enum!(PartitionGenerator {
 });
 
 value_enum!(Sender {
-    Auto => "auto": "The native sender for the built-in workloads, the driver for the others; the driver also when the native sender cannot connect (said in the output)",
+    Auto => "auto": "The native sender; the driver when the native sender cannot connect (said in the output)",
     Native => "native": "headroom's own connections; an error for other workloads",
     Driver => "driver": "The scylla driver's `execute_unpaged`",
 });

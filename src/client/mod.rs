@@ -3,6 +3,7 @@
 //! request is data). The load's own statements ([`for_the_engine`]) leave the timeout to the
 //! engine, which keeps one timer for all its requests instead of one per request.
 
+pub mod answer;
 pub mod native;
 pub mod tls;
 

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
+use crate::client;
 use crate::client::tls::{self, TlsClient, TlsSettings};
-use crate::client::{self, native::Sender};
 use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
@@ -287,14 +287,6 @@ pub fn settings(
             return Err(usage_error("--concurrency must be at least 1"))
         }
         _ => {}
-    }
-    if client.sender == Sender::Native
-        && !matches!(workload.definition, crate::workload::Definition::Builtin)
-    {
-        return Err(usage_error(
-            "--sender native sends the built-in workloads only (keyvalue, timeseries, \
-             documents); use --sender driver for workload files and YCSB",
-        ));
     }
     if client.interval < Duration::from_millis(10) {
         return Err(usage_error("--interval must be at least 10ms"));

@@ -194,10 +194,7 @@ impl RunSettings {
     /// sender does not serve, whatever `--sender` asked (`native` is refused for them
     /// when the settings are made).
     pub fn effective_sender(&self) -> Sender {
-        match (&self.workload.definition, self.sender) {
-            (crate::workload::Definition::Builtin, sender) => sender,
-            _ => Sender::Driver,
-        }
+        self.sender
     }
 
     /// When the engine ends the run: the warmup, then the duration or the request count.

@@ -12,6 +12,7 @@ use scylla::errors::ExecutionError;
 
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::declarative::{self, Declarative};
+use super::send::Requests;
 use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
@@ -36,30 +37,32 @@ pub enum AnyWorkload {
 }
 
 impl AnyWorkload {
-    /// Creates the schema the workload needs and prepares its statements.
-    /// `native`: the run's native sender, for the workloads it serves (the built-ins).
+    /// Creates the schema the workload needs and prepares its statements. `native`: the
+    /// run's native sender, through which every format sends its measured requests
+    /// ([`Requests`]); the driver's session when None.
     pub async fn prepare(
         session: Arc<Session>,
         native: Option<Arc<NativeClient>>,
         config: &WorkloadConfig,
     ) -> Result<AnyWorkload, WorkloadError> {
+        let requests = Requests::new(session, native);
         match &config.definition {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
-                Builtin::prepare(session, native, config).await?,
+                Builtin::prepare(requests, config).await?,
             )),
             Definition::Declarative { path, text, op_mix } => {
                 let checked = declarative::parse(text, path)?;
                 Ok(AnyWorkload::Declarative(
-                    Declarative::prepare(session, &checked, config, op_mix.as_deref()).await?,
+                    Declarative::prepare(requests, &checked, config, op_mix.as_deref()).await?,
                 ))
             }
             Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
-                StressWorkload::prepare(session, config, d).await?,
+                StressWorkload::prepare(requests, config, d).await?,
             )),
             Definition::CassandraStressSet(set) => Ok(AnyWorkload::CassandraStressSet(
-                StressSetWorkload::prepare(session, config, set).await?,
+                StressSetWorkload::prepare(requests, config, set).await?,
             )),
-            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(session, config, y).await?)),
+            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(requests, config, y).await?)),
         }
     }
 

@@ -10,7 +10,6 @@
 //!   [`super::documents`].
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use scylla::client::session::Session;
@@ -22,8 +21,8 @@ use scylla::value::CqlTimestamp;
 
 use super::documents::{self, Layout};
 use super::generators::{request_rng, PartitionKeys, TextPool};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
-use crate::client::native::NativeClient;
 
 /// The names `headroom run` accepts.
 pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents"];
@@ -170,9 +169,8 @@ pub struct Builtin {
     text: TextPool,
     seed: u64,
     statements: [PreparedStatement; 3],
-    session: Arc<Session>,
-    /// The measured requests' sender when it is not the driver.
-    native: Option<Arc<NativeClient>>,
+    /// The measured requests' path.
+    requests: Requests,
     op_names: Vec<String>,
     /// Where documents' requests go (documents only).
     layout: Layout,
@@ -265,10 +263,10 @@ impl Builtin {
     /// Creates the keyspace and table when missing (or anew with `drop`), checks an existing
     /// table's columns, and prepares the statements.
     pub async fn prepare(
-        session: Arc<Session>,
-        native: Option<Arc<NativeClient>>,
+        requests: Requests,
         config: &WorkloadConfig,
     ) -> Result<Builtin, WorkloadError> {
+        let session = requests.session().clone();
         let session_ref = &session;
         let kind = Kind::of(&config.name)?;
         config.validate().map_err(WorkloadError::Invalid)?;
@@ -335,8 +333,7 @@ impl Builtin {
             text: TextPool::new(config.seed),
             seed: config.seed,
             statements,
-            session,
-            native,
+            requests,
             op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
             layout: Layout {
                 rows_per_partition: config
@@ -475,14 +472,7 @@ impl Builtin {
         statement: &PreparedStatement,
         values: impl SerializeRow,
     ) -> Result<(), ExecutionError> {
-        match &self.native {
-            Some(native) => native.execute(statement, values).await,
-            None => self
-                .session
-                .execute_unpaged(statement, values)
-                .await
-                .map(|_| ()),
-        }
+        self.requests.execute(statement, values).await
     }
 
     /// One request of the documents workload.

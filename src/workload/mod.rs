@@ -13,6 +13,7 @@ pub mod distribution;
 pub mod documents;
 pub mod generators;
 pub mod mix;
+pub mod send;
 pub mod stress;
 pub mod yaml_error;
 pub mod ycsb;

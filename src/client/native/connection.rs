@@ -29,14 +29,23 @@ use crate::client::tls::TlsClient;
 /// Stream ids a v4 connection has (0..=32767; negative ones are the server's events).
 const STREAMS: usize = 32_768;
 
-/// What became of a request.
-type Outcome = Result<(), Box<ExecutionError>>;
+/// What became of a request: for a request that asked for it, the body of its RESULT (after
+/// the tracing id, warnings and custom payload).
+type Outcome = Result<Option<Vec<u8>>, Box<ExecutionError>>;
+
+/// An answer as read, before it is handed to its request: a RESULT's body proper (where it
+/// lies in the read buffer), or an error.
+enum Raw {
+    Result(std::ops::Range<usize>),
+    Failed(Box<ExecutionError>),
+}
 
 /// One stream id's state.
 enum Slot {
     Free,
-    /// Sent; the waker of the request's last poll.
-    Waiting(Option<Waker>),
+    /// Sent; the waker of the request's last poll, and whether the request reads the
+    /// answer's body (only then is it copied out of the read buffer).
+    Waiting(Option<Waker>, bool),
     /// The request was dropped before its answer: the id is reused once the answer comes.
     Abandoned,
     /// Answered; the request takes the outcome at its next poll.
@@ -131,9 +140,10 @@ impl Connection {
     }
 
     /// Sends one request: `build` appends its frame for the given stream id. The returned
-    /// future ends with the answer.
+    /// future ends with the answer; with `wants_body`, with a RESULT's body.
     pub(crate) fn send(
         self: &Arc<Self>,
+        wants_body: bool,
         build: impl FnOnce(&mut Vec<u8>, i16) -> Result<(), Box<ExecutionError>>,
     ) -> Result<Pending, Box<ExecutionError>> {
         let mut shared = self.lock();
@@ -159,7 +169,7 @@ impl Connection {
             shared.free.push(stream);
             return Err(e);
         }
-        shared.slots[stream as usize] = Slot::Waiting(None);
+        shared.slots[stream as usize] = Slot::Waiting(None, wants_body);
         drop(shared);
         if was_empty {
             self.flush.notify_one();
@@ -197,7 +207,7 @@ impl Connection {
         }
         for (stream, slot) in slots.iter_mut().enumerate() {
             match slot {
-                Slot::Waiting(waker) => {
+                Slot::Waiting(waker, _) => {
                     wakers.extend(waker.take());
                     *slot = Slot::Done(Err(Box::new(broken(self.address, &why))));
                 }
@@ -214,17 +224,22 @@ impl Connection {
         wakers.into_iter().for_each(Waker::wake);
     }
 
-    /// Hands answers to their requests.
-    fn complete(&self, answers: &mut Vec<(i16, Outcome)>, wakers: &mut Vec<Waker>) {
+    /// Hands answers to their requests; a RESULT's body is copied out of `buffer` for the
+    /// requests that read it.
+    fn complete(&self, answers: &mut Vec<(i16, Raw)>, buffer: &[u8], wakers: &mut Vec<Waker>) {
         let mut shared = self.lock();
         let Shared { slots, free, .. } = &mut *shared;
-        for (stream, outcome) in answers.drain(..) {
+        for (stream, raw) in answers.drain(..) {
             let Some(slot) = slots.get_mut(stream as usize) else {
                 continue;
             };
             match slot {
-                Slot::Waiting(waker) => {
+                Slot::Waiting(waker, wants_body) => {
                     wakers.extend(waker.take());
+                    let outcome = match raw {
+                        Raw::Result(body) => Ok(wants_body.then(|| buffer[body].to_vec())),
+                        Raw::Failed(e) => Err(e),
+                    };
                     *slot = Slot::Done(outcome);
                 }
                 Slot::Abandoned => {
@@ -373,23 +388,24 @@ async fn read(connection: Arc<Connection>, mut socket: impl AsyncRead + Unpin) {
             }
             // Negative stream ids carry events the sender did not register for.
             if header.stream >= 0 {
-                let body = frame::body_proper(header.flags, &buffer[start + HEADER..frame_end]);
-                let outcome = match header.opcode {
-                    opcode::RESULT => Ok(()),
-                    opcode::ERROR => Err(Box::new(frame::error_of(body))),
-                    other => Err(Box::new(frame::protocol_error(format!(
-                        "an answer with opcode {other:#04x} to EXECUTE"
+                let whole = &buffer[start + HEADER..frame_end];
+                let body = frame::body_proper(header.flags, whole);
+                let raw = match header.opcode {
+                    opcode::RESULT => Raw::Result(frame_end - body.len()..frame_end),
+                    opcode::ERROR => Raw::Failed(Box::new(frame::error_of(body))),
+                    other => Raw::Failed(Box::new(frame::protocol_error(format!(
+                        "an answer with opcode {other:#04x} to a request"
                     )))),
                 };
-                answers.push((header.stream, outcome));
+                answers.push((header.stream, raw));
             }
             start = frame_end;
         }
+        if !answers.is_empty() {
+            connection.complete(&mut answers, &buffer, &mut wakers);
+        }
         if start == end {
             (start, end) = (0, 0);
-        }
-        if !answers.is_empty() {
-            connection.complete(&mut answers, &mut wakers);
         }
     };
     connection.fail(why);
@@ -403,7 +419,7 @@ pub(crate) struct Pending {
 }
 
 impl Future for Pending {
-    type Output = Result<(), ExecutionError>;
+    type Output = Result<Option<Vec<u8>>, ExecutionError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
@@ -411,7 +427,7 @@ impl Future for Pending {
         let Shared { slots, free, .. } = &mut *shared;
         let slot = &mut slots[this.stream as usize];
         match slot {
-            Slot::Waiting(waker) => {
+            Slot::Waiting(waker, _) => {
                 if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                     *waker = Some(cx.waker().clone());
                 }
@@ -439,7 +455,7 @@ impl Drop for Pending {
         let Shared { slots, free, .. } = &mut *shared;
         let slot = &mut slots[self.stream as usize];
         match slot {
-            Slot::Waiting(_) => *slot = Slot::Abandoned,
+            Slot::Waiting(..) => *slot = Slot::Abandoned,
             Slot::Done(_) => {
                 *slot = Slot::Free;
                 free.push(self.stream);
@@ -519,8 +535,8 @@ mod tests {
 
     fn execute(connection: &Arc<Connection>) -> Pending {
         connection
-            .send(|out, stream| {
-                let body = frame::execute_begin(out, stream, b"id", Consistency::One, None);
+            .send(false, |out, stream| {
+                let body = frame::execute_begin(out, stream, b"id", Consistency::One, None, None);
                 out.extend_from_slice(&[0, 0]);
                 frame::end(out, body);
                 Ok(())
@@ -528,7 +544,7 @@ mod tests {
             .unwrap()
     }
 
-    fn class(result: Result<(), ExecutionError>) -> Option<ErrorClass> {
+    fn class(result: Result<Option<Vec<u8>>, ExecutionError>) -> Option<ErrorClass> {
         result.err().map(|e| ErrorClass::of(&e))
     }
 
@@ -617,7 +633,7 @@ mod tests {
             class(execute(&connection).await),
             Some(ErrorClass::Connection)
         );
-        let next = connection.send(|_, _| Ok(()));
+        let next = connection.send(false, |_, _| Ok(()));
         let error = next.err().expect("a broken connection takes no request");
         assert_eq!(ErrorClass::of(&error), ErrorClass::Connection);
         assert!(

@@ -1,6 +1,6 @@
 //! CQL native protocol v4 frames: the few requests the native sender writes (STARTUP,
-//! AUTH_RESPONSE, EXECUTE) and what it reads of the answers (the header, and an ERROR's code
-//! and message, decoded by the driver's own parser).
+//! AUTH_RESPONSE, EXECUTE, BATCH) and what it reads of the answers (the header, an ERROR's code
+//! and message, and a RESULT's rows, decoded by the driver's own parsers).
 //!
 //! A frame is a 9-byte header — version, flags, stream id (i16), opcode, body length (u32),
 //! all big-endian — and its body (the protocol's `native_protocol_v4.spec`, sections 2–4).
@@ -22,6 +22,7 @@ pub(crate) mod opcode {
     pub(crate) const READY: u8 = 0x02;
     pub(crate) const AUTHENTICATE: u8 = 0x03;
     pub(crate) const EXECUTE: u8 = 0x0A;
+    pub(crate) const BATCH: u8 = 0x0D;
     pub(crate) const RESULT: u8 = 0x08;
     pub(crate) const AUTH_RESPONSE: u8 = 0x0F;
     pub(crate) const AUTH_SUCCESS: u8 = 0x10;
@@ -30,7 +31,17 @@ pub(crate) mod opcode {
 /// EXECUTE flags (the query parameters' `<flags>` byte).
 const VALUES: u8 = 0x01;
 const SKIP_METADATA: u8 = 0x02;
+const PAGE_SIZE: u8 = 0x04;
+const WITH_PAGING_STATE: u8 = 0x08;
 const SERIAL_CONSISTENCY: u8 = 0x10;
+
+/// Which page of rows an EXECUTE asks for, when its rows are read: `size` rows from where
+/// `state` (from the page before) left off.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Page<'a> {
+    pub(crate) size: i32,
+    pub(crate) state: Option<&'a [u8]>,
+}
 
 /// A frame header as read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,20 +108,31 @@ pub(crate) fn auth_response(out: &mut Vec<u8>, user: &str, password: &str) {
 
 /// The start of an EXECUTE body up to its values: the statement's id, its consistency and
 /// flags. The caller appends the values (a `[short]` count, then each as `[bytes]`), then
-/// [`serial_consistency`], then [`end`]s the frame.
+/// [`after_values`], then [`end`]s the frame. Without `page` the rows are not read, so their
+/// column metadata is not asked for; with it, the metadata comes with them (a page of a
+/// paged query, or the one page whose values are read).
 pub(crate) fn execute_begin(
     out: &mut Vec<u8>,
     stream: i16,
     id: &[u8],
     consistency: Consistency,
     serial: Option<SerialConsistency>,
+    page: Option<Page<'_>>,
 ) -> usize {
     let body = begin(out, stream, opcode::EXECUTE);
     out.extend_from_slice(&(id.len() as u16).to_be_bytes());
     out.extend_from_slice(id);
     out.extend_from_slice(&(consistency as u16).to_be_bytes());
-    // Rows are not decoded, so their column metadata is not asked for.
-    let mut flags = VALUES | SKIP_METADATA;
+    let mut flags = VALUES;
+    match page {
+        None => flags |= SKIP_METADATA,
+        Some(page) => {
+            flags |= PAGE_SIZE;
+            if page.state.is_some() {
+                flags |= WITH_PAGING_STATE;
+            }
+        }
+    }
     if serial.is_some() {
         flags |= SERIAL_CONSISTENCY;
     }
@@ -118,11 +140,58 @@ pub(crate) fn execute_begin(
     body
 }
 
-/// Appends the serial consistency (after the values) when there is one.
-pub(crate) fn serial_consistency(out: &mut Vec<u8>, serial: Option<SerialConsistency>) {
+/// Appends what follows an EXECUTE's values: the page size and paging state when a page is
+/// asked for, then the serial consistency when there is one.
+pub(crate) fn after_values(
+    out: &mut Vec<u8>,
+    page: Option<Page<'_>>,
+    serial: Option<SerialConsistency>,
+) {
+    if let Some(page) = page {
+        out.extend_from_slice(&page.size.to_be_bytes());
+        if let Some(state) = page.state {
+            out.extend_from_slice(&(state.len() as i32).to_be_bytes());
+            out.extend_from_slice(state);
+        }
+    }
     if let Some(serial) = serial {
         out.extend_from_slice(&(serial as i16 as u16).to_be_bytes());
     }
+}
+
+/// The start of a BATCH body: its type and the count of statements. Each statement follows
+/// as [`batch_statement_begin`], its values (a `[short]` count, then each as `[bytes]`); then
+/// [`batch_end`].
+pub(crate) fn batch_begin(out: &mut Vec<u8>, stream: i16, kind: u8, count: u16) -> usize {
+    let body = begin(out, stream, opcode::BATCH);
+    out.push(kind);
+    out.extend_from_slice(&count.to_be_bytes());
+    body
+}
+
+/// One prepared statement of a batch, up to its values.
+pub(crate) fn batch_statement_begin(out: &mut Vec<u8>, id: &[u8]) {
+    out.push(1);
+    out.extend_from_slice(&(id.len() as u16).to_be_bytes());
+    out.extend_from_slice(id);
+}
+
+/// The end of a BATCH body: its consistency and flags (serial consistency when given).
+pub(crate) fn batch_end(
+    out: &mut Vec<u8>,
+    body: usize,
+    consistency: Consistency,
+    serial: Option<SerialConsistency>,
+) {
+    out.extend_from_slice(&(consistency as u16).to_be_bytes());
+    match serial {
+        Some(serial) => {
+            out.push(SERIAL_CONSISTENCY);
+            out.extend_from_slice(&(serial as i16 as u16).to_be_bytes());
+        }
+        None => out.push(0),
+    }
+    end(out, body);
 }
 
 /// Response flags that put something before the body proper (v4 spec, section 2.2).
@@ -245,7 +314,14 @@ mod tests {
     #[test]
     fn execute_writes_id_consistency_and_flags() {
         let mut out = Vec::new();
-        let body = execute_begin(&mut out, 7, &[0xAB, 0xCD], Consistency::LocalOne, None);
+        let body = execute_begin(
+            &mut out,
+            7,
+            &[0xAB, 0xCD],
+            Consistency::LocalOne,
+            None,
+            None,
+        );
         out.extend_from_slice(&0u16.to_be_bytes());
         end(&mut out, body);
         assert_eq!(

@@ -50,11 +50,13 @@ use scylla::errors::{
 };
 use scylla::serialize::row::{RowSerializationContext, SerializeRow};
 use scylla::serialize::writers::RowWriter;
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::answer::Answer;
 use super::tls::TlsClient;
 use crate::lanes::{self, Lanes};
 use connection::Connection;
@@ -63,11 +65,11 @@ use connection::Connection;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Sender {
-    /// The native sender for the built-in workloads, the driver for the others; the driver
-    /// also when the native sender cannot connect (said in the output).
+    /// The native sender; the driver when the native sender cannot connect (said in the
+    /// output).
     #[default]
     Auto,
-    /// headroom's own connections (this module); an error for other workloads.
+    /// headroom's own connections (this module); an error when they cannot be opened.
     Native,
     /// The scylla driver's `execute_unpaged`.
     Driver,
@@ -314,7 +316,109 @@ impl NativeClient {
         statement: &PreparedStatement,
         values: impl SerializeRow,
     ) -> Result<(), ExecutionError> {
-        let (link, connection, pending) = self.dispatch(statement, &values).map_err(|e| *e)?;
+        self.request(statement, &values, false, |out, stream| {
+            write_execute(out, stream, statement, &values, None)
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// Executes `statement` with `values` and returns the first page of its rows (none for
+    /// an answer without rows).
+    pub async fn fetch(
+        &self,
+        statement: &PreparedStatement,
+        values: impl SerializeRow,
+    ) -> Result<Answer, ExecutionError> {
+        let page = Some(frame::Page {
+            size: FETCH_PAGE,
+            state: None,
+        });
+        let body = self
+            .request(statement, &values, true, |out, stream| {
+                write_execute(out, stream, statement, &values, page)
+            })
+            .await?;
+        Ok(Answer::of_frame(body.unwrap_or_default())?.0)
+    }
+
+    /// Reads every page of `statement` with `values`, `page_size` rows a page, and returns
+    /// the count of rows. Each page is a request of its own, routed as any.
+    pub async fn scan(
+        &self,
+        statement: &PreparedStatement,
+        values: impl SerializeRow,
+        page_size: i32,
+    ) -> Result<u64, ExecutionError> {
+        let mut state: Option<Vec<u8>> = None;
+        let mut count = 0u64;
+        loop {
+            let page = Some(frame::Page {
+                size: page_size.max(1),
+                state: state.as_deref(),
+            });
+            let body = self
+                .request(statement, &values, true, |out, stream| {
+                    write_execute(out, stream, statement, &values, page)
+                })
+                .await?;
+            let (answer, next) = Answer::of_frame(body.unwrap_or_default())?;
+            count += answer.rows.len() as u64;
+            match next {
+                Some(next) => state = Some(next),
+                None => return Ok(count),
+            }
+        }
+    }
+
+    /// Sends one BATCH of `kind` at `consistency`: each prepared statement with its values
+    /// (the first statement's serial consistency applies), routed by the first statement's
+    /// token. The answer has rows for a conditional batch (its `[applied]`).
+    pub async fn batch<V: SerializeRow>(
+        &self,
+        kind: BatchType,
+        consistency: Consistency,
+        items: &[(&PreparedStatement, V)],
+    ) -> Result<Answer, ExecutionError> {
+        let Some((first, first_values)) = items.first() else {
+            return Ok(Answer::default());
+        };
+        let serial = first.get_serial_consistency();
+        let kind = match kind {
+            BatchType::Logged => 0,
+            BatchType::Unlogged => 1,
+            BatchType::Counter => 2,
+        };
+        let count = u16::try_from(items.len()).map_err(|_| {
+            ExecutionError::BadQuery(BadQuery::TooManyQueriesInBatchStatement(items.len()))
+        })?;
+        let body = self
+            .request(first, first_values, true, |out, stream| {
+                let body = frame::batch_begin(out, stream, kind, count);
+                for (statement, values) in items {
+                    frame::batch_statement_begin(out, statement.get_id());
+                    write_values(out, statement, values)?;
+                }
+                frame::batch_end(out, body, consistency, serial);
+                Ok(())
+            })
+            .await?;
+        Ok(Answer::of_frame(body.unwrap_or_default())?.0)
+    }
+
+    /// Sends one request built by `build` (called once per node tried) to the first node of
+    /// the plan of `statement` with `values` that takes it, and waits for its answer: the
+    /// RESULT's body with `wants_body`.
+    async fn request(
+        &self,
+        statement: &PreparedStatement,
+        values: &impl SerializeRow,
+        wants_body: bool,
+        build: impl Fn(&mut Vec<u8>, i16) -> Result<(), Box<ExecutionError>>,
+    ) -> Result<Option<Vec<u8>>, ExecutionError> {
+        let (link, connection, pending) = self
+            .dispatch(statement, values, wants_body, &build)
+            .map_err(|e| *e)?;
         let result = pending.await;
         if let Err(e) = &result {
             if connection.is_broken() {
@@ -331,6 +435,8 @@ impl NativeClient {
         &self,
         statement: &PreparedStatement,
         values: &impl SerializeRow,
+        wants_body: bool,
+        build: &impl Fn(&mut Vec<u8>, i16) -> Result<(), Box<ExecutionError>>,
     ) -> Result<(Arc<Link>, Arc<Connection>, connection::Pending), Box<ExecutionError>> {
         let table = self.table.load();
         let turn = next_turn();
@@ -368,7 +474,7 @@ impl NativeClient {
             let range = of_lane(links);
             let link = &links[range.start + turn % range.len()];
             let connection = link.connection();
-            match self.send(&connection, statement, values) {
+            match connection.send(wants_body, build) {
                 Ok(pending) => return Ok((link.clone(), connection, pending)),
                 // Not written: the next node of the plan may take it.
                 Err(e) if connection.is_broken() => {
@@ -379,34 +485,6 @@ impl NativeClient {
             }
         }
         Err(last.unwrap_or_else(|| Box::new(no_connection())))
-    }
-
-    /// Frames one EXECUTE on `connection`; Err when it was not written.
-    fn send(
-        &self,
-        connection: &Arc<Connection>,
-        statement: &PreparedStatement,
-        values: &impl SerializeRow,
-    ) -> Result<connection::Pending, Box<ExecutionError>> {
-        let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
-        let serial = statement.get_serial_consistency();
-        connection.send(|out, stream| {
-            let body = frame::execute_begin(out, stream, statement.get_id(), consistency, serial);
-            // The values go straight into the frame: a [short] count, then each as [bytes].
-            let count_at = out.len();
-            out.extend_from_slice(&[0, 0]);
-            let specs = statement.get_variable_col_specs();
-            let context = RowSerializationContext::from_specs(specs.as_slice());
-            let mut writer = RowWriter::new(out);
-            values
-                .serialize(&context, &mut writer)
-                .map_err(|e| Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e))))?;
-            let count = writer.value_count() as u16;
-            out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
-            frame::serial_consistency(out, serial);
-            frame::end(out, body);
-            Ok(())
-        })
     }
 
     /// Reopens the link's connection in the background, unless that is under way or was
@@ -514,6 +592,46 @@ async fn watch(
             }
         }
     }
+}
+
+/// Rows asked for by [`NativeClient::fetch`]: its one page holds up to this many.
+const FETCH_PAGE: i32 = 5000;
+
+/// Frames one EXECUTE of `statement` with `values` (and `page`, when its rows are read).
+fn write_execute(
+    out: &mut Vec<u8>,
+    stream: i16,
+    statement: &PreparedStatement,
+    values: &impl SerializeRow,
+    page: Option<frame::Page<'_>>,
+) -> Result<(), Box<ExecutionError>> {
+    let consistency = statement.get_consistency().unwrap_or(Consistency::LocalOne);
+    let serial = statement.get_serial_consistency();
+    let body = frame::execute_begin(out, stream, statement.get_id(), consistency, serial, page);
+    write_values(out, statement, values)?;
+    frame::after_values(out, page, serial);
+    frame::end(out, body);
+    Ok(())
+}
+
+/// Writes `values` of `statement` straight into the frame: a [short] count, then each as
+/// [bytes].
+fn write_values(
+    out: &mut Vec<u8>,
+    statement: &PreparedStatement,
+    values: &impl SerializeRow,
+) -> Result<(), Box<ExecutionError>> {
+    let count_at = out.len();
+    out.extend_from_slice(&[0, 0]);
+    let specs = statement.get_variable_col_specs();
+    let context = RowSerializationContext::from_specs(specs.as_slice());
+    let mut writer = RowWriter::new(out);
+    values
+        .serialize(&context, &mut writer)
+        .map_err(|e| Box::new(ExecutionError::BadQuery(BadQuery::SerializationError(e))))?;
+    let count = writer.value_count() as u16;
+    out[count_at..count_at + 2].copy_from_slice(&count.to_be_bytes());
+    Ok(())
 }
 
 /// The error of a request no node of the local data centre could take.

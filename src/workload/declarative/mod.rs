@@ -21,15 +21,14 @@ pub mod generator;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
-use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use serde::Deserialize;
 
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use generator::{convert, Generator};
 
@@ -304,7 +303,8 @@ impl Checked {
 
 /// A workload file, prepared against a session.
 pub struct Declarative {
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     op_names: Vec<String>,
     weights: Vec<f64>,
     mix: OpMix,
@@ -320,12 +320,13 @@ impl Declarative {
     /// Runs the schema, prepares every operation and checks each argument's generator
     /// against its variable's CQL type.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         checked: &Checked,
         config: &WorkloadConfig,
         op_mix: Option<&[(String, f64)]>,
     ) -> Result<Declarative, WorkloadError> {
         // The file's keyspace, else --keyspace (settled into the config).
+        let session = requests.session().clone();
         let ks = config.keyspace.as_str();
         if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
             return Err(WorkloadError::Invalid(format!(
@@ -411,7 +412,7 @@ impl Declarative {
             weights = mix_weights(&checked.op_names, mix)?;
         }
         Ok(Declarative {
-            session,
+            requests,
             op_names: checked.op_names.clone(),
             mix: OpMix::new(&normalise(&weights)),
             weights,
@@ -481,7 +482,7 @@ impl Workload for Declarative {
             // Checked at prepare time: every generator converts to its variable's type.
             values.push(value.expect("generator checked against the variable's type"));
         }
-        self.session.execute_unpaged(statement, values).await?;
+        self.requests.execute(statement, values).await?;
         Ok(())
     }
 }

@@ -14,12 +14,11 @@ pub mod rows;
 pub mod types;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rand::Rng;
 use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
-use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
@@ -29,6 +28,7 @@ use self::profile::{BatchKind, Fields, Profile, INSERT};
 use self::rows::{pick_rows, Column, CqlType, Kind, Rows, COMPOSITE_TYPES, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 use crate::workload::WorkloadRequest;
 
@@ -165,7 +165,8 @@ struct PreparedQuery {
 /// A cassandra-stress profile, ready to send requests.
 #[derive(Debug)]
 pub struct StressWorkload {
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     rows: Rows,
     profile: Profile,
     insert: PreparedStatement,
@@ -182,10 +183,11 @@ impl StressWorkload {
     /// Creates the keyspace, table and extra definitions when missing, reads the table's
     /// columns, and prepares the insert and the queries.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         definition: &StressDefinition,
     ) -> Result<StressWorkload, WorkloadError> {
+        let session = requests.session().clone();
         let profile = definition.parsed()?;
         let consistency = parse_consistency(&config.consistency)?;
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
@@ -299,7 +301,7 @@ impl StressWorkload {
         let op_names = op_names_of(definition);
         let weights: Vec<f64> = definition.ops.iter().map(|(_, w)| *w).collect();
         Ok(StressWorkload {
-            session,
+            requests,
             rows,
             insert,
             queries,
@@ -319,9 +321,7 @@ impl StressWorkload {
         let spec = &self.profile.insert;
         let values = self.insert_values(seq);
         if values.len() == 1 {
-            self.session
-                .execute_unpaged(&self.insert, &values[0])
-                .await?;
+            self.requests.execute(&self.insert, &values[0]).await?;
             return Ok(());
         }
         let kind = match spec.batch {
@@ -329,13 +329,9 @@ impl StressWorkload {
             BatchKind::Unlogged => BatchType::Unlogged,
         };
         for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
-            let mut batch = Batch::new(kind);
-            for _ in chunk {
-                batch.append_statement(self.insert.clone());
-            }
-            batch.set_consistency(self.consistency);
-            batch.set_is_idempotent(false);
-            self.session.batch(&batch, chunk).await?;
+            let items: Vec<(&PreparedStatement, &Vec<MaybeUnset<CqlValue>>)> =
+                chunk.iter().map(|row| (&self.insert, row)).collect();
+            self.requests.batch(kind, self.consistency, &items).await?;
         }
         Ok(())
     }
@@ -439,9 +435,7 @@ impl StressWorkload {
                 self.rows.value(column, &partition, row)
             })
             .collect();
-        self.session
-            .execute_unpaged(&query.statement, &values)
-            .await?;
+        self.requests.execute(&query.statement, &values).await?;
         Ok(())
     }
 }

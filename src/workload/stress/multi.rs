@@ -9,15 +9,13 @@
 //! seed and its number. The extra operation `insert` (every profile's insert in turn) is what
 //! `--populate` sends.
 
-use std::sync::Arc;
-
-use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use serde::{Deserialize, Serialize};
 
 use super::profile::{Profile, INSERT};
 use super::{StressDefinition, StressWorkload};
 use crate::workload::builtin::{run_schema, WorkloadError};
+use crate::workload::send::Requests;
 use crate::workload::{OpMix, Parts, Workload, WorkloadConfig, WorkloadRequest};
 
 /// One profile of a run of several.
@@ -144,10 +142,11 @@ impl StressSetWorkload {
     /// Prepares every profile; with --drop, each keyspace is dropped once, before any is
     /// created (two profiles may share one).
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         set: &StressSet,
     ) -> Result<StressSetWorkload, WorkloadError> {
+        let session = requests.session().clone();
         let mut member_config = config.clone();
         if config.drop {
             let mut dropped: Vec<&str> = Vec::new();
@@ -165,7 +164,7 @@ impl StressSetWorkload {
         let mut weights = Vec::new();
         for (m, member) in set.members.iter().enumerate() {
             members.push(
-                StressWorkload::prepare(session.clone(), &member_config, &member.definition)
+                StressWorkload::prepare(requests.clone(), &member_config, &member.definition)
                     .await?,
             );
             for (o, (_, weight)) in member.definition.ops.iter().enumerate() {

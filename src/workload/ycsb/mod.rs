@@ -22,10 +22,8 @@ pub use config::{
     resolve, settle, FieldLengthDistribution, InsertOrder, ScanLengthDistribution, YcsbConfig,
 };
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
@@ -33,6 +31,7 @@ use scylla::statement::Consistency;
 use self::generators::{key_name, KeyChooser, LengthChooser};
 use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
+use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
 
 /// The name `headroom run` accepts for this format.
@@ -90,7 +89,8 @@ struct Plan {
 pub struct Ycsb {
     plan: Plan,
     statements: Statements,
-    session: Arc<Session>,
+    /// The measured requests' path.
+    requests: Requests,
     op_names: Vec<String>,
 }
 
@@ -98,10 +98,11 @@ impl Ycsb {
     /// Creates the keyspace and usertable when missing (or anew with `drop`), checks an
     /// existing table's columns, and prepares the statements.
     pub async fn prepare(
-        session: Arc<Session>,
+        requests: Requests,
         config: &WorkloadConfig,
         ycsb: &YcsbConfig,
     ) -> Result<Ycsb, WorkloadError> {
+        let session = requests.session().clone();
         let ks = &config.keyspace;
         if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
             return Err(WorkloadError::Invalid(format!(
@@ -228,7 +229,7 @@ impl Ycsb {
         Ok(Ycsb {
             plan: Plan::new(ycsb.clone(), config.seed),
             statements,
-            session,
+            requests,
             op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
         })
     }
@@ -344,7 +345,7 @@ impl Ycsb {
         } else {
             &s.read_all
         };
-        self.session.execute_unpaged(statement, (key,)).await?;
+        self.requests.execute(statement, (key,)).await?;
         Ok(())
     }
 
@@ -360,12 +361,12 @@ impl Ycsb {
                 .map(|_| self.plan.value(rng))
                 .collect();
             values.push(key);
-            self.session.execute_unpaged(&s.update_all, values).await?;
+            self.requests.execute(&s.update_all, values).await?;
         } else {
             let field = self.plan.field(rng);
             let value = self.plan.value(rng);
-            self.session
-                .execute_unpaged(&s.update_one[field], (value, key))
+            self.requests
+                .execute(&s.update_one[field], (value, key))
                 .await?;
         }
         Ok(())
@@ -404,8 +405,8 @@ impl Workload for Ycsb {
             for _ in 0..self.plan.config.fieldcount {
                 values.push(self.plan.value(&mut rng));
             }
-            self.session
-                .execute_unpaged(&self.statements.insert, values)
+            self.requests
+                .execute(&self.statements.insert, values)
                 .await?;
             return Ok(());
         }
@@ -420,8 +421,8 @@ impl Workload for Ycsb {
                 } else {
                     &s.scan_one[self.plan.field(&mut rng)]
                 };
-                self.session
-                    .execute_unpaged(statement, (key.as_str(), rows))
+                self.requests
+                    .execute(statement, (key.as_str(), rows))
                     .await?;
                 Ok(())
             }
