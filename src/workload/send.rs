@@ -93,6 +93,13 @@ impl Requests {
                     values.push(v);
                 }
                 batch.set_consistency(consistency);
+                // The statements' profile: for the engine's, no driver timeout (the engine
+                // times each request out itself).
+                if let Some((first, _)) = items.first() {
+                    batch.set_execution_profile_handle(
+                        first.get_execution_profile_handle().cloned(),
+                    );
+                }
                 if let Some(serial) = items.first().and_then(|(s, _)| s.get_serial_consistency()) {
                     batch.set_serial_consistency(Some(serial));
                 }

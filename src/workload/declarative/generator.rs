@@ -1,22 +1,22 @@
 //! Bind-variable generators of headroom's workload format: `uniform(1M)`, `text(100..200)`,
-//! `timeuuid`, ... Each draws one value per request from the request's own random stream (or
-//! its sequence number), then converts it to the CQL type of the variable it is bound to.
+//! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::parse`]). Each draws one
+//! value per use from the request's own random stream, its sequence number, its row in a batch
+//! or the named generators already drawn for it; [`super::bind`] converts the value to the CQL
+//! type of the variable it is bound to.
 
-use std::fmt;
+use std::borrow::Cow;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
-use scylla::frame::response::result::{ColumnType, NativeType};
-use scylla::value::{CqlTimestamp, CqlTimeuuid, CqlValue};
 use uuid::{Builder, Uuid};
 
 use super::super::distribution::standard_normal;
 use super::super::generators::TextPool;
-use crate::units;
 
-/// A generator, as written in a workload file. Ranges (`min..=max`) include both ends.
+/// A generator, as read from a workload file. Ranges (`min..=max`) include both ends.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Generator {
     /// `sequence(N)` or `sequence(A..B)`: the request's sequence number, wrapped into the range.
@@ -32,6 +32,13 @@ pub enum Generator {
         min: i64,
         /// Last value.
         max: i64,
+    },
+    /// `uniform(0.0..1.0)`: a real number, uniform in the range.
+    UniformReal {
+        /// Lowest value.
+        min: f64,
+        /// Highest value.
+        max: f64,
     },
     /// `normal(A..B[, SIGMA])`: normal around the middle, clamped to the range.
     Normal {
@@ -54,6 +61,10 @@ pub enum Generator {
         /// The sampler over ranks 1..=max-min+1.
         zipf: Zipf<f64>,
     },
+    /// `42`: always that integer.
+    Const(i64),
+    /// `'text'`: always that text.
+    Literal(String),
     /// `text(N)` (exactly N characters) or `text(A..B)`: letters and digits, A to B
     /// characters long.
     Text {
@@ -71,433 +82,600 @@ pub enum Generator {
         /// The shift, in milliseconds.
         offset_ms: i64,
     },
+    /// `timestamp(2025-01-01, 1s)`: START + sequence number × STEP, the same in every run.
+    Timeline {
+        /// The moment of request 0, in milliseconds since 1970.
+        start_ms: i64,
+        /// Milliseconds between consecutive requests.
+        step_ms: i64,
+    },
+    /// `decimal(GEN, SCALE)`: GEN's integer divided by 10^SCALE.
+    Decimal {
+        /// The integer (unscaled value).
+        unscaled: Box<Generator>,
+        /// Digits after the decimal point.
+        scale: u32,
+    },
+    /// `inet` or `inet(10.0.0.0/8)`: a random address of the network.
+    Inet {
+        /// The network's address.
+        network: IpAddr,
+        /// Its prefix length: the bits of `network` every address keeps.
+        prefix: u8,
+    },
+    /// `duration(1s..1h)`: a duration uniform in the range, in nanoseconds.
+    Duration {
+        /// Shortest, in nanoseconds.
+        min_ns: i64,
+        /// Longest, in nanoseconds.
+        max_ns: i64,
+    },
+    /// `list(COUNT, ELEMENT)`: COUNT elements, each drawn from ELEMENT.
+    List {
+        /// How many elements (an integer generator).
+        count: Box<Generator>,
+        /// Each element's generator.
+        element: Box<Generator>,
+    },
+    /// `set(COUNT, ELEMENT)`: COUNT distinct elements (fewer if ELEMENT has fewer values).
+    Set {
+        /// How many elements (an integer generator).
+        count: Box<Generator>,
+        /// Each element's generator.
+        element: Box<Generator>,
+    },
+    /// `map(COUNT, KEY, VALUE)`: COUNT entries of distinct keys.
+    Map {
+        /// How many entries (an integer generator).
+        count: Box<Generator>,
+        /// Each key's generator.
+        key: Box<Generator>,
+        /// Each value's generator.
+        value: Box<Generator>,
+    },
+    /// `tuple(A, B, ...)`: one generator per component; `tuple` alone: each component's
+    /// default (an empty list here until bound).
+    Tuple(Vec<Generator>),
+    /// `udt(field = GEN, ...)`: named fields; the others take their type's default.
+    Udt(Vec<(String, Generator)>),
+    /// `vector(ELEMENT)`: as many elements as the vector type's dimension.
+    Vector(Box<Generator>),
+    /// `default`, or an element left out: the default generator of the variable's type,
+    /// chosen when the statement is prepared.
+    Default,
+    /// A named generator, drawn once per request (or per batch row): by its index.
+    Named(usize),
+    /// `row`: the row's number in its batch, from 0 (0 outside batches).
+    Row,
+    /// `hash(X)` or `hash(X, RANGE)`: a stable 64-bit hash of X's value (not negative), or
+    /// that hash mapped into the range.
+    Hash {
+        /// The value hashed.
+        of: Box<Generator>,
+        /// The range to map into, both ends included.
+        range: Option<(i64, i64)>,
+    },
+    /// `prefix(X, N)`: the first N characters of X's value as text.
+    Prefix {
+        /// The value cut.
+        of: Box<Generator>,
+        /// Characters kept.
+        chars: usize,
+    },
+    /// `concat(A, B, ...)`: the values as text, joined.
+    Concat(Vec<Generator>),
+    /// `add(X, N)`, `mul(X, N)`, `div(X, N)`, `mod(X, N)`: integer arithmetic on X.
+    Arith {
+        /// The operation.
+        op: ArithOp,
+        /// The integer operated on.
+        of: Box<Generator>,
+        /// The constant.
+        by: i64,
+    },
+}
+
+/// The operations of [`Generator::Arith`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    /// X + N (wrapping).
+    Add,
+    /// X × N (wrapping).
+    Mul,
+    /// X / N, rounded towards minus infinity.
+    Div,
+    /// X mod N, from 0 to N-1 for a positive N.
+    Mod,
 }
 
 /// One drawn value, before conversion to the variable's CQL type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Drawn<'a> {
-    /// An integer (sequence, uniform, normal, zipfian).
+    /// An integer (sequence, uniform, normal, zipfian, constants, derived integers).
     Int(i64),
-    /// Text cut from the pool.
-    Text(&'a str),
+    /// A real number.
+    Real(f64),
+    /// Text cut from the pool, or made.
+    Text(Cow<'a, str>),
     /// A UUID, with whether it is time-based.
     Uuid(Uuid, bool),
     /// Milliseconds since the Unix epoch.
     Millis(i64),
+    /// An unscaled integer and its scale: value × 10^-scale.
+    Decimal(i64, u32),
+    /// An address.
+    Inet(IpAddr),
+    /// Nanoseconds.
+    Duration(i64),
+    /// A list's, set's or vector's elements.
+    List(Vec<Drawn<'a>>),
+    /// A map's entries.
+    Map(Vec<(Drawn<'a>, Drawn<'a>)>),
+    /// A tuple's components or a user type's fields, in the type's order.
+    Tuple(Vec<Drawn<'a>>),
 }
 
-/// Why a generator's text cannot be read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GeneratorError(pub String);
+/// What kind of value a generator draws, where that does not depend on the variable's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Integers.
+    Int,
+    /// Real numbers.
+    Real,
+    /// Text.
+    Text,
+    /// UUIDs; time-based or not.
+    Uuid(bool),
+    /// Moments (milliseconds since 1970).
+    Millis,
+    /// Decimals.
+    Decimal,
+    /// Addresses.
+    Inet,
+    /// Durations.
+    Duration,
+    /// A collection, tuple, user type or vector: shaped by the variable's type.
+    Composite,
+}
 
-impl fmt::Display for GeneratorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl Kind {
+    /// The kind's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "an integer",
+            Kind::Real => "a real number",
+            Kind::Text => "a text",
+            Kind::Uuid(false) => "a random UUID",
+            Kind::Uuid(true) => "a time UUID",
+            Kind::Millis => "a timestamp",
+            Kind::Decimal => "a decimal",
+            Kind::Inet => "an address",
+            Kind::Duration => "a duration",
+            Kind::Composite => "a collection, tuple or user type",
+        }
+    }
+
+    /// A value of this kind, to try conversions with.
+    pub fn probe(self) -> Option<Drawn<'static>> {
+        Some(match self {
+            Kind::Int => Drawn::Int(0),
+            Kind::Real => Drawn::Real(0.0),
+            Kind::Text => Drawn::Text(Cow::Borrowed("x")),
+            Kind::Uuid(time) => Drawn::Uuid(Uuid::nil(), time),
+            Kind::Millis => Drawn::Millis(0),
+            Kind::Decimal => Drawn::Decimal(0, 0),
+            Kind::Inet => Drawn::Inet(IpAddr::from([0, 0, 0, 0])),
+            Kind::Duration => Drawn::Duration(0),
+            Kind::Composite => return None,
+        })
     }
 }
 
-const FORMS: &str = "sequence(N), uniform(A..B), normal(A..B), zipfian(A..B, 0.99), text(A..B), uuid, timeuuid, timestamp or timestamp(-60s)";
+/// What a request's values are drawn from: its sequence number, its row in a batch, its
+/// random stream, the text pool, and the named generators, each drawn at most once per
+/// request (or per row, for the batch's `per_row` ones).
+pub struct Ctx<'p> {
+    /// The request's sequence number.
+    pub seq: u64,
+    /// The row of the batch being drawn (0 outside batches).
+    pub row: u64,
+    /// The request's random stream.
+    pub rng: SmallRng,
+    /// Text is cut from here.
+    pub pool: &'p TextPool,
+    /// The named generators, by index.
+    pub named: &'p [Generator],
+    /// The named generators drawn so far.
+    pub memo: Vec<Option<Drawn<'p>>>,
+}
+
+impl<'p> Ctx<'p> {
+    /// A request's context.
+    pub fn new(seq: u64, rng: SmallRng, pool: &'p TextPool, named: &'p [Generator]) -> Self {
+        Ctx {
+            seq,
+            row: 0,
+            rng,
+            pool,
+            named,
+            memo: vec![None; named.len()],
+        }
+    }
+}
+
+/// Tries to make a set's elements (a map's keys) distinct: draws stop after this many times
+/// the count, for an element generator with fewer values than the count.
+const DISTINCT_ATTEMPTS: usize = 4;
 
 impl Generator {
-    /// Reads a generator: `uniform(1..1M)`; `N` alone means `0..N-1`; ranges include both ends.
-    pub fn parse(text: &str) -> Result<Generator, GeneratorError> {
-        let text = text.trim();
-        let (name, args) = match text.split_once('(') {
-            Some((name, rest)) => {
-                let args = rest.strip_suffix(')').ok_or_else(|| {
-                    GeneratorError(format!("'{text}': a generator's arguments end with ')'"))
-                })?;
-                (name.trim(), Some(args.trim()))
-            }
-            None => (text, None),
-        };
-        let name_lc = name.to_ascii_lowercase();
-        let mut parts = args.map(|a| a.split(',').map(str::trim).collect::<Vec<_>>());
-        let extra = |parts: &Option<Vec<&str>>, at: usize| -> Option<String> {
-            parts
-                .as_ref()
-                .and_then(|p| p.get(at))
-                .map(|s| s.to_string())
-        };
-        let generator = match (name_lc.as_str(), args) {
-            ("sequence" | "uniform" | "normal" | "zipfian", Some(_)) => {
-                let parts = parts.take().expect("arguments given");
-                let (min, max) = int_range(text, parts[0])?;
-                let param = |default: f64| -> Result<f64, GeneratorError> {
-                    match parts.get(1) {
-                        None => Ok(default),
-                        Some(p) => p
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|v| v.is_finite() && *v > 0.0)
-                            .ok_or_else(|| {
-                                GeneratorError(format!("'{text}': '{p}' is not a positive number"))
-                            }),
-                    }
-                };
-                if parts.len() > 2
-                    || (parts.len() > 1 && matches!(name_lc.as_str(), "sequence" | "uniform"))
-                {
-                    return Err(GeneratorError(format!("'{text}': too many arguments")));
-                }
-                match name_lc.as_str() {
-                    "sequence" => Generator::Sequence { min, max },
-                    "uniform" => Generator::Uniform { min, max },
-                    "normal" => Generator::Normal {
-                        min,
-                        max,
-                        sigma: param(span_of(min, max) / 6.0)?,
-                    },
-                    _ => {
-                        let theta = param(0.99)?;
-                        let zipf = Zipf::new(span_of(min, max), theta)
-                            .map_err(|e| GeneratorError(format!("'{text}': {e}")))?;
-                        Generator::Zipfian {
-                            min,
-                            max,
-                            theta,
-                            zipf,
-                        }
-                    }
-                }
-            }
-            ("text", Some(a)) => {
-                // text(N) is exactly N characters; a range gives the shortest and longest.
-                let (min, max) = match a.contains("..") {
-                    true => int_range(text, a)?,
-                    false => int_range(text, &format!("{a}..{a}"))?,
-                };
-                if min < 0 || max > 1 << 20 {
-                    return Err(GeneratorError(format!(
-                        "'{text}': text lengths go from 0 to 1M characters"
-                    )));
-                }
-                Generator::Text {
-                    min: min as usize,
-                    max: max as usize,
-                }
-            }
-            ("uuid", None) => Generator::Uuid,
-            ("timeuuid", None) => Generator::Timeuuid,
-            ("timestamp", None) => Generator::Timestamp { offset_ms: 0 },
-            ("timestamp", Some(a)) => {
-                let (sign, magnitude) = match a.strip_prefix('-') {
-                    Some(rest) => (-1, rest),
-                    None => (1, a.strip_prefix('+').unwrap_or(a)),
-                };
-                let offset = units::parse_duration(magnitude).map_err(|e| {
-                    GeneratorError(format!(
-                        "'{text}': the offset is a duration such as -60s: {e}"
-                    ))
-                })?;
-                let offset_ms = i64::try_from(offset.as_millis()).map_err(|_| {
-                    GeneratorError(format!(
-                        "'{text}': the offset is too large for a timestamp (milliseconds since 1970 in 64 bits)"
-                    ))
-                })?;
-                Generator::Timestamp {
-                    offset_ms: sign * offset_ms,
-                }
-            }
-            _ => {
-                let _ = extra(&parts, 0);
-                return Err(GeneratorError(format!(
-                    "'{text}' is not a generator; the generators are {FORMS}"
-                )));
-            }
-        };
-        Ok(generator)
-    }
-
-    /// Draws request `seq`'s value.
-    pub fn draw<'p>(&self, seq: u64, rng: &mut SmallRng, pool: &'p TextPool) -> Drawn<'p> {
+    /// Draws this generator's value in `ctx`.
+    pub fn draw<'p>(&self, ctx: &mut Ctx<'p>) -> Drawn<'p> {
         match self {
             Generator::Sequence { min, max } => {
                 // 0 when the range is every i64.
                 let span = max.abs_diff(*min).wrapping_add(1);
-                let offset = if span == 0 { seq } else { seq % span };
+                let offset = if span == 0 { ctx.seq } else { ctx.seq % span };
                 Drawn::Int(min.wrapping_add_unsigned(offset))
             }
-            Generator::Uniform { min, max } => Drawn::Int(rng.random_range(*min..=*max)),
+            Generator::Uniform { min, max } => Drawn::Int(ctx.rng.random_range(*min..=*max)),
+            Generator::UniformReal { min, max } => {
+                Drawn::Real(min + (max - min) * ctx.rng.random::<f64>())
+            }
             Generator::Normal { min, max, sigma } => {
-                let z = standard_normal(rng);
+                let z = standard_normal(&mut ctx.rng);
                 let mean = (*min as f64 + *max as f64) / 2.0;
                 Drawn::Int(((mean + z * sigma).round() as i64).clamp(*min, *max))
             }
             // Ranks from 1; the hottest value is `min`.
             Generator::Zipfian { min, max, zipf, .. } => {
-                let rank = zipf.sample(rng) as i128;
+                let rank = zipf.sample(&mut ctx.rng) as i128;
                 Drawn::Int((i128::from(*min) + rank - 1).min(i128::from(*max)) as i64)
             }
-            Generator::Text { min, max } => Drawn::Text(pool.text(rng, *min, *max)),
-            Generator::Uuid => {
-                Drawn::Uuid(Builder::from_random_bytes(rng.random()).into_uuid(), false)
+            Generator::Const(v) => Drawn::Int(*v),
+            Generator::Literal(t) => Drawn::Text(Cow::Owned(t.clone())),
+            Generator::Text { min, max } => {
+                Drawn::Text(Cow::Borrowed(ctx.pool.text(&mut ctx.rng, *min, *max)))
             }
+            Generator::Uuid => Drawn::Uuid(
+                Builder::from_random_bytes(ctx.rng.random()).into_uuid(),
+                false,
+            ),
             Generator::Timeuuid => {
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or(Duration::ZERO);
                 // 100 ns ticks since the Gregorian calendar's start (1582-10-15).
-                let ticks = now.as_nanos() as u64 / 100 + 0x01B2_1DD2_1381_4000;
-                let node: [u8; 6] = rng.random();
+                let ticks = now().as_nanos() as u64 / 100 + 0x01B2_1DD2_1381_4000;
+                let node: [u8; 6] = ctx.rng.random();
                 let uuid =
-                    Builder::from_gregorian_timestamp(ticks, rng.random(), &node).into_uuid();
+                    Builder::from_gregorian_timestamp(ticks, ctx.rng.random(), &node).into_uuid();
                 Drawn::Uuid(uuid, true)
             }
             Generator::Timestamp { offset_ms } => {
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or(Duration::ZERO);
-                Drawn::Millis((now.as_millis() as i64).saturating_add(*offset_ms))
+                Drawn::Millis((now().as_millis() as i64).saturating_add(*offset_ms))
             }
-        }
-    }
-
-    /// Checks that this generator's values can be bound to a variable of type `typ`.
-    pub fn check_binds_to(&self, typ: &ColumnType<'_>) -> bool {
-        let probe = match self {
-            Generator::Text { .. } => Drawn::Text("x"),
-            Generator::Uuid => Drawn::Uuid(Uuid::nil(), false),
-            Generator::Timeuuid => Drawn::Uuid(Uuid::nil(), true),
-            Generator::Timestamp { .. } => Drawn::Millis(0),
-            _ => Drawn::Int(0),
-        };
-        convert(probe, typ).is_some()
-    }
-}
-
-/// How many values `min..=max` holds, as a float: the whole i64 range has one more than an
-/// i64 can count.
-fn span_of(min: i64, max: i64) -> f64 {
-    max.abs_diff(min) as f64 + 1.0
-}
-
-/// `A..B` (both included) or `N` (0 to N-1), with SI suffixes: `1..1M`, `100k`.
-fn int_range(whole: &str, text: &str) -> Result<(i64, i64), GeneratorError> {
-    let number = |t: &str| -> Result<i64, GeneratorError> {
-        let t = t.trim();
-        let (negative, t) = match t.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, t),
-        };
-        let value = units::parse_count(t)
-            .map_err(|e| GeneratorError(format!("'{whole}': '{t}' is not a number: {e}")))?;
-        let value = i64::try_from(value)
-            .map_err(|_| GeneratorError(format!("'{whole}': '{t}' is too large")))?;
-        Ok(if negative { -value } else { value })
-    };
-    let (min, max) = match text.split_once("..") {
-        Some((a, b)) => (number(a)?, number(b)?),
-        None => {
-            let n = number(text)?;
-            if n < 1 {
-                return Err(GeneratorError(format!(
-                    "'{whole}': the count must be at least 1"
-                )));
+            Generator::Timeline { start_ms, step_ms } => {
+                Drawn::Millis(start_ms.saturating_add((ctx.seq as i64).saturating_mul(*step_ms)))
             }
-            (0, n - 1)
-        }
-    };
-    if min > max {
-        return Err(GeneratorError(format!(
-            "'{whole}': the range {min}..{max} is empty (its start is above its end)"
-        )));
-    }
-    Ok((min, max))
-}
-
-/// Converts a drawn value to a variable of CQL type `typ`; `None` when that cannot be done.
-pub fn convert(drawn: Drawn<'_>, typ: &ColumnType<'_>) -> Option<CqlValue> {
-    let ColumnType::Native(native) = typ else {
-        return None;
-    };
-    Some(match (drawn, native) {
-        (Drawn::Int(v), NativeType::BigInt) => CqlValue::BigInt(v),
-        (Drawn::Int(v), NativeType::Int) => CqlValue::Int(v as i32),
-        (Drawn::Int(v), NativeType::SmallInt) => CqlValue::SmallInt(v as i16),
-        (Drawn::Int(v), NativeType::TinyInt) => CqlValue::TinyInt(v as i8),
-        (Drawn::Int(v), NativeType::Double) => CqlValue::Double(v as f64),
-        (Drawn::Int(v), NativeType::Float) => CqlValue::Float(v as f32),
-        (Drawn::Int(v), NativeType::Text) => CqlValue::Text(v.to_string()),
-        (Drawn::Int(v), NativeType::Ascii) => CqlValue::Ascii(v.to_string()),
-        (Drawn::Int(v), NativeType::Blob) => CqlValue::Blob(v.to_be_bytes().to_vec()),
-        (Drawn::Int(v), NativeType::Timestamp) => CqlValue::Timestamp(CqlTimestamp(v)),
-        (Drawn::Int(v), NativeType::Boolean) => CqlValue::Boolean(v % 2 != 0),
-        (Drawn::Text(t), NativeType::Text) => CqlValue::Text(t.to_string()),
-        (Drawn::Text(t), NativeType::Ascii) => CqlValue::Ascii(t.to_string()),
-        (Drawn::Text(t), NativeType::Blob) => CqlValue::Blob(t.as_bytes().to_vec()),
-        (Drawn::Uuid(u, _), NativeType::Uuid) => CqlValue::Uuid(u),
-        (Drawn::Uuid(u, true), NativeType::Timeuuid) => CqlValue::Timeuuid(CqlTimeuuid::from(u)),
-        (Drawn::Uuid(u, _), NativeType::Text) => CqlValue::Text(u.to_string()),
-        (Drawn::Millis(ms), NativeType::Timestamp) => CqlValue::Timestamp(CqlTimestamp(ms)),
-        (Drawn::Millis(ms), NativeType::BigInt) => CqlValue::BigInt(ms),
-        _ => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workload::generators::request_rng;
-
-    #[test]
-    fn forms_are_read_with_inclusive_ranges_and_counts() {
-        assert_eq!(
-            Generator::parse("uniform(1M)").unwrap(),
-            Generator::Uniform {
-                min: 0,
-                max: 999_999
+            Generator::Decimal { unscaled, scale } => match unscaled.draw(ctx) {
+                Drawn::Int(v) => Drawn::Decimal(v, *scale),
+                other => other,
+            },
+            Generator::Inet { network, prefix } => {
+                let random: u128 = ctx.rng.random();
+                Drawn::Inet(within(*network, *prefix, random))
             }
-        );
-        assert_eq!(
-            Generator::parse(" Sequence(1..10) ").unwrap(),
-            Generator::Sequence { min: 1, max: 10 }
-        );
-        assert_eq!(
-            Generator::parse("normal(0..599)").unwrap(),
-            Generator::Normal {
-                min: 0,
-                max: 599,
-                sigma: 100.0
+            Generator::Duration { min_ns, max_ns } => {
+                Drawn::Duration(ctx.rng.random_range(*min_ns..=*max_ns))
             }
-        );
-        assert_eq!(
-            Generator::parse("text(100..200)").unwrap(),
-            Generator::Text { min: 100, max: 200 }
-        );
-        assert_eq!(
-            Generator::parse("timestamp(-60s)").unwrap(),
-            Generator::Timestamp { offset_ms: -60_000 }
-        );
-        assert_eq!(Generator::parse("timeuuid").unwrap(), Generator::Timeuuid);
-    }
-
-    #[test]
-    fn bad_forms_say_what_is_wrong() {
-        let err = |t: &str| Generator::parse(t).unwrap_err().0;
-        assert!(err("gauss(1..2)").contains("the generators are sequence(N)"));
-        assert!(err("uniform(5..1)").contains("empty"));
-        assert!(err("uniform(1..x)").contains("'x' is not a number"));
-        assert!(err("uniform(1..2").contains("end with ')'"));
-        assert!(err("zipfian(1..9, -1)").contains("positive"));
-        assert!(err("uniform(1..9, 2)").contains("too many"));
-        assert!(err("timestamp(soon)").contains("duration"));
-    }
-
-    #[test]
-    fn draws_stay_in_range_and_follow_their_shapes() {
-        let pool = TextPool::new(1);
-        let n = 50_000u64;
-        let draw_all = |g: &Generator| -> Vec<i64> {
-            (0..n)
-                .map(|seq| match g.draw(seq, &mut request_rng(9, seq), &pool) {
-                    Drawn::Int(v) => v,
-                    other => panic!("{other:?}"),
+            Generator::List { count, element } => {
+                let n = count_of(count, ctx);
+                Drawn::List((0..n).map(|_| element.draw(ctx)).collect())
+            }
+            Generator::Set { count, element } => {
+                let n = count_of(count, ctx);
+                let mut seen = std::collections::HashSet::with_capacity(n);
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n.saturating_mul(DISTINCT_ATTEMPTS) {
+                    if items.len() == n {
+                        break;
+                    }
+                    let item = element.draw(ctx);
+                    if seen.insert(stable_hash(&item)) {
+                        items.push(item);
+                    }
+                }
+                Drawn::List(items)
+            }
+            Generator::Map { count, key, value } => {
+                let n = count_of(count, ctx);
+                let mut seen = std::collections::HashSet::with_capacity(n);
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n.saturating_mul(DISTINCT_ATTEMPTS) {
+                    if entries.len() == n {
+                        break;
+                    }
+                    let k = key.draw(ctx);
+                    if seen.insert(stable_hash(&k)) {
+                        let v = value.draw(ctx);
+                        entries.push((k, v));
+                    }
+                }
+                Drawn::Map(entries)
+            }
+            Generator::Tuple(items) => Drawn::Tuple(items.iter().map(|g| g.draw(ctx)).collect()),
+            Generator::Udt(fields) => {
+                Drawn::Tuple(fields.iter().map(|(_, g)| g.draw(ctx)).collect())
+            }
+            // Bound generators hold no vector (it becomes a list of the dimension's length)
+            // and no default (it becomes the type's generator): see `bind`.
+            Generator::Vector(element) => Drawn::List(vec![element.draw(ctx)]),
+            Generator::Default => Drawn::Int(0),
+            Generator::Named(k) => {
+                if let Some(v) = &ctx.memo[*k] {
+                    return v.clone();
+                }
+                let named = ctx.named;
+                let v = named[*k].draw(ctx);
+                ctx.memo[*k] = Some(v.clone());
+                v
+            }
+            Generator::Row => Drawn::Int(ctx.row as i64),
+            Generator::Hash { of, range } => {
+                let h = (stable_hash(&of.draw(ctx)) >> 1) as i64;
+                Drawn::Int(match range {
+                    None => h,
+                    Some((min, max)) => {
+                        let span = max.abs_diff(*min).wrapping_add(1);
+                        let offset = if span == 0 { h as u64 } else { h as u64 % span };
+                        min.wrapping_add_unsigned(offset)
+                    }
                 })
-                .collect()
-        };
-        let seq = draw_all(&Generator::parse("sequence(5..7)").unwrap());
-        assert_eq!(&seq[..5], [5, 6, 7, 5, 6]);
-        let uniform = draw_all(&Generator::parse("uniform(1..10)").unwrap());
-        assert!(uniform.iter().all(|v| (1..=10).contains(v)));
-        assert!(uniform.contains(&1) && uniform.contains(&10));
-        let normal = draw_all(&Generator::parse("normal(0..599)").unwrap());
-        // ±1σ around the middle holds about 68% of the draws.
-        let within = normal.iter().filter(|v| (199..=400).contains(*v)).count() as f64 / n as f64;
-        assert!((within - 0.683).abs() < 0.02, "{within}");
-        let zipf = draw_all(&Generator::parse("zipfian(100..1099)").unwrap());
-        assert!(zipf.iter().all(|v| (100..=1099).contains(v)));
-        let first = zipf.iter().filter(|v| **v == 100).count();
-        let tenth = zipf.iter().filter(|v| **v == 109).count();
-        // Weights 1/k^0.99: rank 1 about 9.8 times as likely as rank 10.
-        let ratio = first as f64 / tenth as f64;
-        assert!((8.0..12.0).contains(&ratio), "{ratio}");
-    }
-
-    #[test]
-    fn values_convert_to_the_variable_types_that_can_hold_them() {
-        let text = ColumnType::Native(NativeType::Text);
-        let int = ColumnType::Native(NativeType::Int);
-        let timeuuid = ColumnType::Native(NativeType::Timeuuid);
-        assert_eq!(
-            convert(Drawn::Int(42), &text),
-            Some(CqlValue::Text("42".into()))
-        );
-        assert_eq!(convert(Drawn::Int(42), &int), Some(CqlValue::Int(42)));
-        assert_eq!(convert(Drawn::Text("a"), &int), None);
-        assert!(
-            !Generator::Uuid.check_binds_to(&timeuuid),
-            "a random UUID is no timeuuid"
-        );
-        assert!(Generator::Timeuuid.check_binds_to(&timeuuid));
-        let pool = TextPool::new(1);
-        let Drawn::Uuid(u, true) = Generator::Timeuuid.draw(0, &mut request_rng(1, 0), &pool)
-        else {
-            panic!("not a timeuuid")
-        };
-        assert_eq!(u.get_version_num(), 1);
-        let (secs, _) = u.get_timestamp().expect("a v1 UUID has a time").to_unix();
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_secs();
-        assert!(now.abs_diff(secs) < 5, "{secs} vs {now}");
-        let text = Generator::parse("text(3..5)").unwrap();
-        let Drawn::Text(t) = text.draw(0, &mut request_rng(1, 0), &pool) else {
-            panic!()
-        };
-        assert!((3..=5).contains(&t.len()));
-    }
-
-    /// Ranges as wide as i64 itself: their size does not fit an i64 (these panicked with
-    /// an overflow).
-    #[test]
-    fn the_widest_ranges_parse_and_draw_in_range() {
-        let pool = TextPool::new(1);
-        let wide = "-9000000000000000000..9000000000000000000";
-        let whole = "-9223372036854775807..9223372036854775807";
-        for text in [
-            format!("normal({wide})"),
-            format!("zipfian({wide})"),
-            format!("sequence({wide})"),
-            format!("sequence({whole})"),
-            format!("zipfian({whole}, 0.5)"),
-            format!("uniform({whole})"),
-        ] {
-            let g = Generator::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            let (min, max) = match g {
-                Generator::Normal { min, max, .. }
-                | Generator::Zipfian { min, max, .. }
-                | Generator::Sequence { min, max }
-                | Generator::Uniform { min, max } => (min, max),
-                _ => unreachable!(),
-            };
-            for seq in [0, 1, u64::MAX / 2, u64::MAX] {
-                let Drawn::Int(v) = g.draw(seq, &mut request_rng(3, seq), &pool) else {
-                    panic!("{text}")
+            }
+            Generator::Prefix { of, chars } => {
+                let text = as_text(of.draw(ctx));
+                Drawn::Text(match text.char_indices().nth(*chars) {
+                    None => text,
+                    Some((end, _)) => match text {
+                        Cow::Borrowed(t) => Cow::Borrowed(&t[..end]),
+                        Cow::Owned(t) => Cow::Owned(t[..end].to_string()),
+                    },
+                })
+            }
+            Generator::Concat(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    out.push_str(&as_text(p.draw(ctx)));
+                }
+                Drawn::Text(Cow::Owned(out))
+            }
+            Generator::Arith { op, of, by } => {
+                let Drawn::Int(x) = of.draw(ctx) else {
+                    // Checked when the file is read: arithmetic takes integers.
+                    return Drawn::Int(0);
                 };
-                assert!((min..=max).contains(&v), "{text}, request {seq}: {v}");
+                Drawn::Int(match op {
+                    ArithOp::Add => x.wrapping_add(*by),
+                    ArithOp::Mul => x.wrapping_mul(*by),
+                    ArithOp::Div => x.div_euclid(*by),
+                    ArithOp::Mod => x.rem_euclid(*by),
+                })
             }
         }
-        let Drawn::Int(first) = Generator::parse(&format!("sequence({whole})"))
-            .unwrap()
-            .draw(5, &mut request_rng(3, 5), &pool)
-        else {
-            panic!()
-        };
-        assert_eq!(first, -9223372036854775807 + 5);
     }
 
-    /// An offset of more milliseconds than an i64 holds was cut to a meaningless one.
-    #[test]
-    fn timestamp_offsets_must_fit_a_timestamp() {
-        let e = Generator::parse("timestamp(-300000000000y)").unwrap_err().0;
-        assert!(e.contains("the offset is too large"), "{e}");
-        // The largest offset that fits: drawn, it stops at the last millisecond.
-        let far = Generator::parse("timestamp(9223372036854775s)").unwrap();
-        let Drawn::Millis(ms) = far.draw(0, &mut request_rng(1, 0), &TextPool::new(1)) else {
-            panic!()
-        };
-        assert_eq!(ms, i64::MAX);
+    /// The kind of value drawn, where it does not depend on the variable's type (`None` for
+    /// `default`, whose kind the type decides).
+    pub fn kind(&self, named: &[Generator]) -> Option<Kind> {
+        Some(match self {
+            Generator::Sequence { .. }
+            | Generator::Uniform { .. }
+            | Generator::Normal { .. }
+            | Generator::Zipfian { .. }
+            | Generator::Const(_)
+            | Generator::Row
+            | Generator::Hash { .. }
+            | Generator::Arith { .. } => Kind::Int,
+            Generator::UniformReal { .. } => Kind::Real,
+            Generator::Literal(_)
+            | Generator::Text { .. }
+            | Generator::Prefix { .. }
+            | Generator::Concat(_) => Kind::Text,
+            Generator::Uuid => Kind::Uuid(false),
+            Generator::Timeuuid => Kind::Uuid(true),
+            Generator::Timestamp { .. } | Generator::Timeline { .. } => Kind::Millis,
+            Generator::Decimal { .. } => Kind::Decimal,
+            Generator::Inet { .. } => Kind::Inet,
+            Generator::Duration { .. } => Kind::Duration,
+            Generator::List { .. }
+            | Generator::Set { .. }
+            | Generator::Map { .. }
+            | Generator::Tuple(_)
+            | Generator::Udt(_)
+            | Generator::Vector(_) => Kind::Composite,
+            Generator::Default => return None,
+            Generator::Named(k) => return named.get(*k)?.kind(named),
+        })
+    }
+
+    /// The generators this one draws from directly (its arguments and elements).
+    pub fn children(&self) -> Vec<&Generator> {
+        match self {
+            Generator::Decimal { unscaled: g, .. }
+            | Generator::Vector(g)
+            | Generator::Hash { of: g, .. }
+            | Generator::Prefix { of: g, .. }
+            | Generator::Arith { of: g, .. } => vec![g],
+            Generator::List { count, element } | Generator::Set { count, element } => {
+                vec![count, element]
+            }
+            Generator::Map { count, key, value } => vec![count, key, value],
+            Generator::Tuple(items) | Generator::Concat(items) => items.iter().collect(),
+            Generator::Udt(fields) => fields.iter().map(|(_, g)| g).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The largest value an integer generator draws, when it has one (counts of rows and
+    /// elements are checked against limits with it).
+    pub fn max_int(&self) -> Option<i64> {
+        match self {
+            Generator::Const(v) => Some(*v),
+            Generator::Sequence { max, .. }
+            | Generator::Uniform { max, .. }
+            | Generator::Normal { max, .. }
+            | Generator::Zipfian { max, .. } => Some(*max),
+            Generator::Hash {
+                range: Some((_, max)),
+                ..
+            } => Some(*max),
+            _ => None,
+        }
+    }
+}
+
+/// A count drawn by an integer generator: negative counts are 0.
+fn count_of(count: &Generator, ctx: &mut Ctx<'_>) -> usize {
+    match count.draw(ctx) {
+        Drawn::Int(n) => n.max(0) as usize,
+        _ => 0,
+    }
+}
+
+fn now() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+}
+
+/// The address of `network/prefix` whose host bits are the low bits of `random`.
+fn within(network: IpAddr, prefix: u8, random: u128) -> IpAddr {
+    match network {
+        IpAddr::V4(v4) => {
+            let host_bits = 32 - u32::from(prefix.min(32));
+            let mask = if host_bits == 32 {
+                u32::MAX
+            } else {
+                (1u32 << host_bits) - 1
+            };
+            IpAddr::V4(Ipv4Addr::from(
+                (u32::from(v4) & !mask) | (random as u32 & mask),
+            ))
+        }
+        IpAddr::V6(v6) => {
+            let host_bits = 128 - u32::from(prefix.min(128));
+            let mask = if host_bits == 128 {
+                u128::MAX
+            } else {
+                (1u128 << host_bits) - 1
+            };
+            IpAddr::V6(Ipv6Addr::from((u128::from(v6) & !mask) | (random & mask)))
+        }
+    }
+}
+
+/// A value as text, for `concat` and `prefix`: numbers in decimal, UUIDs hyphenated,
+/// timestamps as milliseconds since 1970, durations in nanoseconds.
+pub fn as_text(drawn: Drawn<'_>) -> Cow<'_, str> {
+    match drawn {
+        Drawn::Text(t) => t,
+        Drawn::Int(v) | Drawn::Millis(v) | Drawn::Duration(v) => Cow::Owned(v.to_string()),
+        Drawn::Real(v) => Cow::Owned(v.to_string()),
+        Drawn::Uuid(u, _) => Cow::Owned(u.to_string()),
+        Drawn::Decimal(v, scale) => Cow::Owned(decimal_text(v, scale)),
+        Drawn::Inet(ip) => Cow::Owned(ip.to_string()),
+        // Checked when the file is read: concat and prefix take single values.
+        Drawn::List(_) | Drawn::Map(_) | Drawn::Tuple(_) => Cow::Borrowed(""),
+    }
+}
+
+/// `unscaled × 10^-scale` in decimal notation: (12345, 2) is "123.45".
+pub fn decimal_text(unscaled: i64, scale: u32) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    let scale = scale as usize;
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (whole, fraction) = padded.split_at(padded.len() - scale);
+    format!("{sign}{whole}.{fraction}")
+}
+
+/// A 64-bit hash of a value that every build and platform computes alike (FNV-1a over a
+/// tagged encoding, then a mixing step so that nearby inputs spread): `hash(...)`'s values
+/// and a set's distinct elements. Written here because std's hasher is not promised to stay
+/// the same across Rust releases, and a run must repeat.
+pub fn stable_hash(drawn: &Drawn<'_>) -> u64 {
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    h.value(drawn);
+    let mut x = h.0;
+    // The finaliser of SplitMix64.
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+struct Fnv(u64);
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn value(&mut self, drawn: &Drawn<'_>) {
+        match drawn {
+            Drawn::Int(v) => {
+                self.bytes(&[1]);
+                self.bytes(&v.to_le_bytes());
+            }
+            Drawn::Real(v) => {
+                self.bytes(&[2]);
+                self.bytes(&v.to_bits().to_le_bytes());
+            }
+            Drawn::Text(t) => {
+                self.bytes(&[3]);
+                self.bytes(&(t.len() as u64).to_le_bytes());
+                self.bytes(t.as_bytes());
+            }
+            Drawn::Uuid(u, _) => {
+                self.bytes(&[4]);
+                self.bytes(u.as_bytes());
+            }
+            Drawn::Millis(v) => {
+                self.bytes(&[5]);
+                self.bytes(&v.to_le_bytes());
+            }
+            Drawn::Decimal(v, s) => {
+                self.bytes(&[6]);
+                self.bytes(&v.to_le_bytes());
+                self.bytes(&s.to_le_bytes());
+            }
+            Drawn::Inet(ip) => {
+                self.bytes(&[7]);
+                match ip {
+                    IpAddr::V4(a) => self.bytes(&a.octets()),
+                    IpAddr::V6(a) => self.bytes(&a.octets()),
+                }
+            }
+            Drawn::Duration(v) => {
+                self.bytes(&[8]);
+                self.bytes(&v.to_le_bytes());
+            }
+            Drawn::List(items) | Drawn::Tuple(items) => {
+                self.bytes(&[9]);
+                self.bytes(&(items.len() as u64).to_le_bytes());
+                for i in items {
+                    self.value(i);
+                }
+            }
+            Drawn::Map(entries) => {
+                self.bytes(&[10]);
+                self.bytes(&(entries.len() as u64).to_le_bytes());
+                for (k, v) in entries {
+                    self.value(k);
+                    self.value(v);
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! headroom's own workload format: a YAML file of schema statements, named operations (CQL,
-//! weight, consistency, bind-variable generators) and a populate count. See docs/workloads.md.
+//! headroom's own workload format: a YAML file of schema statements, named generators, named
+//! operations (CQL or a batch of statements, weight, consistency, bind-variable generators)
+//! and a populate count. See docs/workloads.md.
 //!
 //! ```yaml
 //! schema:
@@ -16,21 +17,34 @@
 //!     weight: 0.2
 //! populate: 100k
 //! ```
+//!
+//! [`parse`] reads generators, [`generator`] draws their values, [`bind`] fits them to the
+//! variables' CQL types when the statements are prepared.
 
+pub mod bind;
 pub mod generator;
+pub mod parse;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use scylla::errors::ExecutionError;
+use scylla::frame::response::result::ColumnType;
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::Consistency;
+use scylla::value::CqlValue;
 use serde::Deserialize;
 
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
 use super::send::Requests;
 use super::{OpMix, Parts, Workload, WorkloadConfig};
-use generator::{convert, Generator};
+use bind::{bind, convert, type_name};
+use generator::{Ctx, Drawn, Generator, Kind};
+
+/// Cassandra refuses batches of more statements than this.
+const MAX_BATCH_STATEMENTS: i64 = 65_535;
 
 /// A workload file, as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -91,24 +105,66 @@ impl<'de> Deserialize<'de> for OrderedOps {
     }
 }
 
-/// One operation.
+/// One operation: a statement (`cql` and `args`), or a batch of statements.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "an operation: a mapping of cql, args, weight and consistency"
+    expecting = "an operation: a mapping of cql, args, weight and consistency (a batch: batch, rows, per_row, statements, weight and consistency)"
 )]
 pub struct OpSpec {
-    /// The CQL, with a `?` per bind variable.
-    pub cql: String,
+    /// The CQL, with a `?` per bind variable (or `statements`, in a batch).
+    #[serde(default)]
+    pub cql: Option<String>,
     /// One generator (or a named generator's name) per bind variable, in order.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Sends the statements as one BATCH of this type: logged, unlogged or counter.
+    #[serde(default)]
+    pub batch: Option<String>,
+    /// Rows per batch: a count (`5`), a range (`1..20`) or an integer generator; 1 unless
+    /// given. Each row is one statement (or one of each of `statements`).
+    #[serde(default)]
+    pub rows: Option<RowsText>,
+    /// Named generators drawn again for each row of a batch (the others once per batch).
+    #[serde(default)]
+    pub per_row: Vec<String>,
+    /// A batch's statements, each with its `cql` and `args`, written in this order per row.
+    #[serde(default)]
+    pub statements: Vec<StatementSpec>,
     /// The operation's share of requests, relative to the others (default 1).
     #[serde(default = "one")]
     pub weight: f64,
     /// Its consistency level; `--consistency` when not given.
     #[serde(default)]
     pub consistency: Option<String>,
+}
+
+/// One statement of a batch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a statement of a batch: a mapping of cql and args"
+)]
+pub struct StatementSpec {
+    /// The CQL, with a `?` per bind variable.
+    pub cql: String,
+    /// One generator per bind variable, in order.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// `rows: 5` or `rows: 1..20` or `rows: zipfian(1..50)`.
+#[derive(Debug, Clone, Deserialize)]
+// For an untagged enum, `expecting` is the whole message.
+#[serde(
+    untagged,
+    expecting = "rows takes a count such as 10, a range such as 1..20 or an integer generator"
+)]
+pub enum RowsText {
+    /// 10
+    Number(u64),
+    /// "1..20"
+    Text(String),
 }
 
 fn one() -> f64 {
@@ -166,21 +222,55 @@ pub struct Checked {
     pub spec: Spec,
     /// The operation names, in file order.
     pub op_names: Vec<String>,
-    /// Each operation's arguments, as generators (named ones resolved to an index).
-    pub args: Vec<Vec<Arg>>,
+    /// Each operation's statements and batch, generators read.
+    pub ops: Vec<CheckedOp>,
     /// The named generators, in name order.
     pub named: Vec<(String, Generator)>,
     /// The populate count and operation index.
     pub populate: (u64, usize),
 }
 
-/// One bind variable's source.
+/// One operation, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Arg {
-    /// A generator of its own.
-    Inline(Generator),
-    /// A named generator (index into `Checked::named`), drawn once per request.
-    Named(usize),
+pub struct CheckedOp {
+    /// Its statements: one, or a batch's in order.
+    pub statements: Vec<CheckedStatement>,
+    /// How they are batched, for a batch.
+    pub batch: Option<BatchPlan>,
+}
+
+/// One statement and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedStatement {
+    /// The CQL as written (`{keyspace}` not yet filled in).
+    pub cql: String,
+    /// One generator per bind variable.
+    pub args: Vec<Generator>,
+    /// Each argument as written, for messages.
+    pub arg_texts: Vec<String>,
+}
+
+/// The batch of a batch operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchPlan {
+    /// LOGGED, UNLOGGED or COUNTER.
+    pub kind: BatchKind,
+    /// Rows per batch (at least 1 is sent).
+    pub rows: Generator,
+    /// The named generators drawn afresh for each row: those of `per_row` and those derived
+    /// from them.
+    pub per_row: Vec<usize>,
+}
+
+/// A batch's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchKind {
+    /// `logged`: atomic, through the batch log.
+    Logged,
+    /// `unlogged`: no batch log.
+    Unlogged,
+    /// `counter`: counter updates only.
+    Counter,
 }
 
 /// Reads a workload file's text; errors name the file's line where serde can.
@@ -207,39 +297,113 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
     if spec.operations.0.is_empty() {
         return Err(bad("`operations` lists no operation".into()));
     }
+    let names: Vec<String> = spec.generators.keys().cloned().collect();
     let mut named = Vec::new();
     for (name, text) in &spec.generators {
-        let g = Generator::parse(text).map_err(|e| bad(format!("generator {name}: {e}")))?;
-        named.push((name.clone(), g));
-    }
-    let mut args = Vec::new();
-    for (op, op_spec) in &spec.operations.0 {
-        if !(op_spec.weight.is_finite() && op_spec.weight >= 0.0) {
-            return Err(bad(format!("operation {op}: the weight must be 0 or more")));
-        }
-        if let Some(c) = &op_spec.consistency {
-            parse_consistency(c).map_err(|e| bad(format!("operation {op}: {e}")))?;
-        }
-        let markers = op_spec.cql.matches('?').count();
-        if markers != op_spec.args.len() {
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
             return Err(bad(format!(
-                "operation {op}: the CQL has {markers} bind marker(s) (?) but `args` lists {}",
-                op_spec.args.len()
+                "generator '{name}': a name is letters, digits and underscores, not starting with a digit"
             )));
         }
-        let mut op_args = Vec::new();
-        for a in &op_spec.args {
-            let arg = match named.iter().position(|(n, _)| n == a.trim()) {
-                Some(i) => Arg::Named(i),
-                None => Arg::Inline(Generator::parse(a).map_err(|e| {
-                    bad(format!(
-                        "operation {op}: {e} (nor is it one of the named generators)"
-                    ))
-                })?),
-            };
-            op_args.push(arg);
+        let g = parse::parse(text, &names).map_err(|e| bad(format!("generator {name}: {e}")))?;
+        named.push((name.clone(), g));
+    }
+    let generators: Vec<Generator> = named.iter().map(|(_, g)| g.clone()).collect();
+    if let Some(cycle) = find_cycle(&generators) {
+        return Err(bad(format!(
+            "the named generators {} derive from one another in a circle",
+            cycle
+                .iter()
+                .map(|k| names[*k].as_str())
+                .collect::<Vec<_>>()
+                .join(" → ")
+        )));
+    }
+    for (name, g) in &named {
+        validate(g, &generators).map_err(|e| bad(format!("generator {name}: {e}")))?;
+    }
+    let mut ops = Vec::new();
+    for (op, op_spec) in &spec.operations.0 {
+        let bad_op = |m: String| bad(format!("operation {op}: {m}"));
+        if !(op_spec.weight.is_finite() && op_spec.weight >= 0.0) {
+            return Err(bad_op("the weight must be 0 or more".into()));
         }
-        args.push(op_args);
+        if let Some(c) = &op_spec.consistency {
+            parse_consistency(c).map_err(|e| bad_op(e.to_string()))?;
+        }
+        let written: Vec<(String, Vec<String>)> =
+            match (&op_spec.cql, op_spec.statements.is_empty()) {
+                (Some(_), false) => {
+                    return Err(bad_op(
+                        "give either `cql` (with `args`) or `statements`, not both".into(),
+                    ))
+                }
+                (Some(cql), true) => vec![(cql.clone(), op_spec.args.clone())],
+                (None, false) if !op_spec.args.is_empty() => {
+                    return Err(bad_op(
+                        "`args` goes with `cql`; each of `statements` has its own `args`".into(),
+                    ))
+                }
+                (None, false) => op_spec
+                    .statements
+                    .iter()
+                    .map(|s| (s.cql.clone(), s.args.clone()))
+                    .collect(),
+                (None, true) => return Err(bad_op("it has no `cql` (nor `statements`)".into())),
+            };
+        let mut statements = Vec::new();
+        for (i, (cql, texts)) in written.iter().enumerate() {
+            let which = if written.len() > 1 {
+                format!("statement {}: ", i + 1)
+            } else {
+                String::new()
+            };
+            let markers = cql.matches('?').count();
+            if markers != texts.len() {
+                return Err(bad_op(format!(
+                    "{which}the CQL has {markers} bind marker(s) (?) but `args` lists {}",
+                    texts.len()
+                )));
+            }
+            let mut args = Vec::new();
+            for a in texts {
+                let g = parse::parse(a, &names).map_err(|e| {
+                    // A bare word may have been meant as a named generator.
+                    let also = if a.contains('(') {
+                        ""
+                    } else {
+                        " (nor is it one of the named generators)"
+                    };
+                    bad_op(format!("{which}{e}{also}"))
+                })?;
+                validate(&g, &generators)
+                    .map_err(|e| bad_op(format!("{which}{}: {e}", a.trim())))?;
+                args.push(g);
+            }
+            statements.push(CheckedStatement {
+                cql: cql.clone(),
+                args,
+                arg_texts: texts.iter().map(|t| t.trim().to_string()).collect(),
+            });
+        }
+        let batch = match &op_spec.batch {
+            None => {
+                if op_spec.rows.is_some() || !op_spec.per_row.is_empty() || statements.len() > 1 {
+                    return Err(bad_op(
+                        "`rows`, `per_row` and `statements` belong to a batch: add `batch: logged`, `unlogged` or `counter`"
+                            .into(),
+                    ));
+                }
+                None
+            }
+            Some(kind) => {
+                Some(batch_plan(kind, op_spec, &statements, &names, &generators).map_err(bad_op)?)
+            }
+        };
+        ops.push(CheckedOp { statements, batch });
     }
     if spec.operations.0.iter().all(|(_, o)| o.weight == 0.0) {
         return Err(bad("every operation has weight 0".into()));
@@ -272,10 +436,168 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
     Ok(Checked {
         spec,
         op_names,
-        args,
+        ops,
         named,
         populate,
     })
+}
+
+/// A batch operation's type, rows and per-row generators, checked.
+fn batch_plan(
+    kind: &str,
+    op_spec: &OpSpec,
+    statements: &[CheckedStatement],
+    names: &[String],
+    generators: &[Generator],
+) -> Result<BatchPlan, String> {
+    let kind = match kind.trim().to_ascii_lowercase().as_str() {
+        "logged" => BatchKind::Logged,
+        "unlogged" => BatchKind::Unlogged,
+        "counter" => BatchKind::Counter,
+        other => {
+            return Err(format!(
+                "batch '{other}' is not a batch type: write logged, unlogged or counter"
+            ))
+        }
+    };
+    if kind == BatchKind::Counter {
+        if let Some(s) = statements.iter().find(|s| {
+            !s.cql
+                .trim_start()
+                .to_ascii_uppercase()
+                .starts_with("UPDATE")
+        }) {
+            return Err(format!(
+                "a counter batch holds counter updates only (UPDATE ... SET c = c + ?), not '{}'",
+                s.cql.trim()
+            ));
+        }
+    }
+    let rows = match &op_spec.rows {
+        None => Generator::Const(1),
+        Some(RowsText::Number(n)) => Generator::Const(i64::try_from(*n).unwrap_or(i64::MAX)),
+        Some(RowsText::Text(t)) => parse::count(t, names).map_err(|e| format!("rows: {e}"))?,
+    };
+    validate(&rows, generators).map_err(|e| format!("rows: {e}"))?;
+    if rows.kind(generators) != Some(Kind::Int) {
+        return Err("rows: the count is not a number, a range or an integer generator".into());
+    }
+    let most = rows.max_int().unwrap_or(MAX_BATCH_STATEMENTS);
+    let per_batch = most.saturating_mul(statements.len() as i64);
+    if per_batch > MAX_BATCH_STATEMENTS {
+        return Err(format!(
+            "a batch can hold {per_batch} statements ({most} rows × {} statements), more than the {MAX_BATCH_STATEMENTS} Cassandra accepts: lower rows",
+            statements.len()
+        ));
+    }
+    if most < 1 {
+        return Err("rows: a batch has at least one row".into());
+    }
+    let mut per_row = Vec::new();
+    for name in &op_spec.per_row {
+        let k = names.iter().position(|n| n == name.trim()).ok_or_else(|| {
+            format!(
+                "per_row names '{name}', which is not a named generator{}",
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!("; they are {}", names.join(", "))
+                }
+            )
+        })?;
+        per_row.push(k);
+    }
+    // Those derived from a per-row generator are per-row too.
+    loop {
+        let before = per_row.len();
+        for (k, g) in generators.iter().enumerate() {
+            if !per_row.contains(&k) && per_row.iter().any(|r| refers_to(g, *r)) {
+                per_row.push(k);
+            }
+        }
+        if per_row.len() == before {
+            break;
+        }
+    }
+    per_row.sort_unstable();
+    Ok(BatchPlan {
+        kind,
+        rows,
+        per_row,
+    })
+}
+
+/// Whether `g` draws from named generator `k` directly.
+fn refers_to(g: &Generator, k: usize) -> bool {
+    *g == Generator::Named(k) || g.children().iter().any(|c| refers_to(c, k))
+}
+
+/// A circle of named generators that derive from one another, if there is one.
+fn find_cycle(named: &[Generator]) -> Option<Vec<usize>> {
+    fn visit(k: usize, named: &[Generator], path: &mut Vec<usize>, done: &mut [bool]) -> bool {
+        if let Some(at) = path.iter().position(|p| *p == k) {
+            path.drain(..at);
+            path.push(k);
+            return true;
+        }
+        if done[k] {
+            return false;
+        }
+        path.push(k);
+        for j in 0..named.len() {
+            if refers_to(&named[k], j) && visit(j, named, path, done) {
+                return true;
+            }
+        }
+        path.pop();
+        done[k] = true;
+        false
+    }
+    let mut done = vec![false; named.len()];
+    for k in 0..named.len() {
+        let mut path = Vec::new();
+        if visit(k, named, &mut path, &mut done) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// Checks what each derived generator and count takes: arithmetic and counts take integers,
+/// `concat` and `prefix` single values.
+fn validate(g: &Generator, named: &[Generator]) -> Result<(), String> {
+    let int = |what: &str, c: &Generator| match c.kind(named) {
+        Some(Kind::Int) => Ok(()),
+        Some(k) => Err(format!("{what} takes an integer, not {}", k.name())),
+        None => Err(format!("{what} takes an integer, not `default`")),
+    };
+    match g {
+        Generator::Arith { of, .. } => int("arithmetic", of)?,
+        Generator::Decimal { unscaled, .. } => int("decimal", unscaled)?,
+        Generator::List { count, .. }
+        | Generator::Set { count, .. }
+        | Generator::Map { count, .. } => int("a count", count)?,
+        Generator::Prefix { of, .. } => match of.kind(named) {
+            Some(Kind::Composite) | None => {
+                return Err("prefix takes a single value, not a collection or `default`".into())
+            }
+            _ => {}
+        },
+        Generator::Concat(parts)
+            if parts
+                .iter()
+                .any(|p| matches!(p.kind(named), Some(Kind::Composite) | None)) =>
+        {
+            return Err("concat takes single values, not collections or `default`".into());
+        }
+        Generator::Hash { of, .. } if of.kind(named).is_none() => {
+            return Err("hash takes a value, not `default`".into())
+        }
+        _ => {}
+    }
+    g.children()
+        .into_iter()
+        .try_for_each(|c| validate(c, named))
 }
 
 impl Checked {
@@ -308,12 +630,32 @@ pub struct Declarative {
     op_names: Vec<String>,
     weights: Vec<f64>,
     mix: OpMix,
-    statements: Vec<PreparedStatement>,
-    args: Vec<Vec<Arg>>,
+    ops: Vec<PreparedOp>,
     named: Vec<Generator>,
     populate_op: usize,
     text: TextPool,
     seed: u64,
+}
+
+/// One operation, prepared: its statements with their arguments bound to the variables'
+/// types, and for a batch, a batch of the operation's type and consistency to fill.
+struct PreparedOp {
+    statements: Vec<PreparedWithArgs>,
+    batch: Option<PreparedBatch>,
+}
+
+/// A batch operation's type, consistency, rows and per-row generators.
+struct PreparedBatch {
+    kind: BatchType,
+    consistency: Consistency,
+    rows: Generator,
+    per_row: Vec<usize>,
+}
+
+struct PreparedWithArgs {
+    statement: PreparedStatement,
+    types: Vec<ColumnType<'static>>,
+    args: Vec<Generator>,
 }
 
 impl Declarative {
@@ -361,45 +703,123 @@ impl Declarative {
             .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
 
         let default_consistency = parse_consistency(&config.consistency)?;
-        let named: Vec<Generator> = checked.named.iter().map(|(_, g)| g.clone()).collect();
-        let mut statements = Vec::new();
-        for ((name, op), args) in checked.spec.operations.0.iter().zip(&checked.args) {
-            let cql = fill(&op.cql);
-            let mut statement = session
-                .prepare(cql.as_str())
-                .await
-                .map_err(WorkloadError::cql(
-                    &format!("preparing operation {name}"),
-                    &cql,
-                ))?;
+        let unbound: Vec<Generator> = checked.named.iter().map(|(_, g)| g.clone()).collect();
+        // Every statement prepared, with its variables' types.
+        let mut prepared: Vec<Vec<(PreparedStatement, Vec<ColumnType<'static>>)>> = Vec::new();
+        for ((name, op), plan) in checked.spec.operations.0.iter().zip(&checked.ops) {
             let consistency = match &op.consistency {
                 Some(c) => parse_consistency(c)?,
                 None => default_consistency,
             };
-            statement.set_consistency(consistency);
-            // No retries and no driver timeout: the engine times its requests out.
-            crate::client::for_the_engine(&session, &mut statement);
-            for (i, (spec, arg)) in statement
-                .get_variable_col_specs()
-                .iter()
-                .zip(args)
-                .enumerate()
-            {
-                let generator = match arg {
-                    Arg::Inline(g) => g,
-                    Arg::Named(k) => &named[*k],
-                };
-                if !generator.check_binds_to(spec.typ()) {
-                    return Err(WorkloadError::Invalid(format!(
-                        "operation {name}, argument {} ({}): cannot bind to {} of type {:?}",
-                        i + 1,
-                        op.args[i].trim(),
-                        spec.name(),
-                        spec.typ()
-                    )));
-                }
+            let mut statements = Vec::new();
+            for s in &plan.statements {
+                let cql = fill(&s.cql);
+                let mut statement =
+                    session
+                        .prepare(cql.as_str())
+                        .await
+                        .map_err(WorkloadError::cql(
+                            &format!("preparing operation {name}"),
+                            &cql,
+                        ))?;
+                statement.set_consistency(consistency);
+                // No retries and no driver timeout: the engine times its requests out.
+                crate::client::for_the_engine(&session, &mut statement);
+                let types = statement
+                    .get_variable_col_specs()
+                    .iter()
+                    .map(|spec| spec.typ().clone())
+                    .collect();
+                statements.push((statement, types));
             }
-            statements.push(statement);
+            prepared.push(statements);
+        }
+        // A named generator takes the type of the first variable it is bound to (for its
+        // `default` parts); its other uses convert the value drawn.
+        let mut named = Vec::with_capacity(unbound.len());
+        for (k, (gen_name, g)) in checked.named.iter().enumerate() {
+            let first_use = checked
+                .ops
+                .iter()
+                .zip(&prepared)
+                .find_map(|(plan, statements)| {
+                    plan.statements
+                        .iter()
+                        .zip(statements)
+                        .find_map(|(s, (_, types))| {
+                            s.args
+                                .iter()
+                                .position(|a| *a == Generator::Named(k))
+                                .map(|i| &types[i])
+                        })
+                });
+            let bound = match first_use {
+                Some(typ) => bind(g, typ, &unbound).map_err(|e| {
+                    WorkloadError::Invalid(format!(
+                        "generator {gen_name}: cannot bind to type {}: {e}",
+                        type_name(typ)
+                    ))
+                })?,
+                None if has_default(g) => {
+                    return Err(WorkloadError::Invalid(format!(
+                        "generator {gen_name}: its `default` parts take the type of a variable, but no operation binds {gen_name} to one: write its generators out"
+                    )))
+                }
+                None => g.clone(),
+            };
+            named.push(bound);
+        }
+        let mut ops = Vec::new();
+        for (((name, op), plan), statements) in checked
+            .spec
+            .operations
+            .0
+            .iter()
+            .zip(&checked.ops)
+            .zip(prepared)
+        {
+            let mut bound_statements = Vec::new();
+            for (s, (statement, types)) in plan.statements.iter().zip(statements) {
+                let mut args = Vec::new();
+                for (i, (g, typ)) in s.args.iter().zip(&types).enumerate() {
+                    let column = statement
+                        .get_variable_col_specs()
+                        .get_by_index(i)
+                        .map(|c| c.name().to_string())
+                        .unwrap_or_default();
+                    args.push(bind(g, typ, &named).map_err(|e| {
+                        WorkloadError::Invalid(format!(
+                            "operation {name}, argument {} ({}): cannot bind to {column} of type {}: {e}",
+                            i + 1,
+                            s.arg_texts[i],
+                            type_name(typ)
+                        ))
+                    })?);
+                }
+                bound_statements.push(PreparedWithArgs {
+                    statement,
+                    types,
+                    args,
+                });
+            }
+            let batch = plan.batch.as_ref().map(|b| PreparedBatch {
+                kind: match b.kind {
+                    BatchKind::Logged => BatchType::Logged,
+                    BatchKind::Unlogged => BatchType::Unlogged,
+                    BatchKind::Counter => BatchType::Counter,
+                },
+                consistency: match &op.consistency {
+                    // Checked when the file was read.
+                    Some(c) => parse_consistency(c).unwrap_or(default_consistency),
+                    None => default_consistency,
+                },
+                rows: b.rows.clone(),
+                per_row: b.per_row.clone(),
+            });
+            ops.push(PreparedOp {
+                statements: bound_statements,
+                batch,
+            });
         }
         let mut weights: Vec<f64> = checked
             .spec
@@ -416,14 +836,40 @@ impl Declarative {
             op_names: checked.op_names.clone(),
             mix: OpMix::new(&normalise(&weights)),
             weights,
-            statements,
-            args: checked.args.clone(),
+            ops,
             named,
             populate_op: checked.populate.1,
             text: TextPool::new(config.seed),
             seed: config.seed,
         })
     }
+
+    /// One statement's values in `ctx`, converted to its variables' types.
+    fn values(statement: &PreparedWithArgs, ctx: &mut Ctx<'_>) -> Vec<CqlValue> {
+        statement
+            .args
+            .iter()
+            .zip(&statement.types)
+            .map(|(g, typ)| {
+                // Checked at prepare time: every generator converts to its variable's type.
+                convert(g.draw(ctx), typ).expect("generator checked against the variable's type")
+            })
+            .collect()
+    }
+
+    /// Sends one statement.
+    async fn send(
+        &self,
+        statement: &PreparedStatement,
+        values: Vec<CqlValue>,
+    ) -> Result<(), ExecutionError> {
+        self.requests.execute(statement, values).await
+    }
+}
+
+/// Whether a generator has `default` parts, which only a variable's type can fill.
+fn has_default(g: &Generator) -> bool {
+    *g == Generator::Default || g.children().into_iter().any(has_default)
 }
 
 /// Weights from `--ops name=w,...`: every name must be an operation; the others get 0.
@@ -464,25 +910,35 @@ impl Workload for Declarative {
     }
 
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
-        let statement = &self.statements[op];
-        let specs = statement.get_variable_col_specs();
-        let mut rng = request_rng(self.seed, seq);
-        // Named generators are drawn once per request, on first use.
-        let mut drawn_named = vec![None; self.named.len()];
-        let mut values = Vec::with_capacity(self.args[op].len());
-        for (arg, spec) in self.args[op].iter().zip(specs.iter()) {
-            let value = match arg {
-                Arg::Inline(g) => convert(g.draw(seq, &mut rng, &self.text), spec.typ()),
-                Arg::Named(k) => {
-                    let drawn = drawn_named[*k]
-                        .get_or_insert_with(|| self.named[*k].draw(seq, &mut rng, &self.text));
-                    convert(drawn.clone(), spec.typ())
+        let plan = &self.ops[op];
+        // Named generators are drawn once per request (per row, for a batch's per-row
+        // ones), on first use.
+        let mut ctx = Ctx::new(seq, request_rng(self.seed, seq), &self.text, &self.named);
+        let Some(batch) = &plan.batch else {
+            let statement = &plan.statements[0];
+            let values = Self::values(statement, &mut ctx);
+            return self.send(&statement.statement, values).await;
+        };
+        let rows = match batch.rows.draw(&mut ctx) {
+            Drawn::Int(n) => n.clamp(1, MAX_BATCH_STATEMENTS) as u64,
+            _ => 1,
+        };
+        let mut items = Vec::with_capacity(rows as usize * plan.statements.len());
+        for row in 0..rows {
+            ctx.row = row;
+            if row > 0 {
+                for k in &batch.per_row {
+                    ctx.memo[*k] = None;
                 }
-            };
-            // Checked at prepare time: every generator converts to its variable's type.
-            values.push(value.expect("generator checked against the variable's type"));
+            }
+            for statement in &plan.statements {
+                items.push((&statement.statement, Self::values(statement, &mut ctx)));
+            }
         }
-        self.requests.execute(statement, values).await?;
+        // One batch is one request: counted and timed once, whatever its rows.
+        self.requests
+            .batch(batch.kind, batch.consistency, &items)
+            .await?;
         Ok(())
     }
 }

@@ -21,12 +21,13 @@ fn a_minimal_file_has_defaults() {
     assert_eq!(checked.populate, (0, 0));
     assert_eq!(checked.spec.operations.0[0].1.weight, 1.0);
     assert_eq!(
-        checked.args[0],
+        checked.ops[0].statements[0].args,
         [
-            Arg::Inline(Generator::Sequence { min: 0, max: 9 }),
-            Arg::Inline(Generator::Text { min: 5, max: 5 })
+            Generator::Sequence { min: 0, max: 9 },
+            Generator::Text { min: 5, max: 5 }
         ]
     );
+    assert_eq!(checked.ops[0].batch, None);
 }
 
 #[test]
@@ -90,7 +91,7 @@ fn named_generators_are_shared_by_reference() {
     )
     .unwrap();
     assert_eq!(checked.named[0].0, "key");
-    assert_eq!(checked.args[0][1], Arg::Named(0));
+    assert_eq!(checked.ops[0].statements[0].args[1], Generator::Named(0));
 }
 
 #[test]
@@ -124,7 +125,11 @@ fn the_builtins_are_written_in_the_format() {
             [squash(&table)]
         );
         for ((op, spec), cql) in checked.spec.operations.0.iter().zip(&statements) {
-            assert_eq!(squash(&spec.cql), squash(cql), "{name} {op}");
+            assert_eq!(
+                squash(spec.cql.as_deref().unwrap()),
+                squash(cql),
+                "{name} {op}"
+            );
         }
     }
 }
@@ -190,4 +195,113 @@ fn weights_must_add_up_to_a_number() {
         "w"
     )
     .is_ok());
+}
+
+const BATCH: &str = "
+generators:
+  device: uniform(1..100)
+  reading: uniform(1..1M)
+  label: concat('r-', reading)
+operations:
+  load:
+    batch: unlogged
+    rows: 1..20
+    per_row: [reading]
+    statements:
+      - cql: INSERT INTO {keyspace}.r (device, reading, label) VALUES (?, ?, ?)
+        args: [device, reading, label]
+      - cql: INSERT INTO {keyspace}.by_label (label, device) VALUES (?, ?)
+        args: [label, device]
+";
+
+#[test]
+fn batches_have_a_type_rows_and_per_row_generators() {
+    let checked = parse(BATCH, "w").unwrap();
+    let op = &checked.ops[0];
+    assert_eq!(op.statements.len(), 2);
+    let batch = op.batch.as_ref().unwrap();
+    assert_eq!(batch.kind, BatchKind::Unlogged);
+    assert_eq!(batch.rows, Generator::Uniform { min: 1, max: 20 });
+    // reading, and label derived from it; not device. Names are in name order.
+    let names: Vec<&str> = batch
+        .per_row
+        .iter()
+        .map(|k| checked.named[*k].0.as_str())
+        .collect();
+    assert_eq!(names, ["label", "reading"]);
+    let with_cql = "operations:\n  b:\n    batch: LOGGED\n    rows: 5\n    cql: INSERT INTO t (k) VALUES (?)\n    args: [uuid]\n";
+    let checked = parse(with_cql, "w").unwrap();
+    assert_eq!(
+        checked.ops[0].batch.as_ref().unwrap().rows,
+        Generator::Const(5)
+    );
+}
+
+#[test]
+fn batch_mistakes_are_named() {
+    let e = err(&BATCH.replace("batch: unlogged", "batch: atomic"));
+    assert!(
+        e.contains("operation load: batch 'atomic' is not a batch type"),
+        "{e}"
+    );
+    let e = err(&BATCH.replace("rows: 1..20", "rows: 1..40000"));
+    assert!(e.contains("a batch can hold 80000 statements"), "{e}");
+    let e = err(&BATCH.replace("per_row: [reading]", "per_row: [readings]"));
+    assert!(e.contains("per_row names 'readings', which is not a named generator; they are device, label, reading"), "{e}");
+    let e = err(&BATCH.replace("    batch: unlogged\n", ""));
+    assert!(e.contains("belong to a batch"), "{e}");
+    let e = err(&BATCH.replace("batch: unlogged", "batch: counter"));
+    assert!(
+        e.contains("a counter batch holds counter updates only"),
+        "{e}"
+    );
+    let e = err(&BATCH.replace("rows: 1..20", "rows: text(5)"));
+    assert!(e.contains("rows: "), "{e}");
+    let e = err("operations:\n  b:\n    batch: logged\n");
+    assert!(e.contains("it has no `cql`"), "{e}");
+    let e = err(&BATCH.replace("statements:", "cql: SELECT 1\n    statements:"));
+    assert!(e.contains("either `cql`"), "{e}");
+    let e = err(&BATCH.replace("statements:\n      - cql:", "statements:\n      - sql:"));
+    assert!(e.contains("unknown field `sql`"), "{e}");
+}
+
+#[test]
+fn derived_generators_are_checked_when_the_file_is_read() {
+    let e = err(
+        "generators:\n  a: concat(b)\n  b: prefix(a, 2)\noperations:\n  w:\n    cql: SELECT 1\n",
+    );
+    assert!(
+        e.contains("derive from one another in a circle: a → b → a") || e.contains("a → b → a"),
+        "{e}"
+    );
+    let e = err("generators:\n  a: add(text(3), 1)\noperations:\n  w:\n    cql: SELECT 1\n");
+    assert!(
+        e.contains("generator a: arithmetic takes an integer, not a text"),
+        "{e}"
+    );
+    let e = err(
+        "generators:\n  a: text(3)\noperations:\n  w:\n    cql: SELECT ?\n    args: [list(a)]\n",
+    );
+    assert!(e.contains("a count takes an integer, not a text"), "{e}");
+    let e = err("generators:\n  my-key: uuid\noperations:\n  w:\n    cql: SELECT 1\n");
+    assert!(e.contains("generator 'my-key': a name is letters"), "{e}");
+    let e = err("operations:\n  w:\n    cql: SELECT ?\n    args: [\"concat(list(2), 'x')\"]\n");
+    assert!(e.contains("concat takes single values"), "{e}");
+}
+
+/// The examples of docs/workloads.md that are whole workloads read and check.
+#[test]
+fn the_documented_examples_are_valid_workloads() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/workloads.md"))
+            .unwrap();
+    let mut checked = 0;
+    for block in doc.split("```yaml\n").skip(1) {
+        let block = block.split("```").next().unwrap();
+        if block.contains("operations:") {
+            parse(block, "docs/workloads.md").unwrap_or_else(|e| panic!("{e}\n{block}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "{checked}");
 }
