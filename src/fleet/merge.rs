@@ -197,7 +197,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             )?;
         }
     }
-    let summary = summarize(
+    let mut summary = summarize(
         workers,
         &op_names,
         &totals,
@@ -207,8 +207,90 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         verdict,
         t0,
     );
+    summary.populate = merge_populate(workers, out)?;
     summary.write(out)?;
     Ok(summary)
+}
+
+/// The workers' populates added: rows and errors summed, over the longest one's time; the
+/// writes' histograms added from each worker's populate.hlog, and written as the merged
+/// populate.hgrm and populate.service.hgrm.
+fn merge_populate(workers: &[Worker], out: &Path) -> anyhow::Result<Option<PopulateSummary>> {
+    let populates: Vec<(&Worker, &PopulateSummary)> = workers
+        .iter()
+        .filter_map(|w| w.summary.populate.as_ref().map(|p| (w, p)))
+        .collect();
+    let Some((_, first)) = populates.first() else {
+        return Ok(None);
+    };
+    let seconds = populates.iter().map(|(_, p)| p.seconds).fold(0.0, f64::max);
+    let written: u64 = populates.iter().map(|(_, p)| p.written).sum();
+    let mut merged = PopulateSummary {
+        rows: populates.iter().map(|(_, p)| p.rows).sum(),
+        written,
+        errors: populates.iter().map(|(_, p)| p.errors).sum(),
+        seconds,
+        rate_per_s: written as f64 / seconds.max(1e-9),
+        writes: None,
+    };
+    // Summaries written before the writes were measured have none to add.
+    let Some(op) = first.writes.as_ref().map(|w| w.op.clone()) else {
+        return Ok(Some(merged));
+    };
+    if populates.iter().any(|(_, p)| p.writes.is_none()) {
+        return Ok(Some(merged));
+    }
+    let mut histograms = [new_histogram(), new_histogram(), new_histogram()];
+    let tags = ["rt", "st", "wt"].map(|t| format!("{op}.{t}"));
+    let mut writes = OpSummary::of(&op, &OpStats::default(), seconds);
+    let mut notes = Vec::new();
+    for (worker, populate) in &populates {
+        let path = worker.dir.join(crate::run::populate::POPULATE_HLOG);
+        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let label = path.display().to_string();
+        crate::results::hlog::for_each_interval(
+            &bytes,
+            &label,
+            &mut notes,
+            |tag| tags.iter().any(|t| t == tag),
+            |interval| {
+                let i = tags.iter().position(|t| t == interval.tag).expect("kept");
+                histograms[i]
+                    .add(&interval.histogram)
+                    .expect("auto-resizing histograms always add");
+            },
+        );
+        let w = populate.writes.as_ref().expect("checked above");
+        writes.requests += w.requests;
+        writes.ok += w.ok;
+        for (class, n) in &w.errors {
+            *writes.errors.entry(class.clone()).or_default() += n;
+        }
+        for (class, example) in &w.error_examples {
+            writes
+                .error_examples
+                .entry(class.clone())
+                .or_insert_with(|| example.clone());
+        }
+    }
+    if let Some(note) = notes.first() {
+        anyhow::bail!("{note}");
+    }
+    let [response, service, wait] = &histograms;
+    writes.rate_per_s = writes.requests as f64 / seconds.max(1e-9);
+    writes.response_time = Latency::of(response);
+    writes.service_time = Latency::of(service);
+    writes.wait_time = Latency::of(wait);
+    if writes.ok > 0 {
+        for (name, histogram) in crate::run::populate::POPULATE_HGRM
+            .iter()
+            .zip([response, service])
+        {
+            crate::results::hgrm::write_file(&out.join(name), histogram)?;
+        }
+    }
+    merged.writes = Some(writes);
+    Ok(Some(merged))
 }
 
 /// The histograms and counts of one merged interval.
@@ -544,20 +626,6 @@ fn summarize(
         .sum();
     let cpu_s: f64 = workers.iter().map(|w| w.summary.client.cpu_s).sum();
     let hiccup = Latency::of(hiccups);
-    let populate = workers
-        .iter()
-        .filter_map(|w| w.summary.populate.clone())
-        .reduce(|a, b| PopulateSummary {
-            rows: a.rows + b.rows,
-            written: a.written + b.written,
-            errors: a.errors + b.errors,
-            seconds: a.seconds.max(b.seconds),
-            rate_per_s: 0.0,
-        })
-        .map(|p| PopulateSummary {
-            rate_per_s: p.written as f64 / p.seconds.max(1e-9),
-            ..p
-        });
     let validity = validity(workers, totals, &hiccup, max_backlog, client_decided, cpu_s);
     let stop = workers
         .iter()
@@ -584,7 +652,8 @@ fn summarize(
         validity: Some(validity),
         ops,
         warmup: phase(Phase::Warmup, first.warmup_s),
-        populate,
+        // Added by `merge_populate`, which reads the workers' populate.hlog.
+        populate: None,
         client: ClientCost {
             cpu_s,
             cpu_us_per_request: if sent > 0.0 { cpu_s * 1e6 / sent } else { 0.0 },

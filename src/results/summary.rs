@@ -127,6 +127,11 @@ pub struct PopulateSummary {
     pub seconds: f64,
     /// Rows per second.
     pub rate_per_s: f64,
+    /// The writes measured as any request (response, service and wait times; errors by
+    /// class): YCSB's load-phase INSERT. `None` in summaries written before headroom
+    /// measured them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes: Option<OpSummary>,
 }
 
 /// summary.json: the whole run.

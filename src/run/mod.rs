@@ -206,8 +206,10 @@ pub async fn execute(
                     lanes.clone(),
                     progress.clone(),
                     observer,
+                    out,
                 )
-                .await,
+                .await
+                .map_err(failed)?,
             )
         } else {
             None

@@ -171,7 +171,7 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
         return Ok(Definition::Builtin);
     }
     if name == ycsb::NAME {
-        return Ok(Definition::Ycsb(ycsb::resolve(args)?));
+        return Ok(Definition::Ycsb(Box::new(ycsb::resolve(args)?)));
     }
     if let Some(paths) = stress::multi::profile_paths(name) {
         return Ok(Definition::CassandraStressSet(stress::multi::resolve(

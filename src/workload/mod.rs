@@ -144,7 +144,7 @@ pub enum Definition {
     /// Several cassandra-stress profiles in one run (`a.yaml,b.yaml`).
     CassandraStressSet(stress::multi::StressSet),
     /// YCSB's CoreWorkload, from its property format.
-    Ycsb(ycsb::YcsbConfig),
+    Ycsb(Box<ycsb::YcsbConfig>),
 }
 
 /// The settings of a workload, as stored in the run's config.json.

@@ -153,6 +153,14 @@ impl RunObserver for Terminal {
             "Populated {} rows in {:.1} s ({:.0} rows/s, {} errors).",
             summary.written, summary.seconds, summary.rate_per_s, summary.errors
         );
+        if let Some(w) = summary.writes.as_ref().filter(|w| w.ok > 0) {
+            let r = &w.response_time;
+            println!(
+                "  {} while populating: p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms \
+                 (populate.hgrm)",
+                w.op, r.p50_ms, r.p99_ms, r.p999_ms, r.max_ms
+            );
+        }
     }
 
     fn measuring(&mut self, start: &Measuring) {

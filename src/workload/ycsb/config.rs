@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::generators::RequestDistribution;
+use super::histogram::LengthHistogram;
 use super::properties::{Origin, Properties, Property};
 use super::{INSERT, KEYSPACE, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
 use crate::workload::builtin::{parse_consistency, WorkloadError};
@@ -20,6 +21,8 @@ pub enum FieldLengthDistribution {
     Uniform,
     /// Zipfian from minfieldlength (most frequent) to fieldlength.
     Zipfian,
+    /// By the buckets of the fieldlengthhistogram file.
+    Histogram,
 }
 
 /// How scan lengths are chosen.
@@ -46,8 +49,16 @@ pub enum InsertOrder {
 /// YCSB's keys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct YcsbConfig {
-    /// Records inserted by the load phase, key numbers 0..recordcount.
+    /// All the records: the run's inserts take key numbers from recordcount on.
     pub recordcount: u64,
+    /// The first key number this load phase inserts, and the first the run chooses from.
+    #[serde(default)]
+    pub insertstart: u64,
+    /// The records this load phase inserts, from insertstart on, and the range the run's
+    /// uniform, sequential, hotspot and zipfian keys are chosen from (recordcount -
+    /// insertstart when not set: [`YcsbConfig::insert_count`]).
+    #[serde(default)]
+    pub insertcount: Option<u64>,
     /// Requests of the run phase when neither --duration nor --ops is given.
     pub operationcount: u64,
     /// Share of reads.
@@ -68,14 +79,28 @@ pub struct YcsbConfig {
     pub hotspotdatafraction: f64,
     /// hotspot: the share of requests to the hot set.
     pub hotspotopnfraction: f64,
-    /// Columns field0..field{fieldcount-1}.
+    /// exponential: the percentile of requests that go to the newest exponential.frac of the
+    /// records.
+    #[serde(rename = "exponential.percentile", default = "default_percentile")]
+    pub exponential_percentile: f64,
+    /// exponential: see exponential.percentile.
+    #[serde(rename = "exponential.frac", default = "default_frac")]
+    pub exponential_frac: f64,
+    /// Columns {fieldnameprefix}0..{fieldnameprefix}{fieldcount-1}.
     pub fieldcount: u32,
+    /// The columns' names before their number.
+    #[serde(default = "default_prefix")]
+    pub fieldnameprefix: String,
     /// Length of a field's value (the longest, when not constant).
     pub fieldlength: u64,
     /// The shortest field value, when not constant.
     pub minfieldlength: u64,
     /// How field lengths are chosen.
     pub fieldlengthdistribution: FieldLengthDistribution,
+    /// The histogram file's buckets, read when the workload was resolved (histogram field
+    /// lengths only): a run repeated from config.json needs no file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fieldlengthhistogram: Option<LengthHistogram>,
     /// Reads and scans fetch every field (else one, chosen at random).
     pub readallfields: bool,
     /// Reads of every field name the columns instead of `*`.
@@ -100,6 +125,18 @@ pub struct YcsbConfig {
     /// Consistency of inserts and updates, when the properties set it (else --consistency).
     #[serde(rename = "cassandra.writeconsistencylevel")]
     pub write_consistency: Option<String>,
+}
+
+fn default_percentile() -> f64 {
+    95.0
+}
+
+fn default_frac() -> f64 {
+    0.8571428571
+}
+
+fn default_prefix() -> String {
+    "field".into()
 }
 
 /// Reads the YCSB workload the command line gives (`--workload`, `-P`, `-p`).
@@ -135,10 +172,10 @@ pub fn resolve(args: &WorkloadRequest) -> Result<YcsbConfig, WorkloadError> {
     YcsbConfig::from_properties(&Properties::from_args(args)?)
 }
 
-/// Sets the shared settings YCSB's properties decide: the load is recordcount records, the
-/// keyspace YCSB's own unless --keyspace names another.
+/// Sets the shared settings YCSB's properties decide: the load is insertcount records (all
+/// of recordcount unless insertstart or insertcount say otherwise), the keyspace YCSB's own unless --keyspace names another.
 pub fn settle(ycsb: &YcsbConfig, config: &mut WorkloadConfig) {
-    config.populate = ycsb.recordcount;
+    config.populate = ycsb.insert_count();
     config.partitions = ycsb.recordcount.max(1);
     // --keyspace's default, "headroom", means none was named.
     if config.keyspace == "headroom" {
@@ -232,8 +269,10 @@ impl YcsbConfig {
     /// The workload the properties describe, with YCSB's defaults for keys not set.
     pub fn from_properties(props: &Properties) -> Result<YcsbConfig, WorkloadError> {
         let r = Reader { props };
-        let config = YcsbConfig {
+        let mut config = YcsbConfig {
             recordcount: r.number("recordcount", 0)?,
+            insertstart: r.number("insertstart", 0)?,
+            insertcount: None,
             operationcount: r.number("operationcount", 0)?,
             readproportion: r.fraction("readproportion", 0.95)?,
             updateproportion: r.fraction("updateproportion", 0.05)?,
@@ -246,10 +285,9 @@ impl YcsbConfig {
                     "zipfian" => Ok(RequestDistribution::Zipfian),
                     "latest" => Ok(RequestDistribution::Latest),
                     "hotspot" => Ok(RequestDistribution::Hotspot),
-                    "exponential" | "sequential" => Err(format!(
-                        "headroom does not implement YCSB's {v} distribution yet; it knows uniform, zipfian, latest, hotspot"
-                    )),
-                    _ => Err("headroom knows uniform, zipfian, latest, hotspot".into()),
+                    "exponential" => Ok(RequestDistribution::Exponential),
+                    "sequential" => Ok(RequestDistribution::Sequential),
+                    _ => Err("YCSB knows uniform, zipfian, latest, hotspot, exponential, sequential".into()),
                 }
             })?,
             zipfianconstant: r.value("zipfianconstant", 0.99, |v| match v.parse::<f64>() {
@@ -258,16 +296,32 @@ impl YcsbConfig {
             })?,
             hotspotdatafraction: r.fraction("hotspotdatafraction", 0.2)?,
             hotspotopnfraction: r.fraction("hotspotopnfraction", 0.8)?,
+            exponential_percentile: r.value("exponential.percentile", default_percentile(), |v| match v.parse::<f64>() {
+                Ok(x) if x > 0.0 && x < 100.0 => Ok(x),
+                _ => Err("must be a number between 0 and 100, both excluded (a percentile of the requests)".into()),
+            })?,
+            exponential_frac: r.value("exponential.frac", default_frac(), |v| match v.parse::<f64>() {
+                Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+                _ => Err("must be a number above 0 (a fraction of recordcount)".into()),
+            })?,
             fieldcount: r.number("fieldcount", 10)?,
+            fieldnameprefix: r.value("fieldnameprefix", default_prefix(), |v| {
+                if !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    Ok(v.to_string())
+                } else {
+                    Err("must be letters, digits or underscores (the columns are named by it)".into())
+                }
+            })?,
             fieldlength: r.number("fieldlength", 100)?,
             minfieldlength: r.number("minfieldlength", 1)?,
             fieldlengthdistribution: r.value("fieldlengthdistribution", FieldLengthDistribution::Constant, |v| match v {
                 "constant" => Ok(FieldLengthDistribution::Constant),
                 "uniform" => Ok(FieldLengthDistribution::Uniform),
                 "zipfian" => Ok(FieldLengthDistribution::Zipfian),
-                "histogram" => Err("headroom does not implement YCSB's histogram field lengths yet; it knows constant, uniform, zipfian".into()),
-                _ => Err("headroom knows constant, uniform, zipfian".into()),
+                "histogram" => Ok(FieldLengthDistribution::Histogram),
+                _ => Err("YCSB knows constant, uniform, zipfian, histogram".into()),
             })?,
+            fieldlengthhistogram: None,
             readallfields: r.flag("readallfields", true)?,
             readallfieldsbyname: r.flag("readallfieldsbyname", false)?,
             writeallfields: r.flag("writeallfields", false)?,
@@ -286,12 +340,33 @@ impl YcsbConfig {
             read_consistency: r.consistency("cassandra.readconsistencylevel")?,
             write_consistency: r.consistency("cassandra.writeconsistencylevel")?,
         };
+        if config.insertstart > config.recordcount {
+            return Err(r.error("insertstart", "must be at most recordcount"));
+        }
+        config.insertcount =
+            Some(r.number("insertcount", config.recordcount - config.insertstart)?);
+        if config.fieldlengthdistribution == FieldLengthDistribution::Histogram {
+            config.fieldlengthhistogram = Some(read_histogram(props)?);
+        }
         config.check(&r)?;
         Ok(config)
     }
 
     /// Checks the settings against each other.
     fn check(&self, r: &Reader) -> Result<(), WorkloadError> {
+        if self
+            .insertstart
+            .checked_add(self.insert_count())
+            .is_none_or(|end| end > self.recordcount)
+        {
+            return Err(r.error(
+                "insertcount",
+                &format!(
+                    "insertstart ({}) + insertcount must be at most recordcount ({}), as YCSB requires",
+                    self.insertstart, self.recordcount
+                ),
+            ));
+        }
         let weights = self.weights();
         if weights.iter().sum::<f64>() <= 0.0 {
             return Err(r.error(
@@ -331,6 +406,16 @@ impl YcsbConfig {
                 "must be at least 1: reads, updates and scans choose among the loaded records",
             ));
         }
+        let from_the_loaded_range = !matches!(
+            self.requestdistribution,
+            RequestDistribution::Latest | RequestDistribution::Exponential
+        );
+        if needs_keys && from_the_loaded_range && self.insert_count() == 0 {
+            return Err(r.error(
+                "insertcount",
+                "must be at least 1: reads, updates and scans choose among insertstart..insertstart + insertcount",
+            ));
+        }
         if self.recordcount > i64::MAX as u64 / 2 {
             return Err(r.error("recordcount", "too large"));
         }
@@ -348,8 +433,10 @@ impl YcsbConfig {
         if !(1..=1 << 20).contains(&self.fieldlength) {
             return Err(r.error("fieldlength", "must be between 1 and 1048576"));
         }
-        if self.fieldlengthdistribution != FieldLengthDistribution::Constant
-            && !(1..=self.fieldlength).contains(&self.minfieldlength)
+        if matches!(
+            self.fieldlengthdistribution,
+            FieldLengthDistribution::Uniform | FieldLengthDistribution::Zipfian
+        ) && !(1..=self.fieldlength).contains(&self.minfieldlength)
         {
             return Err(r.error("minfieldlength", "must be between 1 and fieldlength"));
         }
@@ -379,13 +466,41 @@ impl YcsbConfig {
         w
     }
 
+    /// The records the load phase inserts, from insertstart on: insertcount, else the
+    /// records from insertstart to recordcount.
+    pub fn insert_count(&self) -> u64 {
+        self.insertcount
+            .unwrap_or(self.recordcount.saturating_sub(self.insertstart))
+    }
+
     /// The run phase's length when neither --duration nor --ops is given.
     pub fn default_ops(&self) -> Option<u64> {
         (self.operationcount > 0).then_some(self.operationcount)
     }
 
-    /// The table's value columns: field0, field1, ...
+    /// The table's value columns: field0, field1, ... (or another fieldnameprefix).
     pub(super) fn columns(&self) -> Vec<String> {
-        (0..self.fieldcount).map(|i| format!("field{i}")).collect()
+        (0..self.fieldcount)
+            .map(|i| format!("{}{i}", self.fieldnameprefix))
+            .collect()
     }
+}
+
+/// The histogram of fieldlengthhistogram (YCSB's default: hist.txt, in the current
+/// directory), read now: config.json keeps its buckets.
+fn read_histogram(props: &Properties) -> Result<LengthHistogram, WorkloadError> {
+    let key = "fieldlengthhistogram";
+    let (file, at) = match props.get(key) {
+        Some(Property { value, origin }) => (value.clone(), format!("{origin}: {key}={value}")),
+        None => (
+            "hist.txt".to_string(),
+            format!(
+                "{key} (YCSB's default, hist.txt, as fieldlengthdistribution=histogram needs one)"
+            ),
+        ),
+    };
+    let text = crate::usage::read_input_file(std::path::Path::new(&file), "the histogram file")
+        .map_err(|e| WorkloadError::Invalid(format!("{at}: {e}")))?;
+    LengthHistogram::parse(&file, &text)
+        .map_err(|why| WorkloadError::Invalid(format!("{at}: {file}: {why}")))
 }

@@ -1,6 +1,7 @@
 //! YCSB's generators of key numbers and lengths, with the semantics of its CoreWorkload:
-//! uniform, zipfian (scrambled), latest (skewed towards the newest keys) and hotspot key
-//! choosers, and the FNV-64 hash YCSB uses to scatter key numbers.
+//! uniform, zipfian (scrambled), latest (skewed towards the newest keys), hotspot,
+//! exponential (counted back from the newest key) and sequential key choosers, and the FNV-64
+//! hash YCSB uses to scatter key numbers.
 //!
 //! Every draw takes its randomness from the caller's per-request generator, so a request's
 //! key is a function of the run's seed and the request's sequence number.
@@ -8,6 +9,8 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+use super::histogram::HistogramLengths;
 
 /// FNV-1a's 64-bit offset basis and prime, as YCSB's `Utils.fnvhash64` uses them.
 const FNV_OFFSET_BASIS_64: u64 = 0xCBF2_9CE4_8422_2325;
@@ -143,21 +146,54 @@ pub enum RequestDistribution {
     Latest,
     /// A hot set of the lowest key numbers takes a fixed share of the requests.
     Hotspot,
+    /// The newest key minus an exponentially distributed distance.
+    Exponential,
+    /// The loaded records in order, from the first again after the last.
+    Sequential,
+}
+
+/// What a [`KeyChooser`] is made from: YCSB's properties about keys.
+#[derive(Debug, Clone, Copy)]
+pub struct KeySettings {
+    /// How keys are chosen.
+    pub distribution: RequestDistribution,
+    /// The first loaded key number of the range chosen from (insertstart).
+    pub start: u64,
+    /// The loaded key numbers chosen from, from `start` on (insertcount).
+    pub count: u64,
+    /// All the records (recordcount): the exponential's scale.
+    pub records: u64,
+    /// The inserts the run is expected to make (operationcount × insertproportion).
+    pub expected_inserts: f64,
+    /// The exponent of zipfian and latest.
+    pub theta: f64,
+    /// hotspot: the share of keys that are hot.
+    pub hotspot_data_fraction: f64,
+    /// hotspot: the share of requests that go to them.
+    pub hotspot_opn_fraction: f64,
+    /// exponential: the percentile of requests...
+    pub exponential_percentile: f64,
+    /// ...that fall in this fraction of the records, counted back from the newest.
+    pub exponential_frac: f64,
 }
 
 /// Chooses key numbers among the keys that exist, by a [`RequestDistribution`].
 #[derive(Debug, Clone)]
 pub enum KeyChooser {
-    /// Uniform over `0..records`.
+    /// Uniform over `start..start + count`.
     Uniform {
-        /// The loaded records.
-        records: u64,
+        /// The first key number.
+        start: u64,
+        /// How many.
+        count: u64,
     },
-    /// Zipfian ranks over [`SCRAMBLED_ITEMS`], hashed onto `0..space`; keys not inserted
-    /// yet are drawn again, as YCSB does.
+    /// Zipfian ranks over [`SCRAMBLED_ITEMS`], hashed onto `start..start + space`; keys
+    /// not inserted yet are drawn again, as YCSB does.
     Zipfian {
         /// The ranks.
         zipfian: Zipfian,
+        /// The first key number.
+        start: u64,
         /// The key range: the records plus twice the inserts expected (YCSB's fudge factor).
         space: u64,
     },
@@ -170,64 +206,93 @@ pub enum KeyChooser {
     },
     /// `hot_fraction` of the requests go to the first `hot` keys, the rest to the others.
     Hotspot {
-        /// The loaded records.
-        records: u64,
+        /// The first key number.
+        start: u64,
+        /// The key numbers from `start` on.
+        count: u64,
         /// The size of the hot set, at the low end of the key numbers.
         hot: u64,
         /// The share of requests that go to the hot set.
         hot_fraction: f64,
     },
+    /// The newest key minus a distance drawn from an exponential of rate `gamma`; negative
+    /// key numbers are drawn again.
+    Exponential {
+        /// The rate: -ln(1 - percentile/100) / (records × frac).
+        gamma: f64,
+    },
+    /// The n-th key choice of the run takes `start + n mod count`.
+    Sequential {
+        /// The first key number.
+        start: u64,
+        /// The key numbers from `start` on.
+        count: u64,
+    },
 }
 
 impl KeyChooser {
-    /// Draws tried before a zipfian key beyond the newest is folded into range.
+    /// Draws tried before a zipfian key beyond the newest, or an exponential one below 0, is
+    /// folded into range.
     const REDRAWS: u32 = 1000;
 
-    /// A chooser for `records` loaded records and about `expected_inserts` inserted by the
-    /// run (YCSB's operationcount × insertproportion).
-    pub fn new(
-        distribution: RequestDistribution,
-        records: u64,
-        expected_inserts: f64,
-        theta: f64,
-        hotspot_data_fraction: f64,
-        hotspot_opn_fraction: f64,
-    ) -> KeyChooser {
-        match distribution {
+    /// A chooser by YCSB's CoreWorkload: uniform, sequential and hotspot keys among the
+    /// loaded range `start..start + count`; zipfian keys from `start` over that range plus
+    /// twice the inserts expected; latest and exponential keys counted back from the newest.
+    pub fn new(s: &KeySettings) -> KeyChooser {
+        let count = s.count.max(1);
+        match s.distribution {
             RequestDistribution::Uniform => KeyChooser::Uniform {
-                records: records.max(1),
+                start: s.start,
+                count,
             },
             RequestDistribution::Zipfian => KeyChooser::Zipfian {
-                zipfian: Zipfian::new(SCRAMBLED_ITEMS, theta),
-                // YCSB: ScrambledZipfianGenerator(0, recordcount + expectednewkeys), bounds
-                // included, with expectednewkeys = (int) (operationcount × proportion × 2).
-                // At most i64::MAX, as YCSB's longs: `scramble` works in i64, and a huge
-                // operationcount × insertproportion must not overflow the sum.
-                space: records
-                    .saturating_add((expected_inserts * 2.0) as u64)
+                zipfian: Zipfian::new(SCRAMBLED_ITEMS, s.theta),
+                start: s.start,
+                // YCSB: ScrambledZipfianGenerator(insertstart, insertstart + insertcount +
+                // expectednewkeys), bounds included, with expectednewkeys = (int)
+                // (operationcount × proportion × 2). At most i64::MAX, as YCSB's longs:
+                // `scramble` works in i64, and a huge operationcount × insertproportion must
+                // not overflow the sum.
+                space: s
+                    .count
+                    .saturating_add((s.expected_inserts * 2.0) as u64)
                     .saturating_add(1)
                     .min(i64::MAX as u64),
             },
             RequestDistribution::Latest => KeyChooser::Latest {
-                theta,
-                zeta: Zeta::new(theta),
+                theta: s.theta,
+                zeta: Zeta::new(s.theta),
             },
             RequestDistribution::Hotspot => KeyChooser::Hotspot {
-                records: records.max(1),
-                hot: (records as f64 * hotspot_data_fraction) as u64,
-                hot_fraction: hotspot_opn_fraction,
+                start: s.start,
+                count,
+                hot: (count as f64 * s.hotspot_data_fraction) as u64,
+                hot_fraction: s.hotspot_opn_fraction,
+            },
+            RequestDistribution::Exponential => KeyChooser::Exponential {
+                gamma: -(1.0 - s.exponential_percentile / 100.0).ln()
+                    / (s.records as f64 * s.exponential_frac),
+            },
+            RequestDistribution::Sequential => KeyChooser::Sequential {
+                start: s.start,
+                count,
             },
         }
     }
 
-    /// A key number in `0..=newest`, `newest` being the newest key inserted so far.
-    pub fn choose(&self, newest: u64, rng: &mut SmallRng) -> u64 {
+    /// A key number in `0..=newest`, `newest` being the newest key inserted so far, for the
+    /// run's `nth` key choice (from 0; only the sequential chooser uses it).
+    pub fn choose(&self, newest: u64, nth: u64, rng: &mut SmallRng) -> u64 {
         match *self {
-            KeyChooser::Uniform { records } => rng.random_range(0..records),
-            KeyChooser::Zipfian { zipfian, space } => {
+            KeyChooser::Uniform { start, count } => start + rng.random_range(0..count),
+            KeyChooser::Zipfian {
+                zipfian,
+                start,
+                space,
+            } => {
                 let mut key = 0;
                 for _ in 0..Self::REDRAWS {
-                    key = scramble(zipfian.rank(rng), space);
+                    key = start.saturating_add(scramble(zipfian.rank(rng), space));
                     if key <= newest {
                         return key;
                     }
@@ -242,19 +307,44 @@ impl KeyChooser {
                 newest - Zipfian::with_zeta(newest, theta, &zeta).rank(rng)
             }
             KeyChooser::Hotspot {
-                records,
+                start,
+                count,
                 hot,
                 hot_fraction,
             } => {
-                let cold = records - hot.min(records);
+                let cold = count - hot.min(count);
                 let to_hot = rng.random::<f64>() < hot_fraction;
-                if (to_hot && hot > 0) || cold == 0 {
-                    rng.random_range(0..hot.max(1))
-                } else {
-                    hot + rng.random_range(0..cold)
-                }
+                start
+                    + if (to_hot && hot > 0) || cold == 0 {
+                        rng.random_range(0..hot.max(1))
+                    } else {
+                        hot + rng.random_range(0..cold)
+                    }
             }
+            KeyChooser::Exponential { gamma } => {
+                let mut distance = 0;
+                for _ in 0..Self::REDRAWS {
+                    distance = exponential_distance(rng.random(), gamma);
+                    if distance <= newest {
+                        return newest - distance;
+                    }
+                }
+                newest - distance % (newest + 1)
+            }
+            KeyChooser::Sequential { start, count } => start + nth % count,
         }
+    }
+}
+
+/// The distance YCSB's exponential generator draws from the uniform number `u` in [0, 1):
+/// -ln(u) / gamma, cut to a whole number as Java's `intValue` cuts a double (towards 0, at
+/// most `i32::MAX`).
+pub fn exponential_distance(u: f64, gamma: f64) -> u64 {
+    let x = -u.ln() / gamma;
+    if x.is_nan() {
+        0
+    } else {
+        x.min(i32::MAX as f64) as u64
     }
 }
 
@@ -264,7 +354,7 @@ pub fn scramble(rank: u64, space: u64) -> u64 {
 }
 
 /// Chooses a length (of a scan, or of a field's value) in `min..=max`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum LengthChooser {
     /// Always `max`.
     Constant(u64),
@@ -272,6 +362,8 @@ pub enum LengthChooser {
     Uniform(u64, u64),
     /// Zipfian from `min` (the most frequent) to `max`: short lengths favoured.
     Zipfian(u64, Zipfian),
+    /// By the buckets of a histogram file.
+    Histogram(HistogramLengths),
 }
 
 impl LengthChooser {
@@ -282,10 +374,11 @@ impl LengthChooser {
 
     /// A length.
     pub fn choose(&self, rng: &mut SmallRng) -> u64 {
-        match *self {
-            LengthChooser::Constant(n) => n,
-            LengthChooser::Uniform(min, max) => rng.random_range(min..=max),
+        match self {
+            LengthChooser::Constant(n) => *n,
+            LengthChooser::Uniform(min, max) => rng.random_range(*min..=*max),
             LengthChooser::Zipfian(min, zipfian) => min + zipfian.rank(rng),
+            LengthChooser::Histogram(lengths) => lengths.choose(rng),
         }
     }
 }
@@ -334,6 +427,22 @@ mod tests {
         // YCSB's precomputed ZETAN for its scrambled item space.
         let zetan = Zeta::new(0.99).at(SCRAMBLED_ITEMS);
         assert!((zetan - 26.46902820178302).abs() < 1e-8, "{zetan}");
+    }
+
+    /// YCSB's defaults, for `records` loaded records.
+    fn settings(distribution: RequestDistribution, records: u64) -> KeySettings {
+        KeySettings {
+            distribution,
+            start: 0,
+            count: records,
+            records,
+            expected_inserts: 0.0,
+            theta: 0.99,
+            hotspot_data_fraction: 0.2,
+            hotspot_opn_fraction: 0.8,
+            exponential_percentile: 95.0,
+            exponential_frac: 0.8571428571,
+        }
     }
 
     fn draws(n: u64, mut draw: impl FnMut(&mut SmallRng) -> u64) -> Vec<u64> {
@@ -393,13 +502,13 @@ mod tests {
     #[test]
     fn scrambled_zipfian_scatters_the_hot_keys_and_keeps_the_profile() {
         let space = 1000;
-        let chooser = KeyChooser::new(RequestDistribution::Zipfian, space - 1, 0.0, 0.99, 0.0, 0.0);
+        let chooser = KeyChooser::new(&settings(RequestDistribution::Zipfian, space - 1));
         let KeyChooser::Zipfian { space: s, .. } = chooser else {
             panic!("zipfian")
         };
         assert_eq!(s, space, "recordcount + 2 × expected inserts + 1");
         let freq = histogram(
-            &draws(500_000, |r| chooser.choose(space - 1, r)),
+            &draws(500_000, |r| chooser.choose(space - 1, 0, r)),
             space as usize,
         );
         // The hottest key is where rank 0 lands, with rank 0's share (1/zeta) plus its
@@ -431,16 +540,19 @@ mod tests {
 
     #[test]
     fn zipfian_keys_beyond_the_newest_are_drawn_again() {
-        let chooser = KeyChooser::new(RequestDistribution::Zipfian, 100, 1000.0, 0.99, 0.0, 0.0);
-        let keys = draws(20_000, |r| chooser.choose(149, r));
+        let chooser = KeyChooser::new(&KeySettings {
+            expected_inserts: 1000.0,
+            ..settings(RequestDistribution::Zipfian, 100)
+        });
+        let keys = draws(20_000, |r| chooser.choose(149, 0, r));
         assert!(keys.iter().all(|&k| k <= 149));
         assert!(keys.iter().any(|&k| k > 99), "inserted keys are chosen too");
     }
 
     #[test]
     fn hotspot_sends_its_share_to_the_hot_set() {
-        let chooser = KeyChooser::new(RequestDistribution::Hotspot, 1000, 0.0, 0.99, 0.2, 0.8);
-        let keys = draws(200_000, |r| chooser.choose(999, r));
+        let chooser = KeyChooser::new(&settings(RequestDistribution::Hotspot, 1000));
+        let keys = draws(200_000, |r| chooser.choose(999, 0, r));
         let hot = keys.iter().filter(|&&k| k < 200).count() as f64 / keys.len() as f64;
         assert!((hot - 0.8).abs() < 0.01, "{hot}");
         assert!(keys.iter().all(|&k| k < 1000));
@@ -454,9 +566,9 @@ mod tests {
 
     #[test]
     fn latest_favours_the_newest_keys() {
-        let chooser = KeyChooser::new(RequestDistribution::Latest, 10_000, 0.0, 0.99, 0.0, 0.0);
+        let chooser = KeyChooser::new(&settings(RequestDistribution::Latest, 10_000));
         let newest = 9_999;
-        let keys = draws(200_000, |r| chooser.choose(newest, r));
+        let keys = draws(200_000, |r| chooser.choose(newest, 0, r));
         assert!(keys.iter().all(|&k| k <= newest));
         let freq = histogram(&keys, 10_000);
         let zetan = Zeta::new(0.99).at(newest);
@@ -470,10 +582,102 @@ mod tests {
             "{newest_tenth} {oldest_tenth}"
         );
         // It follows the newest key as inserts go on.
-        assert!(draws(1000, |r| chooser.choose(20_000, r))
+        assert!(draws(1000, |r| chooser.choose(20_000, 0, r))
             .iter()
             .any(|&k| k > newest));
-        assert_eq!(chooser.choose(0, &mut request_rng(1, 1)), 0);
+        assert_eq!(chooser.choose(0, 0, &mut request_rng(1, 1)), 0);
+    }
+
+    #[test]
+    fn exponential_counts_back_from_the_newest_key() {
+        // 95% of the requests within the newest 10% of 10 000 records.
+        let chooser = KeyChooser::new(&KeySettings {
+            exponential_frac: 0.1,
+            ..settings(RequestDistribution::Exponential, 10_000)
+        });
+        let newest = 9_999;
+        let keys = draws(100_000, |r| chooser.choose(newest, 0, r));
+        assert!(keys.iter().all(|&k| k <= newest));
+        let share = |from: u64| keys.iter().filter(|&&k| k >= from).count() as f64 / 1e5;
+        assert!((share(9_000) - 0.95).abs() < 0.005, "{}", share(9_000));
+        // Exponential: half the requests within the median distance, ln 2 / gamma.
+        let median = (2f64.ln() / (20f64.ln() / 1000.0)) as u64;
+        assert!(
+            (share(newest - median) - 0.5).abs() < 0.01,
+            "{}",
+            share(newest - median)
+        );
+        // It follows the newest key as inserts go on, and never goes below key 0.
+        assert!(draws(100, |r| chooser.choose(20_000, 0, r))
+            .iter()
+            .all(|&k| k > 15_000));
+        assert!(draws(1000, |r| chooser.choose(3, 0, r))
+            .iter()
+            .all(|&k| k <= 3));
+        // YCSB's default: 95% within 6/7 of the records, before the redraws.
+        let default = KeyChooser::new(&settings(RequestDistribution::Exponential, 7_000));
+        let keys = draws(100_000, |r| default.choose(6_999, 0, r));
+        let within = keys.iter().filter(|&&k| k >= 1_000).count() as f64 / 1e5;
+        // Distances past key 0 (5% ^ (7000 / 6000) of them) are drawn again.
+        let expected = 0.95 / (1.0 - 0.05f64.powf(7.0 / 6.0));
+        assert!((within - expected).abs() < 0.005, "{within} vs {expected}");
+        assert_eq!(exponential_distance(0.0, 1.0), i32::MAX as u64);
+        assert_eq!(exponential_distance(1.0, 1.0), 0);
+    }
+
+    #[test]
+    fn sequential_takes_the_loaded_range_in_order() {
+        let chooser = KeyChooser::new(&KeySettings {
+            start: 100,
+            count: 5,
+            ..settings(RequestDistribution::Sequential, 1000)
+        });
+        let keys: Vec<u64> = (0..12)
+            .map(|n| chooser.choose(999, n, &mut request_rng(1, n)))
+            .collect();
+        assert_eq!(
+            keys,
+            [100, 101, 102, 103, 104, 100, 101, 102, 103, 104, 100, 101]
+        );
+    }
+
+    #[test]
+    fn insertstart_and_insertcount_bound_the_keys_chosen() {
+        for distribution in [
+            RequestDistribution::Uniform,
+            RequestDistribution::Hotspot,
+            RequestDistribution::Sequential,
+        ] {
+            let chooser = KeyChooser::new(&KeySettings {
+                start: 300,
+                count: 200,
+                ..settings(distribution, 1000)
+            });
+            let keys: Vec<u64> = (0..10_000)
+                .map(|n| chooser.choose(999, n, &mut request_rng(2, n)))
+                .collect();
+            assert!(
+                keys.iter().all(|k| (300..500).contains(k)),
+                "{distribution:?}"
+            );
+            assert!(
+                keys.contains(&300) && keys.contains(&499),
+                "{distribution:?}"
+            );
+        }
+        // Zipfian: from insertstart over insertcount plus twice the expected inserts.
+        let chooser = KeyChooser::new(&KeySettings {
+            start: 300,
+            count: 200,
+            expected_inserts: 50.0,
+            ..settings(RequestDistribution::Zipfian, 1000)
+        });
+        let keys = draws(10_000, |r| chooser.choose(999, 0, r));
+        assert!(keys.iter().all(|k| (300..=600).contains(k)));
+        assert!(
+            keys.iter().any(|&k| k >= 500),
+            "the expected inserts' allowance"
+        );
     }
 
     #[test]

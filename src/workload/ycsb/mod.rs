@@ -16,6 +16,7 @@
 
 mod config;
 pub mod generators;
+pub mod histogram;
 pub mod properties;
 
 pub use config::{
@@ -28,7 +29,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
-use self::generators::{key_name, KeyChooser, LengthChooser};
+use self::generators::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, TextPool};
 use super::send::Requests;
@@ -120,6 +121,8 @@ impl Ycsb {
         };
         let table = &ycsb.table;
         let columns = ycsb.columns();
+        // Quoted, so that a fieldnameprefix in capitals names the columns as written.
+        let quoted: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
         if config.drop {
             run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
         }
@@ -146,7 +149,7 @@ impl Ycsb {
         } else {
             format!(" WITH {}", options.join(" AND "))
         };
-        let fields: Vec<String> = columns.iter().map(|c| format!("{c} varchar")).collect();
+        let fields: Vec<String> = quoted.iter().map(|c| format!("{c} varchar")).collect();
         run_schema(
             &session,
             format!(
@@ -178,8 +181,8 @@ impl Ycsb {
             }
         };
         let placeholders = vec!["?"; columns.len()].join(", ");
-        let all = columns.join(", ");
-        let set_all: Vec<String> = columns.iter().map(|c| format!("{c} = ?")).collect();
+        let all = quoted.join(", ");
+        let set_all: Vec<String> = quoted.iter().map(|c| format!("{c} = ?")).collect();
         let read = |what: &str| format!("SELECT {what} FROM {ks}.{table} WHERE y_id = ? LIMIT 1");
         // As YCSB's Cassandra binding: rows from the start key's token on.
         let scan = |what: &str| {
@@ -210,13 +213,13 @@ impl Ycsb {
             statements.read_named = Some(prepare(read(&all), read_cl).await?);
         }
         if !ycsb.readallfields {
-            for c in &columns {
+            for c in &quoted {
                 statements.read_one.push(prepare(read(c), read_cl).await?);
                 statements.scan_one.push(prepare(scan(c), read_cl).await?);
             }
         }
         if !ycsb.writeallfields {
-            for c in &columns {
+            for c in &quoted {
                 statements.update_one.push(
                     prepare(
                         format!("UPDATE {ks}.{table} SET {c} = ? WHERE y_id = ?"),
@@ -239,15 +242,19 @@ impl Plan {
     fn new(config: YcsbConfig, seed: u64) -> Plan {
         let weights = config.weights();
         let mix_weights: Vec<f64> = MIX_ORDER.iter().map(|&op| weights[op]).collect();
-        let keys = KeyChooser::new(
-            config.requestdistribution,
-            config.recordcount,
+        let keys = KeyChooser::new(&KeySettings {
+            distribution: config.requestdistribution,
+            start: config.insertstart,
+            count: config.insert_count(),
+            records: config.recordcount,
             // YCSB sizes the zipfian's key range by operationcount × insertproportion.
-            config.operationcount as f64 * config.insertproportion,
-            config.zipfianconstant,
-            config.hotspotdatafraction,
-            config.hotspotopnfraction,
-        );
+            expected_inserts: config.operationcount as f64 * config.insertproportion,
+            theta: config.zipfianconstant,
+            hotspot_data_fraction: config.hotspotdatafraction,
+            hotspot_opn_fraction: config.hotspotopnfraction,
+            exponential_percentile: config.exponential_percentile,
+            exponential_frac: config.exponential_frac,
+        });
         let scan_lengths = match config.scanlengthdistribution {
             ScanLengthDistribution::Uniform => {
                 LengthChooser::Uniform(config.minscanlength, config.maxscanlength)
@@ -264,6 +271,12 @@ impl Plan {
             FieldLengthDistribution::Zipfian => {
                 LengthChooser::zipfian(config.minfieldlength, config.fieldlength)
             }
+            FieldLengthDistribution::Histogram => match &config.fieldlengthhistogram {
+                Some(histogram) => LengthChooser::Histogram(histogram.lengths()),
+                // Resolving the workload reads the file; a config.json without its buckets
+                // was edited by hand.
+                None => LengthChooser::Constant(config.fieldlength),
+            },
         };
         Plan {
             mix: OpMix::new(&mix_weights),
@@ -277,26 +290,30 @@ impl Plan {
         }
     }
 
-    /// The operation type of request `seq` (the run phase's requests start at recordcount).
-    fn op_for(&self, seq: u64) -> usize {
-        MIX_ORDER[self.mix.op_for(seq.saturating_sub(self.config.recordcount))]
+    /// The load phase's requests: numbers 0..insertcount; the run phase's follow.
+    fn loaded(&self) -> u64 {
+        self.config.insert_count()
     }
 
-    /// The key number request `seq` inserts: its own number in the load phase (requests
-    /// 0..recordcount), else the next after those inserted before it in the run phase.
+    /// The operation type of request `seq`.
+    fn op_for(&self, seq: u64) -> usize {
+        MIX_ORDER[self.mix.op_for(seq.saturating_sub(self.loaded()))]
+    }
+
+    /// The key number request `seq` inserts: insertstart + its number in the load phase,
+    /// else, in the run phase, the next after those inserted before it from recordcount on
+    /// (YCSB's run numbers its inserts from recordcount, whatever range this client loaded).
     fn insert_keynum(&self, seq: u64) -> u64 {
-        let records = self.config.recordcount;
-        match seq.checked_sub(records) {
-            None => seq,
-            Some(index) => records + self.mix.first_type_count(index),
+        match seq.checked_sub(self.loaded()) {
+            None => self.config.insertstart + seq,
+            Some(index) => self.config.recordcount + self.mix.first_type_count(index),
         }
     }
 
     /// The newest key number that exists when run-phase request `seq` is sent.
     fn newest_keynum(&self, seq: u64) -> u64 {
-        let records = self.config.recordcount;
-        let inserted = self.mix.first_type_count(seq.saturating_sub(records));
-        (records + inserted).saturating_sub(1)
+        let inserted = self.mix.first_type_count(seq.saturating_sub(self.loaded()));
+        (self.config.recordcount + inserted).saturating_sub(1)
     }
 
     /// The key number request `seq` of type `op` works on.
@@ -304,7 +321,10 @@ impl Plan {
         if op == INSERT {
             self.insert_keynum(seq)
         } else {
-            self.keys.choose(self.newest_keynum(seq), rng)
+            // The run's requests before this one that chose a key: all but its inserts.
+            let index = seq.saturating_sub(self.loaded());
+            let nth = index - self.mix.first_type_count(index);
+            self.keys.choose(self.newest_keynum(seq), nth, rng)
         }
     }
 

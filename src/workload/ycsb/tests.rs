@@ -50,15 +50,36 @@ fn bad_values_are_errors_naming_the_key() {
         ),
         ("updateproportion", "-0.1", "at least 0"),
         (
-            "requestdistribution",
-            "exponential",
-            "does not implement YCSB's exponential",
+            "exponential.percentile",
+            "100",
+            "exponential.percentile=100: must be a number between 0 and 100",
+        ),
+        (
+            "exponential.frac",
+            "0",
+            "exponential.frac=0: must be a number above 0",
         ),
         (
             "requestdistribution",
             "pareto",
-            "uniform, zipfian, latest, hotspot",
+            "uniform, zipfian, latest, hotspot, exponential, sequential",
         ),
+        (
+            "fieldnameprefix",
+            "f-",
+            "fieldnameprefix=f-: must be letters, digits or underscores",
+        ),
+        (
+            "insertstart",
+            "1001",
+            "insertstart=1001: must be at most recordcount",
+        ),
+        (
+            "insertcount",
+            "1001",
+            "insertcount=1001: insertstart (0) + insertcount must be at most recordcount (1000)",
+        ),
+        ("insertcount", "0", "insertcount=0: must be at least 1"),
         ("zipfianconstant", "1.2", "between 0 and 1"),
         (
             "fieldcount",
@@ -87,7 +108,11 @@ fn bad_values_are_errors_naming_the_key() {
             "0",
             "maxscanlength=0: must be at least minscanlength",
         ),
-        ("fieldlengthdistribution", "histogram", "histogram"),
+        (
+            "fieldlengthdistribution",
+            "pareto",
+            "constant, uniform, zipfian, histogram",
+        ),
         ("recordcount", "0", "recordcount=0: must be at least 1"),
     ] {
         let error = config("a", &[(key, value)]).unwrap_err();
@@ -243,4 +268,218 @@ fn proportions_must_add_up_to_a_number() {
          e.g. 0.95 and 0.05"
     );
     assert!(from_file_text("recordcount=10\nreadproportion=1e300\nupdateproportion=1\n").is_ok());
+}
+
+#[test]
+fn insertstart_and_insertcount_load_one_range_and_bound_the_run() {
+    let c = config(
+        "a",
+        &[
+            ("recordcount", "1000"),
+            ("insertstart", "400"),
+            ("insertcount", "300"),
+            ("requestdistribution", "uniform"),
+            ("insertproportion", "0.1"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(c.insert_count(), 300);
+    let mut shared = WorkloadConfig {
+        name: NAME.into(),
+        definition: crate::workload::Definition::Ycsb(Box::new(c.clone())),
+        keyspace: "headroom".into(),
+        partitions: 1,
+        partition_generator: crate::workload::PartitionGenerator::Random,
+        read_ratio: 0.0,
+        delete_ratio: 0.0,
+        populate: 0,
+        replication: String::new(),
+        compaction: None,
+        ttl_s: None,
+        consistency: "LOCAL_ONE".into(),
+        drop: false,
+        seed: 1,
+        rows_per_partition: None,
+    };
+    settle(&c, &mut shared);
+    assert_eq!(
+        shared.populate, 300,
+        "the load phase inserts insertcount records"
+    );
+    let plan = Plan::new(c, 5);
+    // The load phase: key numbers 400..700.
+    let loaded: Vec<u64> = (0..300)
+        .map(|seq| plan.keynum(INSERT, seq, &mut request_rng(5, seq)))
+        .collect();
+    assert_eq!(loaded, (400..700).collect::<Vec<_>>());
+    // The run phase (from request 300): inserts from recordcount on, reads and updates in
+    // insertstart..insertstart + insertcount.
+    let mut inserts = Vec::new();
+    for seq in 300..5300 {
+        let op = plan.op_for(seq);
+        let keynum = plan.keynum(op, seq, &mut request_rng(5, seq));
+        if op == INSERT {
+            inserts.push(keynum);
+        } else {
+            assert!((400..700).contains(&keynum), "request {seq}: {keynum}");
+        }
+    }
+    // 0.1 of 1.1 of the 5000 requests.
+    assert_eq!(inserts, (1000..1454).collect::<Vec<_>>());
+    // Without them, the whole of recordcount.
+    let all = config("a", &[("recordcount", "50")]).unwrap();
+    assert_eq!((all.insertstart, all.insert_count()), (0, 50));
+    let rest = config("a", &[("recordcount", "50"), ("insertstart", "20")]).unwrap();
+    assert_eq!(rest.insert_count(), 30, "recordcount - insertstart");
+}
+
+#[test]
+fn sequential_reads_go_in_key_order_between_the_inserts() {
+    let c = config(
+        "a",
+        &[
+            ("recordcount", "100"),
+            ("requestdistribution", "sequential"),
+            ("insertproportion", "0.2"),
+            ("readproportion", "0.8"),
+            ("updateproportion", "0"),
+        ],
+    )
+    .unwrap();
+    let plan = Plan::new(c, 9);
+    let reads: Vec<u64> = (100..400)
+        .filter(|&seq| plan.op_for(seq) != INSERT)
+        .map(|seq| plan.keynum(READ, seq, &mut request_rng(9, seq)))
+        .collect();
+    assert_eq!(reads.len(), 240);
+    let expected: Vec<u64> = (0..240).map(|n| n % 100).collect();
+    assert_eq!(
+        reads, expected,
+        "0, 1, 2, ... 99, 0, 1...: the loaded records in order"
+    );
+}
+
+#[test]
+fn exponential_favours_the_newest_keys_of_the_run() {
+    let c = config(
+        "d",
+        &[
+            ("recordcount", "10000"),
+            ("requestdistribution", "exponential"),
+            ("exponential.percentile", "90"),
+            ("exponential.frac", "0.05"),
+        ],
+    )
+    .unwrap();
+    assert_eq!((c.exponential_percentile, c.exponential_frac), (90.0, 0.05));
+    let plan = Plan::new(c, 4);
+    let (mut near, mut reads) = (0, 0);
+    for seq in 10_000..30_000 {
+        let op = plan.op_for(seq);
+        if op == INSERT {
+            continue;
+        }
+        let newest = plan.newest_keynum(seq);
+        let keynum = plan.keynum(op, seq, &mut request_rng(4, seq));
+        assert!(keynum <= newest);
+        reads += 1;
+        // 90% within the newest 5% of recordcount (500 keys).
+        if newest - keynum < 500 {
+            near += 1;
+        }
+    }
+    let share = near as f64 / reads as f64;
+    assert!((share - 0.9).abs() < 0.01, "{share}");
+}
+
+#[test]
+fn fieldnameprefix_names_the_columns() {
+    let c = config("a", &[("fieldnameprefix", "Col_"), ("fieldcount", "3")]).unwrap();
+    assert_eq!(c.columns(), ["Col_0", "Col_1", "Col_2"]);
+    assert_eq!(config("a", &[]).unwrap().columns()[9], "field9");
+}
+
+#[test]
+fn histogram_field_lengths_are_read_once_and_kept_in_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lengths.txt");
+    // Lengths 8 (bucket 0) and 16 (buckets 1 and 2, as YCSB's walk gives them).
+    std::fs::write(&file, "BlockSize\t8\n0\t3\n1\t0\n2\t5\n").unwrap();
+    let path = file.to_str().unwrap();
+    let c = config(
+        "a",
+        &[
+            ("fieldlengthdistribution", "histogram"),
+            ("fieldlengthhistogram", path),
+        ],
+    )
+    .unwrap();
+    let histogram = c.fieldlengthhistogram.clone().unwrap();
+    assert_eq!(
+        (histogram.block_size, &histogram.buckets[..]),
+        (8, &[3, 0, 5][..])
+    );
+    // Stored in config.json and read back without the file.
+    let json = serde_json::to_string(&c).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let stored: YcsbConfig = serde_json::from_str(&json).unwrap();
+    assert_eq!(stored, c);
+    let plan = Plan::new(stored, 2);
+    let mut counts = std::collections::BTreeMap::new();
+    for seq in 0..8000 {
+        *counts
+            .entry(plan.value(&mut request_rng(2, seq)).len())
+            .or_insert(0) += 1;
+    }
+    assert_eq!(counts.keys().copied().collect::<Vec<_>>(), [8, 16]);
+    // n = 0..=3 of 0..8 gives 8: half.
+    let eights = counts[&8] as f64 / 8000.0;
+    assert!((eights - 0.5).abs() < 0.03, "{counts:?}");
+
+    // The file is gone: resolving again names the key and the file.
+    let error = config(
+        "a",
+        &[
+            ("fieldlengthdistribution", "histogram"),
+            ("fieldlengthhistogram", path),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        error.starts_with(&format!("-p: fieldlengthhistogram={path}: cannot read")),
+        "{error}"
+    );
+    std::fs::write(&file, "BlockSize\t8\n1\t3\n").unwrap();
+    let error = config(
+        "a",
+        &[
+            ("fieldlengthdistribution", "histogram"),
+            ("fieldlengthhistogram", path),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        error.contains("line 2: bucket '1' where bucket 0 comes next"),
+        "{error}"
+    );
+}
+
+/// A config.json written before insertstart and insertcount: the whole of recordcount.
+#[test]
+fn an_older_config_loads_every_record() {
+    let mut json = serde_json::to_value(config("a", &[("recordcount", "70")]).unwrap()).unwrap();
+    let map = json.as_object_mut().unwrap();
+    for key in [
+        "insertstart",
+        "insertcount",
+        "fieldnameprefix",
+        "exponential.percentile",
+        "exponential.frac",
+    ] {
+        map.remove(key).unwrap();
+    }
+    let old: YcsbConfig = serde_json::from_value(json).unwrap();
+    assert_eq!((old.insertstart, old.insert_count()), (0, 70));
+    assert_eq!(old.fieldnameprefix, "field");
+    assert_eq!(old.exponential_percentile, 95.0);
 }
