@@ -13,6 +13,7 @@ use scylla::errors::ExecutionError;
 use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
 use super::declarative::{self, Declarative};
 use super::send::Requests;
+use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
@@ -29,6 +30,8 @@ pub enum AnyWorkload {
     Declarative(Declarative),
     /// A cassandra-stress user profile.
     CassandraStress(StressWorkload),
+    /// Several cassandra-stress profiles.
+    CassandraStressSet(StressSetWorkload),
     /// YCSB's CoreWorkload.
     Ycsb(Ycsb),
 }
@@ -56,6 +59,9 @@ impl AnyWorkload {
             Definition::CassandraStress(d) => Ok(AnyWorkload::CassandraStress(
                 StressWorkload::prepare(requests, config, d).await?,
             )),
+            Definition::CassandraStressSet(set) => Ok(AnyWorkload::CassandraStressSet(
+                StressSetWorkload::prepare(requests, config, set).await?,
+            )),
             Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(requests, config, y).await?)),
         }
     }
@@ -72,6 +78,7 @@ impl AnyWorkload {
                 Ok(declarative::parse(text, path)?.op_names)
             }
             Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
+            Definition::CassandraStressSet(set) => Ok(stress::multi::op_names(&set.members)),
             Definition::Ycsb(_) => Ok(ycsb::OP_NAMES.iter().map(|s| s.to_string()).collect()),
         }
     }
@@ -82,6 +89,9 @@ impl AnyWorkload {
             Definition::Builtin => super::builtin::table_of(&config.name).map(String::from),
             Definition::Ycsb(y) => Ok(y.table.clone()),
             Definition::CassandraStress(d) => d.table(),
+            Definition::CassandraStressSet(_) => Err(WorkloadError::Invalid(
+                "several profiles write several tables: --fresh truncate and the table figures take one profile".into(),
+            )),
             Definition::Declarative { path, text, .. } => declarative::parse(text, path)?
                 .table()
                 .ok_or_else(|| WorkloadError::Invalid(format!(
@@ -133,6 +143,13 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
             config.name = "cassandra-stress".to_string();
             config.keyspace = d.keyspace.clone();
         }
+        Definition::CassandraStressSet(set) => {
+            config.name = "cassandra-stress".to_string();
+            // The first profile's: each profile uses its own.
+            if let Some(first) = set.members.first() {
+                config.keyspace = first.definition.keyspace.clone();
+            }
+        }
         Definition::Declarative { path, text, .. } => {
             let checked = declarative::parse(&text, &path)?;
             if let Some(ks) = &checked.spec.keyspace {
@@ -155,6 +172,11 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
     }
     if name == ycsb::NAME {
         return Ok(Definition::Ycsb(Box::new(ycsb::resolve(args)?)));
+    }
+    if let Some(paths) = stress::multi::profile_paths(name) {
+        return Ok(Definition::CassandraStressSet(stress::multi::resolve(
+            &paths, args,
+        )?));
     }
     if stress::is_profile_path(name) {
         return Ok(Definition::CassandraStress(stress::resolve(name, args)?));
@@ -213,6 +235,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_names(),
             AnyWorkload::Declarative(w) => w.op_names(),
             AnyWorkload::CassandraStress(w) => w.op_names(),
+            AnyWorkload::CassandraStressSet(w) => w.op_names(),
             AnyWorkload::Ycsb(w) => w.op_names(),
         }
     }
@@ -222,6 +245,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_for(seq),
             AnyWorkload::Declarative(w) => w.op_for(seq),
             AnyWorkload::CassandraStress(w) => w.op_for(seq),
+            AnyWorkload::CassandraStressSet(w) => w.op_for(seq),
             AnyWorkload::Ycsb(w) => w.op_for(seq),
         }
     }
@@ -231,6 +255,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.op_weights(),
             AnyWorkload::Declarative(w) => w.op_weights(),
             AnyWorkload::CassandraStress(w) => w.op_weights(),
+            AnyWorkload::CassandraStressSet(w) => w.op_weights(),
             AnyWorkload::Ycsb(w) => w.op_weights(),
         }
     }
@@ -240,6 +265,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.populate_op(),
             AnyWorkload::Declarative(w) => w.populate_op(),
             AnyWorkload::CassandraStress(w) => w.populate_op(),
+            AnyWorkload::CassandraStressSet(w) => w.populate_op(),
             AnyWorkload::Ycsb(w) => w.populate_op(),
         }
     }
@@ -249,6 +275,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Builtin(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Declarative(w) => w.execute(op, seq, parts).await,
             AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::CassandraStressSet(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Ycsb(w) => w.execute(op, seq, parts).await,
         }
     }

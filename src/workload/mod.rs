@@ -141,6 +141,8 @@ pub enum Definition {
     },
     /// A cassandra-stress user profile.
     CassandraStress(stress::StressDefinition),
+    /// Several cassandra-stress profiles in one run (`a.yaml,b.yaml`).
+    CassandraStressSet(stress::multi::StressSet),
     /// YCSB's CoreWorkload, from its property format.
     Ycsb(Box<ycsb::YcsbConfig>),
 }

@@ -10,9 +10,11 @@
 //! page. docs/stress-profiles.md says what is supported and how it maps onto
 //! cassandra-stress.
 
+pub mod multi;
 pub mod profile;
 mod raw;
 pub mod rows;
+pub mod types;
 
 use std::path::Path;
 use std::time::Instant;
@@ -23,11 +25,11 @@ use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
-use scylla::value::CqlValue;
+use scylla::value::{CqlValue, MaybeUnset};
 use serde::{Deserialize, Serialize};
 
 use self::profile::{BatchKind, Fields, Profile, TokenRangeQuery, INSERT};
-use self::rows::{pick_rows, Column, CqlType, Kind, Rows, SUPPORTED_TYPES};
+use self::rows::{pick_rows, Column, CqlType, Kind, Rows, COMPOSITE_TYPES, SUPPORTED_TYPES};
 use super::builtin::{parse_consistency, run_schema, WorkloadError};
 use super::generators::{request_rng, PartitionKeys};
 use super::send::Requests;
@@ -222,6 +224,8 @@ pub struct StressWorkload {
     insert: PreparedStatement,
     /// The column (in [`Rows`] order) of each of the insert's variables.
     insert_columns: Vec<usize>,
+    /// The insert binds every column in [`Rows`] order (an INSERT, not an UPDATE).
+    insert_in_row_order: bool,
     queries: Vec<PreparedQuery>,
     range_queries: Vec<PreparedRangeQuery>,
     op_names: Vec<String>,
@@ -297,19 +301,7 @@ impl StressWorkload {
                 "{path}: table {ks}.{table} was not found after creating it; is `table: {table}` the table table_definition creates?"
             )));
         }
-        let mut typed = Vec::with_capacity(columns.len());
-        for (name, kind, ty) in &columns {
-            let Some(cql_type) = CqlType::parse(ty) else {
-                return Err(WorkloadError::Invalid(format!(
-                    "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values yet; the types it can: {SUPPORTED_TYPES}"
-                )));
-            };
-            typed.push(Column {
-                name: name.clone(),
-                kind: *kind,
-                ty: cql_type,
-            });
-        }
+        let typed = column_types(&session, &profile, columns, path).await?;
         for spec in &profile.columns {
             if !typed.iter().any(|c| c.name == spec.name) {
                 let names: Vec<&str> = typed.iter().map(|c| c.name.as_str()).collect();
@@ -373,6 +365,7 @@ impl StressWorkload {
                 read,
             });
         }
+        let insert_in_row_order = insert_columns.iter().copied().eq(0..rows.columns().count());
         let mut range_queries = Vec::with_capacity(profile.token_range_queries.len());
         for query in &profile.token_range_queries {
             let cql = token_range_cql(ks, table, &rows, query);
@@ -395,6 +388,7 @@ impl StressWorkload {
             requests,
             rows,
             insert,
+            insert_in_row_order,
             insert_columns,
             queries,
             range_queries,
@@ -411,25 +405,23 @@ impl StressWorkload {
     /// One insert: the rows the insert section selects, of the partitions it chooses, in
     /// one statement or a batch.
     async fn insert(&self, seq: u64) -> Result<(), ExecutionError> {
-        let mut rng = request_rng(self.seed, seq);
         let spec = &self.profile.insert;
-        let count = spec.partitions.sample(&mut rng);
-        let mut values: Vec<Vec<CqlValue>> = Vec::new();
-        for i in 0..count {
-            // In sequence, insert n covers partitions n·max .. n·max + count.
-            let place = seq.wrapping_mul(spec.partitions.max()).wrapping_add(i);
-            let partition = self.rows.partition(self.keys.key(place, &mut rng));
-            let chance = spec.select.sample(&mut rng);
-            let wanted = (chance * partition.rows as f64).round() as u64;
-            for row in pick_rows(&mut rng, partition.rows, wanted) {
-                values.push(
+        let values = self.insert_values(seq);
+        // The UPDATE of a counter table or a conditional insert binds the row's columns in
+        // its own order.
+        let values: Vec<Vec<MaybeUnset<CqlValue>>> = if self.insert_in_row_order {
+            values
+        } else {
+            values
+                .iter()
+                .map(|row| {
                     self.insert_columns
                         .iter()
-                        .map(|&c| self.rows.value(c, &partition, row))
-                        .collect(),
-                );
-            }
-        }
+                        .map(|&c| row[c].clone())
+                        .collect()
+                })
+                .collect()
+        };
         if values.len() == 1 {
             if spec.condition.is_some() {
                 // A conditional write answers with its `[applied]` row; one not applied
@@ -448,6 +440,87 @@ impl StressWorkload {
             self.send_batch(kind, chunk).await?;
         }
         Ok(())
+    }
+
+    /// The rows insert `seq` writes: of each partition it chooses, the rows its visit covers
+    /// (all of them without `visits`) selected with the `select` chance, each row's non-key
+    /// columns past the `row-population` share left unset.
+    fn insert_values(&self, seq: u64) -> Vec<Vec<MaybeUnset<CqlValue>>> {
+        let mut rng = request_rng(self.seed, seq);
+        let spec = &self.profile.insert;
+        let count = spec.partitions.sample(&mut rng);
+        let mut values = Vec::new();
+        for i in 0..count {
+            // In sequence, insert n covers partitions n·max .. n·max + count.
+            let place = seq.wrapping_mul(spec.partitions.max()).wrapping_add(i);
+            let (partition, rows) = if spec.visits.max() <= 1 {
+                let partition = self.rows.partition(self.keys.key(place, &mut rng));
+                let all = 0..partition.rows;
+                (partition, all)
+            } else {
+                self.visit(place)
+            };
+            let chance = spec.select.sample(&mut rng);
+            let wanted = (chance * (rows.end - rows.start) as f64).round() as u64;
+            // Drawn apart from the request's stream, which stays as it was without the key.
+            let populated = self.populated_columns(seq, i);
+            for row in pick_rows(&mut rng, rows.end - rows.start, wanted) {
+                let row = self.rows.row(&partition, rows.start + row);
+                values.push(
+                    row.into_iter()
+                        .enumerate()
+                        .map(|(c, v)| {
+                            if c < populated {
+                                MaybeUnset::Set(v)
+                            } else {
+                                MaybeUnset::Unset
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        values
+    }
+
+    /// The partition and rows of place `place` when partitions are written in several visits
+    /// (cassandra-stress's `visits`): `visits.max()` consecutive places make one slot, whose
+    /// partition is chosen by the slot alone; a partition drawing V visits has its rows cut
+    /// into V consecutive parts, and visit k writes part k mod V. So with `visits: fixed(V)`
+    /// and `partitions: fixed(N)`, V·N consecutive places write N partitions whole, each in V
+    /// inserts, and no request depends on another.
+    fn visit(&self, place: u64) -> (rows::Partition, std::ops::Range<u64>) {
+        let spec = &self.profile.insert;
+        let most = spec.visits.max();
+        let (slot, k) = (place / most, place % most);
+        let mut slot_rng = request_rng(self.seed ^ VISITS, slot);
+        let partition = self.rows.partition(self.keys.key(slot, &mut slot_rng));
+        let mut partition_rng = request_rng(self.seed ^ VISITS, rows::mix(partition.number));
+        let visits = spec.visits.sample(&mut partition_rng).max(1);
+        let range = visit_rows(partition.rows, visits, k % visits);
+        (partition, range)
+    }
+
+    /// How many of a row's columns (in insert order: keys first) insert `seq` writes in its
+    /// partition `i`: the keys, and of the T other columns the k-th when k / T is within the
+    /// `row-population` ratio drawn for this partition and insert, as cassandra-stress does.
+    fn populated_columns(&self, seq: u64, i: u64) -> usize {
+        let ratio = &self.profile.insert.row_population;
+        let total = self.rows.columns().count();
+        if ratio.max() >= 1.0 {
+            return total;
+        }
+        let keys = self
+            .rows
+            .columns()
+            .filter(|c| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+            .count();
+        let others = total - keys;
+        let mut rng = request_rng(self.seed ^ ROW_POPULATION, rows::mix(seq) ^ i);
+        let share = ratio.sample(&mut rng);
+        keys + (1..=others)
+            .take_while(|&k| k as f64 / others as f64 <= share)
+            .count()
     }
 
     /// One named query, its variables bound from the rows of one partition: all from one
@@ -540,9 +613,9 @@ impl StressWorkload {
     async fn send_batch(
         &self,
         kind: BatchType,
-        rows: &[Vec<CqlValue>],
+        rows: &[Vec<MaybeUnset<CqlValue>>],
     ) -> Result<(), ExecutionError> {
-        let items: Vec<(&PreparedStatement, &Vec<CqlValue>)> =
+        let items: Vec<(&PreparedStatement, &Vec<MaybeUnset<CqlValue>>)> =
             rows.iter().map(|row| (&self.insert, row)).collect();
         self.requests.batch(kind, self.consistency, &items).await?;
         Ok(())
@@ -714,11 +787,29 @@ fn check_batch_kind(profile: &Profile, rows: &Rows, path: &str) -> Result<(), Wo
     }
 }
 
+/// Tags separating the streams of `visits` and `row-population` from the request's own.
+const VISITS: u64 = 0x5157_0000_0000_0001;
+const ROW_POPULATION: u64 = 0x9090_0000_0000_0002;
+
+/// Rows `part` of `rows` cut into `parts` consecutive parts (at least one row each: a
+/// partition of fewer rows than parts has its rows written again by the parts past them).
+fn visit_rows(rows: u64, parts: u64, part: u64) -> std::ops::Range<u64> {
+    if rows < parts {
+        let row = part % rows.max(1);
+        return row..row + 1;
+    }
+    let at = |k: u64| (k as u128 * rows as u128 / parts as u128) as u64;
+    at(part)..at(part + 1)
+}
+
 /// Refuses, as cassandra-stress does, a LOGGED insert that can exceed Cassandra's limit of
 /// statements in a batch; an UNLOGGED one is sent in several batches instead.
 fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
     let insert = &profile.insert;
-    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
+    // A visit writes its part of the partition: 1/visits of its rows, as cassandra-stress
+    // counts them.
+    let part = rows.max_rows().div_ceil(insert.visits.min().max(1));
+    let per_partition = ((insert.select.max() * part as f64).round() as u64).max(1);
     let most = per_partition.saturating_mul(insert.partitions.max());
     if insert.batch == BatchKind::Logged && most > MAX_BATCH_STATEMENTS {
         return Err(WorkloadError::Invalid(format!(
@@ -807,6 +898,72 @@ async fn table_columns(
         .into_iter()
         .map(|(_, name, kind, ty)| (name, kind, ty))
         .collect())
+}
+
+/// The columns with their types read (user types through system_schema.types); a type
+/// headroom cannot generate values for is an error naming the column, and so is a
+/// collection whose `size` can exceed [`rows::MAX_ELEMENTS`] elements.
+async fn column_types(
+    session: &Session,
+    profile: &Profile,
+    columns: Vec<(String, Kind, String)>,
+    path: &str,
+) -> Result<Vec<Column>, WorkloadError> {
+    let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
+    let udts = if columns
+        .iter()
+        .any(|(_, _, ty)| CqlType::parse(ty).is_none())
+    {
+        user_types(session, ks).await?
+    } else {
+        types::UserTypes::new()
+    };
+    let mut typed = Vec::with_capacity(columns.len());
+    for (name, kind, ty) in columns {
+        let cql_type = types::parse_type(&ty, ks, &udts).map_err(|part| {
+            WorkloadError::Invalid(format!(
+                "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values ({part}); the types it can: {SUPPORTED_TYPES}, and {COMPOSITE_TYPES} of them"
+            ))
+        })?;
+        let collection = matches!(
+            cql_type,
+            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)
+        );
+        let size = profile.column(&name).size;
+        if collection && size.max() > rows::MAX_ELEMENTS {
+            return Err(WorkloadError::Invalid(format!(
+                "{path}: column {name} of {ks}.{table} is a collection whose size {size} can draw more than {} elements: lower its columnspec size (a collection's size is its element count)",
+                rows::MAX_ELEMENTS
+            )));
+        }
+        typed.push(Column {
+            name,
+            kind,
+            ty: cql_type,
+        });
+    }
+    Ok(typed)
+}
+
+/// The user-defined types of keyspace `ks`: name → field names and types.
+async fn user_types(session: &Session, ks: &str) -> Result<types::UserTypes, WorkloadError> {
+    let cql = "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?";
+    let result = session
+        .query_unpaged(cql, (ks,))
+        .await
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+        .into_rows_result()
+        .map_err(WorkloadError::cql("reading the schema", cql))?;
+    let mut udts = types::UserTypes::new();
+    for row in result
+        .rows::<(String, Vec<String>, Vec<String>)>()
+        .map_err(WorkloadError::cql("reading the schema", cql))?
+    {
+        let (name, fields, field_types) =
+            row.map_err(WorkloadError::cql("reading the schema", cql))?;
+        udts.insert(name, (fields, field_types));
+    }
+    Ok(udts)
 }
 
 impl Workload for StressWorkload {
@@ -953,6 +1110,34 @@ mod tests {
             text.contains("'lwt-read' is the read step of the conditional update 'lwt'"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn visits_cut_a_partition_into_consecutive_parts_covering_every_row() {
+        for (rows, parts) in [(12, 3), (10, 3), (100, 7), (2, 5), (1, 1)] {
+            let mut covered = vec![0; rows as usize];
+            for k in 0..parts {
+                let range = visit_rows(rows, parts, k);
+                assert!(
+                    !range.is_empty() && range.end <= rows,
+                    "{rows}/{parts}: {range:?}"
+                );
+                for r in range {
+                    covered[r as usize] += 1;
+                }
+            }
+            assert!(
+                covered.iter().all(|&c| c >= 1),
+                "{rows}/{parts}: {covered:?}"
+            );
+            if rows >= parts {
+                assert!(
+                    covered.iter().all(|&c| c == 1),
+                    "{rows}/{parts}: {covered:?}"
+                );
+            }
+        }
+        assert_eq!(visit_rows(12, 3, 1), 4..8);
     }
 
     #[test]

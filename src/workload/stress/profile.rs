@@ -86,6 +86,26 @@ pub struct InsertSpec {
     /// A lightweight transaction's condition (`IF body = NULL`), appended to each row's
     /// statement as cassandra-stress does.
     pub condition: Option<String>,
+    /// The share of a row's non-key columns an insert writes, drawn per partition and
+    /// insert: cassandra-stress's `row-population`. Default fixed(1)/1: every column.
+    pub row_population: Ratio,
+    /// In how many inserts a partition's rows are written, drawn per partition:
+    /// cassandra-stress's `visits`. Default fixed(1): each insert draws from all its rows.
+    pub visits: Distribution,
+}
+
+impl InsertSpec {
+    /// The insert section's defaults, cassandra-stress's.
+    fn defaults() -> InsertSpec {
+        InsertSpec {
+            partitions: Distribution::fixed(1),
+            select: Ratio::parse("fixed(1)/1").expect("a valid default"),
+            batch: BatchKind::Logged,
+            row_population: Ratio::parse("fixed(1)/1").expect("a valid default"),
+            visits: Distribution::fixed(1),
+            condition: None,
+        }
+    }
 }
 
 /// The type of the batch an insert sends.
@@ -245,12 +265,7 @@ impl Profile {
         }
 
         let insert = match raw.insert {
-            None => InsertSpec {
-                partitions: Distribution::fixed(1),
-                select: Ratio::parse("fixed(1)/1").expect("a valid default"),
-                batch: BatchKind::Logged,
-                condition: None,
-            },
+            None => InsertSpec::defaults(),
             Some(raw_insert) => insert_spec(&source, raw_insert)?,
         };
 
@@ -386,18 +401,7 @@ impl Profile {
 }
 
 fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileError> {
-    for (present, key) in [
-        (raw.row_population.is_some(), "row-population"),
-        (raw.visits.is_some(), "visits"),
-    ] {
-        if present {
-            return Err(source.error(
-                key,
-                None,
-                format!("insert, {key}: a cassandra-stress key headroom does not support yet; remove it"),
-            ));
-        }
-    }
+    let (row_population, visits) = population_and_visits(source, &raw)?;
     let partitions = match raw.partitions {
         None => Distribution::fixed(1),
         Some(value) => {
@@ -448,6 +452,8 @@ fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileErr
         select,
         batch,
         condition,
+        row_population,
+        visits,
     })
 }
 
@@ -583,6 +589,44 @@ fn token_range_queries(
         });
     }
     Ok(out)
+}
+
+/// The insert keys `row-population` (a ratio) and `visits` (a distribution of at least 1).
+fn population_and_visits(
+    source: &Source,
+    raw: &RawInsert,
+) -> Result<(Ratio, Distribution), ProfileError> {
+    let defaults = InsertSpec::defaults();
+    let row_population = match &raw.row_population {
+        None => defaults.row_population,
+        Some(value) => {
+            let text = value.text();
+            Ratio::parse(&text).map_err(|e| {
+                source.error(
+                    "row-population",
+                    Some(&text),
+                    format!("insert, row-population: {e}"),
+                )
+            })?
+        }
+    };
+    let visits = match &raw.visits {
+        None => defaults.visits,
+        Some(value) => {
+            let text = value.text();
+            let d = Distribution::parse(&text)
+                .map_err(|e| source.error("visits", Some(&text), format!("insert, visits: {e}")))?;
+            if d.min() == 0 {
+                return Err(source.error(
+                    "visits",
+                    Some(&text),
+                    format!("insert, visits: {d} can draw 0: a partition is written in at least one insert"),
+                ));
+            }
+            d
+        }
+    };
+    Ok((row_population, visits))
 }
 
 /// A plain CQL name: letters, digits, underscores.
@@ -763,8 +807,21 @@ queries:
         assert_eq!(p.insert.partitions.max(), 1);
         assert_eq!(p.insert.select.max(), 1.0);
         assert_eq!(p.insert.batch, BatchKind::Logged);
+        assert_eq!(p.insert.row_population.max(), 1.0);
+        assert_eq!(p.insert.visits.max(), 1);
         assert_eq!(p.op_names(), ["insert"]);
         assert!(p.keyspace_definition.is_none() && p.table_definition.is_none());
+    }
+
+    #[test]
+    fn row_population_and_visits_are_read() {
+        let p = Profile::parse(&replaced(
+            "  batchtype: unlogged\n",
+            "  batchtype: unlogged\n  row-population: fixed(1)/2\n  visits: uniform(2..4)\n",
+        ))
+        .unwrap();
+        assert_eq!(p.insert.row_population.max(), 0.5);
+        assert_eq!((p.insert.visits.min(), p.insert.visits.max()), (2, 4));
     }
 
     fn error(text: &str) -> ProfileError {
@@ -837,18 +894,26 @@ queries:
             (
                 replaced(
                     "  batchtype: unlogged\n",
-                    "  batchtype: unlogged\n  row-population: fixed(1)/1\n",
+                    "  batchtype: unlogged\n  row-population: fixed(1)\n",
                 ),
                 22,
-                "insert, row-population",
+                "insert, row-population: 'fixed(1)' is not a ratio",
             ),
             (
                 replaced(
                     "  batchtype: unlogged\n",
-                    "  batchtype: unlogged\n  visits: fixed(1)\n",
+                    "  batchtype: unlogged\n  visits: uniform(0..3)\n",
                 ),
                 22,
-                "insert, visits",
+                "insert, visits: uniform(0..3) can draw 0",
+            ),
+            (
+                replaced(
+                    "  batchtype: unlogged\n",
+                    "  batchtype: unlogged\n  visits: often\n",
+                ),
+                22,
+                "insert, visits: 'often'",
             ),
             (
                 replaced("  batchtype: unlogged\n", "  batchtype: counted\n"),

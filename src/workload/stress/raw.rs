@@ -18,7 +18,7 @@ use serde::Deserialize;
     expecting = "a cassandra-stress profile: a mapping of keyspace, table, columnspec, insert and queries"
 )]
 pub(super) struct RawProfile {
-    /// Only names a profile among several (which headroom does not combine): harmless.
+    /// Names a profile among several (its operations are `specname.op`); read by `multi.rs`.
     #[serde(default)]
     #[allow(dead_code)]
     pub(super) specname: Option<String>,
@@ -62,7 +62,7 @@ pub(super) struct RawColumn {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "the insert section: a mapping of partitions, select, batchtype and condition"
+    expecting = "the insert section: a mapping of partitions, select, batchtype, row-population, visits and condition"
 )]
 pub(super) struct RawInsert {
     #[serde(default)]
@@ -72,9 +72,9 @@ pub(super) struct RawInsert {
     #[serde(default)]
     pub(super) batchtype: Option<Scalar>,
     #[serde(default, rename = "row-population")]
-    pub(super) row_population: Option<IgnoredAny>,
+    pub(super) row_population: Option<Scalar>,
     #[serde(default)]
-    pub(super) visits: Option<IgnoredAny>,
+    pub(super) visits: Option<Scalar>,
     /// A lightweight transaction's condition, `IF ...`, appended to the insert.
     #[serde(default)]
     pub(super) condition: Option<String>,

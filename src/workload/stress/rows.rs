@@ -21,7 +21,8 @@ use std::net::{IpAddr, Ipv4Addr};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 use scylla::value::{
-    Counter, CqlDate, CqlDecimal, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint,
+    Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue,
+    CqlVarint,
 };
 use uuid::Uuid;
 
@@ -30,7 +31,7 @@ use crate::workload::distribution::Distribution;
 use crate::workload::generators::TextPool;
 
 /// The CQL types headroom generates values for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CqlType {
     /// text, varchar
     Text,
@@ -68,16 +69,45 @@ pub enum CqlType {
     Decimal,
     /// varint
     Varint,
+    /// duration
+    Duration,
     /// counter: the value is an increment, drawn as a bigint's
     Counter,
+    /// list<T>, frozen or not
+    List(Box<CqlType>),
+    /// set<T>, frozen or not
+    Set(Box<CqlType>),
+    /// map<K, V>, frozen or not
+    Map(Box<CqlType>, Box<CqlType>),
+    /// tuple<T1, T2, ...>
+    Tuple(Vec<CqlType>),
+    /// A user-defined type, with its fields.
+    Udt(Box<UserType>),
+    /// vector<T, N> (Cassandra 5.0): N values of T.
+    Vector(Box<CqlType>, usize),
+}
+
+/// A user-defined type, as system_schema.types describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserType {
+    /// Its keyspace.
+    pub keyspace: String,
+    /// Its name.
+    pub name: String,
+    /// Its fields in order: name and type.
+    pub fields: Vec<(String, CqlType)>,
 }
 
 /// The types [`CqlType::parse`] accepts, for messages.
-pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint, counter";
+pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint, duration, counter";
+
+/// The types built of others, which `types::parse_type` reads, for messages.
+pub const COMPOSITE_TYPES: &str =
+    "list, set, map (frozen or not), tuple, user-defined types, vector";
 
 impl CqlType {
-    /// The type as system_schema.columns writes it; None for types headroom cannot generate
-    /// yet (collections, user types, tuples, durations, vectors).
+    /// A type without parameters as system_schema.columns writes it; None for the others
+    /// (see `types::parse_type` for collections, tuples, user types and vectors).
     pub fn parse(name: &str) -> Option<CqlType> {
         Some(match name.trim().to_ascii_lowercase().as_str() {
             "text" | "varchar" => CqlType::Text,
@@ -98,6 +128,7 @@ impl CqlType {
             "inet" => CqlType::Inet,
             "decimal" => CqlType::Decimal,
             "varint" => CqlType::Varint,
+            "duration" => CqlType::Duration,
             "counter" => CqlType::Counter,
             _ => return None,
         })
@@ -274,13 +305,19 @@ impl Rows {
     }
 
     fn value_of(&self, g: &Generated, identity: u64) -> CqlValue {
-        let h = mix(g.salt ^ identity);
-        match g.column.ty {
+        self.typed_value(&g.column.ty, &g.spec, g.salt, identity)
+    }
+
+    /// The value of type `ty` for `identity`, generated as `spec` says; `salt` separates the
+    /// columns (and the parts of a composite value).
+    fn typed_value(&self, ty: &CqlType, spec: &ColumnSpec, salt: u64, identity: u64) -> CqlValue {
+        let h = mix(salt ^ identity);
+        match ty {
             CqlType::Text | CqlType::Ascii => {
                 let mut rng = SmallRng::seed_from_u64(h);
-                let len = length(&g.spec.size, &mut rng);
+                let len = length(&spec.size, &mut rng);
                 let text = self.text.text(&mut rng, len, len).to_string();
-                if g.column.ty == CqlType::Text {
+                if *ty == CqlType::Text {
                     CqlValue::Text(text)
                 } else {
                     CqlValue::Ascii(text)
@@ -288,7 +325,7 @@ impl Rows {
             }
             CqlType::Blob => {
                 let mut rng = SmallRng::seed_from_u64(h);
-                let mut bytes = vec![0u8; length(&g.spec.size, &mut rng)];
+                let mut bytes = vec![0u8; length(&spec.size, &mut rng)];
                 rng.fill_bytes(&mut bytes);
                 CqlValue::Blob(bytes)
             }
@@ -324,9 +361,113 @@ impl Rows {
                 CqlValue::Uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
             }
             CqlType::TimeUuid => CqlValue::Timeuuid(CqlTimeuuid::from(time_uuid(identity, h))),
+            // The identity as milliseconds, as timestamps are.
+            CqlType::Duration => CqlValue::Duration(CqlDuration {
+                months: 0,
+                days: 0,
+                nanoseconds: (identity as i64).saturating_mul(1_000_000),
+            }),
+            CqlType::List(element) => {
+                let parts = self.parts(spec, salt, identity);
+                CqlValue::List(
+                    parts
+                        .map(|e| self.typed_value(element, spec, mix(salt ^ ELEMENT), e))
+                        .collect(),
+                )
+            }
+            CqlType::Set(element) => {
+                // Repeated elements are one element of a set, as in cassandra-stress.
+                let mut values: Vec<CqlValue> = Vec::new();
+                for e in self.parts(spec, salt, identity) {
+                    let value = self.typed_value(element, spec, mix(salt ^ ELEMENT), e);
+                    if !values.contains(&value) {
+                        values.push(value);
+                    }
+                }
+                CqlValue::Set(values)
+            }
+            CqlType::Map(key, value) => {
+                let mut entries: Vec<(CqlValue, CqlValue)> = Vec::new();
+                for (i, e) in self.parts(spec, salt, identity).enumerate() {
+                    let k = self.typed_value(key, spec, mix(salt ^ ELEMENT), e);
+                    if entries.iter().any(|(seen, _)| *seen == k) {
+                        continue;
+                    }
+                    let v_identity = self.part(spec, salt ^ MAP_VALUE, identity, i as u64);
+                    let v = self.typed_value(value, spec, mix(salt ^ MAP_VALUE), v_identity);
+                    entries.push((k, v));
+                }
+                CqlValue::Map(entries)
+            }
+            CqlType::Tuple(types) => CqlValue::Tuple(
+                types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| Some(self.field(t, spec, salt, identity, i)))
+                    .collect(),
+            ),
+            CqlType::Udt(udt) => CqlValue::UserDefinedType {
+                keyspace: udt.keyspace.clone(),
+                name: udt.name.clone(),
+                fields: udt
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, t))| {
+                        (name.clone(), Some(self.field(t, spec, salt, identity, i)))
+                    })
+                    .collect(),
+            },
+            CqlType::Vector(element, dimension) => CqlValue::Vector(
+                (0..*dimension as u64)
+                    .map(|i| {
+                        let e = self.part(spec, salt, identity, i);
+                        self.typed_value(element, spec, mix(salt ^ ELEMENT), e)
+                    })
+                    .collect(),
+            ),
         }
     }
+
+    /// The identities of a collection's elements: as many as `size` draws (cassandra-stress
+    /// takes a collection's element count from the column's size), each drawn from
+    /// `population`, all a function of the collection's own identity.
+    fn parts<'a>(
+        &'a self,
+        spec: &'a ColumnSpec,
+        salt: u64,
+        identity: u64,
+    ) -> impl Iterator<Item = u64> + 'a {
+        let mut rng = SmallRng::seed_from_u64(mix(mix(salt ^ COUNT) ^ identity));
+        let count = spec.size.sample(&mut rng).min(MAX_ELEMENTS);
+        (0..count).map(move |i| self.part(spec, salt, identity, i))
+    }
+
+    /// The identity of part `i` (an element, a field) of the value of `identity`.
+    fn part(&self, spec: &ColumnSpec, salt: u64, identity: u64, i: u64) -> u64 {
+        let mut rng = SmallRng::seed_from_u64(mix(mix(salt ^ identity) ^ mix(i ^ PART)));
+        spec.population.sample(&mut rng)
+    }
+
+    /// Field `i` of a tuple or user type: of its own type, from an identity of its own.
+    fn field(
+        &self,
+        ty: &CqlType,
+        spec: &ColumnSpec,
+        salt: u64,
+        identity: u64,
+        i: usize,
+    ) -> CqlValue {
+        let field_salt = mix(salt ^ FIELD ^ i as u64);
+        let e = self.part(spec, field_salt, identity, 0);
+        self.typed_value(ty, spec, field_salt, e)
+    }
 }
+
+/// A collection's element count is capped here: a `size` meant for text lengths (say
+/// uniform(1..1M)) would otherwise build collections far larger than Cassandra accepts in
+/// one cell.
+pub const MAX_ELEMENTS: u64 = 65_535;
 
 /// A version-1 UUID whose time is `identity` milliseconds after the Unix epoch, with clock
 /// sequence and node from `h`: timeuuids sort as their identities do.
@@ -354,6 +495,11 @@ fn length(size: &Distribution, rng: &mut SmallRng) -> usize {
 const CLUSTER: u64 = 0xC1A5_7E12;
 const STATIC: u64 = 0x57A7_1C00;
 const REGULAR: u64 = 0x0E6A_1A12;
+const ELEMENT: u64 = 0xE1E4_E000;
+const MAP_VALUE: u64 = 0x4A9F_A100;
+const COUNT: u64 = 0xC0C0_7000;
+const PART: u64 = 0x9A27_0000;
+const FIELD: u64 = 0xF1E1_D000;
 
 /// A random-number generator for one draw of one column in one place.
 fn rng3(seed: u64, salt: u64, place: u64) -> SmallRng {
@@ -497,8 +643,9 @@ mod tests {
             .collect();
         let rows = Rows::new(&profile("  - name: c0\n"), columns, 3);
         let row = rows.row(&rows.partition(0), 0);
-        assert_eq!(row.len(), 20);
-        assert!(matches!(row[19], CqlValue::Counter(_)));
+        assert_eq!(row.len(), 21);
+        assert!(matches!(row[19], CqlValue::Duration(_)));
+        assert!(matches!(row[20], CqlValue::Counter(_)));
         assert!(matches!(row[0], CqlValue::Text(_)));
         assert!(matches!(row[2], CqlValue::Ascii(_)));
         assert!(matches!(row[14], CqlValue::Time(_)));
@@ -512,6 +659,140 @@ mod tests {
         }
         assert_eq!(CqlType::parse("list<int>"), None);
         assert_eq!(CqlType::parse("counter"), Some(CqlType::Counter));
+    }
+
+    fn composite_rows(columnspec: &str) -> Rows {
+        let p = profile(columnspec);
+        let address = CqlType::Udt(Box::new(UserType {
+            keyspace: "k".into(),
+            name: "address".into(),
+            fields: vec![
+                ("street".into(), CqlType::Text),
+                ("zip".into(), CqlType::Int),
+            ],
+        }));
+        let columns = vec![
+            column("id", Kind::PartitionKey, CqlType::Int),
+            column(
+                "tags",
+                Kind::Regular,
+                CqlType::List(Box::new(CqlType::Text)),
+            ),
+            column(
+                "ids",
+                Kind::Regular,
+                CqlType::Set(Box::new(CqlType::BigInt)),
+            ),
+            column(
+                "scores",
+                Kind::Regular,
+                CqlType::Map(Box::new(CqlType::Text), Box::new(CqlType::Double)),
+            ),
+            column("home", Kind::Regular, address),
+            column(
+                "pair",
+                Kind::Regular,
+                CqlType::Tuple(vec![CqlType::Int, CqlType::Text]),
+            ),
+            column(
+                "embedding",
+                Kind::Regular,
+                CqlType::Vector(Box::new(CqlType::Float), 5),
+            ),
+        ];
+        Rows::new(&p, columns, 11)
+    }
+
+    /// As in cassandra-stress, a collection has as many elements as its size draws (a set
+    /// or map fewer when elements repeat); tuples and user types have every field, vectors
+    /// their dimension; all of it is a function of the row.
+    #[test]
+    fn composite_values_follow_size_and_their_types() {
+        let rows = composite_rows(
+            "  - name: tags\n    size: uniform(2..6)\n\
+             \x20 - name: ids\n    size: fixed(4)\n\
+             \x20 - name: scores\n    size: fixed(3)\n\
+             \x20 - name: home\n    size: fixed(9)\n\
+             \x20 - name: embedding\n    population: uniform(1..10)\n",
+        );
+        let mut lengths = std::collections::BTreeSet::new();
+        for n in 0..200 {
+            let p = rows.partition(n);
+            let row = rows.row(&p, 0);
+            assert_eq!(
+                row,
+                rows.row(&rows.partition(n), 0),
+                "a function of the row"
+            );
+            let CqlValue::List(tags) = &row[1] else {
+                panic!("{:?}", row[1])
+            };
+            assert!((2..=6).contains(&tags.len()), "{tags:?}");
+            lengths.insert(tags.len());
+            for tag in tags {
+                // Text elements take their length from the same size, as in cassandra-stress.
+                let CqlValue::Text(t) = tag else {
+                    panic!("{tag:?}")
+                };
+                assert!((2..=6).contains(&t.len()), "{t}");
+            }
+            let CqlValue::Set(ids) = &row[2] else {
+                panic!("{:?}", row[2])
+            };
+            assert_eq!(ids.len(), 4, "a population of 100B makes repeats unlikely");
+            let CqlValue::Map(scores) = &row[3] else {
+                panic!("{:?}", row[3])
+            };
+            assert_eq!(scores.len(), 3);
+            let CqlValue::UserDefinedType { name, fields, .. } = &row[4] else {
+                panic!("{:?}", row[4])
+            };
+            assert_eq!(name, "address");
+            assert!(
+                matches!(&fields[0], (f, Some(CqlValue::Text(t))) if f == "street" && t.len() == 9)
+            );
+            assert!(matches!(&fields[1], (f, Some(CqlValue::Int(_))) if f == "zip"));
+            let CqlValue::Tuple(pair) = &row[5] else {
+                panic!("{:?}", row[5])
+            };
+            assert!(matches!(
+                pair[..],
+                [Some(CqlValue::Int(_)), Some(CqlValue::Text(_))]
+            ));
+            let CqlValue::Vector(embedding) = &row[6] else {
+                panic!("{:?}", row[6])
+            };
+            assert_eq!(embedding.len(), 5);
+            for x in embedding {
+                let CqlValue::Float(x) = x else {
+                    panic!("{x:?}")
+                };
+                assert!((1.0..=10.0).contains(x), "drawn from the population: {x}");
+            }
+        }
+        assert_eq!(
+            lengths.len(),
+            5,
+            "every count of uniform(2..6): {lengths:?}"
+        );
+    }
+
+    #[test]
+    fn a_small_population_repeats_set_elements_which_collapse() {
+        let rows =
+            composite_rows("  - name: ids\n    size: fixed(50)\n    population: uniform(1..5)\n");
+        let CqlValue::Set(ids) = &rows.row(&rows.partition(3), 0)[2] else {
+            panic!()
+        };
+        let mut seen: Vec<i64> = ids
+            .iter()
+            .map(|v| match v {
+                CqlValue::BigInt(i) => *i,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        seen.sort_unstable();
+        assert_eq!(seen, [1, 2, 3, 4, 5]);
     }
 
     #[test]
