@@ -17,8 +17,12 @@ pub type UserTypes = BTreeMap<String, (Vec<String>, Vec<String>)>;
 const MAX_DEPTH: usize = 32;
 
 /// Reads `text` (a type of keyspace `keyspace`) into a [`CqlType`]; the error says which part
-/// cannot be generated (a counter, an unknown name).
+/// cannot be generated (a counter inside another type, an unknown name).
 pub fn parse_type(text: &str, keyspace: &str, udts: &UserTypes) -> Result<CqlType, String> {
+    // A counter is a column's whole type: its value is an increment (see `rows`).
+    if text.trim().eq_ignore_ascii_case("counter") {
+        return Ok(CqlType::Counter);
+    }
     parse_at(text, keyspace, udts, 0)
 }
 
@@ -280,7 +284,7 @@ mod tests {
 
     #[test]
     fn what_cannot_be_generated_is_named() {
-        assert_eq!(parse("counter"), Err("counter".into()));
+        assert_eq!(parse("counter"), Ok(CqlType::Counter));
         assert!(parse("list<counter>").is_err());
         assert!(parse("frozen<nosuch>")
             .unwrap_err()
