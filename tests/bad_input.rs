@@ -50,8 +50,10 @@ const fn with(
 const NOWHERE: &str = "127.0.0.1:1";
 
 const YCSB_BAD_NUMBER: &str = "readproportion=abc\n";
-const PROFILE_UNSUPPORTED: &str = "keyspace: ks\ntable: t\n\
+const PROFILE_BAD_TOKEN_RANGES: &str = "keyspace: ks\ntable: t\n\
     table_definition: CREATE TABLE t (k int PRIMARY KEY)\ntoken_range_queries: x\n";
+const PROFILE_SEED: &str = "keyspace: ks\ntable: t\n\
+    table_definition: CREATE TABLE t (k int PRIMARY KEY)\nseed: 1\n";
 const PROFILE_BAD_NAME: &str =
     "keyspace: bad-ks\ntable: t\ntable_definition: CREATE TABLE t (k int PRIMARY KEY)\n";
 const PROFILE_BAD_DISTRIBUTION: &str = "keyspace: ks\ntable: t\n\
@@ -451,8 +453,13 @@ const CASES: &[Case] = &[
     ),
     with(
         &["run", "{dir}/p.yaml"],
-        &[("p.yaml", Text(PROFILE_UNSUPPORTED))],
-        &["token_range_queries is a cassandra-stress key headroom does not support yet"],
+        &[("p.yaml", Text(PROFILE_BAD_TOKEN_RANGES))],
+        &["line 4: token_range_queries: invalid type: string \"x\", expected a YAML mapping"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_SEED))],
+        &["line 4: seed: the first cassandra-stress releases (2.1) read this key and ignored it"],
     ),
     with(
         &["run", "{dir}/p.yaml"],
