@@ -1,18 +1,29 @@
-//! A command's output directory (`--out`) belongs to one run, search, sweep or comparison:
-//! files of two runs in one directory would be read back as one (a new run's report drawing
-//! the old run's pauses). [`claim`] refuses a directory that already holds files, unless the
-//! user asked for `--force`, which empties it first — and only a directory headroom wrote.
+//! Where headroom writes, and the one rule every command's outputs go through: headroom
+//! never deletes or overwrites a file it did not write, and never one of a command's inputs.
+//!
+//! - An output directory (`--out`) belongs to one run, search, sweep, comparison or merge:
+//!   files of two runs in one directory would be read back as one (a new run's report
+//!   drawing the old run's pauses). [`claim`] refuses a directory that already holds files,
+//!   unless the user asked for `--force`, which then removes what headroom wrote there and
+//!   nothing else: a directory holding anything headroom does not write is refused whole.
+//! - An output that would be, hold or sit inside one of the command's input directories is
+//!   refused ([`claim_apart`]): `merge A B --out A --force` would empty an input.
+//! - A single output file (a report, a chart) replaces only a file headroom made of that
+//!   kind, recognised by its content ([`claim_file`]): `report RUN -o RUN/config.json` must
+//!   not turn the run's configuration into HTML.
+//! - A run a search does again (`--resume` after an interruption) replaces only an
+//!   unfinished run's directory ([`replace_unfinished`]).
 
 use std::fs;
-use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::io::{ErrorKind, Read};
+use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::usage::UsageError;
 
 /// Files headroom writes at the top of its output directories: a directory holding one of
-/// them is headroom's, and `--force` may empty it.
-const HEADROOM_FILES: [&str; 13] = [
+/// them is headroom's.
+const HEADROOM_FILES: [&str; 20] = [
     "config.json",
     "summary.json",
     "histograms.hlog",
@@ -26,7 +37,32 @@ const HEADROOM_FILES: [&str; 13] = [
     "compare.json",
     "matrix.json",
     "report.html",
+    "pauses.hlog",
+    "pauses.json",
+    "maintenance.json",
+    "server-tables.json",
+    "server-samples.jsonl",
+    "populate.hlog",
+    "cluster.json",
 ];
+
+/// Endings of other files headroom writes: percentile distributions, charts, a fleet
+/// worker's log, and the temporary names of files replaced atomically.
+const HEADROOM_ENDINGS: [&str; 5] = [".hgrm", ".svg", ".log", ".partial", ".tmp"];
+
+/// Folders headroom makes inside its output directories: a search's trials and probe, a
+/// fleet's workers and populate, a sweep's steps, a matrix's cluster and server figures.
+const HEADROOM_FOLDERS: [&str; 7] = [
+    "trials", "probe", "workers", "populate", "steps", "server", "cluster",
+];
+
+/// What a local cluster's directory holds besides `cluster.json`: its nodes' folders
+/// (`node1`, ...), certificates and credentials; the nodes wrote everything under them.
+const CLUSTER_ENTRIES: [&str; 3] = ["tls", "credentials.json", "cluster.json.partial"];
+
+/// The most entries [`foreign_entries`] looks at: a directory with more is not searched
+/// further (a home directory given as `--out` by mistake).
+const MAX_ENTRIES_SEARCHED: usize = 100_000;
 
 /// runs/<UTC time>-<what>, e.g. runs/20261122-041500-keyvalue; with `-2`, `-3`... when a
 /// command of the same second has it already.
@@ -68,14 +104,10 @@ fn out_dir_label(what: &str) -> String {
 /// of a run that never started.
 pub const A_RUNS_LEFTOVERS: &[&str] = &["error.txt"];
 
-/// What `compare` leaves: a comparison is made again from its directories, so a new one
-/// replaces it.
-pub const A_COMPARISONS_LEFTOVERS: &[&str] = &["compare.json", "report.html", "error.txt"];
-
 /// Makes `dir` this command's: fine when it does not exist (the command creates it), is
 /// empty, or holds only `leftovers` (which are removed); a directory with other files in it
-/// is refused, or with `force` emptied when headroom wrote it. Call it once every other input
-/// is checked, before anything connects.
+/// is refused, or with `force` emptied of what headroom wrote, when it holds nothing else.
+/// Call it once every other input is checked, before anything connects.
 pub fn claim(dir: &Path, force: bool, leftovers: &[&str]) -> Result<(), UsageError> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -108,7 +140,9 @@ pub fn claim(dir: &Path, force: bool, leftovers: &[&str]) -> Result<(), UsageErr
         }
         return Ok(());
     }
-    let ours = names.iter().any(|n| HEADROOM_FILES.contains(&n.as_str()));
+    let ours = names
+        .iter()
+        .any(|n| HEADROOM_FILES.contains(&n.as_str()) || is_worker_folder(n));
     if !force {
         let what = if ours {
             "the files of an earlier run"
@@ -135,18 +169,292 @@ pub fn claim(dir: &Path, force: bool, leftovers: &[&str]) -> Result<(), UsageErr
             }
         )));
     }
-    if !ours {
+    let foreign = foreign_entries(dir);
+    if !ours || !foreign.is_empty() {
+        let shown: Vec<String> = if foreign.is_empty() {
+            names.clone()
+        } else {
+            foreign
+                .iter()
+                .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+                .collect()
+        };
         return Err(UsageError::new(format!(
-            "--out {} holds files headroom did not write ({}): --force empties only a \
-             directory of headroom's. Give another --out",
+            "--out {} holds files headroom did not write ({}): --force removes only what \
+             headroom wrote, and never beside other files. Give another --out, or move them",
             dir.display(),
-            sample(&names)
+            sample(&shown)
+        )));
+    }
+    for name in &names {
+        let path = dir.join(name);
+        let removed = if path.is_dir() && !path.is_symlink() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(|e| {
+            UsageError::new(format!("--force could not remove {}: {e}", path.display()))
+        })?;
+    }
+    Ok(())
+}
+
+/// The entries under `dir` that headroom does not write (or cannot tell), at most a few:
+/// what `--force` must never remove. A folder is headroom's when it is one of the folders
+/// headroom makes, or an output directory of its own (it holds one of headroom's files),
+/// and everything in it is headroom's; a local cluster's folder (`cluster.json`) is wholly
+/// headroom's, its nodes' data included.
+fn foreign_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut foreign = Vec::new();
+    let mut searched = 0;
+    search_foreign(dir, &mut foreign, &mut searched);
+    foreign
+}
+
+fn search_foreign(dir: &Path, foreign: &mut Vec<PathBuf>, searched: &mut usize) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        foreign.push(dir.to_path_buf());
+        return;
+    };
+    let entries: Vec<fs::DirEntry> = entries.filter_map(Result::ok).collect();
+    let is_cluster = entries.iter().any(|e| e.file_name() == "cluster.json");
+    for entry in entries {
+        if foreign.len() >= 3 {
+            return;
+        }
+        *searched += 1;
+        if *searched > MAX_ENTRIES_SEARCHED {
+            foreign.push(dir.to_path_buf());
+            return;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            foreign.push(path);
+            continue;
+        };
+        if is_cluster && (is_node_folder(&name) || CLUSTER_ENTRIES.contains(&name.as_str())) {
+            continue;
+        }
+        if kind.is_dir() {
+            let folder_is_ours = HEADROOM_FOLDERS.contains(&name.as_str())
+                || is_worker_folder(&name)
+                || HEADROOM_FILES.iter().any(|f| path.join(f).is_file());
+            if folder_is_ours {
+                search_foreign(&path, foreign, searched);
+            } else {
+                foreign.push(path);
+            }
+        } else if !(kind.is_file() && is_headroom_file(&name)) {
+            foreign.push(path);
+        }
+    }
+}
+
+/// Whether headroom writes files of this name in its output directories.
+fn is_headroom_file(name: &str) -> bool {
+    HEADROOM_FILES.contains(&name) || HEADROOM_ENDINGS.iter().any(|end| name.ends_with(end))
+}
+
+/// `node1`, `node2`, ...: a local cluster's node folders.
+fn is_node_folder(name: &str) -> bool {
+    name.strip_prefix("node")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `worker-1`, ...: a fleet worker's run directory, as `kube unpack` writes it, or the
+/// working folder of one.
+fn is_worker_folder(name: &str) -> bool {
+    name.strip_prefix("worker-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Makes `dir` a new directory's place: fine when it does not exist or is empty, refused
+/// when it holds anything (say, a worker's run unpacked there before).
+pub fn claim_new(dir: &Path) -> Result<(), UsageError> {
+    match fs::read_dir(dir).map(|mut entries| entries.next().is_some()) {
+        Ok(true) => Err(UsageError::new(format!(
+            "{} holds files already: headroom writes a new directory there only. Give another \
+             --out, or move it away",
+            dir.display()
+        ))),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(UsageError::new(format!(
+            "{} cannot be used: {e}",
+            dir.display()
+        ))),
+    }
+}
+
+/// Refuses an output directory `out` (given as `flag`) that is one of the command's input
+/// directories, holds one, or lies inside one: writing there, or emptying it with
+/// `--force`, would change what the command reads.
+pub fn claim_apart(out: &Path, inputs: &[PathBuf], flag: &str) -> Result<(), UsageError> {
+    let out_abs = absolute(out);
+    for input in inputs {
+        let input_abs = absolute(input);
+        let relation = if out_abs == input_abs {
+            "is"
+        } else if input_abs.starts_with(&out_abs) {
+            "holds"
+        } else if out_abs.starts_with(&input_abs) {
+            "is inside"
+        } else {
+            continue;
+        };
+        return Err(UsageError::new(format!(
+            "{flag} {} {relation} the input {}: headroom never writes over what it reads. \
+             Give another {flag}",
+            out.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A path made absolute and free of `.`, `..` and symbolic links as far as it exists, so
+/// that two spellings of one place compare equal.
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    // The longest part that exists, resolved; the rest added word by word.
+    let mut existing = joined.clone();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(resolved) = existing.canonicalize() {
+            let mut out = resolved;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return normalize(&out);
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return normalize(&joined),
+        }
+    }
+}
+
+/// `a/./b/../c` as `a/c`, without asking the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A kind of file headroom writes alone, recognised by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// An HTML report: `<meta name="generator" content="headroom ...">` in its head.
+    Report,
+    /// A chart as SVG: [`SVG_MARK`] before its root element.
+    Chart,
+}
+
+/// The first line of every SVG file headroom writes, so that `--svg` recognises its own.
+pub const SVG_MARK: &str = "<!-- a chart of headroom's -->";
+
+impl Made {
+    fn recognises(self, head: &str) -> bool {
+        match self {
+            Made::Report => head.contains("<meta name=\"generator\" content=\"headroom"),
+            Made::Chart => head.starts_with(SVG_MARK),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Made::Report => "a report",
+            Made::Chart => "a chart",
+        }
+    }
+}
+
+/// Makes `path` (given as `flag`) free for a file of kind `made`: fine when nothing is
+/// there, or when headroom wrote the file there as that kind (it is replaced); refused when
+/// it is a directory, not a regular file, or a file headroom did not make that way, such as
+/// a run's own `config.json`.
+pub fn claim_file(path: &Path, flag: &str, made: Made) -> Result<(), UsageError> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(UsageError::new(format!(
+                "{flag} {} cannot be checked: {e}",
+                path.display()
+            )))
+        }
+    };
+    if meta.is_dir() {
+        return Err(UsageError::new(format!(
+            "{flag} {} is a directory: give the file to write",
+            path.display()
+        )));
+    }
+    let refuse = || {
+        UsageError::new(format!(
+            "{flag} {} exists and is not {} headroom wrote: headroom never overwrites a file \
+             it did not write. Give another {flag}, or remove the file first",
+            path.display(),
+            made.name()
+        ))
+    };
+    if !meta.is_file() {
+        return Err(refuse());
+    }
+    let mut head = Vec::with_capacity(4096);
+    let read = fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    if read.is_err() || !made.recognises(&String::from_utf8_lossy(&head)) {
+        return Err(refuse());
+    }
+    Ok(())
+}
+
+/// Makes way for a run a search does again: `dir` is removed when it holds an unfinished
+/// run (one interrupted or failed before its end, `finished` false), and refused when its
+/// run finished: that run has results, and whatever lost its record must be mended first.
+pub fn replace_unfinished(dir: &Path, finished: bool) -> Result<(), UsageError> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    if finished {
+        return Err(UsageError::new(format!(
+            "{} holds a finished run that the search has no record of: headroom will not \
+             run it again over its files. Its record was lost from capacity.jsonl (cut or \
+             edited); restore the file, or move {} away, then resume",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let foreign = foreign_entries(dir);
+    if !foreign.is_empty() {
+        let shown: Vec<String> = foreign.iter().map(|p| p.display().to_string()).collect();
+        return Err(UsageError::new(format!(
+            "{} holds files headroom did not write ({}): move them away, then resume",
+            dir.display(),
+            sample(&shown)
         )));
     }
     fs::remove_dir_all(dir)
-        .and_then(|()| fs::create_dir_all(dir))
-        .map_err(|e| UsageError::new(format!("--force could not empty {}: {e}", dir.display())))?;
-    Ok(())
+        .map_err(|e| UsageError::new(format!("cannot remove {}: {e}", dir.display())))
 }
 
 /// Whether a failed command may leave its note in `dir`: only when the directory is its own,
@@ -242,19 +550,12 @@ mod tests {
         assert!(e.contains("headroom did not write"), "{e}");
         assert_eq!(fs::read_dir(&home).unwrap().count(), 4, "untouched");
 
-        // A failed run's note, or an earlier comparison, is replaced without --force.
+        // A failed run's note is replaced without --force.
         let failed = root.path().join("failed");
         fs::create_dir(&failed).unwrap();
         fs::write(failed.join("error.txt"), "The run did not start").unwrap();
         claim(&failed, false, A_RUNS_LEFTOVERS).unwrap();
         assert_eq!(fs::read_dir(&failed).unwrap().count(), 0);
-        let compared = root.path().join("compared");
-        fs::create_dir(&compared).unwrap();
-        fs::write(compared.join("compare.json"), "{}").unwrap();
-        fs::write(compared.join("report.html"), "<html>").unwrap();
-        assert!(claim(&compared, false, A_RUNS_LEFTOVERS).is_err());
-        claim(&compared, false, A_COMPARISONS_LEFTOVERS).unwrap();
-        assert_eq!(fs::read_dir(&compared).unwrap().count(), 0);
 
         let file = root.path().join("file");
         fs::write(&file, "x").unwrap();
@@ -262,5 +563,127 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("is a file"));
+    }
+
+    #[test]
+    fn force_removes_what_headroom_wrote_and_never_beside_anything_else() {
+        let root = tempfile::tempdir().unwrap();
+        // A capacity search with a trial, a fleet's workers and a stray note in a trial.
+        let search = root.path().join("search");
+        let trial = search.join("trials/rate-1000-repeat-1");
+        fs::create_dir_all(trial.join("workers/worker-1")).unwrap();
+        for (path, text) in [
+            ("search.json", "{}"),
+            ("capacity.jsonl", ""),
+            ("capacity.json.partial", ""),
+            ("trials/rate-1000-repeat-1/config.json", "{}"),
+            ("trials/rate-1000-repeat-1/write.hgrm", ""),
+            ("trials/rate-1000-repeat-1/workers/worker-1.log", ""),
+            (
+                "trials/rate-1000-repeat-1/workers/worker-1/summary.json",
+                "{}",
+            ),
+        ] {
+            fs::write(search.join(path), text).unwrap();
+        }
+        fs::write(trial.join("my-notes.md"), "mine").unwrap();
+        let e = claim(&search, true, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("headroom did not write"), "{e}");
+        assert!(e.contains("my-notes.md"), "{e}");
+        assert!(trial.join("config.json").exists(), "nothing removed");
+        fs::remove_file(trial.join("my-notes.md")).unwrap();
+        claim(&search, true, A_RUNS_LEFTOVERS).unwrap();
+        assert_eq!(fs::read_dir(&search).unwrap().count(), 0);
+
+        // A matrix: configurations under their own names, a leftover cluster with its data.
+        let matrix = root.path().join("matrix");
+        fs::create_dir_all(matrix.join("g1/trials")).unwrap();
+        fs::create_dir_all(matrix.join("cluster/node1/data/ks")).unwrap();
+        fs::write(matrix.join("matrix.json"), "{}").unwrap();
+        fs::write(matrix.join("g1/search.json"), "{}").unwrap();
+        fs::write(matrix.join("cluster/cluster.json"), "{}").unwrap();
+        fs::write(matrix.join("cluster/node1/data/ks/nb-1-big-Data.db"), "x").unwrap();
+        claim(&matrix, true, A_RUNS_LEFTOVERS).unwrap();
+        assert_eq!(fs::read_dir(&matrix).unwrap().count(), 0);
+
+        // A folder of the user's among headroom's files.
+        let mixed = root.path().join("mixed");
+        fs::create_dir_all(mixed.join("photos")).unwrap();
+        fs::write(mixed.join("summary.json"), "{}").unwrap();
+        let e = claim(&mixed, true, A_RUNS_LEFTOVERS)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("photos"), "{e}");
+        assert!(mixed.join("summary.json").exists());
+    }
+
+    #[test]
+    fn an_output_never_is_holds_or_sits_in_an_input() {
+        let root = tempfile::tempdir().unwrap();
+        let a = root.path().join("a");
+        let b = root.path().join("b");
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        let inputs = [a.clone(), b.clone()];
+        let spelled = root.path().join("b/../a/.");
+        let e = claim_apart(&spelled, &inputs, "--out")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(" is the input "), "{e}");
+        let e = claim_apart(root.path(), &inputs, "--out")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(" holds the input "), "{e}");
+        let e = claim_apart(&b.join("new/deeper"), &inputs, "-o")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(" is inside the input "), "{e}");
+        claim_apart(&root.path().join("merged"), &inputs, "--out").unwrap();
+        claim_apart(&root.path().join("ab"), &inputs, "--out").unwrap();
+    }
+
+    #[test]
+    fn a_file_is_replaced_only_when_headroom_made_it_that_way() {
+        let root = tempfile::tempdir().unwrap();
+        let report = root.path().join("report.html");
+        claim_file(&report, "-o", Made::Report).unwrap();
+        fs::write(
+            &report,
+            "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"generator\" content=\"headroom 0.1.0\">",
+        )
+        .unwrap();
+        claim_file(&report, "-o", Made::Report).unwrap();
+        let config = root.path().join("config.json");
+        fs::write(&config, "{}").unwrap();
+        let e = claim_file(&config, "-o", Made::Report)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a report headroom wrote"), "{e}");
+        assert_eq!(fs::read_to_string(&config).unwrap(), "{}");
+        let e = claim_file(root.path(), "-o", Made::Report)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        let chart = root.path().join("latency.svg");
+        fs::write(&chart, format!("{SVG_MARK}\n<svg></svg>")).unwrap();
+        claim_file(&chart, "--svg", Made::Chart).unwrap();
+        fs::write(&chart, "<svg>someone else's</svg>").unwrap();
+        assert!(claim_file(&chart, "--svg", Made::Chart).is_err());
+    }
+
+    #[test]
+    fn only_an_unfinished_run_is_done_again_over_its_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let trial = root.path().join("rate-100-repeat-1");
+        replace_unfinished(&trial, false).unwrap();
+        fs::create_dir_all(&trial).unwrap();
+        fs::write(trial.join("summary.json"), "{}").unwrap();
+        let e = replace_unfinished(&trial, true).unwrap_err().to_string();
+        assert!(e.contains("finished run"), "{e}");
+        assert!(trial.join("summary.json").exists());
+        replace_unfinished(&trial, false).unwrap();
+        assert!(!trial.exists());
     }
 }

@@ -64,25 +64,100 @@ pub fn cut_lines(text: &str, max: usize) -> String {
 /// JSON): far above any real one, far below what would exhaust memory.
 pub const MAX_INPUT_FILE_BYTES: u64 = 10 << 20;
 
+/// Opens a file the user named for reading, refusing anything but a regular file (a
+/// directory, a FIFO, a device such as /dev/zero) by name before it is opened: opening a
+/// FIFO with no writer would block for ever. The file is opened non-blocking and checked
+/// again, should it have been replaced in between. `what` says what the file is, e.g. "the
+/// workload file".
+pub fn open_input_file(
+    path: &std::path::Path,
+    what: &str,
+) -> Result<(std::fs::File, std::fs::Metadata), UsageError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let display = path.display();
+    let cannot = |e: std::io::Error| UsageError::new(format!("cannot read {what} {display}: {e}"));
+    let kind = |meta: &std::fs::Metadata| -> Result<(), UsageError> {
+        if meta.is_dir() {
+            Err(UsageError::new(format!("{what} {display} is a directory")))
+        } else if !meta.is_file() {
+            Err(UsageError::new(format!(
+                "{what} {display} is not a regular file (a FIFO, socket or device): give                  a file"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    kind(&std::fs::metadata(path).map_err(cannot)?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    kind(&meta)?;
+    Ok((file, meta))
+}
+
+/// The largest data file of a run directory headroom reads back (a long run's histogram
+/// log): far above a day of one-second intervals, below what would exhaust memory.
+pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a file headroom may find in a directory it was given (a run's JSON, a histogram
+/// log), with [`open_input_file`]'s care and at most `max` bytes: a FIFO or device in
+/// its place is an error, never a wait, and an outsized file is an error before it is
+/// read. The errors are I/O errors, a missing file [`std::io::ErrorKind::NotFound`] as
+/// usual, for callers that treat absence as a case of its own.
+pub fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        )
+    };
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("more than the {} MB headroom reads", max >> 20),
+        )
+    };
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as text; bytes that are not UTF-8 are an
+/// [`std::io::ErrorKind::InvalidData`] error.
+pub fn read_bounded_text(path: &std::path::Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, max)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Reads a text file the user named, refusing one over [`MAX_INPUT_FILE_BYTES`] (or not a
-/// regular file, such as /dev/zero) by name before reading it, and text that is not UTF-8.
-/// `what` says what the file is, e.g. "the workload file".
+/// regular file, such as /dev/zero or a FIFO) by name before reading it, and text that is
+/// not UTF-8. `what` says what the file is, e.g. "the workload file".
 pub fn read_input_file(path: &std::path::Path, what: &str) -> Result<String, UsageError> {
     use std::io::Read;
     let display = path.display();
-    let file = std::fs::File::open(path)
-        .map_err(|e| UsageError::new(format!("cannot read {what} {display}: {e}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| UsageError::new(format!("cannot read {what} {display}: {e}")))?;
-    if meta.is_dir() {
-        return Err(UsageError::new(format!("{what} {display} is a directory")));
-    }
-    if !meta.is_file() {
-        return Err(UsageError::new(format!(
-            "{what} {display} is not a regular file"
-        )));
-    }
+    let (file, meta) = open_input_file(path, what)?;
     if meta.len() > MAX_INPUT_FILE_BYTES {
         return Err(UsageError::new(format!(
             "{what} {display} is {:.1} MB: more than the {} MB headroom reads",
@@ -148,7 +223,17 @@ mod tests {
         let e = read_input_file(std::path::Path::new("/dev/zero"), "the property file")
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "the property file /dev/zero is not a regular file");
+        assert!(
+            e.starts_with("the property file /dev/zero is not a regular file"),
+            "{e}"
+        );
+        // A FIFO nobody writes to: refused at once, never opened (which would block).
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = read_input_file(&fifo, "--password-file")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fifo is not a regular file (a FIFO"), "{e}");
         let e = read_input_file(dir.path(), "the profile")
             .unwrap_err()
             .to_string();

@@ -2,7 +2,6 @@
 //! probe's run directory (see [`crate::results::run_dir`]), for the report and the
 //! comparisons.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -51,12 +50,13 @@ impl SearchData {
     /// Reads a capacity search's directory and every trial's run directory.
     pub fn load(dir: &Path) -> anyhow::Result<SearchData> {
         let path = dir.join(SUMMARY_FILE);
-        let text = fs::read_to_string(&path).with_context(|| {
-            format!(
-                "reading {}: a capacity search writes it after its first trial",
-                path.display()
-            )
-        })?;
+        let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
+            .with_context(|| {
+                format!(
+                    "reading {}: a capacity search writes it after its first trial",
+                    path.display()
+                )
+            })?;
         let summary: SearchSummary =
             serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
         let mut notes = Vec::new();

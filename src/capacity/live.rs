@@ -3,7 +3,6 @@
 //! search's directory kept consistent after every trial and on a stop. The choice of the
 //! next run and the table are [`super::search`]'s and [`super::table`]'s.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -160,10 +159,10 @@ impl LiveRunner<'_, '_> {
 
     /// One run in `out`; `None` when it was interrupted.
     fn execute(&mut self, config: &RunSettings, out: &Path) -> anyhow::Result<Option<RunSummary>> {
-        if out.exists() {
-            // Left by an interrupted attempt at this same trial.
-            fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
-        }
+        // An interrupted attempt at this same trial is done again; a finished one never:
+        // its record is missing only when capacity.jsonl was damaged.
+        let finished = RunSummary::read(out).is_ok_and(|s| s.stop != StopReason::Interrupted);
+        crate::output_dir::replace_unfinished(out, finished)?;
         let populate = self.prepare()?;
         if self.stop.is_set() {
             return Ok(None);

@@ -109,24 +109,33 @@ impl Store {
     /// Reopens the search in `dir`: reads its records back and returns the stored settings,
     /// for the caller to compare with its own. A torn last line of `capacity.jsonl` (a crash
     /// while it was written) is dropped from the file, with a warning on stderr; any other
-    /// unreadable line is an error.
+    /// unreadable line is an error. So are records that contradict the directory: two of
+    /// one trial, or a finished trial or probe on disk with no record (the file cut short,
+    /// emptied, missing or edited), which the search would otherwise run again over its
+    /// results. Nothing is changed before these checks pass.
     pub fn resume(dir: &Path) -> anyhow::Result<(Store, serde_json::Value)> {
         let config_path = dir.join(CONFIG_FILE);
-        let text = match fs::read_to_string(&config_path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == ErrorKind::NotFound => bail!(
-                "{} holds no capacity search to resume: {CONFIG_FILE} is missing",
-                dir.display()
-            ),
-            Err(e) => return Err(e).with_context(|| format!("reading {}", config_path.display())),
-        };
+        let text =
+            match crate::usage::read_bounded_text(&config_path, crate::usage::MAX_INPUT_FILE_BYTES)
+            {
+                Ok(text) => text,
+                Err(e) if e.kind() == ErrorKind::NotFound => bail!(
+                    "{} holds no capacity search to resume: {CONFIG_FILE} is missing",
+                    dir.display()
+                ),
+                Err(e) => {
+                    return Err(e).with_context(|| format!("reading {}", config_path.display()))
+                }
+            };
         let config: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("reading {}", config_path.display()))?;
 
         let records_path = dir.join(RECORDS_FILE);
-        let (records, warning) = read_records(&records_path)?;
-        if let Some(warning) = warning {
-            eprintln!("Warning: {warning}");
+        let read = read_records(&records_path)?;
+        check_records(dir, &read, read.missing)?;
+        if let Some(torn) = &read.torn {
+            torn.cut(&records_path)?;
+            eprintln!("Warning: {}", torn.warning(&records_path));
         }
         let file = OpenOptions::new()
             .append(true)
@@ -136,7 +145,7 @@ impl Store {
         let store = Store {
             dir: dir.to_path_buf(),
             config: config.clone(),
-            records,
+            records: read.records,
             file,
         };
         Ok((store, config))
@@ -197,15 +206,67 @@ impl Store {
     }
 }
 
-/// Reads `capacity.jsonl`: the records, and a warning when a torn last line was dropped (and
-/// cut from the file). A missing file holds no records.
-fn read_records(path: &Path) -> anyhow::Result<(Vec<Record>, Option<String>)> {
-    let bytes = match fs::read(path) {
+/// What `capacity.jsonl` holds.
+#[derive(Debug)]
+struct ReadRecords {
+    /// The whole records, in order, with the line each is on.
+    records: Vec<Record>,
+    /// Its line numbers, from 1, one per record.
+    lines: Vec<usize>,
+    /// A torn last line, to be cut.
+    torn: Option<Torn>,
+    /// Whether the file was missing.
+    missing: bool,
+}
+
+/// A last line without its newline: a record cut short by a crash while it was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Torn {
+    /// Where the line starts: the length of the whole lines before it.
+    at: u64,
+    /// Its number, from 1.
+    number: usize,
+}
+
+impl Torn {
+    /// Cuts the line from the file.
+    fn cut(self, path: &Path) -> anyhow::Result<()> {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        file.set_len(self.at)
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("truncating {}", path.display()))
+    }
+
+    fn warning(self, path: &Path) -> String {
+        format!(
+            "{}: line {} is incomplete (the search stopped while writing it); dropped it, its \
+             run will be done again",
+            path.display(),
+            self.number
+        )
+    }
+}
+
+/// Reads `capacity.jsonl` without changing it: the whole records and a torn last line,
+/// if any. A missing file holds no records.
+fn read_records(path: &Path) -> anyhow::Result<ReadRecords> {
+    let mut read = ReadRecords {
+        records: Vec::new(),
+        lines: Vec::new(),
+        torn: None,
+        missing: false,
+    };
+    let bytes = match crate::usage::read_bounded(path, crate::usage::MAX_INPUT_FILE_BYTES) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((Vec::new(), None)),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            read.missing = true;
+            return Ok(read);
+        }
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let mut records = Vec::new();
     let mut start = 0;
     let mut number = 0;
     while start < bytes.len() {
@@ -229,21 +290,18 @@ fn read_records(path: &Path) -> anyhow::Result<(Vec<Record>, Option<String>)> {
         match parsed {
             // A line is whole only with its newline: the record is written in one piece
             // ending with it, so a crash can only leave a piece without.
-            Ok(record) if newline.is_some() => records.extend(record),
+            Ok(record) if newline.is_some() => {
+                if let Some(record) = record {
+                    read.records.push(record);
+                    read.lines.push(number);
+                }
+            }
             _ if last => {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .with_context(|| format!("opening {}", path.display()))?;
-                file.set_len(start as u64)
-                    .and_then(|()| file.sync_all())
-                    .with_context(|| format!("truncating {}", path.display()))?;
-                let warning = format!(
-                    "{}: line {number} is incomplete (the search stopped while writing it); \
-                     dropped it, its run will be done again",
-                    path.display()
-                );
-                return Ok((records, Some(warning)));
+                read.torn = Some(Torn {
+                    at: start as u64,
+                    number,
+                });
+                return Ok(read);
             }
             Ok(_) => unreachable!("only the last line can lack its newline"),
             Err(e) => {
@@ -257,10 +315,70 @@ fn read_records(path: &Path) -> anyhow::Result<(Vec<Record>, Option<String>)> {
         }
         start = next;
     }
-    Ok((records, None))
+    Ok(read)
 }
 
-/// Writes `path` through a temporary file in the same directory and a rename.
+/// Checks the records against each other and against the search's directory: each run is
+/// recorded once, and every run under `trials/` or `probe/` that finished has its record.
+/// `missing`: capacity.jsonl itself is absent. The errors are the user's to mend.
+fn check_records(dir: &Path, read: &ReadRecords, missing: bool) -> anyhow::Result<()> {
+    let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for (record, &line) in read.records.iter().zip(&read.lines) {
+        let run_dir = match record {
+            Record::Probe(p) => p.dir.clone(),
+            Record::Trial(t) => t.dir.clone(),
+        };
+        if let Some(first) = seen.insert(run_dir.clone(), line) {
+            return Err(crate::usage::UsageError::new(format!(
+                "{}: lines {first} and {line} record the same run ({run_dir}): the file was \
+                 edited or damaged, and the search would count that run twice. Remove the \
+                 extra line",
+                dir.join(RECORDS_FILE).display(),
+            ))
+            .into());
+        }
+    }
+    let mut unrecorded = Vec::new();
+    let mut candidates = vec![dir.join("probe")];
+    if let Ok(trials) = fs::read_dir(dir.join("trials")) {
+        candidates.extend(trials.filter_map(Result::ok).map(|e| e.path()));
+    }
+    for run_dir in candidates {
+        let finished = crate::results::summary::RunSummary::read(&run_dir)
+            .is_ok_and(|s| s.stop != crate::engine::StopReason::Interrupted);
+        let relative = run_dir
+            .strip_prefix(dir)
+            .unwrap_or(&run_dir)
+            .display()
+            .to_string();
+        if finished && !seen.contains_key(&relative) {
+            unrecorded.push(relative);
+        }
+    }
+    if unrecorded.is_empty() {
+        return Ok(());
+    }
+    let what = if missing {
+        format!("{RECORDS_FILE} is missing")
+    } else {
+        format!("{RECORDS_FILE} has no record of them (it was cut short, emptied or edited)")
+    };
+    unrecorded.sort();
+    Err(crate::usage::UsageError::new(format!(
+        "{} holds finished runs ({}{}) but {what}: headroom will not run them again over \
+         their results. Restore {RECORDS_FILE}, or move those directories away to run them \
+         again",
+        dir.display(),
+        unrecorded[..unrecorded.len().min(3)].join(", "),
+        if unrecorded.len() > 3 {
+            format!(", ... {} in all", unrecorded.len())
+        } else {
+            String::new()
+        }
+    ))
+    .into())
+}
+
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
@@ -341,14 +459,22 @@ mod tests {
         drop(store);
         let path = dir.path().join(RECORDS_FILE);
         let whole = fs::read(&path).unwrap();
-        let mut torn = whole.clone();
-        torn.extend_from_slice(br#"{"kind":"trial","rate_per_s":2000.0,"rep"#);
+        let torn_bytes = |whole: &[u8]| {
+            let mut torn = whole.to_vec();
+            torn.extend_from_slice(br#"{"kind":"trial","rate_per_s":2000.0,"rep"#);
+            torn
+        };
+        let torn = torn_bytes(&whole);
         fs::write(&path, &torn).unwrap();
 
-        let (records, warning) = read_records(&path).unwrap();
-        assert_eq!(records, vec![sim.record(1000.0, 1)]);
-        assert!(warning.unwrap().contains("line 2 is incomplete"));
+        let read = read_records(&path).unwrap();
+        assert_eq!(read.records, vec![sim.record(1000.0, 1)]);
+        let cut = read.torn.unwrap();
+        assert!(cut.warning(&path).contains("line 2 is incomplete"));
+        assert_eq!(fs::read(&path).unwrap(), torn, "read, not changed");
+        cut.cut(&path).unwrap();
         assert_eq!(fs::read(&path).unwrap(), whole);
+        fs::write(&path, &torn).unwrap();
 
         // The resumed store appends after the last whole line.
         let (mut store, _) = Store::resume(dir.path()).unwrap();
@@ -360,6 +486,74 @@ mod tests {
         );
     }
 
+    /// A search directory with one finished trial on disk, `trials/rate-1000-repeat-1`,
+    /// and capacity.jsonl holding `lines`.
+    fn search_with_a_finished_trial(lines: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        Store::create(dir.path(), config()).unwrap();
+        let trial = dir.path().join("trials/rate-1000-repeat-1");
+        fs::create_dir_all(&trial).unwrap();
+        fs::copy(
+            crate::fixtures::run_fixture().join("summary.json"),
+            trial.join("summary.json"),
+        )
+        .unwrap();
+        fs::write(dir.path().join(RECORDS_FILE), lines).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_damaged_record_file_is_refused_before_anything_changes() {
+        let sim = Simulated::new(f64::INFINITY, 1500.0);
+        let mut record = sim.record(1000.0, 1);
+        if let Record::Trial(t) = &mut record {
+            t.dir = "trials/rate-1000-repeat-1".into();
+        }
+        let line = serde_json::to_string(&record).unwrap();
+
+        // Whole: it resumes.
+        let whole = search_with_a_finished_trial(&format!("{line}\n"));
+        let (store, _) = Store::resume(whole.path()).unwrap();
+        assert_eq!(store.records().len(), 1);
+
+        // The same trial twice would count twice in the table.
+        let twice = search_with_a_finished_trial(&format!("{line}\n{line}\n"));
+        let e = format!("{:#}", Store::resume(twice.path()).unwrap_err());
+        assert!(e.contains("lines 1 and 2 record the same run"), "{e}");
+
+        // Emptied, cut short or missing: the finished trial would be run again.
+        for (name, text) in [
+            ("emptied", Some("")),
+            ("torn", Some(&line[..20])),
+            ("missing", None),
+        ] {
+            let dir = search_with_a_finished_trial(text.unwrap_or(""));
+            let path = dir.path().join(RECORDS_FILE);
+            if text.is_none() {
+                fs::remove_file(&path).unwrap();
+            }
+            let before = fs::read(&path).ok();
+            let e = format!("{:#}", Store::resume(dir.path()).unwrap_err());
+            assert!(
+                e.contains("holds finished runs (trials/rate-1000-repeat-1)"),
+                "{name}: {e}"
+            );
+            assert!(e.contains("will not run them again"), "{name}: {e}");
+            assert_eq!(
+                fs::read(&path).ok(),
+                before,
+                "{name}: the file is left as it was"
+            );
+            let is_usage = crate::usage::Blame::is_usage_error(
+                Store::resume(dir.path())
+                    .unwrap_err()
+                    .downcast_ref::<crate::usage::UsageError>()
+                    .unwrap(),
+            );
+            assert!(is_usage, "{name}");
+        }
+    }
+
     #[test]
     fn a_whole_record_without_its_newline_is_dropped_too() {
         let dir = tempfile::tempdir().unwrap();
@@ -367,9 +561,11 @@ mod tests {
         let path = dir.path().join(RECORDS_FILE);
         let line = serde_json::to_string(&sim.record(1000.0, 1)).unwrap();
         fs::write(&path, &line).unwrap();
-        let (records, warning) = read_records(&path).unwrap();
-        assert!(records.is_empty());
-        assert!(warning.unwrap().contains("line 1 is incomplete"));
+        let read = read_records(&path).unwrap();
+        assert!(read.records.is_empty());
+        let torn = read.torn.unwrap();
+        assert!(torn.warning(&path).contains("line 1 is incomplete"));
+        torn.cut(&path).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"");
     }
 

@@ -12,12 +12,12 @@ pub struct MergeArgs {
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
 
-    /// The merged run directory.
+    /// The merged run directory: a new one, never one of the DIRs.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: PathBuf,
 
-    /// Empty --out first when it holds an earlier run's files (only a directory headroom
-    /// wrote).
+    /// Remove an earlier run's files from --out first (only what headroom wrote; a
+    /// directory that also holds other files, or any of the DIRs, is refused).
     #[arg(long)]
     pub force: bool,
 }

@@ -14,8 +14,9 @@ pub struct OutputArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Empty --out first when it holds an earlier run's files (only a directory headroom
-    /// wrote); without it such a directory is refused, so that two runs never mix.
+    /// Remove an earlier run's files from --out first; without it such a directory is
+    /// refused, so that two runs never mix. Only what headroom wrote is removed: a
+    /// directory that also holds other files is refused whole.
     #[arg(long)]
     pub force: bool,
 }

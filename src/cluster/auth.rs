@@ -64,7 +64,7 @@ pub fn credentials_path(dir: &Path) -> PathBuf {
 /// The role's credentials kept in `dir`, if any.
 pub fn read(dir: &Path) -> Result<Option<Credentials>, ClusterError> {
     let path = credentials_path(dir);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(ClusterError::io(format!("reading {}", path.display()))(e)),

@@ -44,6 +44,9 @@ pub struct StartOptions {
     pub cache_dir: PathBuf,
     /// Print a line per step to standard error.
     pub verbose: bool,
+    /// The command starting a new cluster for its own use, recorded in `cluster.json` so
+    /// that it alone removes a cluster it left behind (see [`state::Owner`]).
+    pub owner: Option<state::Owner>,
 }
 
 impl Default for StartOptions {
@@ -52,6 +55,7 @@ impl Default for StartOptions {
             node_timeout: Duration::from_secs(180),
             cache_dir: jars::cache_root(),
             verbose: true,
+            owner: None,
         }
     }
 }
@@ -116,6 +120,12 @@ impl LocalCluster {
         }
         let java = Java::find()?;
         java.check_supports(&config.cassandra_version)?;
+        if existing.is_none() {
+            // Before anything is written: a refused start leaves no record behind.
+            for spec in config.node_specs(dir) {
+                check_ports_free(&spec)?;
+            }
+        }
         let jars = jars::resolve(&config.cassandra_version, &options.cache_dir, &say)?;
         fs::create_dir_all(dir).map_err(ClusterError::io(format!("creating {}", dir.display())))?;
         let dir = dir
@@ -128,6 +138,9 @@ impl LocalCluster {
                 config,
                 pids: vec![None; nodes],
                 java: format!("{} ({})", java.version, java.path.display()),
+                owner: existing
+                    .as_ref()
+                    .map_or(options.owner.clone(), |e| e.owner.clone()),
             },
             dir,
             children: (0..nodes).map(|_| None).collect(),
@@ -456,12 +469,35 @@ impl LocalCluster {
         Ok(())
     }
 
-    /// Stops every node and deletes the cluster directory with all data and logs.
+    /// Stops every node and deletes what headroom wrote in the cluster directory: each
+    /// node's folder with its data and logs, the certificates, the credentials and the
+    /// record; the directory itself too when nothing else is left in it. Files of anyone
+    /// else's in the directory stay.
     pub fn destroy(mut self, grace: Duration) -> Result<(), ClusterError> {
         self.stop(grace)?;
         self.stop_on_drop = false;
-        fs::remove_dir_all(&self.dir)
-            .map_err(ClusterError::io(format!("removing {}", self.dir.display())))
+        let mut ours: Vec<PathBuf> = self.nodes().into_iter().map(|spec| spec.dir).collect();
+        ours.push(tls::tls_dir(&self.dir));
+        ours.push(auth::credentials_path(&self.dir));
+        ours.push(self.dir.join(format!("{}.partial", state::STATE_FILE)));
+        // The record last: a destroy cut short can be run again.
+        ours.push(ClusterState::path(&self.dir));
+        for path in ours {
+            let removed = match fs::symlink_metadata(&path) {
+                Err(_) => Ok(()),
+                Ok(meta) if meta.is_dir() => fs::remove_dir_all(&path),
+                Ok(_) => fs::remove_file(&path),
+            };
+            removed.map_err(ClusterError::io(format!("removing {}", path.display())))?;
+        }
+        // Only when empty: never a file headroom did not write.
+        let _ = fs::remove_dir(&self.dir);
+        Ok(())
+    }
+
+    /// The command that started this cluster for its own use, if one did.
+    pub fn owner(&self) -> Option<&state::Owner> {
+        self.state.owner.as_ref()
     }
 
     /// A command that runs nodetool against node `index`; add nodetool's arguments and run it.
@@ -512,20 +548,7 @@ impl LocalCluster {
         java: &Java,
         jars: &CassandraJars,
     ) -> Result<(), ClusterError> {
-        for (what, addr) in [
-            ("CQL", spec.native_addr()),
-            ("storage", spec.storage_addr()),
-            ("JMX", spec.jmx_addr()),
-        ] {
-            // A short grace: a node stopped a moment ago may still be closing its sockets.
-            if !process::wait_until(Duration::from_secs(3), || probe::is_free(addr)) {
-                return Err(ClusterError::PortInUse {
-                    node: spec.index,
-                    what,
-                    addr,
-                });
-            }
-        }
+        check_ports_free(spec)?;
         for sub in [
             "conf",
             "data",
@@ -672,6 +695,25 @@ impl Drop for LocalCluster {
             }
         }
     }
+}
+
+/// Refuses a node whose CQL, storage or JMX port is taken.
+fn check_ports_free(spec: &NodeSpec) -> Result<(), ClusterError> {
+    for (what, addr) in [
+        ("CQL", spec.native_addr()),
+        ("storage", spec.storage_addr()),
+        ("JMX", spec.jmx_addr()),
+    ] {
+        // A short grace: a node stopped a moment ago may still be closing its sockets.
+        if !process::wait_until(Duration::from_secs(3), || probe::is_free(addr)) {
+            return Err(ClusterError::PortInUse {
+                node: spec.index,
+                what,
+                addr,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), ClusterError> {

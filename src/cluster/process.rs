@@ -62,6 +62,16 @@ pub fn has_exited(pid: u32) -> bool {
     matches!(state, Some("Z") | Some("X") | None)
 }
 
+/// When process `pid` started, in clock ticks since boot (the 22nd field of
+/// /proc/PID/stat); `None` when there is no such process.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the parenthesised command name, which may hold spaces: the state is
+    // the third field, the start time the 22nd.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// Resident memory of a process now and at its peak (VmRSS and VmHWM), in bytes.
 pub fn memory(pid: u32) -> Option<(u64, u64)> {
     let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

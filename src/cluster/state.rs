@@ -22,6 +22,42 @@ pub struct ClusterState {
     pub pids: Vec<Option<u32>>,
     /// The Java that runs the nodes, e.g. "17.0.15 (/usr/bin/java)".
     pub java: String,
+    /// The command that started the cluster for its own use and removes it when it ends
+    /// (a quickstart, a matrix); `None` for `headroom cluster start` and the library's
+    /// callers. Only its owner removes such a cluster by itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+}
+
+/// Which command started a cluster for itself, and which process it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owner {
+    /// What started it, e.g. `quickstart`, or `matrix DIR`.
+    pub command: String,
+    /// The process that started it.
+    pub pid: u32,
+    /// When that process started (clock ticks since boot, /proc/PID/stat): with the pid,
+    /// it names one process, never a later one that was given the same pid.
+    pub started: u64,
+}
+
+impl Owner {
+    /// This process, as the owner `command`.
+    pub fn this_process(command: impl Into<String>) -> Owner {
+        let pid = std::process::id();
+        Owner {
+            command: command.into(),
+            pid,
+            started: super::process::start_time(pid).unwrap_or(0),
+        }
+    }
+
+    /// Whether the owning process still runs: a cluster whose owner is gone was left
+    /// behind (the command was killed before it could remove it).
+    pub fn is_alive(&self) -> bool {
+        !super::process::has_exited(self.pid)
+            && super::process::start_time(self.pid) == Some(self.started)
+    }
 }
 
 impl ClusterState {
@@ -33,7 +69,8 @@ impl ClusterState {
     /// Reads the record in `dir`; `Ok(None)` when there is none.
     pub fn load(dir: &Path) -> Result<Option<ClusterState>, ClusterError> {
         let path = Self::path(dir);
-        let text = match fs::read_to_string(&path) {
+        let text = match crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
+        {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(ClusterError::io(format!("reading {}", path.display()))(e)),
@@ -75,6 +112,7 @@ mod tests {
             },
             pids: vec![Some(42), None],
             java: "17.0.15 (/usr/bin/java)".into(),
+            owner: None,
         };
         state.save(dir.path()).unwrap();
         assert_eq!(ClusterState::load(dir.path()).unwrap(), Some(state));

@@ -60,11 +60,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("compare"));
-    crate::output_dir::claim(
-        &out,
-        args.output.force,
-        crate::output_dir::A_COMPARISONS_LEFTOVERS,
-    )?;
+    crate::output_dir::claim_apart(&out, &dirs, "--out")?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     fs::write(out.join(COMPARE_FILE), &json)
         .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;

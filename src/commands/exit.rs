@@ -30,7 +30,7 @@ fn is_usage_error(cause: &(dyn std::error::Error + 'static)) -> bool {
     ) -> bool {
         cause.downcast_ref::<E>().is_some_and(Blame::is_usage_error)
     }
-    const ANSWERS: [fn(&(dyn std::error::Error + 'static)) -> bool; 7] = [
+    const ANSWERS: [fn(&(dyn std::error::Error + 'static)) -> bool; 8] = [
         blamed::<crate::usage::UsageError>,
         blamed::<crate::units::ParseError>,
         blamed::<crate::sla::SlaParseError>,
@@ -38,6 +38,7 @@ fn is_usage_error(cause: &(dyn std::error::Error + 'static)) -> bool {
         blamed::<crate::maintenance::PlanError>,
         blamed::<crate::workload::builtin::WorkloadError>,
         blamed::<crate::client::ConnectError>,
+        blamed::<crate::fleet::kube::pack::PackError>,
     ];
     ANSWERS.iter().any(|answer| answer(cause))
 }

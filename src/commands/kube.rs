@@ -117,20 +117,38 @@ fn pack_dir(args: PackArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn unpack_log(args: UnpackArgs) -> anyhow::Result<ExitCode> {
-    let headers = if args.log == "-" {
-        pack::unpack_log(std::io::stdin().lock(), &args.out)?
+    if args.out.exists() && !args.out.is_dir() {
+        return Err(usage_error(format!(
+            "--out {} is a file: give the directory that gets worker-K/",
+            args.out.display()
+        )));
+    }
+    let blocks = if args.log == "-" {
+        pack::find_blocks(std::io::stdin().lock())?
     } else {
-        let file = std::fs::File::open(&args.log)
-            .map_err(|e| usage_error(format!("cannot read the log {}: {e}", args.log)))?;
-        pack::unpack_log(BufReader::new(file), &args.out)?
+        let (file, _) = crate::usage::open_input_file(Path::new(&args.log), "the log")?;
+        pack::find_blocks(BufReader::new(file))?
     };
-    if headers.is_empty() {
-        anyhow::bail!(
+    if blocks.is_empty() {
+        return Err(usage_error(format!(
             "no packed run directory in {}: did the workers end (kubectl get pods -l \
              headroom-job=NAME), and was the whole log read (kubectl logs --tail=-1)?",
             if args.log == "-" { "stdin" } else { &args.log }
-        );
+        )));
     }
+    // Every worker's directory is checked before any is written: several logs may unpack
+    // into one --out, each worker once.
+    let mut seen = std::collections::BTreeSet::new();
+    for block in &blocks {
+        if !seen.insert(block.header.worker) {
+            return Err(usage_error(format!(
+                "worker {} is packed twice in {}: give each worker's log once",
+                block.header.worker, args.log
+            )));
+        }
+        crate::output_dir::claim_new(&pack::worker_dir(&args.out, block.header.worker))?;
+    }
+    let headers = pack::unpack_all(blocks, &args.out)?;
     for header in &headers {
         println!(
             "worker {}: {} (its run exited {})",

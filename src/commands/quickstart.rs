@@ -3,7 +3,7 @@
 //! read time-series workload, prints the capacity and where the files are, and removes the
 //! node again — also when the search fails or is interrupted.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -13,7 +13,11 @@ use super::capacity;
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::{Status, Store};
 use crate::cli::{CapacityArgs, QuickstartArgs};
-use crate::cluster::{self, ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
+use crate::cluster::state::Owner;
+use crate::cluster::{
+    self, ClusterConfig, ClusterError, ClusterSettings, LocalCluster, StartOptions,
+};
+use crate::usage::UsageError;
 
 /// Partition keys of the quickstart's time series: few enough that reads find rows.
 const PARTITIONS: &str = "10k";
@@ -39,6 +43,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("quickstart"));
     let config = search_config(&args, &out)?;
+    let leftover = claim_cluster_dir(&cluster_dir)?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let start = ClusterSettings {
         nodes: Some(1),
@@ -66,11 +71,18 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     );
 
     let started = Instant::now();
-    if let Ok(old) = LocalCluster::open(&cluster_dir) {
-        // Left by an earlier quickstart that did not finish: this directory is ours.
+    if let Some(old) = leftover {
+        println!(
+            "Removing the node an earlier quickstart left in {}...",
+            cluster_dir.display()
+        );
         old.destroy(Duration::from_secs(30))?;
     }
-    let mut cluster = LocalCluster::start(&cluster_dir, cluster_config, &StartOptions::default())?;
+    let options = StartOptions {
+        owner: Some(Owner::this_process(OWNER)),
+        ..StartOptions::default()
+    };
+    let mut cluster = LocalCluster::start(&cluster_dir, cluster_config, &options)?;
     // From here on the node is stopped when `cluster` is dropped, whatever happens.
     let store = Store::create(&out, serde_json::to_value(&config)?)?;
     let result = capacity::search(&config, store, None, Some(&mut cluster));
@@ -115,6 +127,48 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a quickstart records as the owner of the cluster it starts.
+const OWNER: &str = "quickstart";
+
+/// Checks the quickstart may use `dir` for its node, which it removes when it ends: a new
+/// or empty directory, or one holding a node an earlier quickstart left behind (returned,
+/// to be removed). A cluster anyone else started, a quickstart still running, or files
+/// of any other kind are refused: the quickstart deletes only what it made.
+fn claim_cluster_dir(dir: &Path) -> Result<Option<LocalCluster>, UsageError> {
+    let refuse = |what: String| {
+        UsageError::new(format!(
+            "--cluster-dir {} {what}: the quickstart removes its node's directory when it ends, \
+             so it needs one of its own. Give another --cluster-dir",
+            dir.display()
+        ))
+    };
+    match LocalCluster::open(dir) {
+        Ok(cluster) => match cluster.owner() {
+            Some(owner) if owner.command == OWNER && owner.is_alive() => Err(refuse(format!(
+                "is in use by a quickstart still running (pid {})",
+                owner.pid
+            ))),
+            Some(owner) if owner.command == OWNER => Ok(Some(cluster)),
+            _ => Err(refuse(format!(
+                "holds a cluster the quickstart did not start ({}; remove it with `headroom \
+                 cluster destroy --dir {}` if it is no longer needed)",
+                cluster.config().describe(),
+                dir.display()
+            ))),
+        },
+        Err(ClusterError::NoCluster { .. }) => {
+            if crate::output_dir::may_leave_note(dir) {
+                Ok(None)
+            } else if dir.is_dir() {
+                Err(refuse("holds other files".to_string()))
+            } else {
+                Err(refuse("is not a directory".to_string()))
+            }
+        }
+        Err(e) => Err(refuse(format!("cannot be read as a cluster ({e})"))),
+    }
 }
 
 /// headroom/quickstart-cluster under the user's local data directory.

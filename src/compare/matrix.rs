@@ -248,8 +248,8 @@ impl MatrixFile {
     /// Reads `dir`/matrix.json.
     pub fn load(dir: &Path) -> anyhow::Result<MatrixFile> {
         let path = dir.join(MATRIX_FILE);
-        let text =
-            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
+            .with_context(|| format!("reading {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))
     }
 

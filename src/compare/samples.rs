@@ -7,8 +7,6 @@
 //! a GC pause) and are not independent, while windows are nearly so. An interval that reaches
 //! past the planned end (the last one, collecting late answers) is left out.
 
-use std::fs;
-
 use hdrhistogram::Histogram;
 
 use crate::results::hlog::{for_each_interval, is_measured_response_tag};
@@ -47,7 +45,10 @@ impl RunWindows {
 /// Reads a run's windows from its histograms.hlog; `run` gives the warmup and planned end.
 pub fn run_windows(run: &RunData) -> RunWindows {
     let mut notes = Vec::new();
-    let bytes = match fs::read(run.dir.join("histograms.hlog")) {
+    let bytes = match crate::usage::read_bounded(
+        &run.dir.join("histograms.hlog"),
+        crate::usage::MAX_DATA_FILE_BYTES,
+    ) {
         Ok(bytes) => bytes,
         Err(e) => {
             notes.push(format!(

@@ -246,7 +246,8 @@ fn merge_populate(workers: &[Worker], out: &Path) -> anyhow::Result<Option<Popul
     let mut notes = Vec::new();
     for (worker, populate) in &populates {
         let path = worker.dir.join(crate::run::populate::POPULATE_HLOG);
-        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::usage::read_bounded(&path, crate::usage::MAX_DATA_FILE_BYTES)
+            .with_context(|| format!("reading {}", path.display()))?;
         let label = path.display().to_string();
         crate::results::hlog::for_each_interval(
             &bytes,
@@ -415,10 +416,16 @@ fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
         let summary = RunSummary::read(dir).map_err(|_| {
             refuse("it has no summary.json: the worker did not finish its run".into())
         })?;
-        let hlog = fs::read(dir.join("histograms.hlog"))
-            .map_err(|e| refuse(format!("histograms.hlog: {e}")))?;
-        let csv = fs::read_to_string(dir.join("intervals.csv"))
-            .map_err(|e| refuse(format!("intervals.csv: {e}")))?;
+        let hlog = crate::usage::read_bounded(
+            &dir.join("histograms.hlog"),
+            crate::usage::MAX_DATA_FILE_BYTES,
+        )
+        .map_err(|e| refuse(format!("histograms.hlog: {e}")))?;
+        let csv = crate::usage::read_bounded_text(
+            &dir.join("intervals.csv"),
+            crate::usage::MAX_DATA_FILE_BYTES,
+        )
+        .map_err(|e| refuse(format!("intervals.csv: {e}")))?;
         workers.push(Worker {
             dir: dir.clone(),
             settings,

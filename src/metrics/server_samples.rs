@@ -31,7 +31,7 @@ pub use super::server_tables::{
 /// does not parse (a run killed mid-write) ends the list, and is said in `notes`.
 pub fn read_samples(dir: &Path, notes: &mut Vec<String>) -> Vec<ServerSample> {
     let path = dir.join(SERVER_SAMPLES_JSONL);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(text) = crate::usage::read_bounded_text(&path, crate::usage::MAX_DATA_FILE_BYTES) else {
         return Vec::new();
     };
     let mut samples = Vec::new();

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::output_dir::Made;
+
 /// How a report is made, beyond its directories and output file.
 #[derive(Debug, Clone, Default)]
 pub struct ReportOptions {
@@ -57,38 +59,41 @@ pub fn write_report_with(
     }
     let compared = compared::Compared::of(&input);
     let (html, charts) = export::html::render(&input, &compared, options.title.as_deref())?;
-    // Where the SVG files go is checked before anything is written: a report is written
-    // whole or not at all.
-    if let Some(dir) = &options.svg_dir {
-        if dir.exists() && !dir.is_dir() {
-            return Err(crate::usage::UsageError::new(format!(
-                "--svg {} is a file: give a directory for the charts' SVG files",
-                dir.display()
-            ))
-            .into());
+    // Where the page and the SVG files go is checked before anything is written: a report
+    // is written whole or not at all, and replaces only a report or charts headroom drew.
+    crate::output_dir::claim_file(out, "-o", Made::Report)?;
+    let svg_paths: Vec<PathBuf> = match &options.svg_dir {
+        Some(dir) => {
+            if dir.exists() && !dir.is_dir() {
+                return Err(crate::usage::UsageError::new(format!(
+                    "--svg {} is a file: give a directory for the charts' SVG files",
+                    dir.display()
+                ))
+                .into());
+            }
+            let paths: Vec<PathBuf> = charts
+                .iter()
+                .map(|placed| dir.join(format!("{}.svg", placed.chart.id)))
+                .collect();
+            for path in &paths {
+                crate::output_dir::claim_file(path, "--svg", Made::Chart)?;
+            }
+            paths
         }
+        None => Vec::new(),
+    };
+    if let Some(dir) = &options.svg_dir {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    if out.is_dir() {
-        return Err(crate::usage::UsageError::new(format!(
-            "-o {} is a directory: give the HTML file to write, e.g. {}",
-            out.display(),
-            out.join("report.html").display()
-        ))
-        .into());
     }
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     fs::write(out, html).with_context(|| format!("writing {}", out.display()))?;
-    let mut svgs = Vec::new();
-    if let Some(dir) = &options.svg_dir {
-        for placed in &charts {
-            let path = dir.join(format!("{}.svg", placed.chart.id));
-            fs::write(&path, &placed.svg).with_context(|| format!("writing {}", path.display()))?;
-            svgs.push(path);
-        }
+    for (placed, path) in charts.iter().zip(&svg_paths) {
+        let svg = format!("{}\n{}", crate::output_dir::SVG_MARK, placed.svg);
+        fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
     }
+    let svgs = svg_paths;
     Ok(Written {
         html: out.to_path_buf(),
         svgs,
@@ -126,8 +131,12 @@ mod tests {
         assert_eq!(names.len(), written.charts);
         for path in &written.svgs {
             let svg = fs::read_to_string(path).unwrap();
-            // A standalone SVG file needs its namespace.
-            assert!(svg.starts_with("<svg "), "{}", path.display());
+            // A standalone SVG file needs its namespace; headroom's mark comes first, so
+            // that a later --svg into the same folder knows the file as its own.
+            let svg = svg
+                .strip_prefix(crate::output_dir::SVG_MARK)
+                .expect("the mark first");
+            assert!(svg.starts_with("\n<svg "), "{}", path.display());
             assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
             assert!(svg.trim_end().ends_with("</svg>"));
         }
@@ -147,5 +156,44 @@ mod tests {
         assert!(!page.exists(), "nothing half-written");
         assert!(dir.path().join("plain.html").exists());
         assert!(write_report(&[], &dir.path().join("none.html")).is_err());
+    }
+
+    #[test]
+    fn a_report_replaces_only_a_report_and_charts_headroom_drew() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        crate::report::export::html::tests::copy_dir(&run_fixture(), &run);
+        let svg = dir.path().join("svg");
+        let options = ReportOptions {
+            svg_dir: Some(svg.clone()),
+            ..ReportOptions::default()
+        };
+        let page = run.join("report.html");
+        let first = write_report_with(std::slice::from_ref(&run), &page, &options).unwrap();
+        // Again: its own page and charts are replaced.
+        write_report_with(std::slice::from_ref(&run), &page, &options).unwrap();
+        // The run's own files are not a report: refused, and left as they were.
+        for name in ["config.json", "summary.json"] {
+            let before = fs::read(run.join(name)).unwrap();
+            let e = write_report(std::slice::from_ref(&run), &run.join(name)).unwrap_err();
+            assert!(
+                e.to_string().contains("is not a report headroom wrote"),
+                "{e}"
+            );
+            assert_eq!(fs::read(run.join(name)).unwrap(), before, "{name}");
+        }
+        // A chart someone else drew under a chart's name: nothing is written.
+        fs::write(&first.svgs[1], "<svg>mine</svg>").unwrap();
+        fs::remove_file(&page).unwrap();
+        let e = write_report_with(std::slice::from_ref(&run), &page, &options).unwrap_err();
+        assert!(
+            e.to_string().contains("is not a chart headroom wrote"),
+            "{e}"
+        );
+        assert!(!page.exists(), "nothing half-written");
+        assert_eq!(
+            fs::read_to_string(&first.svgs[1]).unwrap(),
+            "<svg>mine</svg>"
+        );
     }
 }

@@ -338,7 +338,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, notes: &mut Vec<String
 
 /// The largest intervals.csv or histograms.hlog a report reads: days of one-second
 /// intervals, far below what would exhaust memory.
-const MAX_RUN_FILE_BYTES: u64 = 1 << 30;
+const MAX_RUN_FILE_BYTES: u64 = crate::usage::MAX_DATA_FILE_BYTES;
 
 /// A run's interval file, whole; the error completes "FILE ...": missing, not a file, or
 /// too large.
@@ -354,7 +354,8 @@ fn read_run_file(path: &Path) -> Result<Vec<u8>, String> {
             MAX_RUN_FILE_BYTES >> 20
         ));
     }
-    fs::read(path).map_err(|e| format!("could not be read: {e}"))
+    crate::usage::read_bounded(path, MAX_RUN_FILE_BYTES)
+        .map_err(|e| format!("could not be read: {e}"))
 }
 
 /// histograms.hlog: per interval, the merged response times of every operation type (tags
@@ -455,7 +456,8 @@ fn read_spectra(
     let mut spectra = Vec::new();
     for op in ops {
         let path = dir.join(format!("{op}.hgrm"));
-        let Ok(text) = fs::read_to_string(&path) else {
+        let Ok(text) = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
+        else {
             continue;
         };
         match parse_hgrm(&op, &text) {

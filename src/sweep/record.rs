@@ -193,8 +193,8 @@ impl SweepFile {
     /// Reads DIR/sweep.json.
     pub fn read(dir: &Path) -> anyhow::Result<SweepFile> {
         let path = dir.join(SWEEP_FILE);
-        let text =
-            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
+            .with_context(|| format!("reading {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))
     }
 

@@ -129,11 +129,8 @@ fn drive(
         }
         let ladder_base = first_ceiling(dir, &file, &search);
         let entry_dir = dir.join(&file.entries[i].dir);
-        if entry_dir.exists() {
-            // Left by an interrupted attempt: its cluster, and so its data, are gone.
-            fs::remove_dir_all(&entry_dir)
-                .with_context(|| format!("removing {}", entry_dir.display()))?;
-        }
+        // Left by an interrupted attempt: its cluster, and so its data, are gone.
+        crate::output_dir::replace_unfinished(&entry_dir, false)?;
         file.entries[i].status = EntryStatus::Running;
         file.entries[i].error = None;
         file.save(dir)?;
@@ -270,13 +267,33 @@ fn run_entry(
         .apply(&file.base_cluster)
         .map_err(UsageError::new)?;
     let cluster_config = ClusterConfig::from_settings(&start, None)?;
+    let matrix_dir = entry_dir.parent().unwrap_or(entry_dir);
+    let owner = format!(
+        "matrix {}",
+        matrix_dir
+            .canonicalize()
+            .unwrap_or_else(|_| matrix_dir.to_path_buf())
+            .display()
+    );
     if let Ok(old) = LocalCluster::open(cluster_dir) {
-        // Left by a run that did not finish: this directory is the matrix's own.
-        old.destroy(STOP_GRACE)?;
+        // Left by a matrix run that did not finish is removed; a cluster anyone else
+        // started there since is not the matrix's to remove.
+        match old.owner() {
+            Some(o) if o.command == owner && !o.is_alive() => old.destroy(STOP_GRACE)?,
+            _ => {
+                return Err(usage_error(format!(
+                    "{} holds a cluster the matrix did not leave there: remove it with \
+                     `headroom cluster destroy --dir {}`, then resume",
+                    cluster_dir.display(),
+                    cluster_dir.display()
+                )))
+            }
+        }
     }
     println!("Starting {}...", cluster_config.describe());
     let options = StartOptions {
         verbose: false,
+        owner: Some(crate::cluster::state::Owner::this_process(owner)),
         ..StartOptions::default()
     };
     let mut cluster = LocalCluster::start(cluster_dir, cluster_config, &options)?;

@@ -70,6 +70,17 @@ pub enum PackError {
         /// What is wrong.
         why: String,
     },
+    /// The directory a block would unpack into holds files already.
+    #[error(transparent)]
+    Occupied(crate::usage::UsageError),
+}
+
+impl crate::usage::Blame for PackError {
+    /// A damaged log, a directory too big to pack or one already written are the user's to
+    /// mend (another log, a shorter run, another --out); reading or writing files is not.
+    fn is_usage_error(&self) -> bool {
+        !matches!(self, PackError::Io { .. })
+    }
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PackError {
@@ -146,21 +157,48 @@ struct Open {
     text: String,
 }
 
+/// The longest block a log may announce: far above what a kubelet keeps of a container's
+/// log (10 MiB by default), far below what would exhaust memory.
+pub const MAX_BLOCK_BYTES: u64 = 256 << 20;
+
+/// The most a block may unpack to: a run directory is a few megabytes; an archive that
+/// would fill the disk is not one.
+pub const MAX_UNPACKED_BYTES: u64 = 2 << 30;
+
+/// The longest log line kept whole; the rest of a longer one is skipped. A block's lines
+/// are [`LINE_CHARS`] long behind a prefix of a few dozen characters.
+const MAX_LINE_BYTES: usize = 64 << 10;
+
 /// Every whole block in a log, in the order they end; blocks cut short are errors, and a
-/// log with none gives an empty list.
-pub fn find_blocks(log: impl BufRead) -> Result<Vec<Packed>, PackError> {
+/// log with none gives an empty list. Memory stays bounded whatever the log holds: lines
+/// are read up to [`MAX_LINE_BYTES`], and a block may not announce more than
+/// [`MAX_BLOCK_BYTES`] nor hold more than it announced.
+pub fn find_blocks(mut log: impl BufRead) -> Result<Vec<Packed>, PackError> {
     let mut open: BTreeMap<String, Open> = BTreeMap::new();
     let mut found = Vec::new();
-    for line in log.lines() {
-        let line = line.map_err(io("cannot read the log"))?;
-        let line = line.trim_end_matches('\r');
+    let mut bytes = Vec::new();
+    while read_line_capped(&mut log, &mut bytes, MAX_LINE_BYTES)
+        .map_err(io("cannot read the log"))?
+    {
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches(['\n', '\r']);
         if let Some(at) = line.find(BEGIN) {
             let prefix = line[..at].to_string();
             let header =
                 parse_begin(&line[at + BEGIN.len()..]).ok_or_else(|| PackError::Damaged {
                     worker: 0,
-                    why: format!("unreadable begin line: {line}"),
+                    why: format!("unreadable begin line: {}", crate::usage::cut(line, 200)),
                 })?;
+            if header.encoded_bytes > MAX_BLOCK_BYTES {
+                return Err(PackError::Damaged {
+                    worker: header.worker,
+                    why: format!(
+                        "its begin line announces {} bytes, more than the {} MiB a block may hold",
+                        header.encoded_bytes,
+                        MAX_BLOCK_BYTES >> 20
+                    ),
+                });
+            }
             if let Some(cut) = open.insert(
                 prefix,
                 Open {
@@ -192,6 +230,15 @@ pub fn find_blocks(log: impl BufRead) -> Result<Vec<Packed>, PackError> {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
             {
+                if (block.text.len() + body.len()) as u64 > block.header.encoded_bytes {
+                    return Err(PackError::Damaged {
+                        worker: block.header.worker,
+                        why: format!(
+                            "more than the {} bytes announced between the markers",
+                            block.header.encoded_bytes
+                        ),
+                    });
+                }
                 block.text.push_str(body);
             }
         }
@@ -200,6 +247,38 @@ pub fn find_blocks(log: impl BufRead) -> Result<Vec<Packed>, PackError> {
         return Err(cut_short(&block));
     }
     Ok(found)
+}
+
+/// Reads one line (with its newline) into `line`, keeping at most `max` bytes of it and
+/// skipping the rest; `false` at the end of the input.
+fn read_line_capped(
+    log: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<bool> {
+    line.clear();
+    let mut any = false;
+    loop {
+        let available = match log.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let (taken, ends) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let room = max.saturating_sub(line.len());
+        line.extend_from_slice(&available[..taken.min(room)]);
+        log.consume(taken);
+        if ends {
+            return Ok(true);
+        }
+    }
 }
 
 fn cut_short(block: &Open) -> PackError {
@@ -263,26 +342,14 @@ fn decode(block: Open) -> Result<Packed, PackError> {
 pub fn unpack(packed: &Packed, dir: &Path) -> Result<(), PackError> {
     let worker = packed.header.worker;
     let damaged = |why: String| PackError::Damaged { worker, why };
-    if dir.exists()
-        && std::fs::read_dir(dir)
-            .map_err(io(format!("cannot read {}", dir.display())))?
-            .next()
-            .is_some()
-    {
-        return Err(PackError::Io {
-            what: format!("cannot unpack worker {worker} into {}", dir.display()),
-            source: std::io::Error::new(
-                std::io::ErrorKind::AlreadyExists,
-                "the directory holds files already",
-            ),
-        });
-    }
+    crate::output_dir::claim_new(dir).map_err(PackError::Occupied)?;
     std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
     let gz = flate2::read::GzDecoder::new(packed.archive.as_slice());
     let mut tar = tar::Archive::new(gz);
     let entries = tar
         .entries()
         .map_err(|e| damaged(format!("not a tar.gz: {e}")))?;
+    let mut unpacked = 0u64;
     for entry in entries {
         let mut entry = entry.map_err(|e| damaged(format!("not a tar.gz: {e}")))?;
         let path: PathBuf = entry
@@ -299,6 +366,15 @@ pub fn unpack(packed: &Packed, dir: &Path) -> Result<(), PackError> {
         if !(kind.is_file() || kind.is_dir()) {
             return Err(damaged(format!("{} is not a plain file", path.display())));
         }
+        // Checked before the entry is read: a small archive can announce, and inflate to,
+        // more than any disk holds.
+        unpacked = unpacked.saturating_add(entry.header().size().unwrap_or(u64::MAX));
+        if unpacked > MAX_UNPACKED_BYTES {
+            return Err(damaged(format!(
+                "it unpacks to more than {} GiB, which no run directory holds",
+                MAX_UNPACKED_BYTES >> 30
+            )));
+        }
         entry
             .unpack_in(dir)
             .map_err(|e| damaged(format!("{}: {e}", path.display())))?;
@@ -306,14 +382,23 @@ pub fn unpack(packed: &Packed, dir: &Path) -> Result<(), PackError> {
     Ok(())
 }
 
-/// Unpacks every block of `log` into `out/worker-K`; returns the headers, in worker order.
-pub fn unpack_log(log: impl BufRead, out: &Path) -> Result<Vec<PackHeader>, PackError> {
-    let mut blocks = find_blocks(log)?;
+/// Where worker `worker`'s block unpacks under `out`: `out/worker-K`.
+pub fn worker_dir(out: &Path, worker: u32) -> PathBuf {
+    out.join(format!("worker-{worker}"))
+}
+
+/// Unpacks every block into `out/worker-K`; returns the headers, in worker order.
+pub fn unpack_all(mut blocks: Vec<Packed>, out: &Path) -> Result<Vec<PackHeader>, PackError> {
     blocks.sort_by_key(|b| b.header.worker);
     for block in &blocks {
-        unpack(block, &out.join(format!("worker-{}", block.header.worker)))?;
+        unpack(block, &worker_dir(out, block.header.worker))?;
     }
     Ok(blocks.into_iter().map(|b| b.header).collect())
+}
+
+/// Unpacks every block of `log` into `out/worker-K`; returns the headers, in worker order.
+pub fn unpack_log(log: impl BufRead, out: &Path) -> Result<Vec<PackHeader>, PackError> {
+    unpack_all(find_blocks(log)?, out)
 }
 
 #[cfg(test)]
