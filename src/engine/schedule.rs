@@ -163,6 +163,13 @@ pub fn share_of(total: u64, share: Share) -> u64 {
     (total - share.index).div_ceil(count)
 }
 
+/// The most requests of other workers (or other processes) one draw skips before it
+/// returns without a ticket of its own, so that the worker can look at the clock and the
+/// stop signal. Only a schedule no client can keep comes near it: with a rate so high that
+/// every request is intended at the same nanosecond, one slot holds the whole run, and a
+/// worker that owns none of it would otherwise skip for ever.
+pub const SKIP_BUDGET: u64 = 1 << 16;
+
 /// One worker's share of the open-loop schedule: every W-th request of the global sequence.
 #[derive(Debug)]
 pub struct WorkerSchedule {
@@ -219,9 +226,17 @@ impl WorkerSchedule {
         self
     }
 
-    /// This worker's next request, or `None` once the run's end is reached.
+    /// This worker's next request; `None` once the run's end is reached
+    /// ([`WorkerSchedule::is_over`]), or for now, when [`SKIP_BUDGET`] requests of others
+    /// were skipped without one of its own: ask again.
     pub fn next_ticket(&mut self) -> Option<Ticket> {
         self.ahead.pop_front().or_else(|| self.draw())
+    }
+
+    /// Whether this worker's share is all drawn: [`WorkerSchedule::next_ticket`] returns
+    /// `None` from now on.
+    pub fn is_over(&self) -> bool {
+        self.done && self.ahead.is_empty()
     }
 
     /// The latest intended start of this worker's requests in `[from, from + span]`, looking
@@ -248,7 +263,12 @@ impl WorkerSchedule {
     }
 
     fn draw(&mut self) -> Option<Ticket> {
+        let mut skipped = 0u64;
         while !self.done {
+            if skipped == SKIP_BUDGET {
+                return None;
+            }
+            skipped += 1;
             let seq = self.arrivals.next_seq;
             let intended_ns = self.arrivals.next()?;
             if self.end.is_past(intended_ns, self.measured_before) {

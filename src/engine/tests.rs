@@ -397,6 +397,71 @@ async fn an_impossible_rate_stops_at_the_end_of_its_duration() {
     assert!(out.max_backlog > 1_000_000, "{}", out.max_backlog);
 }
 
+/// The same schedule dealt by slots (the default send resolution), evenly or as a Poisson
+/// process: every request is intended at the same nanosecond, so one slot, one worker's,
+/// holds the whole run. The other worker owns none of it and still ends on time: its draw
+/// pauses instead of skipping the other's requests for ever.
+#[tokio::test(start_paused = true)]
+async fn an_impossible_rate_dealt_by_slots_stops_at_the_end_of_its_duration() {
+    for arrivals in [ArrivalKind::Fixed, ArrivalKind::Poisson] {
+        let clock = TokioClock::start_now();
+        let workload = Arc::new(Simulated {
+            clock,
+            service: Duration::from_millis(1),
+            stall: None,
+            mix: OpMix::new(&[0.8, 0.2]),
+            fail_from: None,
+            names: names(),
+        });
+        let mut config = config(
+            LoadMode::Open {
+                rate_per_s: 1e99,
+                arrivals,
+                max_in_flight: 100,
+            },
+            2,
+        );
+        config.send_resolution = Duration::from_millis(1);
+        let (out, _) = run_kept(workload, clock, &config).await;
+        assert_eq!(out.stop, StopReason::Completed, "{arrivals:?}");
+        let elapsed = seconds(out.elapsed_ns);
+        assert!((3.0..3.1).contains(&elapsed), "{arrivals:?}: ended at {elapsed} s");
+        let all = measured_total(&out);
+        // The owner of the one slot counted its unsent requests up to the cap.
+        assert_eq!(all.errors[&ErrorClass::Unsent], UNSENT_COUNTED, "{arrivals:?}");
+        assert!(out.unsent > 1e6, "{arrivals:?}: {}", out.unsent);
+    }
+}
+
+/// A stop ends a worker whose schedule holds nothing of its own for a long way.
+#[tokio::test(start_paused = true)]
+async fn a_stop_reaches_a_worker_that_owns_no_request_yet() {
+    let clock = TokioClock::start_now();
+    let workload = Arc::new(Simulated {
+        clock,
+        service: Duration::from_millis(1),
+        stall: None,
+        mix: OpMix::new(&[0.8, 0.2]),
+        fail_from: None,
+        names: names(),
+    });
+    let mut config = config(open(1e99, 100), 600);
+    config.send_resolution = Duration::from_millis(1);
+    let progress = Arc::new(Progress::default());
+    let stopper = {
+        let progress = progress.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            progress.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        })
+    };
+    let mut kept = Kept::default();
+    let out = run(workload, clock, &config, progress, &mut kept).await;
+    stopper.await.unwrap();
+    let elapsed = seconds(out.elapsed_ns);
+    assert!(elapsed < 1.0, "stopped at {elapsed} s, not at the end of 600 s");
+}
+
 /// A run bounded by a request count, after a warmup by time.
 #[tokio::test(start_paused = true)]
 async fn warmup_and_op_count() {

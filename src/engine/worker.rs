@@ -64,6 +64,11 @@ pub(super) struct WorkerContext<W, C: Clock> {
     pub(super) tx: mpsc::UnboundedSender<Message>,
 }
 
+/// How long a worker waits before it draws on when its schedule paused (see
+/// [`WorkerSchedule::next_ticket`]): the loop sleeps, so a task that cannot find a request of
+/// its own never keeps its thread from the others, nor a paused clock from advancing.
+const PAUSE_NS: u64 = 100_000;
+
 /// At most this many requests are sent in one turn of a worker's loop, so that answers
 /// waiting to be recorded (and so their response times) are not held up by a long backlog.
 const MAX_BURST: usize = 32;
@@ -124,7 +129,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     Source::Closed(_) => None,
                 };
                 exhausted = pending.is_none()
-                    && (matches!(source, Source::Open(_)) || in_flight.len() < self.limit);
+                    && match &source {
+                        Source::Open(schedule) => schedule.is_over(),
+                        Source::Closed(_) => in_flight.len() < self.limit,
+                    };
                 due = match (&mut source, pending) {
                     (Source::Open(schedule), Some(t)) => {
                         self.wake_for(schedule, t, || self.clock.now_ns())
@@ -139,8 +147,13 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                 break;
             }
             let may_send = pending.is_some() && in_flight.len() < self.limit;
+            // The schedule paused its draw (a long run of other workers' requests): look at
+            // the answers, the clock and the stop signal, and draw on a moment later.
+            let paused = pending.is_none() && !exhausted && matches!(source, Source::Open(_));
             let wake_at = if may_send {
                 due.min(next_expiry)
+            } else if paused {
+                self.clock.now_ns() + PAUSE_NS
             } else {
                 next_expiry
             }
@@ -232,7 +245,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                                 }
                                 next => {
                                     pending = next;
-                                    exhausted = next.is_none();
+                                    exhausted = next.is_none() && schedule.is_over();
                                     if let Some(t) = next {
                                         due = self.wake_for(schedule, t, || now);
                                     }
@@ -322,6 +335,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         };
         let mut counted = 0u64;
         let mut next = pending.or_else(|| schedule.next_ticket());
+        // Counted while the schedule gives tickets; one that paused (see
+        // [`WorkerSchedule::next_ticket`]) or holds more than can be counted is capped.
+        let capped = |schedule: &WorkerSchedule| !schedule.is_over();
         while let Some(ticket) = next {
             if counted == UNSENT_COUNTED {
                 return (counted, true);
@@ -344,7 +360,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             counted += 1;
             next = schedule.next_ticket();
         }
-        (counted, false)
+        (counted, capped(schedule))
     }
 
     /// When to wake for `ticket`: its intended start, or, when that is still ahead and

@@ -504,6 +504,73 @@ mod tests {
     }
 
     #[test]
+    fn a_log_that_never_ends_a_line_or_a_block_keeps_memory_bounded() {
+        // /dev/zero given as the log: one endless line, read a piece at a time; here a
+        // hundred megabytes of it, of which a line keeps at most MAX_LINE_BYTES.
+        let zeros = std::io::Read::take(std::io::repeat(0), 100 << 20);
+        let mut reader = std::io::BufReader::new(zeros);
+        let mut line = Vec::new();
+        assert!(read_line_capped(&mut reader, &mut line, MAX_LINE_BYTES).unwrap());
+        assert_eq!(line.len(), MAX_LINE_BYTES);
+        assert!(!read_line_capped(&mut reader, &mut line, MAX_LINE_BYTES).unwrap());
+        assert!(find_blocks(std::io::BufReader::new(std::io::Read::take(
+            std::io::repeat(b'A'),
+            10 << 20
+        )))
+        .unwrap()
+        .is_empty());
+
+        // A begin line announcing more than a block may hold.
+        let huge = format!("{BEGIN} worker=1 exit=0 bytes={} ===\n", MAX_BLOCK_BYTES + 1);
+        let err = find_blocks(Cursor::new(huge)).unwrap_err().to_string();
+        assert!(err.contains("more than the 256 MiB"), "{err}");
+        // A block holding more than it announced, before its end marker.
+        let over = format!("{BEGIN} worker=1 exit=0 bytes=4 ===\nAAAA\nAAAA\n");
+        let err = find_blocks(Cursor::new(over)).unwrap_err().to_string();
+        assert!(err.contains("more than the 4 bytes announced"), "{err}");
+        // Lines that are not UTF-8 are read, not an error.
+        assert!(find_blocks(Cursor::new(b"\xff\xfe\n".to_vec())).unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_archive_that_unpacks_to_more_than_a_run_directory_is_refused() {
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_path("histograms.hlog").unwrap();
+        header.set_size(MAX_UNPACKED_BYTES + 1);
+        header.set_mode(0o644);
+        header.set_cksum();
+        // The header alone: its size is what the check reads, before any content.
+        builder.append(&header, std::io::empty()).ok();
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).unwrap();
+        let packed = Packed {
+            header: PackHeader {
+                worker: 1,
+                exit_code: 0,
+                encoded_bytes: 0,
+            },
+            archive: gz.finish().unwrap(),
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let err = unpack(&packed, &tmp.path().join("w")).unwrap_err().to_string();
+        assert!(err.contains("unpacks to more than 2 GiB"), "{err}");
+    }
+
+    #[test]
+    fn a_worker_is_never_unpacked_over_one_already_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "w");
+        let log = packed_text(&dir, 1, 0);
+        let out = tmp.path().join("back");
+        unpack_log(Cursor::new(log.clone()), &out).unwrap();
+        let err = unpack_log(Cursor::new(log), &out).unwrap_err();
+        assert!(crate::usage::Blame::is_usage_error(&err), "{err}");
+        assert!(err.to_string().contains("holds files already"), "{err}");
+    }
+
+    #[test]
     fn a_directory_over_the_limit_is_refused_before_anything_is_written() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = run_dir(tmp.path(), "w");
