@@ -532,9 +532,12 @@ impl Generator {
 }
 
 /// A count drawn by an integer generator: negative counts are 0.
+/// A collection's number of elements: the count's draw, from 0 to
+/// [`super::bounds::MAX_ELEMENTS`] (a derived count whose range its form does not show may
+/// draw more, and is capped there).
 fn count_of(count: &Generator, ctx: &mut Ctx<'_>) -> usize {
     match count.draw(ctx) {
-        Drawn::Int(n) => n.max(0) as usize,
+        Drawn::Int(n) => n.clamp(0, super::bounds::MAX_ELEMENTS) as usize,
         _ => 0,
     }
 }

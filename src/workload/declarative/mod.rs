@@ -22,6 +22,7 @@
 //! variables' CQL types when the statements are prepared.
 
 pub mod bind;
+pub mod bounds;
 pub mod generator;
 pub mod parse;
 
@@ -597,7 +598,8 @@ fn validate(g: &Generator, named: &[Generator]) -> Result<(), String> {
     }
     g.children()
         .into_iter()
-        .try_for_each(|c| validate(c, named))
+        .try_for_each(|c| validate(c, named))?;
+    bounds::check(g, named)
 }
 
 impl Checked {
