@@ -171,26 +171,11 @@ fn read_settings(path: &Path) -> anyhow::Result<RunSettings> {
     })
 }
 
-/// `+DURATION` from now, or an RFC 3339 time; not in the past.
+/// `--start-at` as [`crate::fleet::worker::parse_start_at`] reads it; its errors are the
+/// user's.
 pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, UsageError> {
-    let at = match text.strip_prefix('+') {
-        Some(after) => {
-            now + crate::units::parse_duration(after)
-                .map_err(|e| UsageError::new(format!("--start-at {text}: {e}")))?
-        }
-        None => humantime::parse_rfc3339(text).map_err(|_| {
-            UsageError::new(format!(
-                "--start-at {text}: write a UTC time like 2026-11-26T17:00:00Z, or \
-                     +DURATION like +2m"
-            ))
-        })?,
-    };
-    if at < now {
-        return Err(UsageError::new(format!(
-            "--start-at {text} is in the past: the workers would start late"
-        )));
-    }
-    Ok(at)
+    crate::fleet::worker::parse_start_at(text, now)
+        .map_err(|e| UsageError::new(format!("--start-at {e}")))
 }
 
 /// A trial's name from the config's directory: `runs/probe/config.json` gives `probe`.

@@ -37,17 +37,42 @@ pub fn parse_worker(text: &str) -> Result<(u32, u32), String> {
     Ok((k, n))
 }
 
+/// How far ahead a fleet's start may lie: its workers wait for it, so a start days away is
+/// a mistyped date rather than a plan.
+pub const MAX_START_AHEAD: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
 /// Reads a start time: RFC 3339 (`2026-11-26T17:00:00Z`, `...T17:00:00.250+01:00`) or
-/// `+DURATION` from `now` (`+30s`, `+2m`).
+/// `+DURATION` from `now` (`+30s`, `+2m`). A time before `now` is refused (every worker
+/// would start late), and one more than [`MAX_START_AHEAD`] after it.
 pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, String> {
-    if let Some(after) = text.strip_prefix('+') {
-        let wait = humantime::parse_duration(after.trim())
-            .map_err(|e| format!("'{text}': {e} (e.g. +30s, +2m)"))?;
-        return Ok(now + wait);
+    let at = match text.strip_prefix('+') {
+        Some(after) => {
+            let wait = humantime::parse_duration(after.trim())
+                .map_err(|e| format!("'{text}': {e} (e.g. +30s, +2m)"))?;
+            now.checked_add(wait)
+                .ok_or_else(|| format!("'{text}' is too far ahead"))?
+        }
+        None => parse_rfc3339(text).map_err(|e| {
+            format!("'{text}' is not an RFC 3339 time ({e}); e.g. 2026-11-26T17:00:00Z, or +30s")
+        })?,
+    };
+    if let Ok(ago) = now.duration_since(at) {
+        if !ago.is_zero() {
+            return Err(format!(
+                "'{text}' is {} in the past: the workers would all start late; give a time \
+                 to come, e.g. +30s",
+                humantime::format_duration(std::time::Duration::from_secs(ago.as_secs().max(1)))
+            ));
+        }
     }
-    parse_rfc3339(text).map_err(|e| {
-        format!("'{text}' is not an RFC 3339 time ({e}); e.g. 2026-11-26T17:00:00Z, or +30s")
-    })
+    if at.duration_since(now).is_ok_and(|ahead| ahead > MAX_START_AHEAD) {
+        return Err(format!(
+            "'{text}' is more than a day ahead: the workers would wait for it all that time; \
+             give a time within {}",
+            humantime::format_duration(MAX_START_AHEAD)
+        ));
+    }
+    Ok(at)
 }
 
 #[cfg(test)]
@@ -67,7 +92,8 @@ mod tests {
 
     #[test]
     fn start_times_read_as_rfc3339_or_from_now() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        // 2026-11-26T12:00:00Z.
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_694_400);
         assert_eq!(
             parse_start_at("+30s", now),
             Ok(now + Duration::from_secs(30))
@@ -83,5 +109,12 @@ mod tests {
         ] {
             assert!(parse_start_at(bad, now).is_err(), "{bad}");
         }
+        let past = parse_start_at("2026-11-26T11:59:00Z", now).unwrap_err();
+        assert!(past.contains("is 1m in the past"), "{past}");
+        let far = parse_start_at("2099-01-01T00:00:00Z", now).unwrap_err();
+        assert!(far.contains("more than a day ahead"), "{far}");
+        assert!(parse_start_at("+25h", now).is_err());
+        assert!(parse_start_at("+23h", now).is_ok());
+        assert!(parse_start_at("+0s", now).is_ok());
     }
 }

@@ -482,6 +482,14 @@ pub async fn run_plan<E: Executor>(
             records.push(record);
         }
     }
+    if !frozen.is_empty() {
+        // A node the plan froze stays frozen until the load ends (or the run is stopped):
+        // continuing it as soon as the plan has nothing more to do would undo the freeze.
+        tokio::select! {
+            _ = load_end(ended.clone()) => {}
+            _ = stop.wait() => {}
+        }
+    }
     for target in frozen {
         let start = Instant::now();
         let result = executor.execute(Operation::Cont, &target, keyspace).await;
@@ -687,6 +695,25 @@ mod tests {
         assert!(file.operations[5]
             .output_tail
             .contains("never leaves a node frozen"));
+    }
+
+    /// `stop` without a `cont`: the node stays frozen until the load ends, then is continued
+    /// (and, stopped early, when the run is stopped).
+    #[tokio::test(start_paused = true)]
+    async fn a_node_frozen_without_cont_stays_frozen_until_the_load_ends() {
+        let executor = sleeper(&[(Operation::Stop, 0, 0), (Operation::Cont, 0, 0)]);
+        let file = run("stop:1@3s", executor, 1, 20, 600.0, None, None).await;
+        let ok = Status::Ok;
+        assert_eq!(
+            spans(&file),
+            vec![
+                ("stop".into(), "node1".into(), Some(3.0), Some(3.0), ok),
+                ("cont".into(), "node1".into(), Some(20.0), Some(20.0), ok),
+            ]
+        );
+        let executor = sleeper(&[(Operation::Stop, 0, 0), (Operation::Cont, 0, 0)]);
+        let file = run("stop:1@3s", executor, 1, 20, 600.0, Some(8), None).await;
+        assert_eq!(spans(&file)[1].2, Some(8.0), "continued when the run stopped");
     }
 
     /// A node continued by the plan itself is not continued again.
