@@ -67,7 +67,8 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
         out.to_str().unwrap(),
     ]);
     let text = stdout(&search);
-    assert!(search.status.success(), "{text}\n{}", stderr(&search));
+    // A search that finds no rate meeting its SLA ends as a failed SLA does.
+    assert_eq!(search.status.code(), Some(3), "{text}\n{}", stderr(&search));
     assert!(
         text.contains("Capacity: none — the SLA failed at every rate tried"),
         "{text}"

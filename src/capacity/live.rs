@@ -22,7 +22,7 @@ use crate::results::config::RunSettings;
 use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
 use crate::run::{self, RunContext, RunObserver, RunOutcome};
-use crate::sla::Value;
+use crate::sla::{Judgement, Value};
 use crate::stop::StopSignal;
 
 /// What a search needs besides its settings and directory.
@@ -369,9 +369,10 @@ fn describe_fleet(summary: &RunSummary) -> Vec<String> {
             .attempted_rate_per_s
             .map(|r| format!(" of {r:.0}/s"))
             .unwrap_or_default(),
-        match &summary.sla {
-            Some(s) if s.verdict.pass => "met in every window",
-            Some(_) => "failed",
+        match summary.sla.as_ref().map(|s| s.verdict.judgement()) {
+            Some(Judgement::Pass) => "met in every window",
+            Some(Judgement::Fail) => "failed",
+            Some(Judgement::NoVerdict(_)) => "no verdict",
             None => "none",
         },
         if summary.is_valid() {
@@ -440,12 +441,18 @@ fn trial_record(
     let completed = summary.stop == StopReason::Completed;
     let (pass, mut reason) =
         super::trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
-    // A client-bound trial is neither a pass nor a fail: it has no verdict.
-    let invalid = summary
+    // A client-bound trial is neither a pass nor a fail: it has no verdict; nor has one
+    // whose SLA had nothing to judge (a term's operation never sent).
+    let mut invalid = summary
         .validity
         .as_ref()
         .filter(|v| !v.is_valid())
         .map(|v| v.reasons.clone());
+    if let Some(Judgement::NoVerdict(why)) = verdict.map(|v| v.judgement()) {
+        invalid
+            .get_or_insert_with(Vec::new)
+            .push(format!("no verdict on the SLA: {why}"));
+    }
     let pass = pass && invalid.is_none();
     if let Some(v) = verdict {
         if !v.pass {

@@ -110,12 +110,17 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
                  are in {}.",
                 out.display()
             );
-            return Ok(ExitCode::from(super::exit::EXIT_CLIENT_BOUND));
+            return Ok(ExitCode::from(super::exit::EXIT_NO_VERDICT));
         }
-        (_, None) => println!(
-            "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes).",
-            config.sla
-        ),
+        (_, None) => {
+            println!(
+                "\nNo capacity: the SLA {} failed at every rate tried ({took:.1} minutes). Its \
+                 files are in {}.",
+                config.sla,
+                out.display()
+            );
+            return Ok(super::exit::of_search(status, None));
+        }
     }
     println!(
         "Open {}/report.html for the charts; the figures are in {}/capacity.json and one run \

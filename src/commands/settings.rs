@@ -570,9 +570,69 @@ pub fn sla_settings(
     let op_names = AnyWorkload::op_names_of(&config.workload)?;
     let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
     sla.check_ops(&op_names).map_err(UsageError::new)?;
+    if matches!(
+        config.workload.definition,
+        crate::workload::Definition::Builtin
+    ) {
+        // A built-in's mix is known before it runs: a term on an operation it never sends
+        // would have nothing to judge.
+        let w = &config.workload;
+        for (op, share, flag) in [
+            (
+                "write",
+                1.0 - w.read_ratio - w.delete_ratio,
+                "--read-ratio and --delete-ratio",
+            ),
+            ("read", w.read_ratio, "--read-ratio"),
+            ("delete", w.delete_ratio, "--delete-ratio"),
+        ] {
+            if let Some(term) = sla
+                .terms
+                .iter()
+                .find(|t| t.op.as_deref() == Some(op) && share <= 0.0)
+            {
+                return Err(usage_error(format!(
+                    "the SLA term '{term}' judges {op} requests, but {flag} leave none in the \
+                     mix: it would have nothing to judge"
+                )));
+            }
+        }
+    }
     crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
         .map_err(UsageError::new)?;
+    if let Some(duration_s) = config.duration_s {
+        check_duration_in_windows(Duration::from_secs_f64(duration_s), sla.window)?;
+    }
     Ok(Some(sla))
+}
+
+/// A measured duration must be a whole number of SLA windows: windows are judged whole, so
+/// the part of a last window would never be judged.
+pub fn check_duration_in_windows(duration: Duration, window: Duration) -> Result<(), UsageError> {
+    let show = |d: Duration| humantime::format_duration(d).to_string();
+    let (d, w) = (duration.as_nanos(), window.as_nanos().max(1));
+    if d < w {
+        return Err(UsageError::new(format!(
+            "--duration {} is shorter than one SLA window ({}): no window could be judged; \
+             give --duration {} or more, or a shorter window",
+            show(duration),
+            show(window),
+            show(window)
+        )));
+    }
+    if !d.is_multiple_of(w) {
+        let below = Duration::from_nanos(((d / w) * w) as u64);
+        return Err(UsageError::new(format!(
+            "--duration {} is not a whole number of SLA windows ({}): its last {} would never \
+             be judged; give --duration {} or {}",
+            show(duration),
+            show(window),
+            show(duration - below),
+            show(below),
+            show(below + window)
+        )));
+    }
+    Ok(())
 }
 
 /// Reads a fraction written as `2%` or `0.02`.

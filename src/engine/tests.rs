@@ -425,10 +425,17 @@ async fn an_impossible_rate_dealt_by_slots_stops_at_the_end_of_its_duration() {
         let (out, _) = run_kept(workload, clock, &config).await;
         assert_eq!(out.stop, StopReason::Completed, "{arrivals:?}");
         let elapsed = seconds(out.elapsed_ns);
-        assert!((3.0..3.1).contains(&elapsed), "{arrivals:?}: ended at {elapsed} s");
+        assert!(
+            (3.0..3.1).contains(&elapsed),
+            "{arrivals:?}: ended at {elapsed} s"
+        );
         let all = measured_total(&out);
         // The owner of the one slot counted its unsent requests up to the cap.
-        assert_eq!(all.errors[&ErrorClass::Unsent], UNSENT_COUNTED, "{arrivals:?}");
+        assert_eq!(
+            all.errors[&ErrorClass::Unsent],
+            UNSENT_COUNTED,
+            "{arrivals:?}"
+        );
         assert!(out.unsent > 1e6, "{arrivals:?}: {}", out.unsent);
     }
 }
@@ -452,14 +459,19 @@ async fn a_stop_reaches_a_worker_that_owns_no_request_yet() {
         let progress = progress.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            progress.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            progress
+                .stop
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         })
     };
     let mut kept = Kept::default();
     let out = run(workload, clock, &config, progress, &mut kept).await;
     stopper.await.unwrap();
     let elapsed = seconds(out.elapsed_ns);
-    assert!(elapsed < 1.0, "stopped at {elapsed} s, not at the end of 600 s");
+    assert!(
+        elapsed < 1.0,
+        "stopped at {elapsed} s, not at the end of 600 s"
+    );
 }
 
 /// A run bounded by a request count, after a warmup by time.

@@ -65,7 +65,10 @@ pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, String>
             ));
         }
     }
-    if at.duration_since(now).is_ok_and(|ahead| ahead > MAX_START_AHEAD) {
+    if at
+        .duration_since(now)
+        .is_ok_and(|ahead| ahead > MAX_START_AHEAD)
+    {
         return Err(format!(
             "'{text}' is more than a day ahead: the workers would wait for it all that time; \
              give a time within {}",

@@ -713,7 +713,11 @@ mod tests {
         );
         let executor = sleeper(&[(Operation::Stop, 0, 0), (Operation::Cont, 0, 0)]);
         let file = run("stop:1@3s", executor, 1, 20, 600.0, Some(8), None).await;
-        assert_eq!(spans(&file)[1].2, Some(8.0), "continued when the run stopped");
+        assert_eq!(
+            spans(&file)[1].2,
+            Some(8.0),
+            "continued when the run stopped"
+        );
     }
 
     /// A node continued by the plan itself is not continued again.

@@ -1,9 +1,9 @@
 //! Judging a run against its SLA, window by window.
 //!
 //! [`WindowAccumulator`] adds fixed-length intervals up into windows aligned to the start of
-//! the measured period; [`judge_window`] measures each term of the [`Sla`] in one window; a
-//! [`RunVerdict`] keeps every failing window and the worst value of each term. Percentiles
-//! are never averaged: each comes from the window's own (merged) histogram.
+//! the measured period; [`judge_window`] measures each term of the [`Sla`] in one window;
+//! [`super::verdict`] adds the windows up into a run's verdict. Percentiles are never
+//! averaged: each comes from the window's own (merged) histogram.
 
 use std::fmt;
 use std::time::Duration;
@@ -260,175 +260,6 @@ fn error_share<'a>(stats: impl Iterator<Item = &'a OpStats>) -> (Value, u64) {
     (Value::Fraction(share), requests)
 }
 
-/// The worst window of one term over a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WorstTerm {
-    /// The term's canonical name.
-    pub term: String,
-    /// That window's value (for a latency term, of its answered requests); `None` before the
-    /// first window.
-    pub value: Option<Value>,
-    /// The first window with that value.
-    pub window_index: Option<u64>,
-    /// Whether that window's value was judged on its max.
-    pub judged_on_max: bool,
-    /// The failed share of that window's requests, between 0 and 1.
-    #[serde(default)]
-    pub failed_share: f64,
-    /// Whether failed requests decided that window's failure.
-    #[serde(default)]
-    pub failures_decided: bool,
-    /// Windows in which this term was judged on the max.
-    pub judged_on_max_windows: u64,
-    /// Windows in which this term failed.
-    pub failing_windows: u64,
-    /// How bad the worst window is, to compare the next ones with.
-    #[serde(skip)]
-    badness: Kept,
-}
-
-/// The worst window's [`Badness`], kept while a run is judged; not part of the verdict's
-/// value (two verdicts with the same fields are equal, whether judged here or read back).
-#[derive(Debug, Clone, Copy, Default)]
-struct Kept(Option<Badness>);
-
-impl PartialEq for Kept {
-    fn eq(&self, _: &Kept) -> bool {
-        true
-    }
-}
-
-impl WorstTerm {
-    /// The worst window's value in words, with its failed share (see
-    /// [`TermOutcome::describe`]); `None` before the first window.
-    pub fn describe(&self) -> Option<String> {
-        let value = self.value?;
-        if !matches!(value, Value::LatencyNs(_)) || self.failed_share == 0.0 {
-            return Some(format!("{value}"));
-        }
-        if self.failed_share >= 1.0 {
-            return Some("every request failed".to_string());
-        }
-        let decided = if self.failures_decided {
-            " (the failures decided it)"
-        } else {
-            ""
-        };
-        Some(format!(
-            "{value} with {} failed{decided}",
-            Value::Fraction(self.failed_share)
-        ))
-    }
-}
-
-/// How bad one window is for one term: a window that fails is worse than any that passes;
-/// among failing windows, one whose failures decided it is worse than one that failed on its
-/// value (a failure counts as slower than any value), and more failures are worse; otherwise
-/// the higher value is worse.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-struct Badness {
-    fails: bool,
-    by_failures: bool,
-    failed_share: f64,
-    value: Value,
-}
-
-impl Badness {
-    fn of(outcome: &TermOutcome) -> Badness {
-        Badness {
-            fails: !outcome.pass,
-            by_failures: outcome.failures_decided,
-            failed_share: if outcome.failures_decided {
-                outcome.failed_share()
-            } else {
-                0.0
-            },
-            value: outcome.value,
-        }
-    }
-}
-
-/// The verdict on a whole run, built window by window with [`RunVerdict::add`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunVerdict {
-    /// Every judged window passed, and there was at least one.
-    pub pass: bool,
-    /// Windows judged.
-    pub windows: u64,
-    /// Every failing window, in order.
-    pub failing: Vec<WindowVerdict>,
-    /// Per term, in the SLA's order: its worst window.
-    pub worst: Vec<WorstTerm>,
-    /// Failing windows whose failure the failed requests decided (every failing term met
-    /// by the answered requests alone).
-    #[serde(default)]
-    pub failing_by_failures: u64,
-}
-
-impl RunVerdict {
-    /// A verdict with no windows yet (which does not pass).
-    pub fn new(sla: &Sla) -> RunVerdict {
-        let worst = sla
-            .terms
-            .iter()
-            .map(|term| WorstTerm {
-                term: term.name(),
-                value: None,
-                window_index: None,
-                judged_on_max: false,
-                failed_share: 0.0,
-                failures_decided: false,
-                judged_on_max_windows: 0,
-                failing_windows: 0,
-                badness: Kept(None),
-            })
-            .collect();
-        RunVerdict {
-            pass: false,
-            windows: 0,
-            failing: Vec::new(),
-            worst,
-            failing_by_failures: 0,
-        }
-    }
-
-    /// Adds one window's verdict, judged against the same SLA.
-    pub fn add(&mut self, window: &WindowVerdict) {
-        debug_assert_eq!(window.outcomes.len(), self.worst.len(), "another SLA");
-        self.windows += 1;
-        if !window.pass {
-            self.failing.push(window.clone());
-            let by_failures = window
-                .outcomes
-                .iter()
-                .filter(|o| !o.pass)
-                .all(|o| o.failures_decided);
-            self.failing_by_failures += u64::from(by_failures);
-        }
-        self.pass = self.failing.is_empty();
-        for (worst, outcome) in self.worst.iter_mut().zip(&window.outcomes) {
-            debug_assert_eq!(worst.term, outcome.term, "another SLA");
-            let badness = Badness::of(outcome);
-            let is_worse = match (worst.badness.0, worst.value) {
-                (Some(so_far), _) => badness > so_far,
-                // Read back from a file: only the value is known.
-                (None, Some(value)) => outcome.value > value,
-                (None, None) => true,
-            };
-            if is_worse {
-                worst.value = Some(outcome.value);
-                worst.window_index = Some(window.index);
-                worst.judged_on_max = outcome.judged_on_max;
-                worst.failed_share = outcome.failed_share();
-                worst.failures_decided = outcome.failures_decided;
-                worst.badness = Kept(Some(badness));
-            }
-            worst.judged_on_max_windows += u64::from(outcome.judged_on_max);
-            worst.failing_windows += u64::from(!outcome.pass);
-        }
-    }
-}
-
 /// Checks that a window is a whole multiple of the interval, so that intervals add up to
 /// windows exactly.
 pub fn check_window(window: Duration, interval: Duration) -> Result<(), String> {
@@ -442,12 +273,13 @@ pub fn check_window(window: Duration, interval: Duration) -> Result<(), String> 
     let show = |ns: u128| humantime::format_duration(Duration::from_nanos(ns as u64)).to_string();
     let below = (w / i) * i;
     let suggestion = if below == 0 {
-        format!("window={}", show(i))
+        show(i)
     } else {
-        format!("window={} or window={}", show(below), show(below + i))
+        format!("{} or {}", show(below), show(below + i))
     };
     Err(format!(
-        "the SLA window ({}) must be a whole multiple of the interval ({}): write e.g. {suggestion}",
+        "the SLA window ({}) must be a whole multiple of the --interval ({}): give a window of \
+         {suggestion} (--window, or window= in --sla), or another --interval",
         show(w),
         show(i)
     ))
@@ -520,11 +352,12 @@ impl WindowAccumulator {
         None
     }
 
-    /// The last window, if it covers at least half a window: a shorter tail (the end of a
-    /// run that stopped just after a window began) is dropped, as too short to judge.
-    pub fn finish(mut self) -> Option<WindowStats> {
-        let open = self.open.take()?;
-        self.partial(open)
+    /// Ends the run's windows: what a window still open covers, in ns, when there is one.
+    /// That window is partial (a whole one is handed out by [`WindowAccumulator::push`]) and
+    /// is not judged: an SLA holds for whole windows, and a few seconds of a window judged
+    /// as if they were all of it could pass or fail on too little.
+    pub fn finish(mut self) -> Option<u64> {
+        self.open.take().map(|w| w.covered_ns)
     }
 
     /// A window that ended before it was complete, if it covers at least half a window.
@@ -785,39 +618,6 @@ mod tests {
     }
 
     #[test]
-    fn the_worst_window_of_a_term_counts_its_failures() {
-        let sla = sla("p99<10ms");
-        let mut run = RunVerdict::new(&sla);
-        let mut windows = vec![mixed(1000, 0, 0), mixed(980, 20, 0), mixed(980, 0, 20)];
-        for (i, w) in windows.iter_mut().enumerate() {
-            w.index = i as u64;
-        }
-        for w in &windows {
-            run.add(&judge_window(&sla, w));
-        }
-        assert!(!run.pass);
-        assert_eq!(run.failing.len(), 2);
-        assert_eq!(run.failing_by_failures, 1);
-        let worst = &run.worst[0];
-        // The window with failures is worse than the one with slow answers, although the
-        // value of its answered requests is lower.
-        assert_eq!(worst.window_index, Some(2));
-        assert!(worst.failures_decided);
-        assert!((worst.failed_share - 0.02).abs() < 1e-12);
-        assert_eq!(worst.value, Some(Value::LatencyNs(MS_BUCKET)));
-        assert_eq!(worst.failing_windows, 2);
-        assert_eq!(
-            worst.describe().unwrap(),
-            "1.000ms with 2.000% failed (the failures decided it)"
-        );
-        // Read back from JSON, the verdict is equal and its new fields are there.
-        let json = serde_json::to_string(&run).unwrap();
-        let back: RunVerdict = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, run);
-        assert!(json.contains("\"failing_by_failures\":1"), "{json}");
-    }
-
-    #[test]
     fn an_op_qualifier_judges_only_that_op_type() {
         let mut read = OpStats::default();
         record(&mut read, 200, MS);
@@ -847,85 +647,6 @@ mod tests {
         assert_eq!(all_errors.requests, 500);
         assert!(all_errors.pass);
         assert!(!verdict.pass);
-    }
-
-    /// A window with `n` requests at `ms` milliseconds.
-    fn window_at(index: u64, n: u64, ms: u64) -> WindowStats {
-        let mut s = OpStats::default();
-        record(&mut s, n, ms * MS);
-        WindowStats {
-            index,
-            start_ns: index * 10 * SECOND,
-            length_ns: 10 * SECOND,
-            ops: vec![("write".to_string(), s)],
-        }
-    }
-
-    #[test]
-    fn a_run_keeps_failing_windows_and_the_worst_value_of_each_term() {
-        let sla = sla("p99<20ms, max<40ms");
-        let mut run = RunVerdict::new(&sla);
-        assert!(!run.pass, "no window judged");
-        assert_eq!(run.worst[0].value, None);
-        let mut one_slow = window_at(4, 199, 5);
-        record(&mut one_slow.ops[0].1, 1, 45 * MS);
-        let windows = [
-            window_at(0, 200, 5),
-            window_at(1, 200, 30), // fails p99
-            window_at(2, 50, 35),  // p99 judged on max: fails p99
-            window_at(3, 200, 10),
-            one_slow, // p99 is 5 ms; fails max
-        ];
-        for w in &windows {
-            run.add(&judge_window(&sla, w));
-        }
-        assert!(!run.pass);
-        assert_eq!(run.windows, 5);
-        let failing: Vec<u64> = run.failing.iter().map(|w| w.index).collect();
-        assert_eq!(failing, [1, 2, 4]);
-        assert!(run.failing[1].outcomes[0].judged_on_max);
-        assert!(!run.failing[2].outcomes[0].judged_on_max);
-        assert!(run.failing[2].outcomes[0].pass);
-        assert!(!run.failing[2].outcomes[1].pass);
-
-        let slowest_p99 = windows[2].ops[0].1.response_ns.max();
-        let worst_p99 = &run.worst[0];
-        assert_eq!(worst_p99.term, "p99<20ms");
-        assert_eq!(worst_p99.value, Some(Value::LatencyNs(slowest_p99)));
-        assert_eq!(worst_p99.window_index, Some(2));
-        assert!(worst_p99.judged_on_max);
-        assert_eq!(worst_p99.judged_on_max_windows, 1);
-        assert_eq!(worst_p99.failing_windows, 2);
-
-        let slowest = windows[4].ops[0].1.response_ns.max();
-        let worst_max = &run.worst[1];
-        assert_eq!(worst_max.term, "max<40ms");
-        assert_eq!(worst_max.value, Some(Value::LatencyNs(slowest)));
-        assert_eq!(worst_max.window_index, Some(4));
-        assert!(!worst_max.judged_on_max);
-        assert_eq!(worst_max.judged_on_max_windows, 0);
-        assert_eq!(worst_max.failing_windows, 1);
-
-        let json = serde_json::to_value(&run).unwrap();
-        assert_eq!(json["pass"], false);
-        assert_eq!(json["windows"], 5);
-        assert_eq!(json["failing"][0]["index"], 1);
-        assert_eq!(json["failing"][0]["outcomes"][0]["term"], "p99<20ms");
-        assert_eq!(json["worst"][0]["term"], "p99<20ms");
-        assert_eq!(json["worst"][0]["value"]["latency_ns"], slowest_p99);
-        assert_eq!(json["worst"][1]["window_index"], 4);
-    }
-
-    #[test]
-    fn a_run_passes_when_every_window_passes() {
-        let sla = sla("p99<20ms");
-        let mut run = RunVerdict::new(&sla);
-        run.add(&judge_window(&sla, &window_at(0, 200, 5)));
-        run.add(&judge_window(&sla, &window_at(1, 200, 5)));
-        assert!(run.pass);
-        assert!(run.failing.is_empty());
-        // Ties keep the first window.
-        assert_eq!(run.worst[0].window_index, Some(0));
     }
 
     /// One interval's statistics: one read at `ms` milliseconds and two failed writes.
@@ -969,37 +690,33 @@ mod tests {
         assert_eq!(h.max(), h.highest_equivalent(20 * MS));
         assert_eq!(h.min(), h.lowest_equivalent(11 * MS));
 
-        // 5 s of the third window: half a window is kept.
-        let last = acc.finish().expect("half a window");
-        assert_eq!(last.index, 2);
-        assert_eq!(last.start_ns, 20 * SECOND);
-        assert_eq!(last.length_ns, 5 * SECOND);
-        assert_eq!(last.ops[0].1.ok, 5);
+        // 5 s of the third window: a partial window, not judged.
+        assert_eq!(acc.finish(), Some(5 * SECOND));
     }
 
     #[test]
-    fn a_short_tail_is_dropped() {
+    fn a_partial_last_window_is_not_judged() {
         let mut acc = accumulator();
         for i in 0..14 {
             acc.push(i * SECOND, SECOND, &interval(1));
         }
         // A last interval shorter than the others: 4.5 s of the second window.
         assert!(acc.push(14 * SECOND, SECOND / 2, &interval(1)).is_none());
-        assert!(acc.finish().is_none());
-        assert!(accumulator().finish().is_none());
-    }
-
-    #[test]
-    fn a_last_short_interval_can_complete_half_a_window() {
+        assert_eq!(acc.finish(), Some(4 * SECOND + SECOND / 2));
+        assert_eq!(accumulator().finish(), None);
+        // Half a window, or nine tenths: still not a window.
         let mut acc = accumulator();
-        for i in 0..14 {
+        for i in 0..19 {
             acc.push(i * SECOND, SECOND, &interval(1));
         }
-        acc.push(14 * SECOND, SECOND / 2, &interval(1));
-        acc.push(14 * SECOND + SECOND / 2, SECOND / 2, &interval(1));
-        let last = acc.finish().expect("exactly half a window");
-        assert_eq!(last.length_ns, 5 * SECOND);
-        assert_eq!(last.ops[0].1.ok, 6);
+        assert_eq!(acc.finish(), Some(9 * SECOND));
+        // Exactly whole: handed out by push, nothing left.
+        let mut acc = accumulator();
+        let whole: Vec<_> = (0..20)
+            .filter_map(|i| acc.push(i * SECOND, SECOND, &interval(1)))
+            .collect();
+        assert_eq!(whole.len(), 2);
+        assert_eq!(acc.finish(), None);
     }
 
     #[test]
@@ -1029,13 +746,13 @@ mod tests {
         assert_eq!(
             check_window(s(10), s(3)),
             Err(
-                "the SLA window (10s) must be a whole multiple of the interval (3s): \
-                 write e.g. window=9s or window=12s"
+                "the SLA window (10s) must be a whole multiple of the --interval (3s): give a \
+                 window of 9s or 12s (--window, or window= in --sla), or another --interval"
                     .to_string()
             )
         );
         let e = check_window(Duration::from_millis(500), s(1)).unwrap_err();
-        assert!(e.ends_with("write e.g. window=1s"), "{e}");
+        assert!(e.contains("give a window of 1s (--window"), "{e}");
         assert!(check_window(s(10), Duration::ZERO).is_err());
     }
 }

@@ -8,9 +8,10 @@
 //! the run ends, so that the answers arriving after the schedule's end (to requests intended
 //! before it) count in it rather than in a window of their own.
 
-use super::judge::{judge_window, RunVerdict, WindowAccumulator, WindowStats, WindowVerdict};
+use super::judge::{judge_window, WindowAccumulator, WindowStats, WindowVerdict};
 use super::spec::Sla;
 use super::validity::client_decided;
+use super::verdict::RunVerdict;
 use crate::metrics::{OpStats, Phase};
 
 /// A window, judged.
@@ -105,12 +106,16 @@ impl StreamingJudge {
         }
     }
 
-    /// Judges the last window (the held one, or a partial one still open), once the run has
-    /// ended; `None` when there is none left to judge.
+    /// Judges the last window (the held one), once the run has ended; `None` when there is
+    /// none left to judge. A partial window still open (a run bounded by a count, or stopped
+    /// early) is not judged: the verdict says how long it was.
     pub fn finish(&mut self) -> Option<Judged> {
-        let open =
+        let partial =
             std::mem::replace(&mut self.windows, WindowAccumulator::new(Vec::new(), 1)).finish();
-        let window = self.last.take().or(open)?;
+        if let Some(ns) = partial.filter(|&ns| ns > 0) {
+            self.verdict.partial_window_s = Some(ns as f64 / 1e9);
+        }
+        let window = self.last.take()?;
         Some(self.judge(window))
     }
 

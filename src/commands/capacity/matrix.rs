@@ -229,7 +229,7 @@ fn drive(
     Ok(if !failed.is_empty() {
         ExitCode::from(1)
     } else if !invalid.is_empty() {
-        ExitCode::from(crate::commands::exit::EXIT_CLIENT_BOUND)
+        ExitCode::from(crate::commands::exit::EXIT_NO_VERDICT)
     } else {
         ExitCode::SUCCESS
     })

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use super::settings;
 use crate::capacity::settings::SearchSettings;
-use crate::capacity::{Status, Store};
+use crate::capacity::Store;
 use crate::cli::CapacityArgs;
 use crate::compare::matrix::MATRIX_FILE;
 
@@ -72,10 +72,9 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             &config.run.hosts,
         )
     });
-    let status = search(&config, store, credentials, None)?;
-    Ok(match status.0 {
-        Status::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),
-        Status::Invalid => ExitCode::from(crate::commands::exit::EXIT_CLIENT_BOUND),
-        _ => ExitCode::SUCCESS,
-    })
+    let (status, outcome) = search(&config, store, credentials, None)?;
+    Ok(crate::commands::exit::of_search(
+        status,
+        outcome.capacity_per_s,
+    ))
 }

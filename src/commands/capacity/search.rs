@@ -45,13 +45,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         &run,
     )?
     .expect("an SLA was given");
-    if args.duration < sla.window {
-        return Err(usage_error(format!(
-            "--duration {} is shorter than one SLA window ({} s): no window could be judged",
-            humantime::format_duration(args.duration),
-            sla.window.as_secs_f64()
-        )));
-    }
+    settings::check_duration_in_windows(args.duration, sla.window)?;
     if args.repeats == 0 {
         return Err(usage_error("--repeats must be at least 1"));
     }
@@ -198,7 +192,7 @@ pub fn search(
             dir.display()
         ),
         Status::Invalid => println!(
-            "\nNo capacity: a trial was client-bound (see above). Files: {}",
+            "\nNo capacity: a trial had no verdict (client-bound, or nothing to judge; see above). Files: {}",
             dir.display()
         ),
         _ => println!("\nFiles: {} (capacity.json, capacity.jsonl, one run directory per trial)", dir.display()),

@@ -7,7 +7,7 @@ pub mod terminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::commands::exit::{EXIT_CLIENT_BOUND, EXIT_INTERRUPTED, EXIT_SLA_FAILED};
+use crate::commands::exit::{EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_SLA_FAILED};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +16,7 @@ use crate::engine::StopReason;
 use crate::metrics::server_pauses::PauseSource;
 use crate::results::summary::RunSummary;
 use crate::run::{self, RunContext, RunOutcome};
+use crate::sla::Judgement;
 use crate::stop::StopSignal;
 
 use super::settings;
@@ -101,18 +102,19 @@ pub fn exit_code(stop: StopReason) -> ExitCode {
 }
 
 /// The exit code of a finished run: [`exit_code`] of how it stopped; for a completed run,
-/// [`EXIT_CLIENT_BOUND`] without a valid measurement, [`EXIT_SLA_FAILED`] when its SLA
-/// failed, 0 otherwise.
+/// [`EXIT_NO_VERDICT`] without a valid measurement or without anything to judge its SLA by,
+/// [`EXIT_SLA_FAILED`] when its SLA failed, 0 otherwise.
 pub fn exit_code_of(summary: &RunSummary) -> ExitCode {
     if summary.stop != StopReason::Completed {
         return exit_code(summary.stop);
     }
     if !summary.is_valid() {
-        ExitCode::from(EXIT_CLIENT_BOUND)
-    } else if summary.sla.as_ref().is_some_and(|s| !s.verdict.pass) {
-        ExitCode::from(EXIT_SLA_FAILED)
-    } else {
-        ExitCode::SUCCESS
+        return ExitCode::from(EXIT_NO_VERDICT);
+    }
+    match summary.sla.as_ref().map(|s| s.verdict.judgement()) {
+        Some(Judgement::Fail) => ExitCode::from(EXIT_SLA_FAILED),
+        Some(Judgement::NoVerdict(_)) => ExitCode::from(EXIT_NO_VERDICT),
+        Some(Judgement::Pass) | None => ExitCode::SUCCESS,
     }
 }
 
@@ -128,10 +130,27 @@ mod tests {
         let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
         let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
         assert!(summary.sla.is_some(), "the fixture has an SLA");
-        summary.sla.as_mut().unwrap().verdict.pass = true;
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.failing.clear();
+        verdict.windows = verdict.windows.max(1);
         summary.validity = None;
         assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
-        summary.sla.as_mut().unwrap().verdict.pass = false;
+        // A term that covered no request: nothing to judge it by.
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.worst[0].requests = Some(0);
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_NO_VERDICT))
+        );
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.worst[0].requests = None;
+        verdict.failing.push(crate::sla::WindowVerdict {
+            index: 0,
+            start_ns: 0,
+            length_ns: 1_000_000_000,
+            pass: false,
+            outcomes: Vec::new(),
+        });
         assert_eq!(
             code(&summary),
             format!("{:?}", ExitCode::from(EXIT_SLA_FAILED))
@@ -156,7 +175,7 @@ mod tests {
         summary.validity = Some(Validity::decide(figures, true));
         assert_eq!(
             code(&summary),
-            format!("{:?}", ExitCode::from(EXIT_CLIENT_BOUND))
+            format!("{:?}", ExitCode::from(EXIT_NO_VERDICT))
         );
         summary.stop = StopReason::Interrupted;
         assert_eq!(

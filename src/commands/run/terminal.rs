@@ -12,7 +12,7 @@ use crate::metrics::server_tables;
 use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary, SlaSummary};
 use crate::run::{Control, Finished, Measuring, RunObserver};
-use crate::sla::{Judged, Validity};
+use crate::sla::{Judged, Judgement, Validity};
 
 /// Prints a run's events as they come.
 #[derive(Default)]
@@ -491,10 +491,10 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
             v.failing.len(),
             v.windows
         )
+    } else if let Judgement::NoVerdict(why) = v.judgement() {
+        format!("NO VERDICT ({why})")
     } else if v.pass {
         "PASS".to_string()
-    } else if v.windows == 0 {
-        "FAIL (no complete window to judge: make the run at least one window long)".to_string()
     } else if v.failing_by_failures > 0 {
         format!(
             "FAIL in {} of {} windows ({} of them on failed requests alone: a failed request \
@@ -541,6 +541,12 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
         println!(
             "    ... and {} more failing windows (summary.json lists them all)",
             v.failing.len() - LISTED
+        );
+    }
+    if let Some(partial) = v.partial_window_s {
+        println!(
+            "    the last {partial:.1} s were a partial window and were not judged (an SLA holds \
+             for whole windows)"
         );
     }
 }

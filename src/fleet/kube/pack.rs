@@ -521,7 +521,10 @@ mod tests {
         .is_empty());
 
         // A begin line announcing more than a block may hold.
-        let huge = format!("{BEGIN} worker=1 exit=0 bytes={} ===\n", MAX_BLOCK_BYTES + 1);
+        let huge = format!(
+            "{BEGIN} worker=1 exit=0 bytes={} ===\n",
+            MAX_BLOCK_BYTES + 1
+        );
         let err = find_blocks(Cursor::new(huge)).unwrap_err().to_string();
         assert!(err.contains("more than the 256 MiB"), "{err}");
         // A block holding more than it announced, before its end marker.
@@ -529,7 +532,9 @@ mod tests {
         let err = find_blocks(Cursor::new(over)).unwrap_err().to_string();
         assert!(err.contains("more than the 4 bytes announced"), "{err}");
         // Lines that are not UTF-8 are read, not an error.
-        assert!(find_blocks(Cursor::new(b"\xff\xfe\n".to_vec())).unwrap().is_empty());
+        assert!(find_blocks(Cursor::new(b"\xff\xfe\n".to_vec()))
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -554,7 +559,9 @@ mod tests {
             archive: gz.finish().unwrap(),
         };
         let tmp = tempfile::tempdir().unwrap();
-        let err = unpack(&packed, &tmp.path().join("w")).unwrap_err().to_string();
+        let err = unpack(&packed, &tmp.path().join("w"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unpacks to more than 2 GiB"), "{err}");
     }
 

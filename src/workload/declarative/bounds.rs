@@ -104,7 +104,9 @@ fn largest_bytes_within(g: &Generator, named: &[Generator], depth: usize) -> u64
             as u64
     };
     let sum = |parts: &mut dyn Iterator<Item = &Generator>| {
-        parts.fold(0u64, |total, p| total.saturating_add(of(p).saturating_add(4)))
+        parts.fold(0u64, |total, p| {
+            total.saturating_add(of(p).saturating_add(4))
+        })
     };
     match g {
         Generator::Text { max, .. } => *max as u64,
@@ -122,9 +124,9 @@ fn largest_bytes_within(g: &Generator, named: &[Generator], depth: usize) -> u64
         Generator::Concat(parts) => sum(&mut parts.iter()),
         Generator::Vector(element) => MAX_VECTOR_DIMENSION.saturating_mul(of(element)),
         Generator::Prefix { of: inner, chars } => of(inner).min(4 * *chars as u64),
-        Generator::Named(i) if depth > 0 => named
-            .get(*i)
-            .map_or(SHORT_VALUE_BYTES, |n| largest_bytes_within(n, named, depth - 1)),
+        Generator::Named(i) if depth > 0 => named.get(*i).map_or(SHORT_VALUE_BYTES, |n| {
+            largest_bytes_within(n, named, depth - 1)
+        }),
         _ => SHORT_VALUE_BYTES,
     }
 }
@@ -151,11 +153,17 @@ mod tests {
             checked(fine, &[], &[]).unwrap_or_else(|e| panic!("{fine}: {e}"));
         }
         let e = checked("list(1000000000, text(5))", &[], &[]).unwrap_err();
-        assert!(e.contains("count goes up to 1000000000: at most 65535"), "{e}");
+        assert!(
+            e.contains("count goes up to 1000000000: at most 65535"),
+            "{e}"
+        );
         let e = checked("map(10, uuid, list(1..100000, uniform(3)))", &[], &[]).unwrap_err();
         assert!(e.contains("count goes up to 100000"), "{e}");
         let e = checked("list(60000, text(1000))", &[], &[]).unwrap_err();
-        assert!(e.contains("its values can be 57 MB, more than the 16 MB"), "{e}");
+        assert!(
+            e.contains("its values can be 57 MB, more than the 16 MB"),
+            "{e}"
+        );
         let e = checked("tuple(text(1M), list(20, text(1M)))", &[], &[]).unwrap_err();
         assert!(e.contains("more than the 16 MB"), "{e}");
     }

@@ -10,6 +10,7 @@ use crate::format::format_rate;
 use crate::report::charts;
 use crate::results::config::RunSettings;
 use crate::results::run_dir::RunData;
+use crate::sla::Judgement;
 use crate::sweep::dir::SweepData;
 use crate::workload::WorkloadConfig;
 
@@ -214,10 +215,18 @@ pub(super) fn run_card(run: &RunData) -> String {
                 run.label, sla.verdict.windows, sla.spec
             ),
         ),
-        Some(sla) if sla.verdict.windows == 0 => (
-            "FAIL".to_string(),
+        Some(sla) if matches!(sla.verdict.judgement(), Judgement::NoVerdict(_)) => (
+            "NO VERDICT".to_string(),
             "fail",
-            format!("{}: no complete window to judge {}", run.label, sla.spec),
+            format!(
+                "{}: {} has no verdict: {}",
+                run.label,
+                sla.spec,
+                match sla.verdict.judgement() {
+                    Judgement::NoVerdict(why) => why,
+                    _ => String::new(),
+                }
+            ),
         ),
         Some(sla) => (
             "FAIL".to_string(),

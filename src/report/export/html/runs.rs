@@ -86,9 +86,10 @@ fn runs_table(page: &mut Page, runs: &[RunData]) {
                     ms(|w| w.p99_ms),
                     ms(|w| w.p999_ms),
                     ms(|w| w.max_ms),
-                    match sla {
-                        Some(s) if s.verdict.pass => "pass".to_string(),
-                        Some(_) => "FAIL".to_string(),
+                    match sla.map(|s| s.verdict.judgement()) {
+                        Some(crate::sla::Judgement::Pass) => "pass".to_string(),
+                        Some(crate::sla::Judgement::Fail) => "FAIL".to_string(),
+                        Some(crate::sla::Judgement::NoVerdict(_)) => "no verdict".to_string(),
                         None => "-".to_string(),
                     },
                 ],
