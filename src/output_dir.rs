@@ -457,6 +457,28 @@ pub fn replace_unfinished(dir: &Path, finished: bool) -> Result<(), UsageError> 
         .map_err(|e| UsageError::new(format!("cannot remove {}: {e}", dir.display())))
 }
 
+/// Takes back what a command wrote in `dir` before it failed without a result (a sweep
+/// whose first step could not start), leaving only its `error.txt`: a directory holding
+/// only that is free for the next attempt without `--force` ([`A_RUNS_LEFTOVERS`]). Does
+/// nothing when `dir` holds anything headroom did not write.
+pub fn withdraw(dir: &Path, note: &str) {
+    if !foreign_entries(dir).is_empty() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let _ = if path.is_dir() && !path.is_symlink() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+    }
+    let _ = fs::write(dir.join("error.txt"), format!("{note}\n"));
+}
+
 /// Whether a failed command may leave its note in `dir`: only when the directory is its own,
 /// that is it does not exist yet or is empty.
 pub fn may_leave_note(dir: &Path) -> bool {
@@ -671,6 +693,27 @@ mod tests {
         claim_file(&chart, "--svg", Made::Chart).unwrap();
         fs::write(&chart, "<svg>someone else's</svg>").unwrap();
         assert!(claim_file(&chart, "--svg", Made::Chart).is_err());
+    }
+
+    #[test]
+    fn a_command_that_failed_before_any_result_leaves_only_its_note() {
+        let root = tempfile::tempdir().unwrap();
+        let sweep = root.path().join("sweep");
+        fs::create_dir_all(sweep.join("steps/concurrency-4")).unwrap();
+        fs::write(sweep.join("sweep.json"), "{}").unwrap();
+        fs::write(sweep.join("steps/concurrency-4/error.txt"), "no").unwrap();
+        withdraw(&sweep, "The sweep did not start: refused");
+        let names: Vec<_> = fs::read_dir(&sweep)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["error.txt"]);
+        claim(&sweep, false, A_RUNS_LEFTOVERS).unwrap();
+        // Beside a file of the user's, nothing is taken back.
+        fs::write(sweep.join("sweep.json"), "{}").unwrap();
+        fs::write(sweep.join("mine.txt"), "mine").unwrap();
+        withdraw(&sweep, "x");
+        assert!(sweep.join("sweep.json").exists());
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub enum Command {
     /// Maven into headroom's cache, on the machine's JDK. A cluster lives in one directory
     /// (data, logs, configuration and the pids headroom recorded); every subcommand works on
     /// the cluster in --dir.
+    #[command(allow_negative_numbers = true)]
     Cluster(ClusterArgs),
 
     /// Drive a cluster with a workload at a fixed rate (open loop) or fixed concurrency
@@ -95,6 +96,7 @@ pub enum Command {
     /// 'insert=1,simple1=9'
     ///
     /// headroom's own format (docs/workloads.md): headroom run workloads/keyvalue.yaml
+    #[command(allow_negative_numbers = true)]
     Run(Box<RunArgs>),
 
     /// Find the load-carrying capacity: the highest fixed rate at which every window of
@@ -109,6 +111,7 @@ pub enum Command {
     ///
     /// Example: headroom capacity timeseries -r 0.2 --sla 'p99.9<100ms' --rates 2k:12k:2k
     /// --repeats 3 --duration 2m
+    #[command(allow_negative_numbers = true)]
     Capacity(Box<CapacityArgs>),
 
     /// Find the concurrency where throughput stops growing: closed-loop steps at more and
@@ -132,6 +135,7 @@ pub enum Command {
     /// Example: headroom sweep keyvalue --concurrency 4..256 --populate 100k
     ///
     /// Example: headroom sweep timeseries -r 0.2 --concurrency 8,16,32,64 --step-duration 20s
+    #[command(allow_negative_numbers = true)]
     Sweep(Box<SweepArgs>),
 
     /// From nothing to an answer: start a local Cassandra node, find the capacity of an
@@ -141,6 +145,7 @@ pub enum Command {
     /// Takes about 5 minutes on a 2-core machine (plus about a minute the first time,
     /// to fetch Cassandra from Maven Central); it says how long at the start. Longer
     /// --duration and more --repeats make the answer more faithful.
+    #[command(allow_negative_numbers = true)]
     Quickstart(Box<QuickstartArgs>),
 
     /// Write an HTML report of run and capacity-search directories: one self-contained
@@ -187,6 +192,7 @@ pub enum Command {
     ///
     /// Example: headroom compare runs/c5d runs/c6gd --node-price c5d=0.576/h
     /// --node-price c6gd=0.461/h --target-load 100k
+    #[command(allow_negative_numbers = true)]
     Compare(Box<CompareArgs>),
 
     /// Merge the run directories of a fleet's workers into one run directory, as if one
@@ -215,6 +221,7 @@ pub enum Command {
     ///
     /// `capacity --workers N --launcher kubernetes` does all of it for each trial; these
     /// are for those who apply the objects with their own tooling (docs/distributed.md).
+    #[command(allow_negative_numbers = true)]
     Kube(KubeArgs),
 }
 

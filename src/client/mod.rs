@@ -5,6 +5,8 @@
 
 pub mod answer;
 pub mod native;
+pub mod open_files;
+pub mod probe;
 pub mod tls;
 
 use std::net::{Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -39,6 +41,14 @@ pub enum ConnectError {
         /// The contact points.
         hosts: String,
         /// The driver's reason.
+        reason: String,
+    },
+    /// A contact point answered, but not as a CQL server.
+    #[error("cannot connect to {hosts}: {reason}")]
+    NotCql {
+        /// The contact points.
+        hosts: String,
+        /// What answered, and what to give instead.
         reason: String,
     },
     /// `--local-dc` names no data centre of the cluster.
@@ -268,10 +278,13 @@ pub async fn connect(config: &ClientConfig) -> Result<Arc<Session>, ConnectError
             Ok(Ok(session)) => session,
             Ok(Err(e)) => return Err(classify(format!("{e}"), config).await),
             Err(_) => {
-                return Err(ConnectError::Unreachable {
-                    hosts,
-                    reason: format!("no answer within {CONNECT_TIMEOUT:?}"),
-                })
+                return Err(match first_not_cql(config).await {
+                    Some(reason) => ConnectError::NotCql { hosts, reason },
+                    None => ConnectError::Unreachable {
+                        hosts,
+                        reason: format!("no answer within {CONNECT_TIMEOUT:?}"),
+                    },
+                });
             }
         };
     if let Some(dc) = local_datacenter(&session, config)? {
@@ -323,7 +336,23 @@ async fn classify(reason: String, config: &ClientConfig) -> ConnectError {
             }
         }
     }
-    ConnectError::Unreachable { hosts, reason }
+    match first_not_cql(config).await {
+        Some(reason) => ConnectError::NotCql { hosts, reason },
+        None => ConnectError::Unreachable { hosts, reason },
+    }
+}
+
+/// The first contact point that answers in another protocol than CQL, said why.
+async fn first_not_cql(config: &ClientConfig) -> Option<String> {
+    if config.tls.is_some() {
+        return None;
+    }
+    for host in &config.hosts {
+        if let Some(why) = probe::not_cql(host, Duration::from_secs(2)).await {
+            return Some(why);
+        }
+    }
+    None
 }
 
 impl crate::usage::Blame for ConnectError {

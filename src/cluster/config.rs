@@ -231,7 +231,30 @@ impl ClusterConfig {
             tls: args.tls.or(base.map(|b| b.tls)).unwrap_or_default(),
         };
         config.validate()?;
+        config.check_fits(total_memory())?;
         Ok(config)
+    }
+
+    /// Refuses nodes whose JVMs would not fit in `memory` together: each takes its heap and
+    /// about [`JVM_BEYOND_HEAP`] more (metaspace, thread stacks, off-heap buffers). Such a
+    /// cluster would start node after node until the kernel's OOM killer ends one.
+    pub fn check_fits(&self, memory: ByteSize) -> Result<(), ClusterError> {
+        let needed = u64::from(self.nodes)
+            .saturating_mul(self.heap.bytes.saturating_add(JVM_BEYOND_HEAP.bytes));
+        if needed <= memory.bytes {
+            return Ok(());
+        }
+        let gib = |b: u64| b as f64 / ByteSize::GIB as f64;
+        Err(ClusterError::InvalidConfig(format!(
+            "{} node(s) of --heap {} need about {:.1} GiB of memory (each JVM takes about {} \
+             beyond its heap), and this machine has {:.1} GiB: give fewer --nodes or --dcs, or \
+             a smaller --heap",
+            self.nodes,
+            self.heap.to_jvm(),
+            gib(needed),
+            JVM_BEYOND_HEAP.to_jvm(),
+            gib(memory.bytes)
+        )))
     }
 
     /// Checks the values against each other; the error says which flag to change.
@@ -494,6 +517,11 @@ impl CassandraVersion {
     }
 }
 
+/// What a node's JVM takes beyond its heap, roughly.
+pub const JVM_BEYOND_HEAP: ByteSize = ByteSize {
+    bytes: 512 * ByteSize::MIB,
+};
+
 /// The heap that suits `nodes` nodes on a machine with `memory` bytes: a quarter of the
 /// memory shared among the nodes (the rest is for off-heap memory, page cache and the load
 /// generator), at most 4 GiB (beyond that a 2-core node gains nothing but longer pauses),
@@ -527,6 +555,33 @@ pub fn total_memory() -> ByteSize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nodes_that_would_not_fit_in_memory_are_refused() {
+        let gib = |n: u64| ByteSize {
+            bytes: n * ByteSize::GIB,
+        };
+        let config = |nodes, heap| ClusterConfig {
+            nodes,
+            heap,
+            ..ClusterConfig::default()
+        };
+        config(3, gib(1)).check_fits(gib(24)).unwrap();
+        let e = config(50, gib(1))
+            .check_fits(gib(24))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("50 node(s) of --heap 1G need about 75.0 GiB"),
+            "{e}"
+        );
+        assert!(e.contains("this machine has 24.0 GiB"), "{e}");
+        let e = config(1, gib(900))
+            .check_fits(gib(24))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--heap 900G"), "{e}");
+    }
+
     #[test]
     fn nodes_count_per_data_centre_and_a_stopped_cluster_keeps_its_own() {
         let two = |nodes: Option<u32>, dcs: Option<u32>, base: Option<&ClusterConfig>| {

@@ -67,6 +67,7 @@ pub fn kube_options(
     options.deadline_margin = args.deadline_margin;
     options.ttl_after_finished = args.job_ttl;
     options.max_log_bytes = args.max_log_bytes;
+    crate::fleet::kube::names::check_options(&options)?;
     Ok(options)
 }
 

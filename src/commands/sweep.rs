@@ -85,7 +85,17 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let file = sweep(&config, &out, credentials)?;
+    let file = sweep(&config, &out, credentials).inspect_err(|e| {
+        // Refused before its first step finished: nothing of it stays to lock --out.
+        let finished = crate::sweep::record::SweepFile::read(&out).is_ok_and(|f| {
+            f.steps
+                .iter()
+                .any(|s| s.end != crate::sweep::record::StepEnd::Failed)
+        });
+        if !finished {
+            crate::output_dir::withdraw(&out, &format!("The sweep did not start: {e:#}"));
+        }
+    })?;
     Ok(match file.status {
         SweepStatus::Interrupted => ExitCode::from(crate::commands::exit::EXIT_INTERRUPTED),
         SweepStatus::Failed => ExitCode::from(1),

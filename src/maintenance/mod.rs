@@ -395,8 +395,20 @@ fn all_targets(
     if !config.jmx.is_empty() {
         return config.jmx.iter().map(|e| parse_jmx(e)).collect();
     }
-    let advice = "give --jmx HOST:PORT,... with every node's JMX endpoint for a cluster \
-                  headroom did not start";
+    // A fault acts on a node's process, which only a local cluster headroom started
+    // offers: --jmx would be no way out for it.
+    let fault = config.plan.0.iter().find(|p| p.operation.is_fault());
+    let advice = match fault {
+        Some(planned) => format!(
+            "{} acts on the process of a node of a local cluster headroom started: run against \
+             one (`headroom cluster start`, and --cluster-dir when it is not the default); \
+             --jmx carries nodetool operations only",
+            planned.operation.name()
+        ),
+        None => "give --jmx HOST:PORT,... with every node's JMX endpoint for a cluster \
+                 headroom did not start"
+            .to_string(),
+    };
     let PauseSource::Discover(dir) = pauses else {
         return Err(PlanError::Targets(format!(
             "--during needs the cluster's nodes: {advice}"
@@ -639,5 +651,15 @@ mod tests {
         assert!(err.to_string().contains("--jmx HOST:PORT"), "{err}");
         let err = targets_for(&config, &PauseSource::None, &[]).unwrap_err();
         assert!(err.to_string().contains("--jmx"), "{err}");
+        // A fault has no --jmx way out: the message sends to a local cluster instead.
+        let faults = MaintenanceConfig {
+            plan: parse_during("kill:1@3s").unwrap(),
+            ..config
+        };
+        let err = targets_for(&faults, &source, &["10.1.1.1:9042".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("kill acts on the process of a node"), "{err}");
+        assert!(!err.contains("give --jmx"), "{err}");
     }
 }

@@ -159,7 +159,19 @@ pub async fn execute(
             )
             .await
             {
-                Ok(native) => Some(Arc::new(native)),
+                Ok(native) => {
+                    if native.credentials_unused() {
+                        let user = client_config
+                            .credentials
+                            .as_ref()
+                            .map_or("", |(user, _)| user.as_str());
+                        observer.problem(&format!(
+                            "Warning: the cluster did not ask for a password: it requires no \
+                             authentication, and --username {user} was not used."
+                        ));
+                    }
+                    Some(Arc::new(native))
+                }
                 Err(reason) if sender == Sender::Auto => {
                     observer.note(&format!(
                         "The native sender cannot connect ({reason}): the driver sends the requests."

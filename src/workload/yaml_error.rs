@@ -53,6 +53,14 @@ pub fn readable(message: &str) -> String {
         }
         text = text.replace(name, words);
     }
+    if text.starts_with("missing field `operations`") {
+        text = text.replacen(
+            "missing field `operations`",
+            "no operations: a workload file names its operations under `operations:`, each \
+             with its cql (docs/workloads.md)",
+            1,
+        );
+    }
     crate::usage::cut(&cut_quoted(&text), LONGEST)
 }
 

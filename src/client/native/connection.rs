@@ -65,6 +65,8 @@ struct Shared {
 /// A CQL connection to one node.
 pub(crate) struct Connection {
     address: SocketAddr,
+    /// Whether the node asked for credentials when the connection started.
+    pub(crate) asked_for_credentials: bool,
     shared: Mutex<Shared>,
     /// Wakes the writer when the output buffer stops being empty.
     flush: Notify,
@@ -93,24 +95,25 @@ impl Connection {
             match tls {
                 None => {
                     let mut socket = socket;
-                    start(&mut socket, address, credentials).await?;
-                    Ok::<_, String>(Opened::Plain(socket))
+                    let asked = start(&mut socket, address, credentials).await?;
+                    Ok::<_, String>((Opened::Plain(socket), asked))
                 }
                 Some(tls) => {
                     let mut socket = tls
                         .connect(address, socket)
                         .await
                         .map_err(|e| format!("TLS handshake with {address}: {e}"))?;
-                    start(&mut socket, address, credentials).await?;
-                    Ok(Opened::Tls(Box::new(socket)))
+                    let asked = start(&mut socket, address, credentials).await?;
+                    Ok((Opened::Tls(Box::new(socket)), asked))
                 }
             }
         };
-        let opened = tokio::time::timeout(connect_timeout, set_up)
+        let (opened, asked_for_credentials) = tokio::time::timeout(connect_timeout, set_up)
             .await
             .map_err(|_| format!("{address}: no answer within {connect_timeout:?}"))??;
         let connection = Arc::new(Connection {
             address,
+            asked_for_credentials,
             shared: Mutex::new(Shared {
                 out: Vec::with_capacity(1 << 16),
                 slots: Vec::new(),
@@ -270,17 +273,18 @@ enum Opened {
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
 
-/// Starts CQL on `socket`: STARTUP, and the credentials when the node asks for them.
+/// Starts CQL on `socket`: STARTUP, and the credentials when the node asks for them;
+/// whether it asked.
 async fn start<S: AsyncRead + AsyncWrite + Unpin>(
     socket: &mut S,
     address: SocketAddr,
     credentials: Option<&(String, String)>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let mut out = Vec::new();
     frame::startup(&mut out);
     let (header, body) = exchange(socket, &out).await?;
     match header.opcode {
-        opcode::READY => Ok(()),
+        opcode::READY => Ok(false),
         opcode::AUTHENTICATE => {
             let Some((user, password)) = credentials else {
                 return Err(format!(
@@ -293,7 +297,7 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
             if header.opcode != opcode::AUTH_SUCCESS {
                 return Err(refused(address, "the credentials", header, &body));
             }
-            Ok(())
+            Ok(true)
         }
         _ => Err(refused(address, "STARTUP", header, &body)),
     }

@@ -103,6 +103,8 @@ impl Link {
 /// How to open connections again.
 struct Opener {
     credentials: Option<(String, String)>,
+    /// Set when a node took a connection without asking for the credentials given.
+    credentials_unused: AtomicBool,
     tls: Option<TlsClient>,
     connect_timeout: Duration,
     /// The run's lanes; None: connections on the caller's runtime.
@@ -218,6 +220,18 @@ impl Opener {
         address: SocketAddr,
         lane: Option<usize>,
     ) -> Result<Arc<Connection>, String> {
+        let connection = self.open_on_lane(address, lane).await?;
+        if self.credentials.is_some() && !connection.asked_for_credentials {
+            self.credentials_unused.store(true, Ordering::Relaxed);
+        }
+        Ok(connection)
+    }
+
+    async fn open_on_lane(
+        &self,
+        address: SocketAddr,
+        lane: Option<usize>,
+    ) -> Result<Arc<Connection>, String> {
         match (lane, &self.lanes) {
             (Some(lane), Some(lanes)) => {
                 let credentials = self.credentials.clone();
@@ -259,6 +273,7 @@ impl NativeClient {
     ) -> Result<NativeClient, String> {
         let opener = Arc::new(Opener {
             credentials,
+            credentials_unused: AtomicBool::new(false),
             tls,
             connect_timeout,
             lanes,
@@ -306,6 +321,12 @@ impl NativeClient {
             repreparing: Arc::new(AtomicBool::new(false)),
             watcher,
         })
+    }
+
+    /// Whether credentials were given and a node took a connection without asking for them:
+    /// the cluster does not require authentication.
+    pub fn credentials_unused(&self) -> bool {
+        self.opener.credentials_unused.load(Ordering::Relaxed)
     }
 
     /// Executes `statement` with `values` and waits for the answer; the statement's

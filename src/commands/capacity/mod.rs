@@ -27,6 +27,8 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     if !args.matrix.is_empty() {
         return matrix::run(&args, credentials);
     }
+    // What a single search's cost is checked and priced by (a matrix prices its own).
+    let price = single_search_price(&args)?;
     let (config, store) = match &args.resume {
         Some(dir) => {
             // The directory given is the user's input: one that holds no search to resume
@@ -73,8 +75,70 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         )
     });
     let (status, outcome) = search(&config, store, credentials, None)?;
+    if let Some((per_hour, target)) = price {
+        print_cost(
+            config.nodes.unwrap_or(1),
+            per_hour,
+            outcome.capacity_per_s,
+            target,
+        );
+    }
     Ok(crate::commands::exit::of_search(
         status,
         outcome.capacity_per_s,
     ))
+}
+
+/// A single search's `--node-price` and `--target-load`, checked: one price for its one
+/// configuration (a price per configuration label is for `--matrix`).
+fn single_search_price(args: &CapacityArgs) -> anyhow::Result<Option<(f64, Option<f64>)>> {
+    let options = crate::commands::compare::options(&args.cost)?;
+    if let Some(labelled) = options.prices.iter().find(|p| p.label.is_some()) {
+        return Err(crate::usage::usage_error(format!(
+            "--node-price {}={}/h prices one configuration of a --matrix by its label; a single \
+             search takes one price, e.g. --node-price 0.576/h",
+            labelled.label.as_deref().unwrap_or_default(),
+            labelled.per_hour
+        )));
+    }
+    if options.prices.len() > 1 {
+        return Err(crate::usage::usage_error(
+            "--node-price is given twice: a single search takes one price",
+        ));
+    }
+    Ok(options
+        .prices
+        .first()
+        .map(|p| (p.per_hour, options.target_per_s)))
+}
+
+/// The search's cost, as `compare` would price it: the tested cluster per hour, capacity
+/// per dollar-hour and, with a target load, the nodes and the yearly cost it takes.
+fn print_cost(nodes: u32, per_hour: f64, capacity_per_s: Option<f64>, target: Option<f64>) {
+    let cost = crate::compare::cost::cost(nodes, per_hour, capacity_per_s, target);
+    let per_dollar_hour =
+        cost.capacity_per_dollar_hour
+            .map_or("no capacity to price".to_string(), |c| {
+                format!(
+                    "{} requests/s per dollar-hour",
+                    crate::format::format_rate(c)
+                )
+            });
+    println!(
+        "Cost: {} node(s) at ${:.3}/h each, ${:.3}/h for the cluster; {per_dollar_hour}.",
+        cost.nodes, cost.node_price_per_hour, cost.cluster_per_hour
+    );
+    if let Some(target) = &cost.target {
+        match (target.nodes, target.per_year) {
+            (Some(n), Some(per_year)) => println!(
+                "To carry {}/s at the SLA: {n} node(s), ${per_year:.0} a year. {}",
+                crate::format::format_rate(target.load_per_s),
+                crate::compare::cost::ASSUMPTIONS
+            ),
+            _ => println!(
+                "To carry {}/s: no capacity was found to size it by.",
+                crate::format::format_rate(target.load_per_s)
+            ),
+        }
+    }
 }

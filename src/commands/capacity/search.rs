@@ -46,6 +46,16 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     )?
     .expect("an SLA was given");
     settings::check_duration_in_windows(args.duration, sla.window)?;
+    if args
+        .label
+        .as_deref()
+        .is_some_and(|l| l.trim().is_empty() || l.chars().any(char::is_control))
+    {
+        return Err(usage_error(
+            "--label is empty: give the name the search goes by in reports and comparisons, \
+             e.g. --label c5d.2xlarge",
+        ));
+    }
     if args.repeats == 0 {
         return Err(usage_error("--repeats must be at least 1"));
     }

@@ -99,8 +99,13 @@ pub fn build(
     if options.image.trim().is_empty() {
         return Err(UsageError::new("--image: name the worker image"));
     }
-    if plan.workers == 0 {
-        return Err(UsageError::new("--workers: at least 1"));
+    super::names::check_options(options)?;
+    if plan.workers == 0 || plan.workers > crate::fleet::worker::MAX_WORKERS {
+        return Err(UsageError::new(format!(
+            "--workers {}: from 1 to {} (a worker's `run --worker K/N` takes no more)",
+            plan.workers,
+            crate::fleet::worker::MAX_WORKERS
+        )));
     }
     check_hosts(&plan.settings)?;
     let (settings, tls_keys) = settings_for_pods(&plan.settings, options)?;

@@ -11,6 +11,7 @@
 pub mod api;
 pub mod launcher;
 pub mod manifest;
+pub mod names;
 pub mod pack;
 
 use std::time::Duration;

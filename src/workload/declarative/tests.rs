@@ -38,7 +38,7 @@ fn mistakes_name_the_line_the_operation_or_the_generator() {
         "{unknown_key}"
     );
     assert!(unknown_key.contains("line 4"), "{unknown_key}");
-    assert!(err("schema: []\n").contains("missing field `operations`"));
+    assert!(err("schema: []\n").contains("no operations: a workload file names its operations"));
     let markers = err("operations:\n  w:\n    cql: SELECT * FROM t WHERE k = ?\n");
     assert!(
         markers.contains("operation w: the CQL has 1 bind marker(s) (?) but `args` lists 0"),

@@ -184,7 +184,21 @@ impl fmt::Display for ProfileError {
 /// a mapping at the top, without the `operations` key of headroom's format.
 pub fn is_stress_profile(text: &str) -> bool {
     match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
-        Ok(serde_yaml_ng::Value::Mapping(m)) => !m.contains_key("operations"),
+        // headroom's format has `operations`; a file with keys of headroom's alone (and none
+        // of a profile's) is headroom's too, missing them, and its reader says so.
+        Ok(serde_yaml_ng::Value::Mapping(m)) => {
+            let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
+            !has(&["operations"])
+                && !(has(&["schema", "generators", "populate", "description"])
+                    && !has(&[
+                        "table",
+                        "table_definition",
+                        "keyspace_definition",
+                        "columnspec",
+                        "insert",
+                        "queries",
+                    ]))
+        }
         // Not YAML that reads as a whole (say, an operation named twice): a top-level
         // `operations:` line still marks headroom's format, whose reader says what is wrong.
         Err(_) => !text.lines().any(|line| {
@@ -1007,6 +1021,12 @@ queries:
     fn headroom_format_is_told_apart_by_its_operations_key() {
         assert!(is_stress_profile(FULL));
         assert!(!is_stress_profile("name: x\noperations:\n  - read\n"));
+        // headroom's keys without its operations: headroom's, whose reader says what is
+        // missing.
+        assert!(!is_stress_profile(
+            "schema: []\ngenerators:\n  k: uniform(9)\n"
+        ));
+        assert!(is_stress_profile("table: t\nschema: x\n"));
         assert!(is_stress_profile("- a list\n"));
     }
 
