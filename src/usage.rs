@@ -81,7 +81,7 @@ pub fn open_input_file(
             Err(UsageError::new(format!("{what} {display} is a directory")))
         } else if !meta.is_file() {
             Err(UsageError::new(format!(
-                "{what} {display} is not a regular file (a FIFO, socket or device): give                  a file"
+                "{what} {display} is not a regular file (a FIFO, socket or device): give a file"
             )))
         } else {
             Ok(())

@@ -17,6 +17,8 @@ enum Content {
     Large(usize),
     /// A copy of a file of tests/fixtures.
     Fixture(&'static str),
+    /// A FIFO that nobody writes to: opening it to read would block for ever.
+    Fifo,
 }
 
 use Content::*;
@@ -85,6 +87,32 @@ const LONG_SLA: &str = "p50<1s, p51<1s, p52<1s, p53<1s, p54<1s, p55<1s, p56<1s, 
 
 /// A value of 3000 characters, as a paste gone wrong gives: quoted cut short.
 const LONG_VALUE: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+/// A local cluster's record, as `cluster start` writes it, of a cluster nobody runs now.
+const A_CLUSTER: &str = r#"{"config": {"nodes": 1, "cassandra_version": "5.0.9", "heap": 1073741824, "gc": "g1", "jvm_opts": [], "first_address": "127.0.0.1", "yaml": [], "auth": false, "tls": "off"}, "pids": [null], "java": "17.0.15 (/usr/bin/java)"}"#;
+
+/// A trial's line of capacity.jsonl, of the run in trials/rate-1000-repeat-1.
+const A_TRIAL: &str = r#"{"kind":"trial","rate_per_s":1000.0,"repeat":1,"achieved_per_s":1000.0,"requests":10000,"errors":0,"sla_pass":true,"terms":[],"pass":true,"reason":null,"dir":"trials/rate-1000-repeat-1","wall_s":12.0}
+"#;
+
+/// The same trial twice: it would count twice in the capacity table.
+const A_TRIAL_TWICE: &str = concat!(
+    r#"{"kind":"trial","rate_per_s":1000.0,"repeat":1,"achieved_per_s":1000.0,"requests":10000,"errors":0,"sla_pass":true,"terms":[],"pass":true,"reason":null,"dir":"trials/rate-1000-repeat-1","wall_s":12.0}"#,
+    "\n",
+    r#"{"kind":"trial","rate_per_s":1000.0,"repeat":1,"achieved_per_s":1000.0,"requests":10000,"errors":0,"sla_pass":true,"terms":[],"pass":true,"reason":null,"dir":"trials/rate-1000-repeat-1","wall_s":12.0}"#,
+    "\n"
+);
+
+/// A packed block announcing more than any log block may hold.
+const HUGE_BLOCK: &str =
+    "=== headroom run directory begin worker=1 exit=0 bytes=999999999999 ===\nAAAA\n";
+
+/// A collection no table could hold, and values too large for one write.
+const HUGE_LIST: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(1000000000, text(5))\"]\n";
+const LARGE_VALUES: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(60000, text(1000))\"]\n";
+const HUGE_SET_COUNT: &str = "schema: []\ngenerators:\n  n: uniform(1..10000000)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, s) VALUES (?, ?)\n    args: [uniform(10), \"set(n, uuid)\"]\n";
+/// headroom's keys without its operations: not a cassandra-stress profile.
+const NO_OPERATIONS: &str = "schema:\n  - CREATE TABLE {keyspace}.t (k int PRIMARY KEY)\ngenerators:\n  key: uniform(100)\n";
 
 /// Every case: a flag, a value, a file, a directory that cannot work.
 const CASES: &[Case] = &[
@@ -375,7 +403,7 @@ const CASES: &[Case] = &[
             "--interval",
             "2s",
         ],
-        &["whole multiple of the interval"],
+        &["whole multiple of the --interval"],
     ),
     case(&["run", "keyvalue", "--sla", LONG_SLA], &["SLA of 395 characters is not valid", "unknown metric 'bad'"]),
     case(&["run", "keyvalue", "--rate", "1e-300"], &["at least 0.001 per second"]),
@@ -541,7 +569,7 @@ const CASES: &[Case] = &[
     with(&["run", "--config", "{dir}/config.json"], &[("config.json", Text("{\"hosts\": 1}"))], &["--config", "not a run's config.json"]),
     with(&["run", "--config", "{dir}/config.json", "--rate", "5"], &[("config.json", Text("{}"))], &["--rate cannot come with it"]),
     case(&["run", "--config", "{dir}/missing"], &["missing"]),
-    case(&["merge", "{dir}", "--out", "{dir}/m"], &["not a run directory (no config.json)"]),
+    with(&["merge", "{dir}/w", "--out", "{dir}/m"], &[("w/notes.txt", Text("x"))], &["not a run directory (no config.json)"]),
     case(&["capacity", "keyvalue", "--workers", "0"], &["--workers 0"]),
     case(&["capacity", "keyvalue", "--launcher", "local"], &["--workers"]),
     case(&["capacity", "keyvalue", "--workers", "2", "--launcher", "kubernetes"], &["--image"]),
@@ -711,6 +739,479 @@ const CASES: &[Case] = &[
         &[("run/config.json", Fixture("report/run/config.json"))],
         &["nowhere is not a directory"],
     ),
+    // Never delete or overwrite what headroom did not write, never an input.
+    with(
+        &["quickstart", "--cluster-dir", "{dir}/c"],
+        &[("c/cluster.json", Text(A_CLUSTER)), ("c/node1/data/keep.db", Text("data"))],
+        &["--cluster-dir", "holds a cluster the quickstart did not start", "cluster destroy"],
+    ),
+    with(
+        &["quickstart", "--cluster-dir", "{dir}/c"],
+        &[("c/notes.txt", Text("mine"))],
+        &["--cluster-dir", "holds other files"],
+    ),
+    with(
+        &["quickstart", "--cluster-dir", "{dir}/c"],
+        &[("c", Text("a file"))],
+        &["--cluster-dir", "is not a directory"],
+    ),
+    with(
+        &["report", "{dir}/run", "-o", "{dir}/run/config.json"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+        ],
+        &["-o", "config.json exists and is not a report headroom wrote"],
+    ),
+    with(
+        &["report", "{dir}/run", "-o", "{dir}/run/summary.json"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+        ],
+        &["summary.json exists and is not a report headroom wrote"],
+    ),
+    with(
+        &["report", "{dir}/run", "-o", "{dir}/notes.html"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+            ("notes.html", Text("<html>my notes</html>")),
+        ],
+        &["notes.html exists and is not a report headroom wrote"],
+    ),
+    with(
+        &["report", "{dir}/run", "-o", "{dir}/fifo"],
+        &[
+            ("run/summary.json", Fixture("report/run/summary.json")),
+            ("run/config.json", Fixture("report/run/config.json")),
+            ("fifo", Fifo),
+        ],
+        &["exists and is not a report headroom wrote"],
+    ),
+    with(
+        &["merge", "{dir}/a", "{dir}/b", "--out", "{dir}/a", "--force"],
+        &[("a/config.json", Text("{}")), ("b/config.json", Text("{}"))],
+        &["--out", "/a is the input", "never writes over what it reads"],
+    ),
+    with(
+        &["merge", "{dir}/a", "{dir}/b", "--out", "{dir}"],
+        &[("a/config.json", Text("{}")), ("b/config.json", Text("{}"))],
+        &["holds the input"],
+    ),
+    with(
+        &["merge", "{dir}/a", "{dir}/b", "--out", "{dir}/b/merged"],
+        &[("a/config.json", Text("{}")), ("b/config.json", Text("{}"))],
+        &["is inside the input"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--out", "{dir}/cmp"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+            ("cmp/compare.json", Text("{}")),
+            ("cmp/report.html", Text("<html>")),
+        ],
+        &["--out", "already holds the files of an earlier run", "--force"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--out", "{dir}/b"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["/b is the input"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{}")),
+            ("s/capacity.jsonl", Text(A_TRIAL_TWICE)),
+            ("s/trials/rate-1000-repeat-1/summary.json", Fixture("report/run/summary.json")),
+        ],
+        &["--resume", "lines 1 and 2 record the same run (trials/rate-1000-repeat-1)"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{}")),
+            ("s/capacity.jsonl", Text("")),
+            ("s/trials/rate-1000-repeat-1/summary.json", Fixture("report/run/summary.json")),
+        ],
+        &["holds finished runs (trials/rate-1000-repeat-1)", "will not run them again"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{}")),
+            ("s/trials/rate-1000-repeat-1/summary.json", Fixture("report/run/summary.json")),
+        ],
+        &["capacity.jsonl is missing", "will not run them again"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{}")),
+            ("s/capacity.jsonl", Text("{\"kind\":\"trial\",\"rate_per_s\":10")),
+            ("s/trials/rate-1000-repeat-1/summary.json", Fixture("report/run/summary.json")),
+        ],
+        &["holds finished runs", "cut short, emptied or edited"],
+    ),
+    with(
+        &["capacity", "--resume", "{dir}/s"],
+        &[
+            ("s/search.json", Text("{}")),
+            ("s/capacity.jsonl", Text(A_TRIAL)),
+            ("s/probe/summary.json", Fixture("report/run/summary.json")),
+        ],
+        &["holds finished runs (probe)"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/worker.log", "--out", "{dir}/o"],
+        &[
+            ("worker.log", Fixture("../../fuzz/seeds/kube_unpack/one-worker.log")),
+            ("o/worker-2/summary.json", Text("{}")),
+        ],
+        &["worker-2 holds files already"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/worker.log", "--out", "{dir}/o"],
+        &[
+            ("worker.log", Fixture("../../fuzz/seeds/kube_unpack/one-worker.log")),
+            ("o", Text("a file")),
+        ],
+        &["--out", "is a file"],
+    ),
+    // Nothing hung, nothing exhausted: inputs that are not files, or too large to make.
+    case(
+        &["kube", "unpack", "/dev/zero", "--out", "{dir}/o"],
+        &["the log /dev/zero is not a regular file"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/fifo", "--out", "{dir}/o"],
+        &[("fifo", Fifo)],
+        &["is not a regular file (a FIFO"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/log", "--out", "{dir}/o"],
+        &[("log", Text("Error: no route to host\n"))],
+        &["no packed run directory in"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/log", "--out", "{dir}/o"],
+        &[("log", Text(HUGE_BLOCK))],
+        &["worker 1's packed run directory is damaged", "more than the 256 MiB"],
+    ),
+    with(
+        &["kube", "unpack", "{dir}/log", "--out", "{dir}/o"],
+        &[("log", Bytes(b"=== headroom run directory begin worker=1 exit=0 bytes=8 ===\n@@@@\n"))],
+        &["damaged", "the log ends"],
+    ),
+    with(
+        &["run", "keyvalue", "--username", "app", "--password-file", "{dir}/pw"],
+        &[("pw", Fifo)],
+        &["--password-file", "is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "ycsb", "-P", "{dir}/w"],
+        &[("w", Fifo)],
+        &["-P", "is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Fifo)],
+        &["w.yaml is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "--config", "{dir}/config.json"],
+        &[("config.json", Fifo)],
+        &["is not a regular file (a FIFO"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1"],
+        &[("config.json", Fifo)],
+        &["--config", "is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "keyvalue", "--tls-ca", "{dir}/ca.pem"],
+        &[("ca.pem", Fifo)],
+        &["--tls-ca", "is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml", "--ops", "insert=1"],
+        &[("p.yaml", Fifo)],
+        &["is not a regular file (a FIFO"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(HUGE_LIST))],
+        &["count goes up to 1000000000: at most 65535"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(LARGE_VALUES))],
+        &["more than the 16 MB Cassandra takes in one write"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(HUGE_SET_COUNT))],
+        &["count goes up to 10000000"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "10", "--worker", "1/2", "--start-at", "2099-01-01T00:00:00Z"],
+        &["--start-at", "more than a day ahead"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "10", "--worker", "1/2", "--start-at", "2020-01-01T00:00:00Z"],
+        &["--start-at", "in the past"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "10", "--worker", "1/2", "--start-at", "+48h"],
+        &["more than a day ahead"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--start-at", "2020-01-01T00:00:00Z"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--start-at", "in the past"],
+    ),
+    // Verdicts: nothing to judge is no verdict, refused up front where it can be seen.
+    case(
+        &["run", "keyvalue", "-r", "0", "--sla", "read:p99<1us"],
+        &["the SLA term 'read:p99<1us' judges read requests", "--read-ratio"],
+    ),
+    case(
+        &["run", "keyvalue", "-r", "1", "--sla", "write:p99<1s"],
+        &["judges write requests"],
+    ),
+    case(
+        &["run", "keyvalue", "--sla", "delete:p99<1s"],
+        &["judges delete requests", "--delete-ratio"],
+    ),
+    case(
+        &["capacity", "keyvalue", "-r", "0", "--sla", "read:p99<10ms"],
+        &["judges read requests"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--duration", "15s"],
+        &["--duration 15s is not a whole number of SLA windows (10s)", "last 5s would never be judged", "10s or 20s"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--duration", "10s", "--window", "20s", "--sla", "p99<1s"],
+        &["--duration 10s is shorter than one SLA window (20s)"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--duration", "25s", "--sla", "p99<1s"],
+        &["not a whole number of SLA windows"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--duration", "30s", "--sla", "p99<1s, window=20s"],
+        &["not a whole number of SLA windows (20s)"],
+    ),
+    case(
+        &["run", "keyvalue", "--concurrency", "4000000000"],
+        &["--concurrency 4000000000 is more than 10000000"],
+    ),
+    case(
+        &["run", "keyvalue", "--concurrency", "100000", "--threads", "1", "--connections", "1"],
+        &["--concurrency 100000 is more than 1 client thread(s) × 1 connection(s)", "--connections 4"],
+    ),
+    case(
+        &["run", "keyvalue", "--concurrency", "40000", "--sender", "driver", "--connections", "1"],
+        &["the driver's 1 connection(s)"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--max-in-flight", "20000000"],
+        &["--max-in-flight 20000000 is more than 10000000"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--concurrency", "4,8,4000000000"],
+        &["4000000000"],
+    ),
+    // What a single search prices, and its name.
+    case(&["capacity", "keyvalue", "--node-price", "abc"], &["--node-price 'abc' is not a price"]),
+    case(&["capacity", "keyvalue", "--nodes", "0"], &["--nodes must be at least 1"]),
+    case(&["capacity", "keyvalue", "--label", ""], &["--label is empty"]),
+    case(&["capacity", "keyvalue", "--label", "  "], &["--label is empty"]),
+    case(&["capacity", "keyvalue", "--node-price", "zgc=1/h"], &["prices one configuration of a --matrix", "a single search takes one price"]),
+    case(&["capacity", "keyvalue", "--node-price", "1/h", "--node-price", "2/h"], &["--node-price is given twice"]),
+    case(&["capacity", "keyvalue", "--target-load", "10k"], &["--target-load needs --node-price"]),
+    case(&["capacity", "keyvalue", "--node-price", "1/h", "--target-load", "lots"], &["--target-load 'lots'"]),
+    // The pods of a fleet: what Kubernetes would refuse.
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "99999", "--image", "h:1"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--workers 99999: from 1 to 1024"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "0", "--image", "h:1"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--workers 0: from 1 to 1024"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--namespace", "Load_Tests"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--namespace 'Load_Tests' is not a Kubernetes name"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "Registry/Headroom:1"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--image 'Registry/Headroom:1' is not an image reference"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--cpu", "2", "--cpu-limit", "1"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["the CPU request (2) is above its limit (1)"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--memory", "2Gi", "--memory-limit", "1Gi"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["the memory request (2Gi) is above its limit (1Gi)"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--tls-secret", "TLS"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--tls-secret 'TLS' is not a Kubernetes name"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--service-account", "load tests"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--service-account 'load tests'"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--image-pull-secret=-reg"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--image-pull-secret '-reg'"],
+    ),
+    with(
+        &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "2", "--image", "h:1", "--username", "u", "--password-secret", "login", "--password-secret-key", "a/b"],
+        &[("config.json", Fixture("report/run/config.json"))],
+        &["--password-secret-key 'a/b' is not a key of a Secret"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--workers", "2", "--launcher", "kubernetes", "--image", "UPPER:1"],
+        &["--image 'UPPER:1' is not an image reference"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--workers", "2000"],
+        &["--workers 2000"],
+    ),
+    // Consistency a keyspace can never meet.
+    case(
+        &["run", "keyvalue", "--consistency", "THREE"],
+        &["--consistency THREE needs 3 replicas", "keeps 1", "--replication simple:3"],
+    ),
+    case(
+        &["run", "keyvalue", "--consistency", "two", "--replication", "simple:1"],
+        &["--consistency TWO needs 2 replicas"],
+    ),
+    case(
+        &["run", "keyvalue", "--consistency", "THREE", "--replication", "nts:dc1=1,dc2=1"],
+        &["keeps 2"],
+    ),
+    case(
+        &["capacity", "timeseries", "--consistency", "THREE"],
+        &["needs 3 replicas"],
+    ),
+    case(
+        &["run", "ycsb", "--workload", "a", "--consistency", "THREE"],
+        &["needs 3 replicas"],
+    ),
+    // Messages that name the real cause.
+    case(
+        &["run", "keyvalue", "--connections", "1000000", "--threads", "2"],
+        &["--connections 1000000 needs about", "open files", "ulimit -n"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--during", "kill:1@5s"],
+        &["kill acts on the process of a node of a local cluster headroom started", "cluster start"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--during", "stop:1@5s,cont:1@6s"],
+        &["stop acts on the process of a node"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(NO_OPERATIONS))],
+        &["no operations: a workload file names its operations"],
+    ),
+    case(&["run", "keyvalue", "--rate", "-5"], &["rate '-5' is not valid", "above zero"]),
+    case(&["run", "keyvalue", "--concurrency", "-3"], &["invalid value '-3' for '--concurrency"]),
+    case(&["capacity", "keyvalue", "--repeats", "-1"], &["invalid value '-1' for '--repeats"]),
+    case(&["run", "keyvalue", "--threads", "-2"], &["invalid value '-2' for '--threads"]),
+    case(
+        &["run", "keyvalue", "--window", "3s", "--interval", "2s", "--sla", "p99<1s"],
+        &["whole multiple of the --interval (2s)", "--window"],
+    ),
+    case(
+        &["cluster", "start", "--dcs", "50", "--heap", "4G"],
+        &["50 node(s) of --heap 4G need about", "this machine has"],
+    ),
+    case(
+        &["cluster", "start", "--heap", "900G"],
+        &["--heap 900G need about", "a smaller --heap"],
+    ),
+    // More of every command: the quickstart, comparisons, packs, sweeps.
+    case(&["quickstart", "--repeats", "0"], &["--repeats must be at least 1"]),
+    case(&["quickstart", "--duration", "15s"], &["--duration 15s is not a whole number of SLA windows"]),
+    case(&["quickstart", "--sla", "p99.9<"], &["SLA 'p99.9<' is not valid"]),
+    with(
+        &["quickstart", "--out", "{dir}/q"],
+        &[("q/summary.json", Text("{}"))],
+        &["--out", "already holds the files of an earlier run"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/a"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["/a is given twice"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--node-price", "free"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["--node-price 'free' is not a price"],
+    ),
+    with(
+        &["compare", "{dir}/r1", "{dir}/r2", "--node-price", "1/h"],
+        &[
+            ("r1/summary.json", Fixture("report/run/summary.json")),
+            ("r1/config.json", Fixture("report/run/config.json")),
+            ("r2/summary.json", Fixture("report/run/summary.json")),
+            ("r2/config.json", Fixture("report/run/config.json")),
+        ],
+        &["runs have no capacity to price"],
+    ),
+    case(&["kube", "pack", "{dir}/nowhere", "--worker", "1"], &["is not a directory"]),
+    with(
+        &["kube", "pack", "{dir}/run", "--worker", "0"],
+        &[("run/config.json", Fixture("report/run/config.json"))],
+        &["invalid value '0' for '--worker"],
+    ),
+    with(
+        &["kube", "pack", "{dir}/run", "--worker", "1", "--max-bytes", "10"],
+        &[("run/config.json", Fixture("report/run/config.json"))],
+        &["over the 10 allowed"],
+    ),
+    case(&["sweep", "keyvalue", "--concurrency", "0"], &["must be at least 1, not 0"]),
+    case(&["sweep", "keyvalue", "--step-duration", "0s"], &["--step-duration 0s is too short"]),
+    case(
+        &["run", "keyvalue", "--rate", "10", "--send-resolution", "1h"],
+        &["--send-resolution 1h is longer than an --interval (1s)"],
+    ),
+    case(
+        &["cluster", "start", "--nodes", "10", "--first-address", "127.0.0.250"],
+        &["do not fit in the last octet"],
+    ),
     // Local clusters.
     case(
         &["cluster", "start", "--nodes", "0"],
@@ -778,7 +1279,7 @@ fn fixture(name: &str) -> PathBuf {
 
 #[test]
 fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
-    assert!(CASES.len() >= 60, "{} cases", CASES.len());
+    assert!(CASES.len() >= 250, "{} cases", CASES.len());
     // Short, but it spawns a hundred processes: not beside a load test.
     let _machine = crate::support::exclusive();
     let root = tempfile::tempdir().unwrap();
@@ -796,6 +1297,7 @@ fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
                 Fixture(f) => {
                     std::fs::copy(fixture(f), &path).unwrap();
                 }
+                Fifo => nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap(),
             }
         }
         let before = listing(&dir);
@@ -869,4 +1371,31 @@ fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+/// A sweep refused while connecting (its first step could not start) leaves only its note:
+/// the same command again is not refused for the files of the first attempt.
+#[test]
+fn a_refused_sweep_leaves_its_out_free_for_the_next_attempt() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("sweep");
+    let attempt = || {
+        Command::new(env!("CARGO_BIN_EXE_headroom"))
+            .args(["sweep", "keyvalue", "--hosts", NOWHERE, "--out"])
+            .arg(&out)
+            .env("HEADROOM_CLUSTER_DIR", root.path().join("no-cluster"))
+            .output()
+            .unwrap()
+    };
+    for n in 1..=2 {
+        let output = attempt();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "attempt {n}: {stderr}");
+        assert!(stderr.contains("cannot connect"), "attempt {n}: {stderr}");
+        let names: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["error.txt"], "attempt {n}");
+    }
 }

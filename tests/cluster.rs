@@ -234,6 +234,12 @@ fn a_port_in_use_is_named() {
         "{text}"
     );
     assert!(text.contains("--first-address"), "{text}");
+    // Refused before anything is written: no record of a cluster that never started, which
+    // would stand in the way of the next start.
+    assert!(
+        !dir.join("cluster.json").exists(),
+        "a refused start leaves no cluster.json"
+    );
 }
 
 /// The set-up errors a newcomer can meet, through the binary: each one line of advice.

@@ -178,7 +178,7 @@ pub struct PackArgs {
     pub dir: PathBuf,
 
     /// The worker whose directory it is, K (1-based).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::fleet::worker::MAX_WORKERS)))]
     pub worker: u32,
 
     /// The exit code of the worker's run, passed on to the coordinator.

@@ -121,9 +121,17 @@ pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
 /// The directories given, with a matrix directory replaced by its configurations'.
 pub fn expand(dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for dir in dirs {
         if !dir.is_dir() {
             return Err(UsageError::new(format!("{} is not a directory", dir.display())).into());
+        }
+        if !seen.insert(dir.canonicalize().unwrap_or_else(|_| dir.clone())) {
+            return Err(UsageError::new(format!(
+                "{} is given twice: compare each directory once",
+                dir.display()
+            ))
+            .into());
         }
         if dir.join(MATRIX_FILE).exists() {
             out.extend(MatrixFile::load(dir)?.search_dirs(dir));

@@ -10,8 +10,8 @@ use super::run::{exit_code_of, terminal, write_report};
 
 /// Runs `headroom merge`.
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let fleet = merge::read(&args.dirs)?;
     crate::output_dir::claim_apart(&args.out, &args.dirs, "--out")?;
+    let fleet = merge::read(&args.dirs)?;
     crate::output_dir::claim(&args.out, args.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     for warning in &fleet.warnings {
         eprintln!("Warning: {warning}");

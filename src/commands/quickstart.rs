@@ -149,6 +149,9 @@ fn claim_cluster_dir(dir: &Path) -> Result<Option<LocalCluster>, UsageError> {
             dir.display()
         ))
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(refuse("is not a directory".to_string()));
+    }
     match LocalCluster::open(dir) {
         Ok(cluster) => match cluster.owner() {
             Some(owner) if owner.command == OWNER && owner.is_alive() => Err(refuse(format!(

@@ -63,6 +63,12 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
     )?;
     // Steps are many: Cassandra's histograms over CQL only, no nodetool JVM per step.
     run.nodetool_figures = false;
+    if let Some(&most) = ladder.0.iter().max() {
+        // Every step is a run of its own; the one with the most in flight decides.
+        let mut largest = run.clone();
+        largest.mode = LoadMode::Closed { concurrency: most };
+        settings::check_in_flight(&largest)?;
+    }
     Ok(SweepSettings {
         run,
         concurrency: args.concurrency.clone(),

@@ -205,8 +205,41 @@ impl WorkloadConfig {
         if self.partitions == 0 {
             return Err("--partitions must be at least 1".into());
         }
+        // TWO and THREE ask for that many replicas of every partition: a keyspace with
+        // fewer could never answer one request. (Only where --replication makes the
+        // keyspace: a profile or workload file may create its own.)
+        let uses_replication = matches!(self.definition, Definition::Builtin | Definition::Ycsb(_));
+        let needed = match self.consistency.to_ascii_uppercase().as_str() {
+            _ if !uses_replication => 0,
+            "TWO" => 2,
+            "THREE" => 3,
+            _ => 0,
+        };
+        if let Some(total) = replication_total(&self.replication).filter(|t| *t < needed) {
+            return Err(format!(
+                "--consistency {} needs {needed} replicas of every partition, but the keyspace's \
+                 replication keeps {total}: every request would fail. Give --replication \
+                 simple:{needed} (or more), or a lower --consistency",
+                self.consistency.to_ascii_uppercase()
+            ));
+        }
         Ok(())
     }
+}
+
+/// The replicas a keyspace's replication (a CQL map) keeps of each partition, over all data
+/// centres, for SimpleStrategy and NetworkTopologyStrategy; `None` for another class.
+pub fn replication_total(map: &str) -> Option<u64> {
+    let map = CqlMap::parse(map).ok()?;
+    let class = map.get("class")?.as_text();
+    if !(class.ends_with("SimpleStrategy") || class.ends_with("NetworkTopologyStrategy")) {
+        return None;
+    }
+    map.0
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("class"))
+        .map(|(_, v)| v.as_text().parse::<u64>().ok())
+        .sum()
 }
 
 /// What the command line says of the workload before it is read: the name or file, and the

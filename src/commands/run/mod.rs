@@ -42,6 +42,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     settings::with_worker(&mut config, &args.fleet)?;
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.hosts)?;
+    let pauses = PauseSource::Discover(cluster_dir);
+    if let Some(maintenance) = &config.maintenance {
+        // The nodes --during acts on are known before anything connects: a plan that has
+        // none is the user's to mend, with nothing written.
+        crate::maintenance::targets_for(maintenance, &pauses, &config.hosts)?;
+    }
     let out = args
         .output
         .out
@@ -51,7 +57,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = run::runtime(config.control_threads())?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
-    let pauses = PauseSource::Discover(cluster_dir);
     let context = RunContext {
         out: &out,
         credentials,

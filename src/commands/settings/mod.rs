@@ -298,6 +298,16 @@ pub fn settings(
     if client.interval < Duration::from_millis(10) {
         return Err(usage_error("--interval must be at least 10ms"));
     }
+    if client.send_resolution > client.interval {
+        return Err(usage_error(format!(
+            "--send-resolution {} is longer than an --interval ({}): requests would wait up \
+             to that long to leave together, and every wait counts in their response time; \
+             give at most {}",
+            humantime::format_duration(client.send_resolution),
+            humantime::format_duration(client.interval),
+            humantime::format_duration(client.interval)
+        )));
+    }
     if client.connections == 0 {
         return Err(usage_error(
             "--connections must be at least 1 (connections to each node)",
@@ -400,7 +410,7 @@ const STREAMS_PER_CONNECTION: usize = 32_768;
 /// connections must carry them: each client thread's share on its own connections to one
 /// node (the replica the requests may all go to), or with the driver its session's. More
 /// would fail on the client ("unable to allocate a stream id") and measure the client.
-fn check_in_flight(settings: &RunSettings) -> Result<(), UsageError> {
+pub fn check_in_flight(settings: &RunSettings) -> Result<(), UsageError> {
     let (limit, flag) = match settings.mode {
         LoadMode::Open { max_in_flight, .. } => (max_in_flight, "--max-in-flight"),
         LoadMode::Closed { concurrency } => (concurrency, "--concurrency"),
