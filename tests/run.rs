@@ -208,29 +208,42 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
     let runs = tempfile::tempdir().unwrap();
     let out = runs.path().join("ts");
     let hosts = support::hosts();
-    let run = headroom(&[
-        "run",
-        "--hosts",
-        &hosts,
-        "timeseries",
-        "--rate",
-        "200",
-        "--duration",
-        "3s",
-        "--warmup",
-        "1s",
-        "-r",
-        "0.2",
-        "--populate",
-        "100",
-        "--sla",
-        "p99.9 < 5s, errors < 1%",
-        "--window",
-        "1s",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // Credentials for a cluster that asks for none: said, not silently ignored.
+    let run = support::headroom_with_env(
+        &[
+            "run",
+            "--hosts",
+            &hosts,
+            "timeseries",
+            "--rate",
+            "200",
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+            "-r",
+            "0.2",
+            "--populate",
+            "100",
+            "--sla",
+            "p99.9 < 5s, errors < 1%",
+            "--window",
+            "1s",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[
+            ("HEADROOM_USERNAME", "app"),
+            ("HEADROOM_PASSWORD", "secret"),
+        ],
+    );
     assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("the cluster did not ask for a password")
+            && stderr(&run).contains("--username app was not used"),
+        "{}",
+        stderr(&run)
+    );
     let text = stdout(&run);
     assert!(text.contains("Populated 100 rows"), "{text}");
     assert!(

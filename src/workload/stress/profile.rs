@@ -188,16 +188,16 @@ pub fn is_stress_profile(text: &str) -> bool {
         // of a profile's) is headroom's too, missing them, and its reader says so.
         Ok(serde_yaml_ng::Value::Mapping(m)) => {
             let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
-            !has(&["operations"])
-                && !(has(&["schema", "generators", "populate", "description"])
-                    && !has(&[
-                        "table",
-                        "table_definition",
-                        "keyspace_definition",
-                        "columnspec",
-                        "insert",
-                        "queries",
-                    ]))
+            let headrooms = has(&["schema", "generators", "populate", "description"]);
+            let profiles = has(&[
+                "table",
+                "table_definition",
+                "keyspace_definition",
+                "columnspec",
+                "insert",
+                "queries",
+            ]);
+            !has(&["operations"]) && (profiles || !headrooms)
         }
         // Not YAML that reads as a whole (say, an operation named twice): a top-level
         // `operations:` line still marks headroom's format, whose reader says what is wrong.
