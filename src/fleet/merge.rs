@@ -181,7 +181,11 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         }
         max_backlog = max_backlog.max(interval.backlog);
     }
-    files.judge_last();
+    // The merged run ran its measured part to the end when every worker did.
+    let completed = workers
+        .iter()
+        .all(|w| w.summary.stop == StopReason::Completed);
+    files.judge_last(completed);
     let client_decided = files.client_decided();
     let verdict = files.finish()?;
     for (i, name) in op_names.iter().enumerate() {

@@ -92,9 +92,10 @@ impl RunFiles {
         (judged, failed)
     }
 
-    /// Judges the last window, if not yet done; the run is over.
-    pub(crate) fn judge_last(&mut self) -> Option<Judged> {
-        let judged = self.judge.as_mut()?.finish()?;
+    /// Judges the last window, if not yet done; the run is over, `completed` when it ran
+    /// its measured part to the end (see [`crate::sla::StreamingJudge::finish`]).
+    pub(crate) fn judge_last(&mut self, completed: bool) -> Option<Judged> {
+        let judged = self.judge.as_mut()?.finish(completed)?;
         self.window_row(&judged);
         Some(judged)
     }

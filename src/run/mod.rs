@@ -353,7 +353,7 @@ pub async fn execute(
     }
     let cpu = crate::metrics::process::cpu_time().saturating_sub(cpu_before);
     let server_tables = server_tables.end(out).await;
-    if let Some(judged) = files.judge_last() {
+    if let Some(judged) = files.judge_last(outcome.stop == StopReason::Completed) {
         observer.window(&judged);
     }
     let client = summary::Client {

@@ -352,12 +352,19 @@ impl WindowAccumulator {
         None
     }
 
-    /// Ends the run's windows: what a window still open covers, in ns, when there is one.
-    /// That window is partial (a whole one is handed out by [`WindowAccumulator::push`]) and
-    /// is not judged: an SLA holds for whole windows, and a few seconds of a window judged
-    /// as if they were all of it could pass or fail on too little.
-    pub fn finish(mut self) -> Option<u64> {
-        self.open.take().map(|w| w.covered_ns)
+    /// Ends the run's windows: the window still open, if any, with the time its intervals
+    /// cover as its length. It did not fill up (a whole one is handed out by
+    /// [`WindowAccumulator::push`]); whether it is whole all the same (the run's schedule
+    /// ended with it, and its last interval only stopped at the last answer) is the caller's
+    /// to say: see [`super::StreamingJudge::finish`].
+    pub fn finish(mut self) -> Option<WindowStats> {
+        let open = self.open.take()?;
+        Some(self.stats(open))
+    }
+
+    /// The length of every window, ns.
+    pub fn window_ns(&self) -> u64 {
+        self.window_ns
     }
 
     /// A window that ended before it was complete, if it covers at least half a window.
@@ -690,8 +697,9 @@ mod tests {
         assert_eq!(h.max(), h.highest_equivalent(20 * MS));
         assert_eq!(h.min(), h.lowest_equivalent(11 * MS));
 
-        // 5 s of the third window: a partial window, not judged.
-        assert_eq!(acc.finish(), Some(5 * SECOND));
+        // 5 s of the third window, left open.
+        let open = acc.finish().unwrap();
+        assert_eq!((open.index, open.length_ns), (2, 5 * SECOND));
     }
 
     #[test]
@@ -702,21 +710,16 @@ mod tests {
         }
         // A last interval shorter than the others: 4.5 s of the second window.
         assert!(acc.push(14 * SECOND, SECOND / 2, &interval(1)).is_none());
-        assert_eq!(acc.finish(), Some(4 * SECOND + SECOND / 2));
-        assert_eq!(accumulator().finish(), None);
-        // Half a window, or nine tenths: still not a window.
-        let mut acc = accumulator();
-        for i in 0..19 {
-            acc.push(i * SECOND, SECOND, &interval(1));
-        }
-        assert_eq!(acc.finish(), Some(9 * SECOND));
+        let open = acc.finish().unwrap();
+        assert_eq!((open.index, open.length_ns), (1, 4 * SECOND + SECOND / 2));
+        assert!(accumulator().finish().is_none());
         // Exactly whole: handed out by push, nothing left.
         let mut acc = accumulator();
         let whole: Vec<_> = (0..20)
             .filter_map(|i| acc.push(i * SECOND, SECOND, &interval(1)))
             .collect();
         assert_eq!(whole.len(), 2);
-        assert_eq!(acc.finish(), None);
+        assert!(acc.finish().is_none());
     }
 
     #[test]

@@ -106,16 +106,33 @@ impl StreamingJudge {
         }
     }
 
-    /// Judges the last window (the held one), once the run has ended; `None` when there is
-    /// none left to judge. A partial window still open (a run bounded by a count, or stopped
-    /// early) is not judged: the verdict says how long it was.
-    pub fn finish(&mut self) -> Option<Judged> {
-        let partial =
-            std::mem::replace(&mut self.windows, WindowAccumulator::new(Vec::new(), 1)).finish();
-        if let Some(ns) = partial.filter(|&ns| ns > 0) {
-            self.verdict.partial_window_s = Some(ns as f64 / 1e9);
-        }
-        let window = self.last.take()?;
+    /// Judges the last window, once the run has ended (`completed`: it ran its measured
+    /// part to the end); `None` when there is none left to judge. The window that ends the
+    /// measured part is whole when the run completed, though its last interval stops at the
+    /// last answer rather than at the window's end. A window the run did not reach the end
+    /// of (a run bounded by a count, or stopped early) is partial and not judged: the
+    /// verdict says how long it was.
+    pub fn finish(&mut self, completed: bool) -> Option<Judged> {
+        let windows = std::mem::replace(&mut self.windows, WindowAccumulator::new(Vec::new(), 1));
+        let window_ns = windows.window_ns();
+        let open = windows.finish();
+        let window = match (self.last.take(), open) {
+            (Some(last), _) => last,
+            (None, Some(open)) => {
+                let whole = completed
+                    && self
+                        .measured_ns
+                        .is_some_and(|m| open.start_ns.saturating_add(window_ns) <= m);
+                if !whole {
+                    if open.length_ns > 0 {
+                        self.verdict.partial_window_s = Some(open.length_ns as f64 / 1e9);
+                    }
+                    return None;
+                }
+                open
+            }
+            (None, None) => return None,
+        };
         Some(self.judge(window))
     }
 
@@ -190,13 +207,43 @@ mod tests {
         assert!(judge
             .interval(5 * SECOND, SECOND / 10, &interval(0, 1, 50))
             .is_none());
-        let last = judge.finish().unwrap();
+        let last = judge.finish(true).unwrap();
         assert_eq!(last.window.index, 1);
         assert_eq!(last.window.ops[0].1.total(), 250);
         assert!(!last.verdict.pass);
-        assert!(judge.finish().is_none(), "judged once");
+        assert!(judge.finish(true).is_none(), "judged once");
         let (sla, verdict) = judge.into_verdict();
         assert_eq!(sla.to_string(), "p99<100ms, window=2s");
         assert_eq!((verdict.windows, verdict.failing.len()), (2, 1));
+    }
+
+    /// The last interval of a run ends with its last answer, not at its window's end: the
+    /// window that ends the measured part is whole when the run completed, partial (not
+    /// judged) when it stopped early.
+    #[test]
+    fn the_last_window_is_whole_only_when_the_run_completed() {
+        let sla = Sla::parse("p99<100ms", Duration::from_secs(2)).unwrap();
+        let run = |completed: bool, stopped_at_s: u64| {
+            let mut judge =
+                StreamingJudge::new(sla.clone(), vec!["write".into()], 0, Some(4 * SECOND));
+            for s in 0..stopped_at_s {
+                // The last interval stops 20 ms short, at the last answer.
+                let length = if s + 1 == stopped_at_s { SECOND - SECOND / 50 } else { SECOND };
+                judge.interval(s * SECOND, length, &interval(100, 1, 0));
+            }
+            judge.finish(completed);
+            judge.into_verdict().1
+        };
+        let whole = run(true, 4);
+        assert_eq!(whole.windows, 2);
+        assert_eq!(whole.partial_window_s, None);
+        // Stopped in the second window: only the first is judged.
+        let stopped = run(false, 3);
+        assert_eq!(stopped.windows, 1);
+        assert_eq!(stopped.partial_window_s, Some(0.98));
+        // Stopped with the schedule's last second to go: still not whole.
+        let late = run(false, 4);
+        assert_eq!(late.windows, 1);
+        assert!(late.partial_window_s.is_some());
     }
 }

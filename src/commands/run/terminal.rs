@@ -508,6 +508,13 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
     };
     println!("  SLA {}: {verdict}", sla.spec);
     for worst in &v.worst {
+        if worst.requests == Some(0) && v.windows > 0 {
+            println!(
+                "    {:<16} no request in any of the {} windows: no verdict",
+                worst.term, v.windows
+            );
+            continue;
+        }
         let Some(value) = worst.describe() else {
             continue;
         };
