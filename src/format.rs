@@ -23,6 +23,10 @@ pub fn group_thousands(n: u64) -> String {
 pub fn format_rate(rate: f64) -> String {
     if !rate.is_finite() {
         "-".to_string()
+    } else if rate >= 1e15 {
+        // Beyond any real rate (`--rate 1e99`): grouping its digits would print u64's
+        // ceiling, not the rate.
+        format!("{rate:.3e}")
     } else if rate >= 100.0 || rate.fract() == 0.0 {
         group_thousands(rate.round() as u64)
     } else {
@@ -142,6 +146,7 @@ mod tests {
         assert_eq!(format_rate(12.25), "12.2");
         assert_eq!(format_rate(5.0), "5");
         assert_eq!(format_rate(f64::NAN), "-");
+        assert_eq!(format_rate(1e99), "1.000e99");
         assert_eq!(format_value(16.44, "ms"), "16.4 ms");
         assert_eq!(format_value(207.0, "ms"), "207 ms");
         assert_eq!(format_value(1_041_760.0, "ms"), "1 041 760 ms");

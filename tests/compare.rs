@@ -149,12 +149,26 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&compared)).unwrap();
     assert_eq!(json["baseline"], "zgc");
     assert!(again.join("report.html").exists() && again.join("compare.json").exists());
-    // A matrix directory stands for its configurations.
+    // A matrix directory stands for its configurations. The earlier comparison in --out is
+    // replaced only when asked (--force).
+    let refused = headroom(&[
+        "compare",
+        out.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("already holds"),
+        "{}",
+        stderr(&refused)
+    );
     let whole = headroom(&[
         "compare",
         out.to_str().unwrap(),
         "--out",
         again.to_str().unwrap(),
+        "--force",
     ]);
     assert!(whole.status.success(), "{}", stderr(&whole));
     assert!(stdout(&whole).contains("g1 (baseline)"));
@@ -167,6 +181,7 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
         trial("gc-zgc").to_str().unwrap(),
         "--out",
         again.to_str().unwrap(),
+        "--force",
     ]);
     assert!(runs_compared.status.success(), "{}", stderr(&runs_compared));
     let text = stdout(&runs_compared);
@@ -182,6 +197,9 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
 #[test]
 fn bad_comparisons_are_refused_before_anything_starts() {
     let runs = tempfile::tempdir().unwrap();
+    let (empty_a, empty_b) = (runs.path().join("a"), runs.path().join("b"));
+    std::fs::create_dir_all(&empty_a).unwrap();
+    std::fs::create_dir_all(&empty_b).unwrap();
     let cases: [(&[&str], &str); 6] = [
         (
             &["capacity", "keyvalue", "--matrix", "colour=red"],
@@ -216,8 +234,8 @@ fn bad_comparisons_are_refused_before_anything_starts() {
         (
             &[
                 "compare",
-                runs.path().to_str().unwrap(),
-                runs.path().to_str().unwrap(),
+                empty_a.to_str().unwrap(),
+                empty_b.to_str().unwrap(),
             ],
             "is neither a run directory",
         ),

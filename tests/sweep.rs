@@ -199,7 +199,8 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert_eq!(ends, ["fixed", "interrupted"], "{file}");
     assert!(Path::new(&out.join("report.html")).exists());
 
-    // 5. No node at the contact point: exit code 2, as for `run`, and sweep.json says why.
+    // 5. No node at the contact point: exit code 2, as for `run`; nothing but error.txt,
+    // which says why, stays in --out, so the same command may run again.
     let out = runs.path().join("unreachable");
     let unreachable = headroom(&[
         "sweep",
@@ -219,10 +220,16 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
         "{}",
         stderr(&unreachable)
     );
-    let file = read_json(&out.join("sweep.json"));
-    assert_eq!(file["status"], "failed", "{file}");
-    assert_eq!(file["stop"]["rule"], "step_failed");
-    assert_eq!(steps(&file).len(), 1);
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["error.txt"]);
+    let note = std::fs::read_to_string(out.join("error.txt")).unwrap();
+    assert!(
+        note.starts_with("The sweep did not start: cannot connect"),
+        "{note}"
+    );
 
     // 6. A range that goes down is the user's mistake: exit code 2, before connecting.
     let bad = headroom(&["sweep", "keyvalue", "--concurrency", "64..8"]);

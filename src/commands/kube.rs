@@ -172,11 +172,13 @@ fn read_settings(path: &Path) -> anyhow::Result<RunSettings> {
     })
 }
 
-/// `--start-at` as [`crate::fleet::worker::parse_start_at`] reads it; its errors are the
-/// user's.
+/// `--start-at` as [`crate::fleet::worker::parse_start_at`] reads it, and not in the past;
+/// its errors are the user's.
 pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, UsageError> {
-    crate::fleet::worker::parse_start_at(text, now)
-        .map_err(|e| UsageError::new(format!("--start-at {e}")))
+    let at = crate::fleet::worker::parse_start_at(text, now)
+        .map_err(|e| UsageError::new(format!("--start-at {e}")))?;
+    crate::fleet::worker::check_not_past(at, now).map_err(UsageError::new)?;
+    Ok(at)
 }
 
 /// A trial's name from the config's directory: `runs/probe/config.json` gives `probe`.

@@ -42,8 +42,10 @@ pub fn parse_worker(text: &str) -> Result<(u32, u32), String> {
 pub const MAX_START_AHEAD: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// Reads a start time: RFC 3339 (`2026-11-26T17:00:00Z`, `...T17:00:00.250+01:00`) or
-/// `+DURATION` from `now` (`+30s`, `+2m`). A time before `now` is refused (every worker
-/// would start late), and one more than [`MAX_START_AHEAD`] after it.
+/// `+DURATION` from `now` (`+30s`, `+2m`). One more than [`MAX_START_AHEAD`] after `now` is
+/// refused; one before it is refused by [`check_not_past`], where the run is known to be
+/// measured (a populate's workers are launched with the moment they were planned, past by
+/// the time they read it, and wait for nothing).
 pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, String> {
     let at = match text.strip_prefix('+') {
         Some(after) => {
@@ -56,15 +58,6 @@ pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, String>
             format!("'{text}' is not an RFC 3339 time ({e}); e.g. 2026-11-26T17:00:00Z, or +30s")
         })?,
     };
-    if let Ok(ago) = now.duration_since(at) {
-        if !ago.is_zero() {
-            return Err(format!(
-                "'{text}' is {} in the past: the workers would all start late; give a time \
-                 to come, e.g. +30s",
-                humantime::format_duration(std::time::Duration::from_secs(ago.as_secs().max(1)))
-            ));
-        }
-    }
     if at
         .duration_since(now)
         .is_ok_and(|ahead| ahead > MAX_START_AHEAD)
@@ -76,6 +69,20 @@ pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, String>
         ));
     }
     Ok(at)
+}
+
+/// Refuses a measured run's start time before `now`: every worker would start late (and,
+/// told so only once it had connected and prepared, fail then).
+pub fn check_not_past(at: SystemTime, now: SystemTime) -> Result<(), String> {
+    match now.duration_since(at) {
+        Ok(ago) if !ago.is_zero() => Err(format!(
+            "--start-at {} is {} in the past: the workers would all start late; give a time \
+             to come, e.g. +30s",
+            crate::results::config::rfc3339(at),
+            humantime::format_duration(std::time::Duration::from_secs(ago.as_secs().max(1)))
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -112,8 +119,10 @@ mod tests {
         ] {
             assert!(parse_start_at(bad, now).is_err(), "{bad}");
         }
-        let past = parse_start_at("2026-11-26T11:59:00Z", now).unwrap_err();
-        assert!(past.contains("is 1m in the past"), "{past}");
+        let past = parse_start_at("2026-11-26T11:59:00Z", now).unwrap();
+        let e = check_not_past(past, now).unwrap_err();
+        assert!(e.contains("is 1m in the past"), "{e}");
+        assert!(check_not_past(now, now).is_ok());
         let far = parse_start_at("2099-01-01T00:00:00Z", now).unwrap_err();
         assert!(far.contains("more than a day ahead"), "{far}");
         assert!(parse_start_at("+25h", now).is_err());

@@ -172,6 +172,20 @@ pub async fn execute(
                     }
                     Some(Arc::new(native))
                 }
+                // The ring has more nodes than the contact points told the flags' check:
+                // the cause is the open-file limit, not the cluster.
+                Err(reason) if reason.contains("Too many open files") => {
+                    return Err(failed(
+                        crate::usage::UsageError::new(format!(
+                            "--connections {} to each node from each of {} client thread(s) \
+                             need more open files than this process may have (ulimit -n): \
+                             give fewer --connections or --threads ({reason})",
+                            settings.connections,
+                            settings.run_threads()
+                        ))
+                        .into(),
+                    ));
+                }
                 Err(reason) if sender == Sender::Auto => {
                     observer.note(&format!(
                         "The native sender cannot connect ({reason}): the driver sends the requests."

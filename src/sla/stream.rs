@@ -228,7 +228,11 @@ mod tests {
                 StreamingJudge::new(sla.clone(), vec!["write".into()], 0, Some(4 * SECOND));
             for s in 0..stopped_at_s {
                 // The last interval stops 20 ms short, at the last answer.
-                let length = if s + 1 == stopped_at_s { SECOND - SECOND / 50 } else { SECOND };
+                let length = if s + 1 == stopped_at_s {
+                    SECOND - SECOND / 50
+                } else {
+                    SECOND
+                };
                 judge.interval(s * SECOND, length, &interval(100, 1, 0));
             }
             judge.finish(completed);

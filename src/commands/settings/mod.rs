@@ -220,6 +220,10 @@ pub fn with_worker(
     let (Some((index, count)), Some(start_at)) = (fleet.worker, fleet.start_at) else {
         return Ok(());
     };
+    if settings.phase != RunPhase::Load {
+        crate::fleet::worker::check_not_past(start_at, std::time::SystemTime::now())
+            .map_err(UsageError::new)?;
+    }
     if settings.maintenance.is_some() {
         return Err(UsageError::new(
             "--worker with --during: every worker would run the operations; run them from one \

@@ -3,12 +3,8 @@
 //! `list(1000000000, text(5))` is refused by name when it is read, instead of the client
 //! trying to build a value of gigabytes for its first request.
 
+pub use super::generator::MAX_ELEMENTS;
 use super::generator::{ArithOp, Generator};
-
-/// The most elements a collection's count may give: far more than any table's collection
-/// holds, and a draw stays quick. A count derived from another value (`mod(key, N)`,
-/// `hash(X)`) whose range the form does not show is capped at it when drawn.
-pub const MAX_ELEMENTS: i64 = 65_535;
 
 /// The largest value a generator may make: Cassandra refuses a write larger than half its
 /// commit log segment (16 MiB with the default 32 MiB segments).

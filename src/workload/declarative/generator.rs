@@ -532,12 +532,16 @@ impl Generator {
 }
 
 /// A count drawn by an integer generator: negative counts are 0.
-/// A collection's number of elements: the count's draw, from 0 to
-/// [`super::bounds::MAX_ELEMENTS`] (a derived count whose range its form does not show may
-/// draw more, and is capped there).
+/// The most elements a collection's count may give: far more than any table's collection
+/// holds, and a draw stays quick. A count derived from another value (`mod(key, N)`,
+/// `hash(X)`) whose range the form does not show is capped at it when drawn; the others
+/// are checked when the file is read ([`super::bounds`]).
+pub const MAX_ELEMENTS: i64 = 65_535;
+
+/// A collection's number of elements: the count's draw, from 0 to [`MAX_ELEMENTS`].
 fn count_of(count: &Generator, ctx: &mut Ctx<'_>) -> usize {
     match count.draw(ctx) {
-        Drawn::Int(n) => n.clamp(0, super::bounds::MAX_ELEMENTS) as usize,
+        Drawn::Int(n) => n.clamp(0, MAX_ELEMENTS) as usize,
         _ => 0,
     }
 }
