@@ -367,6 +367,8 @@ pub enum Made {
     Report,
     /// A chart as SVG: [`SVG_MARK`] before its root element.
     Chart,
+    /// A worker image archive (`kube image`): a tar whose first entry is `blobs/`.
+    ImageArchive,
 }
 
 /// The first line of every SVG file headroom writes, so that `--svg` recognises its own.
@@ -377,6 +379,8 @@ impl Made {
         match self {
             Made::Report => head.contains("<meta name=\"generator\" content=\"headroom"),
             Made::Chart => head.starts_with(SVG_MARK),
+            // A tar header's first bytes are the entry's name.
+            Made::ImageArchive => head.starts_with("blobs/\0"),
         }
     }
 
@@ -384,6 +388,7 @@ impl Made {
         match self {
             Made::Report => "a report",
             Made::Chart => "a chart",
+            Made::ImageArchive => "an image archive",
         }
     }
 }

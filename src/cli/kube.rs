@@ -54,6 +54,25 @@ pub enum KubeCommand {
     /// Example: kubectl logs -n load -l headroom-job=headroom-probe --prefix --tail=-1 |
     /// headroom kube unpack - --out fleet/
     Unpack(UnpackArgs),
+
+    /// Write the worker image of a fleet as an OCI image archive, without Docker or a
+    /// registry: this very binary, the shared libraries it needs, the CA certificates and
+    /// the worker's user (10001). Prints the image's name as its last line.
+    ///
+    /// Load it where the pods run: `ctr -n k8s.io images import FILE` (containerd, the
+    /// kubelet's runtime), `docker load -i FILE` or `podman load -i FILE`; then give
+    /// `--image NAME --image-pull-policy Never` (or IfNotPresent), or push it to a registry.
+    /// The repository's Dockerfile builds the same worker for people with Docker.
+    ///
+    /// Example: headroom kube image --out headroom-image.tar
+    Image(ImageArgs),
+
+    /// What a fleet's pod runs (the Job's command): `headroom run ARGS... --worker K/N
+    /// --out /results/worker-K` with K from JOB_COMPLETION_INDEX and N from
+    /// HEADROOM_WORKERS, the run's output kept in /results/run.log, its last 40 lines
+    /// printed, then the run directory packed into the log (as `kube pack`). SIGTERM is
+    /// passed on to the run, whose directory is packed all the same.
+    Worker(WorkerArgs),
 }
 
 /// `headroom kube manifest`
@@ -98,8 +117,8 @@ pub struct ManifestArgs {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Kubernetes")]
 pub struct KubeLauncherArgs {
-    /// The worker image, with headroom and sh on its PATH (the repository's Dockerfile
-    /// builds one): REGISTRY/headroom:TAG.
+    /// The worker image, with headroom on its PATH: `headroom kube image` writes one as an
+    /// OCI archive, the repository's Dockerfile builds one with Docker. REGISTRY/headroom:TAG.
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
 
@@ -164,10 +183,43 @@ pub struct KubeLauncherArgs {
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = units::parse_duration)]
     pub job_ttl: Duration,
 
-    /// The largest packed run directory a worker writes to its log, bytes: raise it only
-    /// where the cluster's containerLogMaxSize is above 10 MiB.
-    #[arg(long, value_name = "BYTES", default_value_t = 9 << 20)]
+    /// The largest packed run directory a worker writes to its log, bytes. The coordinator
+    /// follows each pod's log as it is written, so the kubelet's log rotation
+    /// (containerLogMaxSize) does not cut it; by hand, follow the logs too (`kubectl logs
+    /// -f`), or keep a run's directory under containerLogMaxSize.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::fleet::kube::pack::DEFAULT_MAX_BYTES)]
     pub max_log_bytes: u64,
+
+    /// Run the pods on their nodes' network (`hostNetwork`): for database nodes a pod
+    /// network cannot reach, or a single-node test cluster whose Cassandra listens on
+    /// loopback. With it, loopback contact points are accepted; the pods take their
+    /// nodes' ports, so two workers on one node must not clash (they do not listen).
+    #[arg(long)]
+    pub host_network: bool,
+}
+
+/// `headroom kube image`
+#[derive(Debug, Args, Clone)]
+pub struct ImageArgs {
+    /// The archive to write.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// The image's name, as pods name it.
+    #[arg(long, value_name = "NAME", default_value_t = crate::fleet::kube::image::default_name())]
+    pub name: String,
+}
+
+/// `headroom kube worker`
+#[derive(Debug, Args, Clone)]
+pub struct WorkerArgs {
+    /// The arguments of the worker's `headroom run`, after `--`.
+    #[arg(
+        value_name = "RUN ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
 }
 
 /// `headroom kube pack`

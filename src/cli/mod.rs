@@ -34,7 +34,10 @@ pub use compare::CompareArgs;
 pub use connection::{
     redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
 };
-pub use kube::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
+pub use kube::{
+    ImageArgs, KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs,
+    WorkerArgs,
+};
 pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use crate::cli::{KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs};
+use crate::cli::{
+    ImageArgs, KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs,
+    WorkerArgs,
+};
 use crate::fleet::kube::{manifest, pack, Credentials, KubeOptions, Resources};
 use crate::fleet::launch::WorkerPlan;
 use crate::results::config::RunSettings;
@@ -19,7 +22,55 @@ pub fn run(args: KubeArgs) -> anyhow::Result<ExitCode> {
         KubeCommand::Manifest(args) => print_manifest(*args),
         KubeCommand::Pack(args) => pack_dir(args),
         KubeCommand::Unpack(args) => unpack_log(args),
+        KubeCommand::Image(args) => write_image(args),
+        KubeCommand::Worker(args) => run_worker(args),
     }
+}
+
+fn write_image(args: ImageArgs) -> anyhow::Result<ExitCode> {
+    crate::fleet::kube::names::check_image(&args.name)
+        .map_err(|e| usage_error(e.to_string().replacen("--image", "--name", 1)))?;
+    crate::output_dir::claim_file(&args.out, "--out", crate::output_dir::Made::ImageArchive)?;
+    let binary = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find this program's own file: {e}"))?;
+    let written = crate::fleet::kube::image::write_image(&binary, &args.name, &args.out)?;
+    eprintln!(
+        "Wrote {} ({:.1} MB, {} files; {}): load it with `ctr -n k8s.io images import {}`, \
+         `docker load -i {}` or `podman load -i {}`",
+        args.out.display(),
+        written.bytes as f64 / 1e6,
+        written.files,
+        written.digest,
+        args.out.display(),
+        args.out.display(),
+        args.out.display()
+    );
+    println!("{}", written.name);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    use crate::fleet::kube::worker;
+    let slot = worker::slot_from_env(
+        std::env::var("JOB_COMPLETION_INDEX").ok(),
+        std::env::var("HEADROOM_WORKERS").ok(),
+    )?;
+    let max_bytes = std::env::var("HEADROOM_PACK_MAX_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(pack::DEFAULT_MAX_BYTES);
+    let program = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find this program's own file: {e}"))?;
+    let stdout = std::io::stdout();
+    let code = worker::run(
+        &program,
+        &args.args,
+        slot,
+        max_bytes,
+        &worker::results_dir(),
+        &mut stdout.lock(),
+    )?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
 /// The launcher's options from the pods' flags; `username` is the run's `--username`.
@@ -67,6 +118,7 @@ pub fn kube_options(
     options.deadline_margin = args.deadline_margin;
     options.ttl_after_finished = args.job_ttl;
     options.max_log_bytes = args.max_log_bytes;
+    options.host_network = args.host_network;
     crate::fleet::kube::names::check_options(&options)?;
     Ok(options)
 }

@@ -86,7 +86,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
                         &args.kube,
                         args.connection.username.as_deref(),
                     )?;
-                    crate::fleet::kube::manifest::check_hosts(&run)?;
+                    crate::fleet::kube::manifest::check_hosts(&run, options.host_network)?;
                     Some(options)
                 }
                 LauncherKind::Local => None,

@@ -1,12 +1,17 @@
 //! [`KubernetesLauncher`]: a trial's workers as the pods of an Indexed Job. It creates the
-//! ConfigMap and the Job, polls until the Job has ended (or a pod never started, or the
-//! deadline passed, or `stop` was set), reads each pod's log back into `worker-K`, and
-//! deletes what it created whatever happened.
+//! ConfigMap and the Job, polls until the Job has ended (or a pod cannot start, or the
+//! deadline passed, or `stop` was set), follows each pod's log from the moment its container
+//! runs (so that the kubelet's rotation cannot take the worker's results, decision 0014),
+//! unpacks each worker's run directory into `worker-K`, and deletes what it created
+//! whatever happened. Stopped, it deletes the Job first: the pods get SIGTERM, their runs
+//! end and pack what they measured, and that is kept, as the local launcher keeps it.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
+use futures::StreamExt;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 
@@ -24,6 +29,35 @@ const INDEX_KEY: &str = "batch.kubernetes.io/job-completion-index";
 const START_GRACE: Duration = Duration::from_secs(30);
 /// Lines of a pod's log quoted when it brought no run directory back.
 const TAIL_LINES: usize = 8;
+/// How long, once the Job has ended or been deleted, the followers of the pods' logs may
+/// take to read to the end: the pods' grace period for SIGTERM (30 s by default) and the
+/// packing of their directories.
+const FOLLOW_DRAIN: Duration = Duration::from_secs(45);
+/// A container waiting for one of these never starts by itself: the trial is given up at
+/// once rather than at the start's grace. (A pull that fails may succeed at its next try:
+/// `ImagePullBackOff` is left to the grace.)
+const FATAL_WAITS: [&str; 4] = [
+    "ErrImageNeverPull",
+    "InvalidImageName",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+];
+
+/// One pod's log as followed while the pod wrote it.
+#[derive(Default)]
+struct Followed {
+    /// The blocks and the last other lines read so far.
+    collector: pack::Collector,
+    /// A block went wrong, or the stream broke: the log is read whole at the end instead.
+    failed: Option<String>,
+}
+
+/// The followers of a trial's pods, by pod name.
+#[derive(Default)]
+struct Followers {
+    logs: BTreeMap<String, Arc<Mutex<Followed>>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
 
 /// Runs a trial's workers as the pods of an Indexed Job (see [`super::manifest`]).
 pub struct KubernetesLauncher {
@@ -78,31 +112,44 @@ impl KubernetesLauncher {
             return Err(format!("cannot create the Job: {e}"));
         }
         let deadline = now + manifest::deadline(plan, &self.options, now) + self.poll * 5;
-        let waited = self.wait(plan, &name, deadline, stop).await;
-        let ends = match &waited {
-            Waited::Stopped => WorkerEnd::all_failed(
-                plan.workers,
-                &format!("stopped: Job {name} deleted before it ended"),
-            ),
-            Waited::Ended(how) | Waited::GaveUp(how) => self.collect(plan, &name, how).await,
+        let mut followers = Followers::default();
+        let waited = self.wait(plan, &name, deadline, stop, &mut followers).await;
+        let how = match &waited {
+            Waited::Stopped => format!("stopped: Job {name} deleted before it ended"),
+            Waited::Ended(how) | Waited::GaveUp(how) => how.clone(),
         };
+        if !matches!(waited, Waited::Ended(_)) {
+            // The pods get SIGTERM: their runs end and pack what they measured, which the
+            // followers read before the pods are gone.
+            let _ = self.api.delete_job(namespace, &name).await;
+        }
+        drain(&mut followers).await;
+        let ends = self.collect(plan, &name, &how, &followers).await;
         self.clean_up(&name).await;
         Ok(ends)
     }
 
-    /// Polls the Job and its pods until the Job ends, `stop` is set, or it cannot end well.
+    /// Polls the Job and its pods until the Job ends, `stop` is set, or it cannot end well;
+    /// follows each pod's log from the moment its container has started.
     async fn wait(
         &self,
         plan: &WorkerPlan,
         name: &str,
         deadline: SystemTime,
         stop: &StopSignal,
+        followers: &mut Followers,
     ) -> Waited {
         let namespace = self.options.namespace.as_str();
         let selector = format!("{JOB_LABEL}={name}");
         loop {
             if stop.is_set() {
                 return Waited::Stopped;
+            }
+            if let Ok(pods) = self.api.list_pods(namespace, &selector).await {
+                self.follow_new(&pods, followers);
+                if let Some(fatal) = cannot_start(&pods) {
+                    return Waited::GaveUp(fatal);
+                }
             }
             match self.api.get_job(namespace, name).await {
                 Ok(None) => return Waited::GaveUp(format!("Job {name} was deleted")),
@@ -139,8 +186,44 @@ impl KubernetesLauncher {
         }
     }
 
+    /// Starts following the log of each pod whose container has started and is not
+    /// followed yet.
+    fn follow_new(&self, pods: &[Pod], followers: &mut Followers) {
+        let namespace = self.options.namespace.as_str();
+        for pod in pods {
+            let Some(name) = pod.metadata.name.clone() else {
+                continue;
+            };
+            if followers.logs.contains_key(&name) || !has_started(pod) {
+                continue;
+            }
+            let followed = Arc::new(Mutex::new(Followed::default()));
+            followers.logs.insert(name.clone(), followed.clone());
+            let mut lines = self.api.follow_log(namespace, &name, CONTAINER);
+            followers.tasks.push(tokio::spawn(async move {
+                while let Some(line) = lines.next().await {
+                    let mut followed = followed.lock().unwrap_or_else(|e| e.into_inner());
+                    let read = match line {
+                        Ok(line) => followed.collector.line(&line).map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    if let Err(why) = read {
+                        followed.failed = Some(why);
+                        return;
+                    }
+                }
+            }));
+        }
+    }
+
     /// Each worker's end: its run directory unpacked from its pod's log, or why not.
-    async fn collect(&self, plan: &WorkerPlan, name: &str, job_state: &str) -> Vec<WorkerEnd> {
+    async fn collect(
+        &self,
+        plan: &WorkerPlan,
+        name: &str,
+        job_state: &str,
+        followers: &Followers,
+    ) -> Vec<WorkerEnd> {
         let namespace = self.options.namespace.as_str();
         let selector = format!("{JOB_LABEL}={name}");
         let pods = match self.api.list_pods(namespace, &selector).await {
@@ -160,33 +243,64 @@ impl KubernetesLauncher {
                     index,
                     reason: format!("no pod of worker {index} is left ({job_state})"),
                 },
-                Some(pod) => self.bring_back(plan, index, pod, job_state).await,
+                Some(pod) => {
+                    let followed = pod
+                        .metadata
+                        .name
+                        .as_ref()
+                        .and_then(|n| followers.logs.get(n));
+                    self.bring_back(plan, index, pod, job_state, followed).await
+                }
             };
             ends.push(end);
         }
         ends
     }
 
-    /// Worker `index`'s run directory from `pod`'s log into `plan.worker_dir(index)`.
-    async fn bring_back(&self, plan: &WorkerPlan, index: u32, pod: &Pod, job: &str) -> WorkerEnd {
+    /// Worker `index`'s run directory from `pod`'s log into `plan.worker_dir(index)`: from
+    /// the log as followed when that read a whole block, else from the log read whole now
+    /// (what the kubelet still keeps of it).
+    async fn bring_back(
+        &self,
+        plan: &WorkerPlan,
+        index: u32,
+        pod: &Pod,
+        job: &str,
+        followed: Option<&Arc<Mutex<Followed>>>,
+    ) -> WorkerEnd {
         let namespace = self.options.namespace.as_str();
         let pod_name = pod.metadata.name.clone().unwrap_or_default();
         let failed = |why: String| WorkerEnd::Failed {
             index,
             reason: format!("{}; {why} ({job})", pod_state(pod)),
         };
-        let log = match self.api.pod_log(namespace, &pod_name, CONTAINER).await {
-            Ok(log) => log,
-            Err(e) => return failed(format!("its log could not be read: {e}")),
-        };
-        let blocks = match pack::find_blocks(log.as_bytes()) {
-            Ok(blocks) => blocks,
-            Err(e) => return failed(e.to_string()),
+        let from_follow = followed.and_then(|f| {
+            let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
+            if f.failed.is_some() {
+                return None;
+            }
+            let tail = f.collector.tail(TAIL_LINES);
+            let blocks = std::mem::take(&mut f.collector).finish().ok()?;
+            Some((blocks, tail))
+        });
+        let (blocks, log_tail) = match from_follow {
+            Some((blocks, tail)) if blocks.iter().any(|b| b.header.worker == index) => {
+                (blocks, tail)
+            }
+            _ => {
+                let log = match self.api.pod_log(namespace, &pod_name, CONTAINER).await {
+                    Ok(log) => log,
+                    Err(e) => return failed(format!("its log could not be read: {e}")),
+                };
+                match pack::find_blocks(log.as_bytes()) {
+                    Ok(blocks) => (blocks, tail(&log, TAIL_LINES)),
+                    Err(e) => return failed(e.to_string()),
+                }
+            }
         };
         let Some(block) = blocks.into_iter().find(|b| b.header.worker == index) else {
             return failed(format!(
-                "no packed run directory in its log, which ends:\n{}",
-                tail(&log, TAIL_LINES)
+                "no packed run directory in its log, which ends:\n{log_tail}"
             ));
         };
         let dir = plan.worker_dir(index);
@@ -265,6 +379,51 @@ fn pod_index(pod: &Pod) -> Option<u32> {
         .flatten()
         .find_map(|map| map.get(INDEX_KEY))
         .and_then(|v| v.parse().ok())
+}
+
+/// Waits, at most [`FOLLOW_DRAIN`], for the followers to read their logs to the end; those
+/// still reading then are stopped (their pods' logs are read whole instead).
+async fn drain(followers: &mut Followers) {
+    let tasks = std::mem::take(&mut followers.tasks);
+    let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
+    if tokio::time::timeout(FOLLOW_DRAIN, futures::future::join_all(tasks))
+        .await
+        .is_err()
+    {
+        for abort in aborts {
+            abort.abort();
+        }
+    }
+}
+
+/// Whether a pod's worker container has started (running, or run and ended): its log can
+/// be followed.
+fn has_started(pod: &Pod) -> bool {
+    let state = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|all| all.iter().find(|c| c.name == CONTAINER))
+        .and_then(|c| c.state.as_ref());
+    state.is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+}
+
+/// Why a pod will never start by itself (an image that cannot be had, a Secret or
+/// ConfigMap it mounts that is missing), when one waits so; `None` otherwise.
+fn cannot_start(pods: &[Pod]) -> Option<String> {
+    let fatal: Vec<String> = pods
+        .iter()
+        .filter(|pod| {
+            pod.status
+                .as_ref()
+                .and_then(|s| s.container_statuses.as_ref())
+                .and_then(|all| all.iter().find(|c| c.name == CONTAINER))
+                .and_then(|c| c.state.as_ref()?.waiting.as_ref()?.reason.as_deref())
+                .is_some_and(|reason| FATAL_WAITS.contains(&reason))
+        })
+        .map(pod_state)
+        .collect();
+    (!fatal.is_empty()).then(|| format!("a worker's pod cannot start: {}", fatal.join("; ")))
 }
 
 /// Why the trial cannot run as one schedule when, past the start, a worker has no pod or

@@ -1,5 +1,6 @@
 //! The launcher against a fake cluster: a Job that completes, a pod that fails, a log with
-//! no packed directory, a stop in the middle, a pod that never starts.
+//! no packed directory, a stop in the middle, a pod that never starts, a log rotated away
+//! but followed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -7,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
+use futures::StreamExt;
 use k8s_openapi::api::batch::v1::{JobCondition, JobStatus};
 use k8s_openapi::api::core::v1::{
     ConfigMap, ContainerState, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus,
@@ -23,7 +25,11 @@ struct Fake {
     ends_after: usize,
     condition: Option<&'static str>,
     pods: Vec<Pod>,
+    /// Each pod's log as read whole at the end (what the kubelet still keeps).
     logs: HashMap<String, String>,
+    /// Each pod's log as a follower reads it while it is written; the same as `logs`
+    /// unless a test says otherwise.
+    followed: HashMap<String, String>,
     reads: AtomicUsize,
     calls: Mutex<Vec<String>>,
     created_job: Mutex<Option<Job>>,
@@ -36,6 +42,7 @@ impl Fake {
             condition,
             pods: Vec::new(),
             logs: HashMap::new(),
+            followed: HashMap::new(),
             reads: AtomicUsize::new(0),
             calls: Mutex::new(Vec::new()),
             created_job: Mutex::new(None),
@@ -45,6 +52,13 @@ impl Fake {
     fn with_pod(mut self, index: u32, phase: &str, exit_code: Option<i32>, log: &str) -> Fake {
         let name = format!("headroom-t-{index}-abcde");
         let state = match exit_code {
+            Some(code) if code < 0 => ContainerState {
+                waiting: Some(ContainerStateWaiting {
+                    reason: Some("ErrImageNeverPull".to_string()),
+                    message: Some("image headroom:9 is not present with pull policy Never".into()),
+                }),
+                ..ContainerState::default()
+            },
             Some(code) => ContainerState {
                 terminated: Some(ContainerStateTerminated {
                     exit_code: code,
@@ -78,7 +92,16 @@ impl Fake {
             }),
             ..Pod::default()
         });
-        self.logs.insert(name, log.to_string());
+        self.logs.insert(name.clone(), log.to_string());
+        self.followed.insert(name, log.to_string());
+        self
+    }
+
+    /// The pod of worker `index + 1`'s log as the end finds it: rotated away, say, while a
+    /// follower read it all.
+    fn with_log_at_the_end(mut self, index: u32, log: &str) -> Fake {
+        self.logs
+            .insert(format!("headroom-t-{index}-abcde"), log.to_string());
         self
     }
 
@@ -180,6 +203,26 @@ impl KubeApi for Fake {
     ) -> BoxFuture<'a, Result<(), ApiError>> {
         self.call(format!("delete configmap {namespace}/{name}"));
         Box::pin(async { Ok(()) })
+    }
+
+    fn follow_log(
+        &self,
+        _namespace: &str,
+        pod: &str,
+        container: &str,
+    ) -> futures::stream::BoxStream<'static, Result<Vec<u8>, ApiError>> {
+        assert_eq!(container, CONTAINER);
+        self.call(format!("follow {pod}"));
+        let lines: Vec<Result<Vec<u8>, ApiError>> = self
+            .followed
+            .get(pod)
+            .map(|log| {
+                log.split_inclusive('\n')
+                    .map(|l| Ok(l.as_bytes().to_vec()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        futures::stream::iter(lines).boxed()
     }
 }
 
@@ -384,6 +427,99 @@ async fn a_pod_still_pulling_its_image_after_the_start_gives_the_trial_up() {
     };
     assert!(reason.contains("ImagePullBackOff"), "{reason}");
     assert!(reason.contains("not every worker runs"), "{reason}");
+    assert!(fake.deleted());
+}
+
+#[tokio::test]
+async fn a_log_rotated_away_is_brought_back_from_its_follower() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = worker_log(tmp.path(), 1, 0);
+    // The kubelet rotated the log: read whole at the end, only its last lines are left.
+    let rotated: String = whole.lines().rev().take(3).collect::<Vec<_>>().join("\n");
+    let fake = Arc::new(
+        Fake::new(Some("Complete"))
+            .with_pod(0, "Succeeded", Some(0), &whole)
+            .with_log_at_the_end(0, &rotated),
+    );
+    let plan = plan(&tmp.path().join("trial"), 1, Duration::from_secs(60));
+    let ends = launch(fake.clone(), &plan, &StopSignal::new()).await;
+    assert!(
+        matches!(
+            ends[0],
+            WorkerEnd::Finished {
+                index: 1,
+                exit_code: 0,
+                ..
+            }
+        ),
+        "{ends:?}"
+    );
+    assert!(fake
+        .calls()
+        .contains(&"follow headroom-t-0-abcde".to_string()));
+    // Without the follower's copy, the rotated log alone would not do.
+    assert!(pack::find_blocks(rotated.as_bytes()).unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_stopped_trial_keeps_what_its_workers_packed() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The pods run; stopped, their runs end and pack what they measured (exit 130).
+    let fake = Arc::new(
+        Fake::new(None)
+            .with_pod(0, "Running", Some(0), &worker_log(tmp.path(), 1, 130))
+            .with_pod(1, "Running", Some(0), &worker_log(tmp.path(), 2, 130)),
+    );
+    let plan = plan(&tmp.path().join("trial"), 2, Duration::from_secs(600));
+    let stop = StopSignal::new();
+    let trigger = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        trigger.trigger();
+    });
+    let ends = tokio::time::timeout(Duration::from_secs(10), launch(fake.clone(), &plan, &stop))
+        .await
+        .expect("the launch returns once stopped");
+    for (k, end) in ends.iter().enumerate() {
+        assert!(
+            matches!(end, WorkerEnd::Finished { exit_code: 130, .. }),
+            "worker {}: {end:?}",
+            k + 1
+        );
+    }
+    assert!(plan.worker_dir(2).join("summary.json").exists());
+    let calls = fake.calls();
+    let deleted = calls
+        .iter()
+        .position(|c| c.starts_with("delete job"))
+        .unwrap();
+    assert!(
+        calls[..deleted].iter().any(|c| c.starts_with("follow")),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_image_that_cannot_be_had_gives_the_trial_up_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = Arc::new(
+        Fake::new(None)
+            .with_pod(0, "Running", Some(0), "")
+            .with_pod(1, "Pending", Some(-1), ""),
+    );
+    // The start is ten minutes away: the trial is given up well before it.
+    let plan = plan(&tmp.path().join("trial"), 2, Duration::from_secs(600));
+    let ends = tokio::time::timeout(
+        Duration::from_secs(10),
+        launch(fake.clone(), &plan, &StopSignal::new()),
+    )
+    .await
+    .expect("the launch gives up at once");
+    let WorkerEnd::Failed { reason, .. } = &ends[1] else {
+        panic!("{ends:?}")
+    };
+    assert!(reason.contains("cannot start"), "{reason}");
+    assert!(reason.contains("ErrImageNeverPull"), "{reason}");
     assert!(fake.deleted());
 }
 

@@ -51,22 +51,13 @@ const WORKER_UID: i64 = 10001;
 /// `ca.crt`).
 const TLS_KEYS: [&str; 3] = ["ca.crt", "tls.crt", "tls.key"];
 
-/// The worker's shell: K from the Job's 0-based index, the run with its output kept in a
-/// file (so the log holds only its last lines and the packed directory, decision 0010),
-/// then the pack when the run left a whole directory (exit codes 0, 3 and 4). The container
-/// then exits 0, whatever the run's verdict: a pod exiting 3 would fail the Job and have
-/// the others stopped before they pack. The fixed run flags come as "$@".
-pub const WORKER_SCRIPT: &str = r#"k=$((JOB_COMPLETION_INDEX + 1))
-out="/results/worker-$k"
-headroom run "$@" --worker "$k/$HEADROOM_WORKERS" --out "$out" >/results/run.log 2>&1
-code=$?
-tail -n 40 /results/run.log
-case "$code" in
-  0|3|4) exec headroom kube pack "$out" --worker "$k" --exit-code "$code" --max-bytes "$HEADROOM_PACK_MAX_BYTES" ;;
-esac
-echo "headroom run exited with $code"
-exit "$code"
-"#;
+/// The container's command: `headroom kube worker --` and the run's fixed flags. The worker
+/// (see [`super::worker`]) runs worker K (from the Job's 0-based index) with its output kept
+/// in a file, so the log holds only its last lines and the packed directory (decision
+/// 0010), and packs the directory when the run left a whole one (exit codes 0, 3, 4, and 130
+/// when stopped). The container then exits 0, whatever the run's verdict: a pod exiting 3
+/// would fail the Job and have the others stopped before they pack. No shell is needed.
+pub const WORKER_COMMAND: [&str; 4] = ["headroom", "kube", "worker", "--"];
 
 /// The objects of one trial.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +98,7 @@ pub fn build(
             crate::fleet::worker::MAX_WORKERS
         )));
     }
-    check_hosts(&plan.settings)?;
+    check_hosts(&plan.settings, options.host_network)?;
     let (settings, tls_keys) = settings_for_pods(&plan.settings, options)?;
     let config_json = serde_json::to_string_pretty(&settings)
         .map_err(|e| UsageError::new(format!("config.json cannot be written: {e}")))?;
@@ -219,12 +210,7 @@ pub fn build(
         name: CONTAINER.to_string(),
         image: Some(options.image.clone()),
         image_pull_policy: options.image_pull_policy.clone(),
-        command: Some(vec![
-            "sh".to_string(),
-            "-c".to_string(),
-            WORKER_SCRIPT.to_string(),
-            "headroom-worker".to_string(),
-        ]),
+        command: Some(WORKER_COMMAND.iter().map(|s| s.to_string()).collect()),
         args: Some(args),
         env: Some(env),
         volume_mounts: Some(mounts),
@@ -256,6 +242,11 @@ pub fn build(
             ..PodSecurityContext::default()
         }),
         volumes: Some(volumes),
+        host_network: options.host_network.then_some(true),
+        // On the node's network a pod would otherwise resolve with the node's resolver only.
+        dns_policy: options
+            .host_network
+            .then(|| "ClusterFirstWithHostNet".to_string()),
         ..PodSpec::default()
     };
     let workers = i32::try_from(plan.workers)
@@ -344,8 +335,12 @@ fn settings_for_pods(
     Ok((settings, keys))
 }
 
-/// A pod cannot reach this machine's loopback: contact points there are a mistake.
-pub fn check_hosts(settings: &RunSettings) -> Result<(), UsageError> {
+/// A pod cannot reach this machine's loopback: contact points there are a mistake, unless
+/// the pods run on their nodes' network (`host_network`), where loopback is the node's own.
+pub fn check_hosts(settings: &RunSettings, host_network: bool) -> Result<(), UsageError> {
+    if host_network {
+        return Ok(());
+    }
     for host in &settings.hosts {
         let bare = host
             .rsplit_once(':')
@@ -359,7 +354,9 @@ pub fn check_hosts(settings: &RunSettings) -> Result<(), UsageError> {
         if loopback {
             return Err(UsageError::new(format!(
                 "contact point {host} is this machine's loopback, which a pod cannot reach: \
-                 give the cluster's addresses (--hosts) as the pods see them"
+                 give the cluster's addresses (--hosts) as the pods see them, or run the pods \
+                 on their nodes' network (--host-network) when Cassandra listens on the nodes \
+                 themselves"
             )));
         }
     }
@@ -527,18 +524,7 @@ mod tests {
         let manifest = built(&plan(4, false), &options());
         let container = &pod(&manifest).containers[0];
         let command = container.command.as_ref().unwrap();
-        assert_eq!(command[..2], ["sh", "-c"]);
-        let script = &command[2];
-        assert!(
-            script.contains("k=$((JOB_COMPLETION_INDEX + 1))"),
-            "{script}"
-        );
-        assert!(
-            script.contains(r#"--worker "$k/$HEADROOM_WORKERS""#),
-            "{script}"
-        );
-        assert!(script.contains(r#"--out "$out""#), "{script}");
-        assert!(script.contains("headroom kube pack"), "{script}");
+        assert_eq!(command, &["headroom", "kube", "worker", "--"]);
         let args = container.args.as_ref().unwrap();
         assert_eq!(
             args,
@@ -710,6 +696,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("127.0.0.1:9042"), "{err}");
+        assert!(err.contains("--host-network"), "{err}");
+        // On the nodes' network, loopback is the node's own: accepted.
+        let mut host = options();
+        host.host_network = true;
+        let manifest = build(&loopback, &host, start()).unwrap();
+        let spec = pod(&manifest);
+        assert_eq!(spec.host_network, Some(true));
+        assert_eq!(spec.dns_policy.as_deref(), Some("ClusterFirstWithHostNet"));
+        assert_eq!(pod(&built(&plan(2, true), &options())).host_network, None);
 
         let mut named = options();
         named.name = Some("Headroom_Run".to_string());

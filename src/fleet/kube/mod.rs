@@ -9,10 +9,12 @@
 //!   creates them, waits, reads each pod's log back into `worker-K` and cleans up.
 
 pub mod api;
+pub mod image;
 pub mod launcher;
 pub mod manifest;
 pub mod names;
 pub mod pack;
+pub mod worker;
 
 use std::time::Duration;
 
@@ -22,8 +24,8 @@ pub use launcher::KubernetesLauncher;
 /// search keeps it in search.json, so that `--resume` makes the same pods.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KubeOptions {
-    /// The worker image (e.g. `registry.example/headroom:0.1.0`), with `headroom` and `sh` on
-    /// its PATH (the repository's Dockerfile builds one).
+    /// The worker image (e.g. `registry.example/headroom:0.1.0`), with `headroom` on its PATH
+    /// (`headroom kube image` writes one; the repository's Dockerfile builds one).
     pub image: String,
     /// The namespace of the Job, its ConfigMap and its pods.
     pub namespace: String,
@@ -52,6 +54,9 @@ pub struct KubeOptions {
     pub lead: Duration,
     /// The largest packed run directory a worker writes to its log (bytes of base64).
     pub max_log_bytes: u64,
+    /// Run the pods on their nodes' network: loopback contact points are then reachable.
+    #[serde(default)]
+    pub host_network: bool,
 }
 
 impl KubeOptions {
@@ -71,6 +76,7 @@ impl KubeOptions {
             deadline_margin: Duration::from_secs(300),
             lead: Duration::from_secs(60),
             max_log_bytes: pack::DEFAULT_MAX_BYTES,
+            host_network: false,
         }
     }
 }
@@ -106,5 +112,18 @@ pub struct Credentials {
 /// uses.
 pub async fn connect(options: KubeOptions) -> anyhow::Result<KubernetesLauncher> {
     let api = api::ClientApi::connect().await?;
+    // Asked before the first trial: a right missing halfway would leave a Job behind.
+    let missing = api.missing_rights(&options.namespace).await.map_err(|e| {
+        anyhow::anyhow!("cannot ask the API server what the coordinator may do: {e}")
+    })?;
+    if !missing.is_empty() {
+        return Err(crate::usage::UsageError::new(format!(
+            "the coordinator may not {} in namespace {} (RBAC): grant its user the Role of \
+             docs/distributed.md",
+            missing.join(", "),
+            options.namespace
+        ))
+        .into());
+    }
     Ok(KubernetesLauncher::new(std::sync::Arc::new(api), options))
 }

@@ -22,9 +22,10 @@ const END: &str = "=== headroom run directory end";
 /// Characters of base64 per line: short lines survive every log pipeline.
 const LINE_CHARS: usize = 76;
 
-/// The kubelet's default `containerLogMaxSize` is 10 MiB and the API serves the current file
-/// only: a block must fit in it whole, with room for the run's last lines before it.
-pub const DEFAULT_MAX_BYTES: u64 = 9 << 20;
+/// The largest block a worker writes by default: the coordinator follows each pod's log as
+/// it is written, so the kubelet's rotation (`containerLogMaxSize`, 10 MiB by default) does
+/// not bound it (decision 0014); well below [`MAX_BLOCK_BYTES`], which a reader accepts.
+pub const DEFAULT_MAX_BYTES: u64 = 192 << 20;
 
 /// What a begin line says about its block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,13 +175,37 @@ const MAX_LINE_BYTES: usize = 64 << 10;
 /// are read up to [`MAX_LINE_BYTES`], and a block may not announce more than
 /// [`MAX_BLOCK_BYTES`] nor hold more than it announced.
 pub fn find_blocks(mut log: impl BufRead) -> Result<Vec<Packed>, PackError> {
-    let mut open: BTreeMap<String, Open> = BTreeMap::new();
-    let mut found = Vec::new();
+    let mut collector = Collector::default();
     let mut bytes = Vec::new();
     while read_line_capped(&mut log, &mut bytes, MAX_LINE_BYTES)
         .map_err(io("cannot read the log"))?
     {
-        let text = String::from_utf8_lossy(&bytes);
+        collector.line(&bytes)?;
+    }
+    collector.finish()
+}
+
+/// How many lines outside any block a [`Collector`] keeps, for a message.
+const TAIL_KEPT: usize = 16;
+
+/// Reads a log line by line, as it comes (from a file, or followed while a pod writes it),
+/// and keeps its whole blocks and the last lines outside them.
+#[derive(Default)]
+pub struct Collector {
+    /// Blocks begun and not yet ended, by the prefix of their lines.
+    open: BTreeMap<String, Open>,
+    /// Whole blocks, in the order they ended.
+    found: Vec<Packed>,
+    /// The last lines that belong to no block.
+    tail: std::collections::VecDeque<String>,
+}
+
+impl Collector {
+    /// Takes one line (with or without its newline; at most [`MAX_LINE_BYTES`] of it are
+    /// looked at). A block that goes wrong (an unreadable begin line, more than announced,
+    /// a second begin before its end) is an error at once.
+    pub fn line(&mut self, bytes: &[u8]) -> Result<(), PackError> {
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_LINE_BYTES)]);
         let line = text.trim_end_matches(['\n', '\r']);
         if let Some(at) = line.find(BEGIN) {
             let prefix = line[..at].to_string();
@@ -199,7 +224,7 @@ pub fn find_blocks(mut log: impl BufRead) -> Result<Vec<Packed>, PackError> {
                     ),
                 });
             }
-            if let Some(cut) = open.insert(
+            if let Some(cut) = self.open.insert(
                 prefix,
                 Open {
                     header,
@@ -208,45 +233,70 @@ pub fn find_blocks(mut log: impl BufRead) -> Result<Vec<Packed>, PackError> {
             ) {
                 return Err(cut_short(&cut));
             }
-            continue;
+            return Ok(());
         }
         if let Some(at) = line.find(END) {
             let prefix = &line[..at];
-            if let Some(block) = open.remove(prefix) {
-                found.push(decode(block)?);
+            if let Some(block) = self.open.remove(prefix) {
+                self.found.push(decode(block)?);
             }
-            continue;
+            return Ok(());
         }
         // A line belongs to the block whose prefix it starts with; the longest prefix
         // wins, so "" (a log without prefixes) takes only what no other block claims.
-        if let Some((prefix, block)) = open
+        let owner = self
+            .open
             .iter_mut()
             .filter(|(prefix, _)| line.starts_with(prefix.as_str()))
-            .max_by_key(|(prefix, _)| prefix.len())
-        {
-            let body = &line[prefix.len()..];
-            if !body.is_empty()
-                && body
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
-            {
-                if (block.text.len() + body.len()) as u64 > block.header.encoded_bytes {
-                    return Err(PackError::Damaged {
-                        worker: block.header.worker,
-                        why: format!(
-                            "more than the {} bytes announced between the markers",
-                            block.header.encoded_bytes
-                        ),
-                    });
+            .max_by_key(|(prefix, _)| prefix.len());
+        match owner {
+            Some((prefix, block)) => {
+                let body = &line[prefix.len()..];
+                if !body.is_empty()
+                    && body
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+                {
+                    if (block.text.len() + body.len()) as u64 > block.header.encoded_bytes {
+                        return Err(PackError::Damaged {
+                            worker: block.header.worker,
+                            why: format!(
+                                "more than the {} bytes announced between the markers",
+                                block.header.encoded_bytes
+                            ),
+                        });
+                    }
+                    block.text.push_str(body);
                 }
-                block.text.push_str(body);
+            }
+            None => {
+                self.tail.push_back(crate::usage::cut(line, 500));
+                if self.tail.len() > TAIL_KEPT {
+                    self.tail.pop_front();
+                }
             }
         }
+        Ok(())
     }
-    if let Some(block) = open.into_values().next() {
-        return Err(cut_short(&block));
+
+    /// The last lines seen outside any block, joined by newlines.
+    pub fn tail(&self, lines: usize) -> String {
+        let skip = self.tail.len().saturating_sub(lines);
+        self.tail
+            .iter()
+            .skip(skip)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     }
-    Ok(found)
+
+    /// The whole blocks; a block begun and never ended is an error (the log was cut).
+    pub fn finish(mut self) -> Result<Vec<Packed>, PackError> {
+        if let Some(block) = std::mem::take(&mut self.open).into_values().next() {
+            return Err(cut_short(&block));
+        }
+        Ok(self.found)
+    }
 }
 
 /// Reads one line (with its newline) into `line`, keeping at most `max` bytes of it and
