@@ -329,7 +329,7 @@ impl KubeApi for ClientApi {
     ) -> BoxStream<'static, Result<Vec<u8>, ApiError>> {
         /// Where a follow stands: not opened yet, reading, or over.
         enum Follow {
-            Start(Api<Pod>, String, LogParams),
+            Start(Box<(Api<Pod>, String, LogParams)>),
             Reading(Pin<Box<dyn AsyncBufRead + Send>>),
             Over,
         }
@@ -339,10 +339,10 @@ impl KubeApi for ClientApi {
             follow: true,
             ..LogParams::default()
         };
-        let start = Follow::Start(api, pod.to_string(), params);
+        let start = Follow::Start(Box::new((api, pod.to_string(), params)));
         futures::stream::unfold(start, |follow| async move {
             let mut reader = match follow {
-                Follow::Start(api, pod, params) => match api.log_stream(&pod, &params).await {
+                Follow::Start(start) => match start.0.log_stream(&start.1, &start.2).await {
                     Ok(reader) => Box::pin(reader) as Pin<Box<dyn AsyncBufRead + Send>>,
                     Err(e) => return Some((Err(other(e)), Follow::Over)),
                 },
