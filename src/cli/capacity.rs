@@ -17,8 +17,9 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 71] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 72] = [
     "image",
+    "host_network",
     "namespace",
     "image_pull_policy",
     "image_pull_secret",
