@@ -14,6 +14,7 @@ mod compare;
 mod datacenters;
 mod fleet;
 mod hdr_tools;
+mod kubernetes;
 mod maintenance;
 mod node_loss;
 mod pauses;

@@ -344,6 +344,18 @@ fn fleet_dirs(ends: &[WorkerEnd]) -> anyhow::Result<Vec<PathBuf>> {
         .iter()
         .filter_map(|end| match end {
             WorkerEnd::Failed { index, reason } => Some(format!("worker {index}: {reason}")),
+            // Stopped from outside while the search was not (its pod deleted or evicted,
+            // its process killed): what it measured is kept, but the fleet did not send
+            // the whole schedule.
+            WorkerEnd::Finished {
+                index,
+                dir,
+                exit_code: 130,
+            } => Some(format!(
+                "worker {index} was stopped before its run ended (its pod deleted or evicted, \
+                 or its process ended by a signal); what it measured is in {}",
+                dir.display()
+            )),
             WorkerEnd::Finished { .. } => None,
         })
         .collect();

@@ -13,6 +13,7 @@ use headroom::cluster::{probe, ClusterConfig, LocalCluster, StartOptions};
 use headroom::units::ByteSize;
 
 pub mod in_process;
+pub mod kubernetes;
 
 static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
 

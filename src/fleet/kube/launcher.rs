@@ -52,11 +52,26 @@ struct Followed {
     failed: Option<String>,
 }
 
-/// The followers of a trial's pods, by pod name.
+/// The followers of a trial's pods, by pod name, with each pod's worker (its index).
 #[derive(Default)]
 struct Followers {
-    logs: BTreeMap<String, Arc<Mutex<Followed>>>,
+    logs: BTreeMap<String, (Option<u32>, Arc<Mutex<Followed>>)>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Followers {
+    /// The log followed of `pod`, or else of any pod of worker `index` (a pod deleted since,
+    /// whose log was read while it ran).
+    fn of(&self, pod: Option<&str>, index: u32) -> Option<&Arc<Mutex<Followed>>> {
+        pod.and_then(|name| self.logs.get(name))
+            .or_else(|| {
+                self.logs
+                    .values()
+                    .rev()
+                    .find(|(i, _)| *i == Some(index - 1))
+            })
+            .map(|(_, followed)| followed)
+    }
 }
 
 /// Runs a trial's workers as the pods of an Indexed Job (see [`super::manifest`]).
@@ -198,7 +213,9 @@ impl KubernetesLauncher {
                 continue;
             }
             let followed = Arc::new(Mutex::new(Followed::default()));
-            followers.logs.insert(name.clone(), followed.clone());
+            followers
+                .logs
+                .insert(name.clone(), (pod_index(pod), followed.clone()));
             let mut lines = self.api.follow_log(namespace, &name, CONTAINER);
             followers.tasks.push(tokio::spawn(async move {
                 while let Some(line) = lines.next().await {
@@ -238,23 +255,48 @@ impl KubernetesLauncher {
         let mut ends = Vec::new();
         for index in 1..=plan.workers {
             let pod = pods.iter().rfind(|p| pod_index(p) == Some(index - 1));
-            let end = match pod {
-                None => WorkerEnd::Failed {
+            let followed = followers.of(pod.and_then(|p| p.metadata.name.as_deref()), index);
+            let end = match (pod, followed) {
+                (Some(pod), _) => self.bring_back(plan, index, pod, job_state, followed).await,
+                // Its pod is gone (deleted, evicted), but its log was read as it ran.
+                (None, Some(followed)) => self.unpack_followed(plan, index, followed, job_state),
+                (None, None) => WorkerEnd::Failed {
                     index,
                     reason: format!("no pod of worker {index} is left ({job_state})"),
                 },
-                Some(pod) => {
-                    let followed = pod
-                        .metadata
-                        .name
-                        .as_ref()
-                        .and_then(|n| followers.logs.get(n));
-                    self.bring_back(plan, index, pod, job_state, followed).await
-                }
             };
             ends.push(end);
         }
         ends
+    }
+
+    /// Worker `index`'s run directory from the log followed of a pod that is gone.
+    fn unpack_followed(
+        &self,
+        plan: &WorkerPlan,
+        index: u32,
+        followed: &Arc<Mutex<Followed>>,
+        job: &str,
+    ) -> WorkerEnd {
+        let mut f = followed.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = |why: String| WorkerEnd::Failed {
+            index,
+            reason: format!("its pod is gone; {why} ({job})"),
+        };
+        if let Some(why) = &f.failed {
+            return failed(format!("its log broke off: {why}"));
+        }
+        let tail = f.collector.tail(TAIL_LINES);
+        let blocks = match std::mem::take(&mut f.collector).finish() {
+            Ok(blocks) => blocks,
+            Err(e) => return failed(e.to_string()),
+        };
+        match blocks.into_iter().find(|b| b.header.worker == index) {
+            Some(block) => unpacked(plan, index, &block).unwrap_or_else(failed),
+            None => failed(format!(
+                "no packed run directory in its log, which ends:\n{tail}"
+            )),
+        }
     }
 
     /// Worker `index`'s run directory from `pod`'s log into `plan.worker_dir(index)`: from
@@ -274,6 +316,9 @@ impl KubernetesLauncher {
             index,
             reason: format!("{}; {why} ({job})", pod_state(pod)),
         };
+        if !has_started(pod) {
+            return failed("its container never started".to_string());
+        }
         let from_follow = followed.and_then(|f| {
             let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
             if f.failed.is_some() {
@@ -303,15 +348,7 @@ impl KubernetesLauncher {
                 "no packed run directory in its log, which ends:\n{log_tail}"
             ));
         };
-        let dir = plan.worker_dir(index);
-        match pack::unpack(&block, &dir) {
-            Ok(()) => WorkerEnd::Finished {
-                index,
-                dir,
-                exit_code: block.header.exit_code,
-            },
-            Err(e) => failed(e.to_string()),
-        }
+        unpacked(plan, index, &block).unwrap_or_else(failed)
     }
 
     /// Deletes the Job (its pods in the background) and the ConfigMap; a failure leaves
@@ -379,6 +416,17 @@ fn pod_index(pod: &Pod) -> Option<u32> {
         .flatten()
         .find_map(|map| map.get(INDEX_KEY))
         .and_then(|v| v.parse().ok())
+}
+
+/// Unpacks worker `index`'s block into its directory: its end, or why it could not.
+fn unpacked(plan: &WorkerPlan, index: u32, block: &pack::Packed) -> Result<WorkerEnd, String> {
+    let dir = plan.worker_dir(index);
+    pack::unpack(block, &dir).map_err(|e| e.to_string())?;
+    Ok(WorkerEnd::Finished {
+        index,
+        dir,
+        exit_code: block.header.exit_code,
+    })
 }
 
 /// Waits, at most [`FOLLOW_DRAIN`], for the followers to read their logs to the end; those

@@ -1,27 +1,26 @@
 //! What a fleet's pod runs: `headroom kube worker -- ARGS...`. It runs the worker's
 //! `headroom run ARGS... --worker K/N --out /results/worker-K` (K from the Job's completion
-//! index, N from `HEADROOM_WORKERS`) with the run's output in `/results/run.log`, prints the
-//! last lines of that output, and packs the run directory into the log (see [`super::pack`]),
-//! so that the coordinator gets it back. This is what a shell script did before: the image
-//! then needs no shell (`headroom kube image` holds the binary alone).
+//! index, N from `HEADROOM_WORKERS`), passes the run's output on to the pod's log line by
+//! line as it comes (`kubectl logs -f` shows the trial as it goes), and packs the run
+//! directory into the log at the end (see [`super::pack`]), so that the coordinator gets it
+//! back. This is what a shell script did before: the image then needs no shell (`headroom
+//! kube image` holds the binary alone).
 //!
 //! As a container's first process it forwards SIGTERM and SIGINT to the run, which ends
 //! cleanly and keeps what it measured; that directory is packed too (exit code 130), so a
 //! pod deleted mid-run, or a stopped trial, still brings its measurements back.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::signal::unix::SignalKind;
 
 use super::manifest::RESULTS_DIR;
 use super::pack;
-
-/// Lines of the run's own output the log gets before the packed directory.
-pub const TAIL_LINES: usize = 40;
 
 /// The run's exit codes that leave a whole run directory: done, SLA failed, no verdict,
 /// stopped (what was measured until then).
@@ -83,15 +82,6 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<i32, WorkerError> {
     let dir = results.join(format!("worker-{index}"));
-    let log_path = results.join("run.log");
-    let log = std::fs::File::create(&log_path).map_err(|source| WorkerError::Io {
-        what: format!("creating {}", log_path.display()),
-        source,
-    })?;
-    let log_err = log.try_clone().map_err(|source| WorkerError::Io {
-        what: "duplicating the log".into(),
-        source,
-    })?;
     let mut command = tokio::process::Command::new(program);
     command
         .arg("run")
@@ -101,8 +91,12 @@ pub fn run(
         .arg("--out")
         .arg(&dir)
         .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log_err);
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let io = |source| WorkerError::Io {
+        what: "writing the log".into(),
+        source,
+    };
     let status = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -110,7 +104,7 @@ pub fn run(
             what: "starting the worker's runtime".into(),
             source,
         })?
-        .block_on(run_forwarding_signals(command))
+        .block_on(run_forwarding_signals(command, out))
         .map_err(|source| WorkerError::Io {
             what: format!("running {} run", program.display()),
             source,
@@ -119,15 +113,11 @@ pub fn run(
     let code = status.code().unwrap_or_else(|| {
         std::os::unix::process::ExitStatusExt::signal(&status).map_or(1, |s| 128 + s)
     });
-    let io = |source| WorkerError::Io {
-        what: "writing the log".into(),
-        source,
-    };
-    for line in last_lines(&log_path, TAIL_LINES) {
-        writeln!(out, "{line}").map_err(io)?;
-    }
     if PACKED_CODES.contains(&code) && dir.is_dir() {
         match pack::pack(&dir, index, code, max_bytes, out) {
+            // Stopped mid-run: packed, but the pod fails, so that the Job stops the others
+            // at once rather than let them send a schedule that is no longer whole.
+            Ok(_) if code == 130 => return Ok(130),
             Ok(_) => return Ok(0),
             Err(e) => {
                 writeln!(out, "cannot pack the run directory: {e}").map_err(io)?;
@@ -140,19 +130,41 @@ pub fn run(
     Ok(if code == 0 { 1 } else { code })
 }
 
-/// Runs `command` to its end, passing on the first SIGTERM or SIGINT this process gets
-/// (a container's first process gets what the kubelet sends, and must hand it on).
+/// Runs `command` to its end, its output and errors written to `out` line by line as they
+/// come, passing on the first SIGTERM or SIGINT this process gets (a container's first
+/// process gets what the kubelet sends, and must hand it on).
 async fn run_forwarding_signals(
     mut command: tokio::process::Command,
+    out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
     let mut terminate = tokio::signal::unix::signal(SignalKind::terminate())?;
     let mut interrupt = tokio::signal::unix::signal(SignalKind::interrupt())?;
     let mut child = command.spawn()?;
     let pid = child.id().map(|id| Pid::from_raw(id as i32));
+    let mut stdout = child.stdout.take().map(|s| BufReader::new(s).lines());
+    let mut stderr = child.stderr.take().map(|s| BufReader::new(s).lines());
+    let mut status = None;
     let mut forwarded = false;
-    loop {
+    while status.is_none() || stdout.is_some() || stderr.is_some() {
         let received = tokio::select! {
-            status = child.wait() => return status,
+            line = next_line(&mut stdout) => {
+                match line {
+                    Some(line) => writeln!(out, "{line}")?,
+                    None => stdout = None,
+                }
+                continue;
+            }
+            line = next_line(&mut stderr) => {
+                match line {
+                    Some(line) => writeln!(out, "{line}")?,
+                    None => stderr = None,
+                }
+                continue;
+            }
+            done = child.wait(), if status.is_none() => {
+                status = Some(done?);
+                continue;
+            }
             _ = terminate.recv(), if !forwarded => Signal::SIGTERM,
             _ = interrupt.recv(), if !forwarded => Signal::SIGINT,
         };
@@ -161,24 +173,19 @@ async fn run_forwarding_signals(
         }
         forwarded = true;
     }
+    out.flush()?;
+    Ok(status.expect("the loop ends with the status"))
 }
 
-/// The last `n` lines of the file at `path` (none when it cannot be read).
-fn last_lines(path: &Path, n: usize) -> Vec<String> {
-    let Ok(file) = std::fs::File::open(path) else {
-        return Vec::new();
-    };
-    let mut lines = std::collections::VecDeque::with_capacity(n + 1);
-    for line in std::io::BufReader::new(file)
-        .split(b'\n')
-        .map_while(Result::ok)
-    {
-        lines.push_back(String::from_utf8_lossy(&line).into_owned());
-        if lines.len() > n {
-            lines.pop_front();
-        }
+/// The next line of a child's stream; `None` at its end (or when there is no stream, which
+/// then never answers).
+async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut Option<tokio::io::Lines<R>>,
+) -> Option<String> {
+    match lines {
+        Some(lines) => lines.next_line().await.ok().flatten(),
+        None => std::future::pending().await,
     }
-    lines.into()
 }
 
 /// The directory the pod writes into.
@@ -236,13 +243,34 @@ mod tests {
         .unwrap();
         assert_eq!(code, 0, "a whole directory: the container succeeds");
         let text = String::from_utf8(log).unwrap();
-        assert!(!text.contains("line 9\n"), "only the last 40 lines");
+        assert!(
+            text.starts_with("line 0\nline 1\n"),
+            "the run's output as it came: {text}"
+        );
         assert!(text.contains("line 49\n"), "{text}");
         let blocks = pack::find_blocks(text.as_bytes()).unwrap();
         assert_eq!(blocks.len(), 1);
         assert_eq!(
             (blocks[0].header.worker, blocks[0].header.exit_code),
             (2, 3)
+        );
+    }
+
+    #[test]
+    fn a_stopped_run_is_packed_and_fails_the_container() {
+        let tmp = tempfile::tempdir().unwrap();
+        let program = fake_program(
+            tmp.path(),
+            "for a; do out=$a; done; mkdir -p \"$out\"; echo '{}' > \"$out/summary.json\"; \
+             echo stopped; exit 130",
+        );
+        let mut log = Vec::new();
+        let code = run(&program, &[], (1, 2), 1 << 20, tmp.path(), &mut log).unwrap();
+        assert_eq!(code, 130, "the Job stops the other workers");
+        let blocks = pack::find_blocks(log.as_slice()).unwrap();
+        assert_eq!(
+            blocks[0].header.exit_code, 130,
+            "what it measured comes back"
         );
     }
 
