@@ -3,6 +3,9 @@
 # worker only sends load to a cluster it reaches over the network.
 #
 # Build: docker build -t REGISTRY/headroom:TAG .
+# Without Docker, `headroom kube image --out FILE` writes an image of the same worker from the
+# binary at hand (decision 0013). Either image's pods run `headroom kube worker -- ...`, which
+# needs no shell; Debian's userland is here only to debug in.
 # The build fetches crates from crates.io only (Cargo.lock, --locked); the C parts (aws-lc,
 # mimalloc) build with the compiler the Rust image already has.
 

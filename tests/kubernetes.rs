@@ -109,6 +109,34 @@ fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
+/// Runs a capacity search made by `args` for an output directory, watching it with `watch`
+/// while it runs; once more, in a new directory, when a trial was judged client-bound (exit
+/// 4): on this shared 2-core machine a pod can be descheduled for a few hundred ms, which
+/// headroom rightly refuses to judge (decision 0004 does the same for the stall test).
+fn search_judged(
+    setup: &Setup,
+    out: &Path,
+    args: impl Fn(&Path) -> Vec<String>,
+    mut watch: impl FnMut(&mut std::process::Child),
+) -> (Output, PathBuf) {
+    let mut attempt = out.to_path_buf();
+    for tries in 1.. {
+        let line = args(&attempt);
+        let mut child = as_coordinator(setup, &line.iter().map(String::as_str).collect::<Vec<_>>())
+            .spawn()
+            .unwrap();
+        watch(&mut child);
+        let output = child.wait_with_output().unwrap();
+        eprintln!("{}{}", stdout(&output), stderr(&output));
+        if output.status.code() != Some(4) || tries == 2 {
+            return (output, attempt);
+        }
+        eprintln!("client-bound on a busy machine: once more");
+        attempt = out.with_extension("again");
+    }
+    unreachable!()
+}
+
 fn run(mut command: Command) -> Output {
     let output = command.output().expect("headroom runs");
     eprintln!("{}{}", stdout(&output), stderr(&output));
@@ -207,20 +235,23 @@ fn trials(out: &Path) -> Vec<(f64, u64, Vec<u64>)> {
 fn a_fleet_search_on_kubernetes_sends_what_local_workers_send() {
     let _machine = support::exclusive();
     let setup = set_up("kubernetes-search", "10Mi");
-    let out = setup.runs.path().join("on-kubernetes");
-    let mut args = kube_search(&setup, &out, &["--rates", "200,400", "--populate", "400"]);
     let started = Instant::now();
-    let child = as_coordinator(&setup, &args.iter().map(String::as_str).collect::<Vec<_>>())
-        .spawn()
-        .unwrap();
-    let (_, to_first_pod) = first_running_pod(&setup, started);
+    let mut to_first_pod = None;
+    let (search, out) = search_judged(
+        &setup,
+        &setup.runs.path().join("on-kubernetes"),
+        |out| kube_search(&setup, out, &["--rates", "200,400", "--populate", "400"]),
+        |_| {
+            if to_first_pod.is_none() {
+                to_first_pod = Some(first_running_pod(&setup, started).1);
+            }
+        },
+    );
     eprintln!(
         "capacity to the first worker pod running: {:.1} s",
-        to_first_pod.as_secs_f64()
+        to_first_pod.unwrap().as_secs_f64()
     );
-    let search = child.wait_with_output().unwrap();
     let text = stdout(&search);
-    eprintln!("{text}{}", stderr(&search));
     assert!(search.status.success(), "{text}{}", stderr(&search));
     eprintln!(
         "the search on Kubernetes took {:.0} s",
@@ -235,38 +266,37 @@ fn a_fleet_search_on_kubernetes_sends_what_local_workers_send() {
     assert_cleaned_up(&setup);
 
     // The same search by two processes of this machine.
-    let local = setup.runs.path().join("local");
-    args = [
-        "capacity",
-        "keyvalue",
-        "--hosts",
-        &support::hosts(),
-        "--duration",
-        "4s",
-        "--warmup",
-        "1s",
-        "--window",
-        "2s",
-        "--sla",
-        "p99<3s",
-        "--workers",
-        "2",
-        "--launcher",
-        "local",
-        "--rates",
-        "200,400",
-        "--populate",
-        "400",
-        "--out",
-        local.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let by_local = run(as_coordinator(
-        &setup,
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
+    let local_args = |local: &Path| -> Vec<String> {
+        [
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            &support::hosts(),
+            "--duration",
+            "4s",
+            "--warmup",
+            "1s",
+            "--window",
+            "2s",
+            "--sla",
+            "p99<3s",
+            "--workers",
+            "2",
+            "--launcher",
+            "local",
+            "--rates",
+            "200,400",
+            "--populate",
+            "400",
+            "--out",
+            local.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let (by_local, local) =
+        search_judged(&setup, &setup.runs.path().join("local"), local_args, |_| {});
     assert!(by_local.status.success(), "{}", stderr(&by_local));
     let (kube, local) = (trials(&out), trials(&local));
     eprintln!("trials on Kubernetes: {kube:?}; by local processes: {local:?}");
@@ -365,7 +395,14 @@ fn the_hand_run_path_of_the_docs_works_as_written() {
         "--out",
         merged_dir.to_str().unwrap(),
     ]);
-    assert!(merged.status.success(), "{}", stderr(&merged));
+    // Exit 4 is a merged run judged client-bound: a worker's pod on this shared 2-core machine
+    // can be descheduled for a few hundred ms. The path is what this test checks, and the
+    // count below holds either way.
+    assert!(
+        matches!(merged.status.code(), Some(0) | Some(4)),
+        "{}",
+        stderr(&merged)
+    );
     let summary = read_json(&merged_dir.join("summary.json"));
     assert_eq!(
         requests(&summary, "write") + requests(&summary, "read"),
@@ -510,33 +547,37 @@ fn faults_end_with_their_cause_and_leave_nothing_behind() {
 fn results_larger_than_the_kubelets_log_come_back_whole() {
     let _machine = support::exclusive();
     let setup = set_up("kubernetes-rotation", "200Ki");
-    let out = setup.runs.path().join("long");
     // 10 ms intervals for 40 s: each worker's run prints a line every 10 ms, and its
     // directory packs to more than 1 MiB.
-    let mut args = kube_search(
-        &setup,
-        &out,
-        &["--rates", "400", "--interval", "10ms", "--window", "2s"],
-    );
-    let at = args.iter().position(|a| a == "--duration").unwrap();
-    args[at + 1] = "40s".into();
-    // The last --window wins; drop the first.
-    let first_window = args.iter().position(|a| a == "--window").unwrap();
-    args.drain(first_window..first_window + 2);
-    let mut child = as_coordinator(&setup, &args.iter().map(String::as_str).collect::<Vec<_>>())
-        .spawn()
-        .unwrap();
+    let long_search = |out: &Path| {
+        let mut args = kube_search(
+            &setup,
+            out,
+            &["--rates", "400", "--interval", "10ms", "--window", "2s"],
+        );
+        let at = args.iter().position(|a| a == "--duration").unwrap();
+        args[at + 1] = "40s".into();
+        // The last --window wins; drop the first.
+        let first_window = args.iter().position(|a| a == "--window").unwrap();
+        args.drain(first_window..first_window + 2);
+        args
+    };
     // While the pods run, the kubelet's log directory shows whether it rotated.
     let mut rotated = Vec::new();
-    while child.try_wait().unwrap().is_none() {
-        let now = find_rotated(&setup.k8s.dir.join("pod-logs"));
-        if now.len() > rotated.len() {
-            rotated = now;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    let search = child.wait_with_output().unwrap();
-    eprintln!("{}{}", stdout(&search), stderr(&search));
+    let (search, out) = search_judged(
+        &setup,
+        &setup.runs.path().join("long"),
+        long_search,
+        |child| {
+            while child.try_wait().unwrap().is_none() {
+                let now = find_rotated(&setup.k8s.dir.join("pod-logs"));
+                if now.len() > rotated.len() {
+                    rotated = now;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        },
+    );
     eprintln!("log files the kubelet rotated while the pods ran: {rotated:?}");
     assert!(search.status.success(), "{}", stderr(&search));
     assert!(
