@@ -14,13 +14,14 @@ use super::store::{Status, Store};
 use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, StartOptions};
-use crate::engine::{LoadMode, StopReason};
+use crate::engine::StopReason;
 use crate::fleet::launch::{Launcher, WorkerEnd, WorkerPlan};
 use crate::fleet::merge;
 use crate::metrics::server_pauses::PauseSource;
 use crate::results::config::RunSettings;
 use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
+use crate::run::template::Load;
 use crate::run::{self, RunContext, RunObserver, RunOutcome};
 use crate::sla::{Judgement, Value};
 use crate::stop::StopSignal;
@@ -272,15 +273,14 @@ impl LiveRunner<'_, '_> {
 
 impl TrialRunner for LiveRunner<'_, '_> {
     fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
-        let mut config = self.config.run.clone();
         // A fleet's workers share the requests in flight.
         let workers = self.launcher.map_or(1, |(_, n)| n as usize);
-        config.mode = LoadMode::Closed {
-            concurrency: (self.config.probe_concurrency / workers).max(1),
-        };
-        config.warmup_s = self.config.probe_duration_s / 4.0;
-        config.duration_s = Some(self.config.probe_duration_s);
-        config.sla = None;
+        let config = self.config.run.run(
+            Load::Concurrency((self.config.probe_concurrency / workers).max(1)),
+            self.config.probe_duration_s / 4.0,
+            self.config.probe_duration_s,
+            None,
+        );
         self.observer.note(&format!(
             "\n== Probe: the highest throughput with {} requests in flight ==",
             self.config.probe_concurrency
@@ -299,23 +299,12 @@ impl TrialRunner for LiveRunner<'_, '_> {
     }
 
     fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
-        let mut config = self.config.run.clone();
-        let LoadMode::Open {
-            arrivals,
-            max_in_flight,
-            ..
-        } = self.config.run.mode
-        else {
-            bail!("a capacity search's runs are open-loop");
-        };
-        config.mode = LoadMode::Open {
-            rate_per_s,
-            arrivals,
-            max_in_flight,
-        };
-        config.warmup_s = self.config.warmup_s;
-        config.duration_s = Some(self.config.duration_s);
-        config.sla = Some(self.config.sla.clone());
+        let config = self.config.run.run(
+            Load::Rate(rate_per_s),
+            self.config.warmup_s,
+            self.config.duration_s,
+            Some(self.config.sla.clone()),
+        );
         self.observer.note(&format!(
             "\n== Trial: {rate_per_s:.0}/s, repeat {repeat} of {} ==",
             self.config.repeats

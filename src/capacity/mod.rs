@@ -9,6 +9,7 @@
 pub mod dir;
 pub mod live;
 pub mod pauses;
+pub mod rates;
 pub mod record;
 pub mod search;
 pub mod settings;

@@ -15,11 +15,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::rates::RatePlan;
 use super::record::{ProbeRecord, Record, TrialRecord};
-use crate::units::parse_rate;
-
-/// The most rates a ladder may hold: each is at least one full trial.
-pub const MAX_RUNGS: usize = 200;
 
 /// The fractions of the ceiling the automatic ladder climbs, before the steps of 0.1 above 1.0.
 const AUTO_FRACTIONS: [f64; 5] = [0.4, 0.6, 0.8, 0.9, 1.0];
@@ -30,96 +27,6 @@ const AUTO_TOP: f64 = 2.0;
 /// When even the lowest rate fails, the bisection towards zero gives up below this fraction
 /// of the ceiling: there is no capacity worth the name.
 const AUTO_FLOOR: f64 = 0.01;
-
-/// Which attempted rates to try (`--rates`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RatePlan {
-    /// These rates per second, in this order, all of them.
-    Ladder(Vec<f64>),
-    /// Probe the ceiling, climb by fractions of it, then bisect.
-    Auto {
-        /// Bisection stops when (F − L) / F is at most this fraction, e.g. 0.02.
-        resolution: f64,
-    },
-}
-
-impl RatePlan {
-    /// Reads `--rates`: `auto` (bisecting down to `resolution`, a fraction such as 0.02), a
-    /// range `start:stop:step` with the stop included (`20k:120k:10k`), or a list
-    /// (`1000,2000,5000`, tried in the order given). Rates take k and M suffixes. The error is
-    /// a one-line message naming the input.
-    pub fn parse(text: &str, resolution: f64) -> Result<RatePlan, String> {
-        let trimmed = text.trim();
-        let err = |why: &str| format!("--rates '{trimmed}': {why}");
-        if trimmed.is_empty() {
-            return Err("--rates is empty: write auto, a range like 20k:120k:10k \
-                        or a list like 1000,2000,5000"
-                .to_string());
-        }
-        if trimmed.eq_ignore_ascii_case("auto") {
-            if !(resolution > 0.0 && resolution < 1.0) {
-                return Err(err(&format!(
-                    "the resolution {resolution} must be a fraction between 0 and 1, e.g. 0.02"
-                )));
-            }
-            return Ok(RatePlan::Auto { resolution });
-        }
-        let rate = |part: &str, what: &str| -> Result<f64, String> {
-            if part.trim().is_empty() {
-                return Err(err(&format!("the {what} is empty")));
-            }
-            parse_rate(part).map_err(|e| err(&format!("the {what}: {e}")))
-        };
-        if trimmed.contains(':') {
-            let parts: Vec<&str> = trimmed.split(':').collect();
-            let &[start, stop, step] = &parts[..] else {
-                return Err(err("a range is start:stop:step, e.g. 20k:120k:10k"));
-            };
-            let start = rate(start, "start")?;
-            let stop = rate(stop, "stop")?;
-            if step.trim().is_empty() {
-                return Err(err("the step is empty"));
-            }
-            let step = parse_rate(step)
-                .map_err(|_| err("the step must be a rate above zero, e.g. 10k"))?;
-            if stop < start {
-                return Err(err("the stop is below the start"));
-            }
-            // The small allowance keeps the stop in despite rounding (0.1k:0.3k:0.1k).
-            let count = ((stop - start) / step + 1e-9).floor() + 1.0;
-            if count > MAX_RUNGS as f64 {
-                return Err(err(&format!(
-                    "{count} rates, more than {MAX_RUNGS}: take a larger step"
-                )));
-            }
-            let rates: Vec<f64> = (0..count as usize)
-                .map(|i| start + i as f64 * step)
-                .collect();
-            if rates.windows(2).any(|w| same_rate(w[0], w[1])) {
-                return Err(err(
-                    "the step is too small for rates this large: two rungs would be the same rate",
-                ));
-            }
-            return Ok(RatePlan::Ladder(rates));
-        }
-        let mut rates = Vec::new();
-        for part in trimmed.split(',') {
-            let value = rate(part, "list item")?;
-            if rates.iter().any(|&r| same_rate(r, value)) {
-                return Err(err(&format!("{} is listed twice", part.trim())));
-            }
-            rates.push(value);
-        }
-        if rates.len() > MAX_RUNGS {
-            return Err(err(&format!(
-                "{} rates, more than {MAX_RUNGS}",
-                rates.len()
-            )));
-        }
-        Ok(RatePlan::Ladder(rates))
-    }
-}
 
 /// Everything the search's decisions depend on, besides the records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -480,17 +387,6 @@ mod tests {
     use super::*;
     use crate::capacity::sim::{run_in_memory, Simulated};
 
-    fn ladder(text: &str) -> Vec<f64> {
-        match RatePlan::parse(text, 0.02).unwrap() {
-            RatePlan::Ladder(rates) => rates,
-            other => panic!("{text}: {other:?}"),
-        }
-    }
-
-    fn parse_error(text: &str) -> String {
-        RatePlan::parse(text, 0.02).unwrap_err()
-    }
-
     fn settings(plan: RatePlan, repeats: u32) -> SearchPlan {
         SearchPlan {
             plan,
@@ -539,72 +435,6 @@ mod tests {
                 repeat: 1
             }
         );
-    }
-
-    #[test]
-    fn the_rate_plan_reads_auto_ranges_and_lists() {
-        assert_eq!(
-            RatePlan::parse("auto", 0.02),
-            Ok(RatePlan::Auto { resolution: 0.02 })
-        );
-        assert_eq!(
-            RatePlan::parse(" AUTO ", 0.05),
-            Ok(RatePlan::Auto { resolution: 0.05 })
-        );
-        let azul_ladder: Vec<f64> = (2..=12).map(|i| f64::from(i) * 10_000.0).collect();
-        assert_eq!(ladder("20k:120k:10k"), azul_ladder);
-        // The stop is included only when it lies on the step.
-        assert_eq!(ladder("1000:3500:1000"), vec![1000.0, 2000.0, 3000.0]);
-        assert_eq!(ladder("0.1k:0.3k:0.1k"), vec![100.0, 200.0, 300.0]);
-        assert_eq!(ladder("5k:5k:1k"), vec![5000.0]);
-        assert_eq!(ladder("1000,2000,5000"), vec![1000.0, 2000.0, 5000.0]);
-        assert_eq!(ladder("5k, 1.5M ,2000/s"), vec![5000.0, 1.5e6, 2000.0]);
-        assert_eq!(ladder("1.5M"), vec![1.5e6]);
-        assert_eq!(ladder("1:200:1").len(), 200);
-    }
-
-    #[test]
-    fn a_step_below_the_rates_precision_is_refused() {
-        let e = RatePlan::parse("10000000000000000:10000000000000100:1", 0.02).unwrap_err();
-        assert!(e.contains("the step is too small"), "{e}");
-    }
-
-    #[test]
-    fn a_bad_rate_plan_gets_a_one_line_reason() {
-        let cases = [
-            ("", "--rates is empty"),
-            (
-                "auto-ish",
-                "--rates 'auto-ish': the list item: rate 'auto-ish'",
-            ),
-            ("20k:10k:1k", "the stop is below the start"),
-            ("1k:2k:0", "the step must be a rate above zero"),
-            ("1k:2k:-5", "the step must be a rate above zero"),
-            ("1k:2k", "a range is start:stop:step"),
-            ("1k:2k:1k:5", "a range is start:stop:step"),
-            ("1k::1k", "the stop is empty"),
-            ("1k:2k:", "the step is empty"),
-            ("x:2k:1k", "the start: rate 'x' is not valid"),
-            ("1:1000:1", "1000 rates, more than 200"),
-            ("1k,,2k", "the list item is empty"),
-            ("1k,abc", "rate 'abc' is not valid"),
-            ("1k,0", "the rate must be above zero"),
-            ("1k,2k,1000", "1000 is listed twice"),
-        ];
-        for (text, expected) in cases {
-            let message = parse_error(text);
-            assert!(message.contains(expected), "{text:?}: {message}");
-            assert!(!message.contains('\n'), "{text:?}: {message}");
-        }
-        let many: Vec<String> = (1..=201).map(|i| i.to_string()).collect();
-        assert!(parse_error(&many.join(",")).contains("201 rates, more than 200"));
-        for resolution in [0.0, -0.1, 1.0, f64::NAN] {
-            let message = RatePlan::parse("auto", resolution).unwrap_err();
-            assert!(
-                message.contains("must be a fraction between 0 and 1"),
-                "{message}"
-            );
-        }
     }
 
     #[test]

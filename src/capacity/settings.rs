@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::rates::Rates;
 use super::search::{RatePlan, SearchPlan};
-use crate::results::config::RunSettings;
+use crate::run::template::RunTemplate;
 use crate::sla::Sla;
 
 /// How each trial of a search begins.
@@ -26,15 +27,15 @@ pub enum Fresh {
 /// continues with the same settings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SearchSettings {
-    /// Each trial's run settings; the mode, warmup and duration are set per trial.
-    pub run: RunSettings,
+    /// The settings every probe and trial shares; each sets its own rate or concurrency,
+    /// warmup, length and SLA ([`RunTemplate::run`]).
+    pub run: RunTemplate,
     /// The SLA every window must meet (stored as its canonical terms and its window).
     #[serde(with = "crate::sla::stored")]
     pub sla: Sla,
-    /// `--rates` as given.
-    pub rates: String,
-    /// `--resolution`, as a fraction.
-    pub resolution: f64,
+    /// `--rates` and `--resolution`, stored as given.
+    #[serde(flatten)]
+    pub rates: Rates,
     /// Runs per attempted rate.
     pub repeats: u32,
     /// Measured seconds per trial.
@@ -78,8 +79,7 @@ impl SearchSettings {
     /// The search's plan.
     pub fn plan(&self) -> SearchPlan {
         SearchPlan {
-            plan: RatePlan::parse(&self.rates, self.resolution)
-                .expect("checked when the search was configured"),
+            plan: self.rates.plan().clone(),
             repeats: self.repeats,
             ladder_base_per_s: self.ladder_base_per_s,
         }

@@ -6,6 +6,9 @@
 use std::process::ExitCode;
 
 use crate::capacity::Status;
+use crate::engine::StopReason;
+use crate::results::summary::RunSummary;
+use crate::sla::Judgement;
 use crate::usage::Blame;
 
 /// The user's input cannot work: a flag, a file, a host, credentials.
@@ -62,9 +65,36 @@ fn is_usage_error(cause: &(dyn std::error::Error + 'static)) -> bool {
     ANSWERS.iter().any(|answer| answer(cause))
 }
 
+/// The exit code for a run that ended this way.
+pub fn exit_code(stop: StopReason) -> ExitCode {
+    match stop {
+        StopReason::Completed => ExitCode::SUCCESS,
+        StopReason::Interrupted => ExitCode::from(EXIT_INTERRUPTED),
+        StopReason::AllRequestsFailing => ExitCode::from(1),
+    }
+}
+
+/// The exit code of a finished run: [`exit_code`] of how it stopped; for a completed run,
+/// [`EXIT_NO_VERDICT`] without a valid measurement or without anything to judge its SLA by,
+/// [`EXIT_SLA_FAILED`] when its SLA failed, 0 otherwise.
+pub fn exit_code_of(summary: &RunSummary) -> ExitCode {
+    if summary.stop != StopReason::Completed {
+        return exit_code(summary.stop);
+    }
+    if !summary.is_valid() {
+        return ExitCode::from(EXIT_NO_VERDICT);
+    }
+    match summary.sla.as_ref().map(|s| s.verdict.judgement()) {
+        Some(Judgement::Fail) => ExitCode::from(EXIT_SLA_FAILED),
+        Some(Judgement::NoVerdict(_)) => ExitCode::from(EXIT_NO_VERDICT),
+        Some(Judgement::Pass) | None => ExitCode::SUCCESS,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sla::{ClientFigures, Validity};
 
     #[test]
     fn the_users_errors_end_with_2_and_failures_with_1() {
@@ -94,5 +124,66 @@ mod tests {
         assert_eq!(code(Status::Invalid, Some(1000.0)), of(EXIT_NO_VERDICT));
         assert_eq!(code(Status::Interrupted, None), of(EXIT_INTERRUPTED));
         assert_eq!(code(Status::Failed, None), of(1));
+    }
+
+    #[test]
+    fn the_exit_code_says_pass_fail_or_no_verdict() {
+        let text =
+            std::fs::read_to_string(crate::fixtures::run_fixture().join("summary.json")).unwrap();
+        let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
+        let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
+        assert!(summary.sla.is_some(), "the fixture has an SLA");
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.failing.clear();
+        verdict.windows = verdict.windows.max(1);
+        summary.validity = None;
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
+        // A term that covered no request: nothing to judge it by.
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.worst[0].requests = Some(0);
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_NO_VERDICT))
+        );
+        let verdict = &mut summary.sla.as_mut().unwrap().verdict;
+        verdict.worst[0].requests = None;
+        verdict.failing.push(crate::sla::WindowVerdict {
+            index: 0,
+            start_ns: 0,
+            length_ns: 1_000_000_000,
+            pass: false,
+            outcomes: Vec::new(),
+        });
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_SLA_FAILED))
+        );
+        let figures = ClientFigures {
+            threads: 1,
+            cpu_share_of_threads: 1.0,
+            wait_p99_ms: 900.0,
+            wait_p999_ms: 900.0,
+            wait_max_ms: 900.0,
+            lag_limit_ms: 10.0,
+            hiccup_p999_ms: 0.0,
+            hiccup_max_ms: 0.0,
+            max_backlog: 0,
+            unsent: 10.0,
+            unsent_held: false,
+            limit_waits: 0,
+            late_sends: 0,
+            measured_requests: 100,
+            client_decided_windows: 0,
+        };
+        summary.validity = Some(Validity::decide(figures, true));
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_NO_VERDICT))
+        );
+        summary.stop = StopReason::Interrupted;
+        assert_eq!(
+            code(&summary),
+            format!("{:?}", ExitCode::from(EXIT_INTERRUPTED))
+        );
     }
 }

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use crate::cli::MergeArgs;
 use crate::fleet::merge;
 
-use super::run::{exit_code_of, terminal, write_report};
+use super::exit::exit_code_of;
+use super::terminal::{watch, write_report};
 
 /// Runs `headroom merge`.
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -25,7 +26,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         fleet.len(),
         args.out.display()
     );
-    terminal::print_summary(&summary);
+    watch::print_summary(&summary);
     println!("\nFiles: {}", args.out.display());
     write_report(&args.out);
     Ok(exit_code_of(&summary))

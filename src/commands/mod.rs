@@ -12,3 +12,4 @@ pub mod report;
 pub mod run;
 pub mod settings;
 pub mod sweep;
+pub mod terminal;

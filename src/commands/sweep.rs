@@ -2,13 +2,14 @@
 //! ([`crate::sweep::live::sweep`]) with the terminal watching every step, its table as steps
 //! finish, and the report.
 
+use crate::run::template::RunTemplate;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::run::Terminal;
 use super::settings;
 use super::settings::parse_fraction;
+use super::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
 use crate::cli::SweepArgs;
 use crate::engine::LoadMode;
 use crate::run::RunObserver;
@@ -70,7 +71,7 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
         settings::check_in_flight(&largest)?;
     }
     Ok(SweepSettings {
-        run,
+        run: RunTemplate::new(run),
         concurrency: args.concurrency.clone(),
         concurrencies: ladder.0,
         step_duration_s: args.step_duration.map(|d| d.as_secs_f64()),
@@ -153,7 +154,7 @@ pub fn sweep(
     );
     let runtime = crate::run::runtime(config.run.control_threads())?;
     let stop = StopSignal::new();
-    super::run::stop_on_ctrl_c_or_term(&runtime, &stop);
+    stop_on_ctrl_c_or_term(&runtime, &stop);
     let is_usage = |e: &anyhow::Error| super::exit::exit_code_for(e) == super::exit::EXIT_USAGE;
     let context = SweepContext {
         runtime: &runtime,
@@ -184,7 +185,7 @@ pub fn sweep(
             best.concurrency
         );
     }
-    super::run::write_report(out);
+    write_report(out);
     println!(
         "Files: {} (sweep.json, one run directory per step under steps/)",
         out.display()

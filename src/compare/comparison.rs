@@ -563,7 +563,7 @@ pub(crate) mod tests {
         settings.label = Some(fake.label.to_string());
         settings.nodes = Some(3);
         settings.repeats = 1;
-        settings.rates = "auto".into();
+        settings.rates = crate::capacity::rates::Rates::parse("auto", 0.02).unwrap();
         settings.sla = crate::sla::Sla::parse("p99.9<100ms", Duration::from_secs(10)).unwrap();
         settings.run.workload.name = "keyvalue".into();
         let config = serde_json::to_value(&settings).unwrap();

@@ -19,6 +19,7 @@ pub mod populate;
 mod start;
 mod stop;
 mod summary;
+pub mod template;
 
 use std::fs;
 use std::path::Path;

@@ -17,6 +17,7 @@ use crate::engine::{Interval, LoadMode, StopReason};
 use crate::metrics::server_pauses::PauseSource;
 use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary};
+use crate::run::template::Load;
 use crate::run::{
     self, Control, Finished, Measuring, RunContext, RunObserver, RunOutcome, StopSignal,
 };
@@ -153,11 +154,12 @@ fn run_step(
     populate: bool,
     observer: &mut dyn RunObserver,
 ) -> (StepRecord, Option<anyhow::Error>) {
-    let mut run_config = config.run.clone();
-    run_config.mode = LoadMode::Closed { concurrency };
-    run_config.warmup_s = config.warmup_s;
-    run_config.duration_s = Some(config.step_duration_s.unwrap_or(config.step_max_s));
-    run_config.sla = None;
+    let run_config = config.run.run(
+        Load::Concurrency(concurrency),
+        config.warmup_s,
+        config.step_duration_s.unwrap_or(config.step_max_s),
+        None,
+    );
     let relative = format!("steps/concurrency-{concurrency}");
     let dir = out.join(&relative);
     let mut watch = StepWatch {

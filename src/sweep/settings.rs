@@ -3,13 +3,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::StabilityRule;
-use crate::results::config::RunSettings;
+use crate::run::template::RunTemplate;
 
 /// Everything that decides what a sweep does, stored in sweep.json as its settings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepSettings {
-    /// Each step's run configuration; the concurrency, warmup and duration are set per step.
-    pub run: RunSettings,
+    /// The settings every step shares; each sets its own concurrency, warmup and length
+    /// ([`RunTemplate::run`]).
+    pub run: RunTemplate,
     /// `--concurrency` as given.
     pub concurrency: String,
     /// The concurrencies it gives, in order.

@@ -17,7 +17,7 @@ use anyhow::Context;
 use super::search as capacity_command;
 use crate::capacity::dir::SearchData;
 use crate::capacity::settings::{Fresh, SearchSettings};
-use crate::capacity::{Status, Store};
+use crate::capacity::{RatePlan, Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
@@ -186,7 +186,7 @@ fn drive(
             Err(e) => eprintln!("The configurations could not be compared: {e:#}"),
         }
     }
-    crate::commands::run::write_report(dir);
+    crate::commands::terminal::write_report(dir);
     let failed: Vec<&Entry> = file
         .entries
         .iter()
@@ -238,7 +238,7 @@ fn drive(
 /// With `--rates auto`: the first configuration's probed ceiling, once it has one, so that
 /// the others climb the same ladder.
 fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchSettings) -> Option<f64> {
-    if !search.rates.trim().eq_ignore_ascii_case("auto") {
+    if !matches!(search.rates.plan(), RatePlan::Auto { .. }) {
         return None;
     }
     let first = file.entries.first()?;

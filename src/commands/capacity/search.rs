@@ -5,16 +5,18 @@
 
 use std::time::Duration;
 
+use crate::capacity::rates::Rates;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{self, RatePlan, Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
-use crate::commands::run::Terminal;
 use crate::commands::settings::{self, parse_fraction};
+use crate::commands::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
 use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
 use crate::fleet::local::LocalLauncher;
 use crate::fleet::settings::{FleetSettings, LauncherKind};
+use crate::run::template::RunTemplate;
 use crate::stop::StopSignal;
 use crate::usage::{usage_error, UsageError};
 
@@ -68,7 +70,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             humantime::format_duration(args.probe_duration)
         )));
     }
-    RatePlan::parse(&args.rates, resolution).map_err(UsageError::new)?;
+    let rates = Rates::parse(&args.rates, resolution).map_err(UsageError::new)?;
     let fleet = match args.workers {
         None => None,
         Some(n) if n == 0 || n > crate::fleet::worker::MAX_WORKERS => {
@@ -82,10 +84,8 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             launcher: args.launcher,
             kube: match args.launcher {
                 LauncherKind::Kubernetes => {
-                    let options = crate::commands::kube::kube_options(
-                        &args.kube,
-                        args.connection.username.as_deref(),
-                    )?;
+                    let options =
+                        settings::kube_options(&args.kube, args.connection.username.as_deref())?;
                     crate::fleet::kube::manifest::check_hosts(&run, options.host_network)?;
                     Some(options)
                 }
@@ -100,10 +100,9 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         ));
     }
     Ok(SearchSettings {
-        run,
+        run: RunTemplate::new(run),
         sla,
-        rates: args.rates.clone(),
-        resolution,
+        rates,
         repeats: args.repeats,
         duration_s: args.duration.as_secs_f64(),
         warmup_s: args.warmup.as_secs_f64(),
@@ -157,7 +156,7 @@ pub fn search(
 
     let runtime = crate::run::runtime(config.run.control_threads())?;
     let stop = StopSignal::new();
-    crate::commands::run::stop_on_ctrl_c_or_term(&runtime, &stop);
+    stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();
     let mut printed = false;
     let launcher: Option<Box<dyn Launcher>> = match &config.fleet {
@@ -194,7 +193,7 @@ pub fn search(
     if !printed {
         println!("\n{}", capacity::table::render(&outcome, &terms));
     }
-    crate::commands::run::write_report(&dir);
+    write_report(&dir);
     match status {
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",

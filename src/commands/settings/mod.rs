@@ -6,12 +6,14 @@ use std::path::Path;
 use std::time::Duration;
 
 mod connection;
+mod kube;
 
 use connection::local_dc;
 pub use connection::{
     cluster_credentials, credentials, local_cluster_dir, run_credentials, tls_settings,
     with_cluster_tls,
 };
+pub use kube::kube_options;
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
 use crate::client;

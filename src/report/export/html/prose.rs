@@ -93,7 +93,7 @@ pub(super) fn search_sentence(search: &SearchData) -> String {
         format_number(settings.duration_s),
         format_number(settings.warmup_s),
         settings.repeats,
-        settings.rates
+        settings.rates.text()
     )
 }
 
