@@ -1,17 +1,20 @@
 //! headroom: load testing and capacity planning for Apache Cassandra.
 //!
-//! The library behind the `headroom` binary. [`run`] executes a parsed command line; the
-//! modules below are usable on their own, e.g. [`cluster::LocalCluster`] starts real local
+//! The library behind the `headroom` binary. [`main`] reads and runs the process's command
+//! line (its flags are the binary's, not part of the library's API); the modules below are
+//! usable on their own, e.g. [`cluster::LocalCluster`] starts real local
 //! Cassandra nodes for a test and stops them when dropped.
 
 pub mod capacity;
-pub mod cli;
+mod cli;
 pub mod client;
 pub mod cluster;
 mod commands;
 pub mod compare;
 pub mod engine;
+/// The recorded directories the unit tests read; kept with them in tests/fixtures/.
 #[cfg(test)]
+#[path = "../tests/fixtures/unit.rs"]
 mod fixtures;
 pub mod fleet;
 pub mod format;
@@ -32,10 +35,35 @@ pub mod workload;
 
 use std::process::ExitCode;
 
+use clap::Parser;
+
 pub use commands::exit::exit_code_for;
 
+/// The `headroom` command: reads the process's command line, runs it, prints an error the
+/// way a person can act on it, and returns the exit code (the README's table).
+pub fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version, on standard output.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // clap quotes the value it refused whole: a pasted file would fill the terminal.
+        Err(e) => {
+            eprint!("{}", usage::cut_lines(&e.render().to_string(), 300));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            let message = usage::cut_lines(&format!("{err:#}"), 1000);
+            eprintln!("Error: {message}");
+            ExitCode::from(exit_code_for(&err))
+        }
+    }
+}
+
 /// Runs one parsed command line and returns the process exit code.
-pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         cli::Command::Cluster(args) => commands::cluster::run(args),
         cli::Command::Run(args) => commands::run::run(*args),

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 /// The layers from the top: a module may import its own layer's modules or lower ones.
 const LAYERS: &[&[&str]] = &[
     // Test data for the unit tests, compiled only with them.
-    &["fixtures"],
     &["lib"],
     &["commands", "cli"],
     &["report"],

@@ -29,11 +29,9 @@ use clap::{Parser, Subcommand};
 
 pub use capacity::{CapacityArgs, CostArgs};
 pub use client::ClientArgs;
-pub use cluster::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs, StopArgs};
+pub use cluster::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs};
 pub use compare::CompareArgs;
-pub use connection::{
-    redacted_command_line, secret_on_command_line, ConnectionArgs, REDACTED, SECRET_FLAGS,
-};
+pub use connection::{redacted_command_line, secret_on_command_line, ConnectionArgs};
 pub use kube::{
     ImageArgs, KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs,
     WorkerArgs,

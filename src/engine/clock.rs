@@ -271,14 +271,15 @@ mod tests {
     async fn a_cancelled_wait_is_still_a_sleep_for_its_moment() {
         let clock = RealClock::start_now();
         let mut timer = clock.timer().unwrap();
-        let target = 5_000_000;
+        // Far enough away that a busy machine cannot reach it before the first wait ends.
+        let target = clock.now_ns() + 200_000_000;
         let first = tokio::time::timeout(Duration::from_millis(1), timer.sleep_until_ns(target));
-        assert!(first.await.is_err(), "the moment is 5 ms away");
-        std::thread::sleep(Duration::from_millis(10));
+        assert!(first.await.is_err(), "the moment is 200 ms away");
+        std::thread::sleep(Duration::from_millis(250));
         let late = timer.sleep_until_ns(target).await.expect("slept for it");
         assert!(
-            late >= 4_000_000,
-            "came at least 4 ms late, came {late} ns late"
+            late >= 40_000_000,
+            "came at least 40 ms late, came {late} ns late"
         );
         // Handed back once only.
         assert_eq!(timer.sleep_until_ns(target).await, None);

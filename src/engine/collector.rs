@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-use crate::metrics::OpStats;
+use crate::metrics::OpHistograms;
 use crate::stats::new_histogram;
 
 use super::schedule::Progress;
@@ -70,7 +70,7 @@ impl Tally {
 /// What one worker recorded in one interval.
 pub(super) struct Records {
     /// Per operation type, per phase.
-    pub(super) ops: Vec<[OpStats; 2]>,
+    pub(super) ops: Vec<[OpHistograms; 2]>,
     /// How late the worker's timer wake-ups came, ns (when hiccups are recorded).
     pub(super) hiccups: Option<Histogram<u64>>,
 }
@@ -84,9 +84,9 @@ impl Records {
     }
 }
 
-pub(super) fn empty_ops(n: usize) -> Vec<[OpStats; 2]> {
+pub(super) fn empty_ops(n: usize) -> Vec<[OpHistograms; 2]> {
     (0..n)
-        .map(|_| [OpStats::default(), OpStats::default()])
+        .map(|_| [OpHistograms::default(), OpHistograms::default()])
         .collect()
 }
 
@@ -98,7 +98,7 @@ pub(super) struct Collector {
     pub(super) marks: BTreeMap<usize, u64>,
     pub(super) pending: BTreeMap<u64, Interval>,
     pub(super) end_ns: u64,
-    pub(super) totals: Vec<[OpStats; 2]>,
+    pub(super) totals: Vec<[OpHistograms; 2]>,
     pub(super) hiccup_total: Histogram<u64>,
     pub(super) max_backlog: u64,
     pub(super) all_failing_ns: u64,

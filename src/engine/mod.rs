@@ -48,7 +48,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::metrics::OpStats;
+use crate::metrics::OpHistograms;
 use crate::workload::Workload;
 use clock::Clock;
 use collector::{Collector, Message};
@@ -140,7 +140,7 @@ pub struct Interval {
     /// Length in ns (the last interval may be shorter).
     pub length_ns: u64,
     /// Per operation type, per phase ([`Phase::index`](crate::metrics::Phase::index)).
-    pub ops: Vec<[OpStats; 2]>,
+    pub ops: Vec<[OpHistograms; 2]>,
     /// The client's hiccups in this interval, ns.
     pub hiccups: Option<Histogram<u64>>,
     /// Requests released but not yet sent at the interval's end.
@@ -172,7 +172,7 @@ pub const ALL_FAILING_LIMIT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// Per operation type, per phase, over the whole run.
-    pub totals: Vec<[OpStats; 2]>,
+    pub totals: Vec<[OpHistograms; 2]>,
     /// The client's hiccups over the whole run.
     pub hiccups: Histogram<u64>,
     /// From the start to the last answer, ns.
@@ -403,7 +403,12 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     let tally = collector.tally;
     let unsent = if tally.unsent_capped {
         // Estimated: the schedule's requests that no total accounts for.
-        let accounted: u64 = collector.totals.iter().flatten().map(OpStats::total).sum();
+        let accounted: u64 = collector
+            .totals
+            .iter()
+            .flatten()
+            .map(OpHistograms::total)
+            .sum();
         (scheduled_requests(config) - accounted as f64).max(tally.unsent as f64)
     } else {
         tally.unsent as f64

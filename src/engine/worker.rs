@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::mpsc;
 
-use crate::metrics::{ErrorClass, OpStats, Phase};
+use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::workload::{Parts, Workload};
 
 use super::clock::{Clock, Timer};
@@ -435,7 +435,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
 
 /// Records one finished request in its interval's statistics, and each of its steps under
 /// their own op types.
-fn record(ops: &mut [[OpStats; 2]], done: Completion) {
+fn record(ops: &mut [[OpHistograms; 2]], done: Completion) {
     let phase = done.phase.index();
     let wait_ns = done.send_ns.saturating_sub(done.intended_ns);
     for (i, part) in done.parts.iter().enumerate() {

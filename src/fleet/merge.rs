@@ -26,7 +26,7 @@ use anyhow::Context;
 use hdrhistogram::Histogram;
 
 use crate::engine::{Interval, LoadMode, StopReason};
-use crate::metrics::{ErrorClass, OpStats, Phase};
+use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::results::config::{FleetOrigin, RunSettings, WorkerSlot};
 use crate::results::hlog::{encoded_intervals, EncodedInterval, HICCUP_TAG};
 use crate::results::intervals_csv::parse_intervals;
@@ -165,7 +165,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         settings.sla.clone(),
         true,
     )?;
-    let mut totals: Vec<[OpStats; 2]> = vec![Default::default(); op_names.len()];
+    let mut totals: Vec<[OpHistograms; 2]> = vec![Default::default(); op_names.len()];
     let mut hiccups = new_histogram();
     let mut max_backlog = 0;
     for (index, slot) in slots {
@@ -246,7 +246,7 @@ fn merge_populate(workers: &[Worker], out: &Path) -> anyhow::Result<Option<Popul
     }
     let mut histograms = [new_histogram(), new_histogram(), new_histogram()];
     let tags = ["rt", "st", "wt"].map(|t| format!("{op}.{t}"));
-    let mut writes = OpSummary::of(&op, &OpStats::default(), seconds);
+    let mut writes = OpSummary::of(&op, &OpHistograms::default(), seconds);
     let mut notes = Vec::new();
     for (worker, populate) in &populates {
         let path = worker.dir.join(crate::run::populate::POPULATE_HLOG);
@@ -358,7 +358,7 @@ impl Slot {
 
     fn into_interval(self, index: u64, interval_s: f64) -> Interval {
         let n_ops = self.errors.len().max(self.ops.len());
-        let mut ops: Vec<[OpStats; 2]> = vec![Default::default(); n_ops];
+        let mut ops: Vec<[OpHistograms; 2]> = vec![Default::default(); n_ops];
         for (op, phases) in self.ops.into_iter().enumerate() {
             for (phase, [response, service, wait]) in phases.into_iter().enumerate() {
                 let stats = &mut ops[op][phase];
@@ -558,7 +558,7 @@ fn op_names(workers: &[Worker]) -> Vec<String> {
 fn summarize(
     workers: &[Worker],
     op_names: &[String],
-    totals: &[[OpStats; 2]],
+    totals: &[[OpHistograms; 2]],
     hiccups: &Histogram<u64>,
     max_backlog: u64,
     client_decided: u64,
@@ -718,7 +718,7 @@ fn worker_figures(worker: &Worker) -> WorkerFigures {
 #[allow(clippy::too_many_arguments)]
 fn validity(
     workers: &[Worker],
-    totals: &[[OpStats; 2]],
+    totals: &[[OpHistograms; 2]],
     hiccup: &Latency,
     max_backlog: u64,
     client_decided: u64,

@@ -4,11 +4,11 @@
 //! engine's workers: see `engine`.)
 
 pub mod errors;
+pub mod op_histograms;
 pub mod process;
 pub mod server_pauses;
 pub mod server_samples;
 pub mod server_tables;
-pub mod stats;
 
 pub use errors::ErrorClass;
-pub use stats::{OpStats, Phase};
+pub use op_histograms::{OpHistograms, Phase};

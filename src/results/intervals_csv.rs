@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::engine::Interval;
-use crate::metrics::{OpStats, Phase};
+use crate::metrics::{OpHistograms, Phase};
 use crate::sla::{WindowStats, WindowVerdict};
 use crate::stats::percentiles_and_mean;
 
@@ -38,7 +38,7 @@ impl IntervalsCsv {
         interval: &Interval,
         phase: Phase,
         op: &str,
-        stats: &OpStats,
+        stats: &OpHistograms,
     ) -> anyhow::Result<()> {
         self.write_row(
             interval.start_ns,
@@ -60,7 +60,7 @@ impl IntervalsCsv {
         window: &WindowStats,
         verdict: &WindowVerdict,
     ) -> anyhow::Result<()> {
-        let mut all = OpStats::default();
+        let mut all = OpHistograms::default();
         for (_, stats) in &window.ops {
             all.add(stats);
         }
@@ -94,7 +94,7 @@ impl IntervalsCsv {
         length_ns: u64,
         phase: &str,
         op: &str,
-        stats: &OpStats,
+        stats: &OpHistograms,
         backlog: &str,
         sla: &str,
     ) -> anyhow::Result<()> {
@@ -247,7 +247,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("intervals.csv");
         let mut csv = IntervalsCsv::create(&path).unwrap();
-        let mut stats = OpStats::default();
+        let mut stats = OpHistograms::default();
         for ms in 1..=100u64 {
             stats.record_ok(ms * 1_000_000, ms * 900_000);
         }
@@ -256,7 +256,7 @@ mod tests {
             index: 2,
             start_ns: 2_000_000_000,
             length_ns: 1_000_000_000,
-            ops: vec![[OpStats::default(), stats.clone()]],
+            ops: vec![[OpHistograms::default(), stats.clone()]],
             hiccups: None,
             backlog: 7,
         };

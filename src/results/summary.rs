@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{LoadMode, StopReason};
-use crate::metrics::OpStats;
+use crate::metrics::OpHistograms;
 use crate::stats::percentiles_and_mean;
 
 /// Latency percentiles of one histogram, in milliseconds.
@@ -72,7 +72,7 @@ pub struct OpSummary {
 
 impl OpSummary {
     /// The summary of `stats` over `seconds`.
-    pub fn of(op: &str, stats: &OpStats, seconds: f64) -> OpSummary {
+    pub fn of(op: &str, stats: &OpHistograms, seconds: f64) -> OpSummary {
         OpSummary {
             op: op.to_string(),
             requests: stats.total(),

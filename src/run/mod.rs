@@ -338,7 +338,7 @@ pub async fn execute(
         );
     }
     let cpu_before = crate::metrics::process::cpu_time();
-    let mut recorder = Recorder {
+    let mut recorder = IntervalDispatch {
         files,
         observer,
         progress: progress.clone(),
@@ -356,7 +356,7 @@ pub async fn execute(
         Some(m) => Some(m.finish().await),
         None => None,
     };
-    let Recorder {
+    let IntervalDispatch {
         mut files,
         observer,
         ended,
@@ -410,14 +410,14 @@ pub async fn execute(
 
 /// The run's files, then the observer, for each interval; sets the run's stop when the
 /// observer says so.
-struct Recorder<'o> {
+struct IntervalDispatch<'o> {
     files: files::RunFiles,
     observer: &'o mut dyn RunObserver,
     progress: Arc<Progress>,
     ended: bool,
 }
 
-impl IntervalSink for Recorder<'_> {
+impl IntervalSink for IntervalDispatch<'_> {
     fn interval(&mut self, interval: &Interval) {
         let control = self.observer.interval(interval);
         let (judged, failed) = self.files.interval(interval);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::spec::{Bound, Metric, Sla, Term, Threshold};
-use crate::metrics::OpStats;
+use crate::metrics::OpHistograms;
 use crate::stats::{new_histogram, percentile_rank, value_at_percentile, value_at_rank};
 
 /// What every op type did in one window.
@@ -24,7 +24,7 @@ pub struct WindowStats {
     /// Time the window's intervals cover, ns: the window length, or less for the last window.
     pub length_ns: u64,
     /// The statistics of each op type, by name.
-    pub ops: Vec<(String, OpStats)>,
+    pub ops: Vec<(String, OpHistograms)>,
 }
 
 /// A measured value of a term: a latency or a share of requests. Values of one term always
@@ -188,7 +188,7 @@ fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
             .filter(|(name, _)| term.op.as_deref().is_none_or(|op| op == name))
             .map(|(_, stats)| stats)
     };
-    let failed: u64 = covered().map(OpStats::error_count).sum();
+    let failed: u64 = covered().map(OpHistograms::error_count).sum();
     let holds = |value: Value| value.satisfies(term.bound, term.threshold);
     if term.metric == Metric::Errors {
         let (value, requests) = error_share(covered());
@@ -247,7 +247,7 @@ fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
 }
 
 /// Failed / all requests, 0 without requests; the share and the number of requests.
-fn error_share<'a>(stats: impl Iterator<Item = &'a OpStats>) -> (Value, u64) {
+fn error_share<'a>(stats: impl Iterator<Item = &'a OpHistograms>) -> (Value, u64) {
     let (ok, failed) = stats.fold((0, 0), |(ok, failed), s| {
         (ok + s.ok, failed + s.error_count())
     });
@@ -305,7 +305,7 @@ pub struct WindowAccumulator {
 struct OpenWindow {
     index: u64,
     covered_ns: u64,
-    ops: Vec<OpStats>,
+    ops: Vec<OpHistograms>,
 }
 
 impl WindowAccumulator {
@@ -325,7 +325,7 @@ impl WindowAccumulator {
         &mut self,
         interval_start_ns: u64,
         interval_length_ns: u64,
-        per_op: impl IntoIterator<Item = &'a OpStats>,
+        per_op: impl IntoIterator<Item = &'a OpHistograms>,
     ) -> Option<WindowStats> {
         let index = interval_start_ns / self.window_ns;
         let ended = self.open.take_if(|w| w.index != index);
@@ -333,7 +333,7 @@ impl WindowAccumulator {
         let open = self.open.get_or_insert_with(|| OpenWindow {
             index,
             covered_ns: 0,
-            ops: vec![OpStats::default(); n_ops],
+            ops: vec![OpHistograms::default(); n_ops],
         });
         open.covered_ns += interval_length_ns;
         let mut given = 0;
@@ -341,7 +341,7 @@ impl WindowAccumulator {
             into.add(from);
             given += 1;
         }
-        debug_assert_eq!(given, n_ops, "one OpStats per op type");
+        debug_assert_eq!(given, n_ops, "one OpHistograms per op type");
         if let Some(ended) = ended {
             // Out of order: the open window ended early; this interval's window stays open.
             return self.partial(ended);
@@ -398,19 +398,19 @@ mod tests {
     }
 
     /// `n` successful requests taking `ns` each, added to `stats`.
-    fn record(stats: &mut OpStats, n: u64, ns: u64) {
+    fn record(stats: &mut OpHistograms, n: u64, ns: u64) {
         for _ in 0..n {
             stats.record_ok(ns, ns);
         }
     }
 
-    fn failures(stats: &mut OpStats, n: u64) {
+    fn failures(stats: &mut OpHistograms, n: u64) {
         for _ in 0..n {
             stats.record_error(ErrorClass::Timeout, || "timed out".into());
         }
     }
 
-    fn window(ops: Vec<(&str, OpStats)>) -> WindowStats {
+    fn window(ops: Vec<(&str, OpHistograms)>) -> WindowStats {
         WindowStats {
             index: 0,
             start_ns: 0,
@@ -419,7 +419,7 @@ mod tests {
         }
     }
 
-    fn one_op(stats: OpStats) -> WindowStats {
+    fn one_op(stats: OpHistograms) -> WindowStats {
         window(vec![("write", stats)])
     }
 
@@ -430,8 +430,8 @@ mod tests {
     }
 
     /// 999 requests at 1 ms and `slow` at 50 ms.
-    fn mostly_fast(slow: u64) -> OpStats {
-        let mut s = OpStats::default();
+    fn mostly_fast(slow: u64) -> OpHistograms {
+        let mut s = OpHistograms::default();
         record(&mut s, 999, MS);
         record(&mut s, slow, 50 * MS);
         s
@@ -456,7 +456,7 @@ mod tests {
     #[test]
     fn too_few_requests_are_judged_on_the_max() {
         // 998 fast and one slow: 999 requests cannot resolve p99.9.
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, 998, MS);
         record(&mut s, 1, 50 * MS);
         let few = outcome("p99.9<10ms", &one_op(s.clone()));
@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn max_and_mean() {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, 3, MS);
         record(&mut s, 1, 5 * MS);
         let w = one_op(s.clone());
@@ -508,7 +508,7 @@ mod tests {
 
     #[test]
     fn errors_are_the_failed_share_of_all_requests() {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, 998, MS);
         failures(&mut s, 2);
         let w = one_op(s);
@@ -524,8 +524,8 @@ mod tests {
     #[test]
     fn a_window_without_requests_passes_with_zero() {
         let w = window(vec![
-            ("read", OpStats::default()),
-            ("write", OpStats::default()),
+            ("read", OpHistograms::default()),
+            ("write", OpHistograms::default()),
         ]);
         let verdict = judge_window(&sla("p99.9<1ms, max<1ms, errors<=0%"), &w);
         assert!(verdict.pass);
@@ -537,7 +537,7 @@ mod tests {
         assert_eq!(verdict.outcomes[2].value, Value::Fraction(0.0));
 
         // Every request failed: every term fails, the latency terms on the failures alone.
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         failures(&mut s, 5);
         let verdict = judge_window(
             &sla("p99<1ms, max<1s, mean<1s, p50<100s, errors<50%"),
@@ -563,7 +563,7 @@ mod tests {
 
     /// `fast` requests at 1 ms, `slow` at 50 ms and `failed` failures.
     fn mixed(fast: u64, slow: u64, failed: u64) -> WindowStats {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, fast, MS);
         record(&mut s, slow, 50 * MS);
         failures(&mut s, failed);
@@ -626,9 +626,9 @@ mod tests {
 
     #[test]
     fn an_op_qualifier_judges_only_that_op_type() {
-        let mut read = OpStats::default();
+        let mut read = OpHistograms::default();
         record(&mut read, 200, MS);
-        let mut write = OpStats::default();
+        let mut write = OpHistograms::default();
         record(&mut write, 200, 30 * MS);
         failures(&mut write, 100);
         let w = window(vec![("read", read.clone()), ("write", write)]);
@@ -657,10 +657,10 @@ mod tests {
     }
 
     /// One interval's statistics: one read at `ms` milliseconds and two failed writes.
-    fn interval(ms: u64) -> Vec<OpStats> {
-        let mut read = OpStats::default();
+    fn interval(ms: u64) -> Vec<OpHistograms> {
+        let mut read = OpHistograms::default();
         record(&mut read, 1, ms * MS);
-        let mut write = OpStats::default();
+        let mut write = OpHistograms::default();
         failures(&mut write, 2);
         vec![read, write]
     }

@@ -12,7 +12,7 @@ use super::judge::{judge_window, WindowAccumulator, WindowStats, WindowVerdict};
 use super::spec::Sla;
 use super::validity::client_decided;
 use super::verdict::RunVerdict;
-use crate::metrics::{OpStats, Phase};
+use crate::metrics::{OpHistograms, Phase};
 
 /// A window, judged.
 #[derive(Debug, Clone)]
@@ -67,7 +67,7 @@ impl StreamingJudge {
         &mut self,
         start_ns: u64,
         length_ns: u64,
-        ops: &[[OpStats; 2]],
+        ops: &[[OpHistograms; 2]],
     ) -> Option<Judged> {
         let end_ns = start_ns + length_ns;
         if end_ns <= self.warmup_ns {
@@ -169,15 +169,15 @@ mod tests {
     const SECOND: u64 = 1_000_000_000;
 
     /// One interval of `ok` answers taking `ms` and `failed` failures, measured.
-    fn interval(ok: u64, ms: u64, failed: u64) -> Vec<[OpStats; 2]> {
-        let mut s = OpStats::default();
+    fn interval(ok: u64, ms: u64, failed: u64) -> Vec<[OpHistograms; 2]> {
+        let mut s = OpHistograms::default();
         for _ in 0..ok {
             s.record_ok(ms * 1_000_000, ms * 1_000_000);
         }
         for _ in 0..failed {
             s.record_error(ErrorClass::Timeout, || "slow".into());
         }
-        vec![[OpStats::default(), s]]
+        vec![[OpHistograms::default(), s]]
     }
 
     #[test]

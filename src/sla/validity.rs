@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::judge::{WindowStats, WindowVerdict};
 use super::spec::{Metric, Sla, Threshold};
-use crate::metrics::OpStats;
+use crate::metrics::OpHistograms;
 use crate::stats::{new_histogram, value_at_percentile};
 
 /// The least lag limit: sends later than this (by the client's doing) for more than 1% of the
@@ -223,7 +223,7 @@ pub fn client_decided(sla: &Sla, window: &WindowStats, verdict: &WindowVerdict) 
                 .ops
                 .iter()
                 .filter(|(name, _)| term.op.as_deref().is_none_or(|op| op == name))
-                .map(|(_, stats): &(String, OpStats)| stats)
+                .map(|(_, stats): &(String, OpHistograms)| stats)
             {
                 let _ = wait.add(&stats.wait_ns);
                 let _ = service.add(&stats.service_ns);
@@ -393,7 +393,7 @@ mod tests {
     /// A window of 2000 requests: `waited` of them waited `wait_ms` before a send and took
     /// `service_ms` at the server; the others left on time and took 1 ms.
     fn window(waited: u64, wait_ms: u64, service_ms: u64) -> WindowStats {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         for i in 0..2000 {
             let (wait, service) = if i < waited {
                 (wait_ms * MS, service_ms * MS)

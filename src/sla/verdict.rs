@@ -240,7 +240,7 @@ impl RunVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::{ErrorClass, OpStats};
+    use crate::metrics::{ErrorClass, OpHistograms};
     use crate::sla::judge::{judge_window, WindowStats};
     use crate::sla::spec::DEFAULT_WINDOW;
 
@@ -254,19 +254,19 @@ mod tests {
     }
 
     /// `n` successful requests taking `ns` each, added to `stats`.
-    fn record(stats: &mut OpStats, n: u64, ns: u64) {
+    fn record(stats: &mut OpHistograms, n: u64, ns: u64) {
         for _ in 0..n {
             stats.record_ok(ns, ns);
         }
     }
 
-    fn failures(stats: &mut OpStats, n: u64) {
+    fn failures(stats: &mut OpHistograms, n: u64) {
         for _ in 0..n {
             stats.record_error(ErrorClass::Timeout, || "timed out".into());
         }
     }
 
-    fn window(ops: Vec<(&str, OpStats)>) -> WindowStats {
+    fn window(ops: Vec<(&str, OpHistograms)>) -> WindowStats {
         WindowStats {
             index: 0,
             start_ns: 0,
@@ -275,13 +275,13 @@ mod tests {
         }
     }
 
-    fn one_op(stats: OpStats) -> WindowStats {
+    fn one_op(stats: OpHistograms) -> WindowStats {
         window(vec![("write", stats)])
     }
 
     /// A window with `n` requests at `ms` milliseconds.
     fn window_at(index: u64, n: u64, ms: u64) -> WindowStats {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, n, ms * MS);
         WindowStats {
             index,
@@ -293,7 +293,7 @@ mod tests {
 
     /// `fast` requests at 1 ms, `slow` at 50 ms and `failed` failures.
     fn mixed(fast: u64, slow: u64, failed: u64) -> WindowStats {
-        let mut s = OpStats::default();
+        let mut s = OpHistograms::default();
         record(&mut s, fast, MS);
         record(&mut s, slow, 50 * MS);
         failures(&mut s, failed);
@@ -405,12 +405,12 @@ mod tests {
         // Reads at 0%: the read term covers nothing in any window.
         let spec = sla("read:p99<1us, write:p99<1s");
         let mut run = RunVerdict::new(&spec);
-        let mut writes = OpStats::default();
+        let mut writes = OpHistograms::default();
         record(&mut writes, 100, MS);
         for index in 0..3 {
             let mut w = window(vec![
                 ("write", writes.clone()),
-                ("read", OpStats::default()),
+                ("read", OpHistograms::default()),
             ]);
             w.index = index;
             run.add(&judge_window(&spec, &w));
@@ -427,11 +427,11 @@ mod tests {
         assert_eq!(run.worst[1].requests, Some(300));
 
         // A failing window is a fail all the same.
-        let mut slow = OpStats::default();
+        let mut slow = OpHistograms::default();
         record(&mut slow, 100, 2_000 * MS);
         run.add(&judge_window(
             &spec,
-            &window(vec![("write", slow), ("read", OpStats::default())]),
+            &window(vec![("write", slow), ("read", OpHistograms::default())]),
         ));
         assert_eq!(run.judgement(), Judgement::Fail);
 
@@ -440,7 +440,7 @@ mod tests {
             RunVerdict::new(&spec).judgement(),
             Judgement::NoVerdict(why) if why.starts_with("no complete window")
         ));
-        let mut reads = OpStats::default();
+        let mut reads = OpHistograms::default();
         record(&mut reads, 100, 500);
         let mut both = RunVerdict::new(&spec);
         both.add(&judge_window(

@@ -348,7 +348,7 @@ mod tests {
     use super::*;
 
     fn interval(index: u64, requests: u64) -> Interval {
-        let mut stats = crate::metrics::OpStats::default();
+        let mut stats = crate::metrics::OpHistograms::default();
         for _ in 0..requests {
             stats.record_ok(1_000_000, 1_000_000);
         }
@@ -356,7 +356,7 @@ mod tests {
             index,
             start_ns: index * 1_000_000_000,
             length_ns: 1_000_000_000,
-            ops: vec![[crate::metrics::OpStats::default(), stats]],
+            ops: vec![[crate::metrics::OpHistograms::default(), stats]],
             hiccups: None,
             backlog: 0,
         }

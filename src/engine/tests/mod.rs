@@ -160,8 +160,8 @@ async fn simulate(
 }
 
 /// Every operation type's measured statistics, added up.
-fn measured(out: &Outcome) -> OpStats {
-    let mut all = OpStats::default();
+fn measured(out: &Outcome) -> OpHistograms {
+    let mut all = OpHistograms::default();
     for op in &out.totals {
         all.add(&op[Phase::Measure.index()]);
     }
@@ -320,8 +320,8 @@ async fn a_burst_after_a_full_limit_is_the_servers_lateness() {
 }
 
 /// Every operation type's measured statistics over both phases' totals of `out`.
-fn measured_total(out: &Outcome) -> OpStats {
-    let mut all = OpStats::default();
+fn measured_total(out: &Outcome) -> OpHistograms {
+    let mut all = OpHistograms::default();
     for op in &out.totals {
         all.add(&op[Phase::Measure.index()]);
     }

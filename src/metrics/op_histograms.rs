@@ -1,6 +1,14 @@
-//! The statistics of one operation type over one span of time: two histograms, counts and
-//! error classes. Workers keep their own and the collector adds them up at interval ends, so
-//! recording takes no lock.
+//! Where a request's time is recorded: the histograms of one operation type over one span
+//! of time (response time and service time), its counts and its error classes. Workers keep
+//! their own and the collector adds them up at interval ends, so recording takes no lock.
+//!
+//! A request's time, from its send to the run's files:
+//! 1. `engine/worker.rs` stamps each request (intended start, send, answer) and records it
+//!    into the worker's own [`OpHistograms`] (this file);
+//! 2. `engine/collector.rs` adds the workers' histograms up at each interval's end into an
+//!    `engine::Interval`;
+//! 3. `run/files.rs` writes each interval (`results/hlog.rs` the histogram log,
+//!    `results/intervals_csv.rs` the table) and judges the SLA's windows on it.
 
 use std::collections::BTreeMap;
 
@@ -41,7 +49,7 @@ impl Phase {
 
 /// What one operation type did in one span of time.
 #[derive(Debug, Clone)]
-pub struct OpStats {
+pub struct OpHistograms {
     /// Response time of successful requests (completion − intended start), ns.
     pub response_ns: Histogram<u64>,
     /// Service time of successful requests (completion − send), ns.
@@ -56,9 +64,9 @@ pub struct OpStats {
     pub error_examples: BTreeMap<ErrorClass, String>,
 }
 
-impl Default for OpStats {
+impl Default for OpHistograms {
     fn default() -> Self {
-        OpStats {
+        OpHistograms {
             response_ns: new_histogram(),
             service_ns: new_histogram(),
             wait_ns: new_histogram(),
@@ -69,7 +77,7 @@ impl Default for OpStats {
     }
 }
 
-impl OpStats {
+impl OpHistograms {
     /// Records a successful request.
     #[inline]
     pub fn record_ok(&mut self, response_ns: u64, service_ns: u64) {
@@ -102,7 +110,7 @@ impl OpStats {
     }
 
     /// Adds another span's statistics to these.
-    pub fn add(&mut self, other: &OpStats) {
+    pub fn add(&mut self, other: &OpHistograms) {
         self.ok += other.ok;
         self.response_ns
             .add(&other.response_ns)
@@ -130,13 +138,13 @@ mod tests {
 
     #[test]
     fn stats_add_up() {
-        let mut a = OpStats::default();
+        let mut a = OpHistograms::default();
         a.record_ok(1_000_000, 900_000);
         a.record_error(ErrorClass::Timeout, || "first".into());
         a.record_error(ErrorClass::Timeout, || {
             panic!("only the first message is built")
         });
-        let mut b = OpStats::default();
+        let mut b = OpHistograms::default();
         b.record_ok(3_000_000, 2_000_000);
         b.record_error(ErrorClass::Timeout, || "second".into());
         b.record_error(ErrorClass::Overloaded, || "busy".into());
