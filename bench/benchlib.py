@@ -6,7 +6,9 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADROOM = ROOT / "target" / "release" / "headroom"
+# The binary the benchmarks measure: built alone with `cargo build --release --bin headroom`,
+# as users build it, and copied here before anything else is built (see build_headroom).
+HEADROOM = ROOT / "target" / "bench-bin" / "headroom"
 CLUSTER = ROOT / "target" / "bench-cluster"
 LATTE_WORKLOAD = ROOT / "bench" / "latte-keyvalue.rn"
 LATTE_TOOLS = ROOT / "target" / "bench-tools"
@@ -32,6 +34,19 @@ class HostSteal:
     def share(self):
         total, steal = self._ticks()
         return (steal - self.before[1]) / max(total - self.before[0], 1)
+
+
+def build_headroom(profile="release"):
+    """Builds headroom as users do (`cargo build --release --bin headroom`: no examples or
+    tests beside it, whose dev-dependencies would add features such as tokio's `test-util`
+    to the library), and copies the binary out of the way of later builds. Returns its path:
+    HEADROOM for the release profile, target/bench-bin/headroom-PROFILE for another."""
+    sh("cargo", "build", "--locked", "--quiet", "--profile", profile, "--bin", "headroom", cwd=ROOT)
+    built = ROOT / "target" / profile / "headroom"
+    out = HEADROOM if profile == "release" else HEADROOM.with_name(f"headroom-{profile}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(built, out)
+    return out
 
 
 def find_latte():

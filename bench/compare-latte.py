@@ -2,13 +2,20 @@
 """Client cost and precision of headroom against latte 0.29, on the same local node, at the
 same fixed rate, in one run (docs/PERFORMANCE.md explains the method and keeps the figures).
 
-    python3 bench/compare-latte.py [--rate 10000] [--seconds 30] [--repeats 3] [--rss-minutes 10]
+    python3 bench/compare-latte.py [--rate 10000] [--seconds 30] [--repeats 3] [--rss-minutes 10] \
+        [--profiles release,release-lto]
 
 Starts its own Cassandra node with headroom (target/bench-cluster) and stops it at the end.
 Needs latte 0.29: `latte` on PATH, $LATTE, or it is installed into target/bench-tools.
 CPU is the process's user + system time from /usr/bin/time-like accounting (os.wait4),
 divided by the requests each tool reports; the runs alternate so that drift in the node's
 state falls on both tools alike; the table shows the median of the repeats.
+
+headroom is measured as users build it (`cargo build --release --bin headroom`, alone: the
+floors are built after it and apart). `--profiles` adds a row per other Cargo profile of
+headroom at the default send resolution (release-lto: fat LTO, one codegen unit), so what a
+build choice costs per request is measured in the same run. A run headroom judges
+client-bound (exit 4) is kept, and the table says how many of a row's runs were valid.
 """
 
 import argparse
@@ -24,12 +31,13 @@ import threading
 import time
 from pathlib import Path
 
-from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, HostSteal, find_latte, sh
+from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, HostSteal, build_headroom, find_latte, sh
 
 
-def timed(cmd, rss_samples=None, cwd=None):
+def timed(cmd, rss_samples=None, cwd=None, accept=(0,)):
     """Runs cmd; returns (stdout, cpu seconds, peak RSS bytes, host steal share). With
-    rss_samples, appends (seconds since start, RSS bytes) every 10 s."""
+    rss_samples, appends (seconds since start, RSS bytes) every 10 s. An exit code outside
+    `accept` ends the benchmark."""
     start = time.monotonic()
     steal = HostSteal()
     proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
@@ -51,23 +59,29 @@ def timed(cmd, rss_samples=None, cwd=None):
     proc.returncode = os.waitstatus_to_exitcode(status)
     reader.join()
     text = "".join(out)
-    if proc.returncode != 0:
+    if proc.returncode not in accept:
         sys.exit(f"{cmd[0]} failed ({proc.returncode}):\n{text[-3000:]}")
     return text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, steal.share()
 
 
-def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None, sender="native"):
+def run_headroom(rate, seconds, resolution, out_dir, rss_samples=None, sender="native",
+                 binary=HEADROOM, name=None):
     out = Path(out_dir)
     shutil.rmtree(out, ignore_errors=True)
+    # Exit 4: the run was judged client-bound (on a busy machine); its figures are kept and
+    # marked, not thrown away with the rest of the benchmark.
     text, cpu, peak, steal = timed(
-        [HEADROOM, "run", "keyvalue", "--rate", rate, "--duration", f"{seconds}s", "--threads", "1",
+        [binary, "run", "keyvalue", "--rate", rate, "--duration", f"{seconds}s", "--threads", "1",
          "--send-resolution", resolution, "--sender", sender, "--keyspace", "bench_headroom", "--out", out],
         rss_samples,
+        accept=(0, 4),
     )
     summary = json.loads((out / "summary.json").read_text())
     op = summary["ops"][0]
+    validity = summary.get("validity")
     return {
-        "tool": f"headroom ({sender}, send resolution {resolution})",
+        "tool": name or f"headroom ({sender}, send resolution {resolution})",
+        "valid": validity is None or validity["verdict"] == "valid",
         "requests": op["requests"],
         "cpu_s": cpu,
         "peak_rss": peak,
@@ -85,6 +99,7 @@ def run_floor(example, rate, seconds):
     answered = int(re.search(r"answered (\d+)", text).group(1))
     return {
         "tool": f"floor: {example.replace('_floor', '')} alone, nothing recorded",
+        "valid": None,
         "requests": answered,
         "cpu_s": cpu,
         "peak_rss": peak,
@@ -109,6 +124,7 @@ def run_latte(latte, rate, seconds, rss_samples=None):
     p99 = re.search(r"^\s+99\s+([\d.]+)", text, re.M)
     return {
         "tool": "latte 0.29",
+        "valid": None,
         "requests": requests,
         "cpu_s": cpu,
         "peak_rss": peak,
@@ -125,9 +141,16 @@ def main():
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rss-minutes", type=float, default=10)
+    parser.add_argument("--profiles", default="release",
+                        help="Cargo profiles of headroom to measure, comma-separated (release first)")
     args = parser.parse_args()
 
-    sh("cargo", "build", "--release", "--quiet", "--bin", "headroom", "--example", "driver_floor",
+    profiles = [p.strip() for p in args.profiles.split(",") if p.strip() and p.strip() != "release"]
+    build_headroom()
+    others = {profile: build_headroom(profile) for profile in profiles}
+    # The floors after headroom and apart: built with the examples, the library would carry
+    # the dev-dependencies' features.
+    sh("cargo", "build", "--release", "--locked", "--quiet", "--example", "driver_floor",
        "--example", "protocol_floor", cwd=ROOT)
     latte = find_latte()
     sh(HEADROOM, "cluster", "start", "--dir", CLUSTER, "--heap", "4G", stdout=subprocess.DEVNULL)
@@ -137,8 +160,13 @@ def main():
         run_headroom(args.rate, 20, "0s", ROOT / "target" / "bench-runs" / "warmup")
         rows = {}
         for repeat in range(args.repeats):
-            for client in ("0s", "500us", "1ms", "driver", "driver_floor", "protocol_floor", "latte"):
-                if client == "latte":
+            clients = ["0s", "500us", "1ms", *others, "driver", "driver_floor", "protocol_floor", "latte"]
+            for client in clients:
+                if client in others:
+                    result = run_headroom(args.rate, args.seconds, "1ms", ROOT / "target" / "bench-runs" / client,
+                                          binary=others[client],
+                                          name=f"headroom (native, send resolution 1ms), profile {client}")
+                elif client == "latte":
                     result = run_latte(latte, args.rate, args.seconds)
                 elif client.endswith("_floor"):
                     result = run_floor(client, args.rate, args.seconds)
@@ -149,13 +177,14 @@ def main():
                     result = run_headroom(args.rate, args.seconds, client, ROOT / "target" / "bench-runs" / client)
                 rows.setdefault(result["tool"], []).append(result)
                 us = result["cpu_s"] / result["requests"] * 1e6
-                print(f"  run {repeat + 1}: {result['tool']:<46} {result['requests']:>9} requests, {us:6.2f} µs CPU each, host steal {result['steal']:.0%}", flush=True)
+                bound = " (client-bound)" if result["valid"] is False else ""
+                print(f"  run {repeat + 1}: {result['tool']:<46} {result['requests']:>9} requests, {us:6.2f} µs CPU each, host steal {result['steal']:.0%}{bound}", flush=True)
 
         if args.repeats > 0:
             latte_cpu = statistics.median(r["cpu_s"] / r["requests"] for r in rows["latte 0.29"])
             print(f"\n## Same node, {args.rate}/s for {args.seconds} s, one client thread each, median of {args.repeats}\n")
-            print("| client | CPU-s per 100k requests | vs latte | achieved / attempted | wait before send p50 / p99 / p99.9 / max (ms) | p99 (ms) |")
-            print("|---|---|---|---|---|---|")
+            print("| client | CPU-s per 100k requests | vs latte | achieved / attempted | wait before send p50 / p99 / p99.9 / max (ms) | p99 (ms) | valid runs |")
+            print("|---|---|---|---|---|---|---|")
             for tool, results in rows.items():
                 cpu = statistics.median(r["cpu_s"] / r["requests"] for r in results)
                 achieved = statistics.median(r["achieved"] for r in results)
@@ -165,7 +194,9 @@ def main():
                     if wait else "not reported"
                 )
                 p99 = statistics.median(r["p99_ms"] for r in results)
-                print(f"| {tool} | {cpu * 1e5:.2f} | {cpu / latte_cpu:.2f}× | {achieved:.0f} / {args.rate} | {wait_text} | {p99:.2f} |")
+                judged = [r["valid"] for r in results if r["valid"] is not None]
+                valid = f"{sum(judged)} of {len(judged)}" if judged else "not judged"
+                print(f"| {tool} | {cpu * 1e5:.2f} | {cpu / latte_cpu:.2f}× | {achieved:.0f} / {args.rate} | {wait_text} | {p99:.2f} | {valid} |")
             steals = [r["steal"] for results in rows.values() for r in results]
             print(f"\nThe host took {statistics.median(steals):.0%} of the CPU in the median run, {max(steals):.0%} at most"
                   " (steal; with much of it, the figures above are suspect).")

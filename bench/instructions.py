@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, find_latte, sh
+from benchlib import CLUSTER, HEADROOM, LATTE_WORKLOAD, ROOT, build_headroom, find_latte, sh
 
 
 def callgrind(cmd, out_file, cwd=None):
@@ -94,7 +94,7 @@ def main():
         sys.exit("needs valgrind: apt-get install valgrind")
 
     if args.binary == HEADROOM:
-        sh("cargo", "build", "--release", "--quiet", cwd=ROOT)
+        build_headroom()
     latte = find_latte() if args.latte else None
     sh(HEADROOM, "cluster", "start", "--dir", CLUSTER, "--heap", "4G", stdout=subprocess.DEVNULL)
     try:

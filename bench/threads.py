@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import HEADROOM, LATTE_WORKLOAD, HostSteal, find_latte
+from benchlib import HEADROOM, LATTE_WORKLOAD, HostSteal, build_headroom, find_latte
 
 
 def timed(cmd, cwd=None):
@@ -88,6 +88,8 @@ def main():
         name, _, rest = spec.partition("=")
         binary, flags = (rest.split("|", 1) if "|" in rest else (str(HEADROOM), rest))
         variants.append((name, binary, flags.split()))
+    if any(binary == str(HEADROOM) for _, binary, _ in variants):
+        build_headroom()
     latte = find_latte() if args.latte else None
     if latte:
         subprocess.run([str(latte), "schema", str(LATTE_WORKLOAD), args.host.split(":")[0]],
