@@ -382,9 +382,9 @@ mod tests {
     use scylla::frame::response::result::UserDefinedType;
 
     use super::*;
+    use crate::workload::common::generators::{request_rng, TextPool};
     use crate::workload::declarative::generator::Ctx;
     use crate::workload::declarative::parse::parse;
-    use crate::workload::generators::{request_rng, TextPool};
 
     fn native(n: NativeType) -> ColumnType<'static> {
         ColumnType::Native(n)

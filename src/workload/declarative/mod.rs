@@ -37,15 +37,17 @@ use scylla::statement::Consistency;
 use scylla::value::CqlValue;
 use serde::Deserialize;
 
-use super::builtin::{parse_consistency, run_schema, WorkloadError};
-use super::generators::{request_rng, TextPool};
-use super::send::Requests;
-use super::{OpMix, Parts, Workload, WorkloadConfig};
+use super::common::error::WorkloadError;
+use super::common::generators::{request_rng, TextPool};
+use super::common::mix::{OpMix, Operations};
+use super::common::schema::{
+    await_agreement, create_keyspace, drop_keyspace, is_plain_name, run_schema,
+};
+use super::common::send::Requests;
+use super::common::statements::{parse_consistency, prepare, BatchKind, MAX_BATCH_STATEMENTS};
+use super::{Parts, Workload, WorkloadConfig};
 use bind::{bind, convert, type_name};
 use generator::{Ctx, Drawn, Generator, Kind};
-
-/// Cassandra refuses batches of more statements than this.
-const MAX_BATCH_STATEMENTS: i64 = 65_535;
 
 /// A workload file, as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -263,23 +265,12 @@ pub struct BatchPlan {
     pub per_row: Vec<usize>,
 }
 
-/// A batch's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchKind {
-    /// `logged`: atomic, through the batch log.
-    Logged,
-    /// `unlogged`: no batch log.
-    Unlogged,
-    /// `counter`: counter updates only.
-    Counter,
-}
-
 /// Reads a workload file's text; errors name the file's line where serde can.
 pub fn parse(text: &str, origin: &str) -> Result<Checked, WorkloadError> {
     let spec: Spec = serde_yaml_ng::from_str(text).map_err(|e| {
         WorkloadError::Invalid(format!(
             "{origin}: {}",
-            crate::workload::yaml_error::describe(&e)
+            crate::workload::common::yaml_error::describe(&e)
         ))
     })?;
     check(spec, origin)
@@ -451,16 +442,10 @@ fn batch_plan(
     names: &[String],
     generators: &[Generator],
 ) -> Result<BatchPlan, String> {
-    let kind = match kind.trim().to_ascii_lowercase().as_str() {
-        "logged" => BatchKind::Logged,
-        "unlogged" => BatchKind::Unlogged,
-        "counter" => BatchKind::Counter,
-        other => {
-            return Err(format!(
-                "batch '{other}' is not a batch type: write logged, unlogged or counter"
-            ))
-        }
-    };
+    let written = kind.trim().to_ascii_lowercase();
+    let kind = BatchKind::parse(&written).ok_or_else(|| {
+        format!("batch '{written}' is not a batch type: write logged, unlogged or counter")
+    })?;
     if kind == BatchKind::Counter {
         if let Some(s) = statements.iter().find(|s| {
             !s.cql
@@ -483,9 +468,10 @@ fn batch_plan(
     if rows.kind(generators) != Some(Kind::Int) {
         return Err("rows: the count is not a number, a range or an integer generator".into());
     }
-    let most = rows.max_int().unwrap_or(MAX_BATCH_STATEMENTS);
+    let limit = MAX_BATCH_STATEMENTS as i64;
+    let most = rows.max_int().unwrap_or(limit);
     let per_batch = most.saturating_mul(statements.len() as i64);
-    if per_batch > MAX_BATCH_STATEMENTS {
+    if per_batch > limit {
         return Err(format!(
             "a batch can hold {per_batch} statements ({most} rows × {} statements), more than the {MAX_BATCH_STATEMENTS} Cassandra accepts: lower rows",
             statements.len()
@@ -629,12 +615,9 @@ impl Checked {
 pub struct Declarative {
     /// The measured requests' path.
     requests: Requests,
-    op_names: Vec<String>,
-    weights: Vec<f64>,
-    mix: OpMix,
+    operations: Operations,
     ops: Vec<PreparedOp>,
     named: Vec<Generator>,
-    populate_op: usize,
     text: TextPool,
     seed: u64,
 }
@@ -672,14 +655,14 @@ impl Declarative {
         // The file's keyspace, else --keyspace (settled into the config).
         let session = requests.session().clone();
         let ks = config.keyspace.as_str();
-        if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
+        if !is_plain_name(ks) {
             return Err(WorkloadError::Invalid(format!(
                 "keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
             )));
         }
         let fill = |cql: &str| cql.replace("{keyspace}", ks);
         if config.drop {
-            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            drop_keyspace(&session, ks).await?;
         }
         let creates_keyspace = checked.spec.schema.iter().any(|s| {
             s.trim_start()
@@ -687,22 +670,12 @@ impl Declarative {
                 .starts_with("CREATE KEYSPACE")
         });
         if !creates_keyspace {
-            run_schema(
-                &session,
-                format!(
-                    "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
-                    config.replication
-                ),
-            )
-            .await?;
+            create_keyspace(&session, ks, &config.replication).await?;
         }
         for statement in &checked.spec.schema {
             run_schema(&session, fill(statement)).await?;
         }
-        session
-            .await_schema_agreement()
-            .await
-            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
+        await_agreement(&session).await?;
 
         let default_consistency = parse_consistency(&config.consistency)?;
         let unbound: Vec<Generator> = checked.named.iter().map(|(_, g)| g.clone()).collect();
@@ -716,17 +689,8 @@ impl Declarative {
             let mut statements = Vec::new();
             for s in &plan.statements {
                 let cql = fill(&s.cql);
-                let mut statement =
-                    session
-                        .prepare(cql.as_str())
-                        .await
-                        .map_err(WorkloadError::cql(
-                            &format!("preparing operation {name}"),
-                            &cql,
-                        ))?;
-                statement.set_consistency(consistency);
-                // No retries and no driver timeout: the engine times its requests out.
-                crate::client::for_the_engine(&session, &mut statement);
+                let action = format!("preparing operation {name}");
+                let statement = prepare(&session, &cql, consistency, &action).await?;
                 let types = statement
                     .get_variable_col_specs()
                     .iter()
@@ -805,11 +769,7 @@ impl Declarative {
                 });
             }
             let batch = plan.batch.as_ref().map(|b| PreparedBatch {
-                kind: match b.kind {
-                    BatchKind::Logged => BatchType::Logged,
-                    BatchKind::Unlogged => BatchType::Unlogged,
-                    BatchKind::Counter => BatchType::Counter,
-                },
+                kind: b.kind.batch_type(),
                 consistency: match &op.consistency {
                     // Checked when the file was read.
                     Some(c) => parse_consistency(c).unwrap_or(default_consistency),
@@ -835,12 +795,14 @@ impl Declarative {
         }
         Ok(Declarative {
             requests,
-            op_names: checked.op_names.clone(),
-            mix: OpMix::new(&normalise(&weights)),
-            weights,
+            operations: Operations::with_mix(
+                checked.op_names.clone(),
+                weights.clone(),
+                OpMix::new(&normalise(&weights)),
+                checked.populate.1,
+            ),
             ops,
             named,
-            populate_op: checked.populate.1,
             text: TextPool::new(config.seed),
             seed: config.seed,
         })
@@ -895,20 +857,8 @@ fn normalise(weights: &[f64]) -> Vec<f64> {
 }
 
 impl Workload for Declarative {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        self.weights.clone()
-    }
-
-    fn populate_op(&self) -> usize {
-        self.populate_op
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
@@ -922,7 +872,7 @@ impl Workload for Declarative {
             return self.send(&statement.statement, values).await;
         };
         let rows = match batch.rows.draw(&mut ctx) {
-            Drawn::Int(n) => n.clamp(1, MAX_BATCH_STATEMENTS) as u64,
+            Drawn::Int(n) => n.clamp(1, MAX_BATCH_STATEMENTS as i64) as u64,
             _ => 1,
         };
         let mut items = Vec::with_capacity(rows as usize * plan.statements.len());

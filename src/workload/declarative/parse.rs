@@ -563,8 +563,8 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::common::generators::{request_rng, TextPool};
     use crate::workload::declarative::generator::{Ctx, Drawn};
-    use crate::workload::generators::{request_rng, TextPool};
 
     fn p(text: &str) -> Generator {
         parse(text, &["key".to_string()]).unwrap_or_else(|e| panic!("{text}: {e}"))

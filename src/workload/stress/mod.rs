@@ -10,11 +10,12 @@
 //! page. docs/stress-profiles.md says what is supported and how it maps onto
 //! cassandra-stress.
 
+pub mod distribution;
+pub mod model;
 pub mod multi;
-pub mod profile;
 mod raw;
-pub mod rows;
 pub mod types;
+pub mod values;
 
 use std::path::Path;
 use std::time::Instant;
@@ -28,19 +29,23 @@ use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
 use serde::{Deserialize, Serialize};
 
-use self::profile::{BatchKind, Fields, Profile, TokenRangeQuery, INSERT};
-use self::rows::{pick_rows, Column, CqlType, Kind, Rows, COMPOSITE_TYPES, SUPPORTED_TYPES};
-use super::builtin::{parse_consistency, run_schema, WorkloadError};
-use super::generators::{request_rng, PartitionKeys};
-use super::send::Requests;
-use super::{OpMix, Parts, Workload, WorkloadConfig};
+use self::model::{Fields, Profile, TokenRangeQuery, INSERT};
+use self::types::{Column, CqlType, COMPOSITE_TYPES, SUPPORTED_TYPES};
+use self::values::{pick_rows, Rows};
+use super::common::error::WorkloadError;
+use super::common::generators::{request_rng, PartitionKeys};
+use super::common::mix::{OpMix, Operations};
+use super::common::schema::{
+    await_agreement, create_keyspace, drop_keyspace, keyspace_exists, run_schema, table_columns,
+    table_exists, user_types, ColumnKind, SchemaColumn,
+};
+use super::common::send::Requests;
+use super::common::statements::{parse_consistency, prepare, BatchKind, MAX_BATCH_STATEMENTS};
+use super::{Parts, Workload, WorkloadConfig};
 use crate::workload::WorkloadRequest;
 
 /// `--keyspace` when not given: a profile's own keyspace replaces it.
 use crate::workload::DEFAULT_KEYSPACE;
-
-/// Cassandra refuses batches of more statements than this.
-const MAX_BATCH_STATEMENTS: u64 = 65_535;
 
 /// A cassandra-stress profile as stored in config.json: its text, so that a run can be
 /// repeated from config.json alone, and the operation mix.
@@ -78,7 +83,7 @@ pub fn is_profile_path(name: &str) -> bool {
     }
     // An unreadable file is this format's to report.
     crate::usage::read_input_file(Path::new(name), "the profile")
-        .map_or(true, |text| profile::is_stress_profile(&text))
+        .map_or(true, |text| model::is_stress_profile(&text))
 }
 
 /// Reads the profile `path` and the operation mix from the command line.
@@ -108,7 +113,7 @@ pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, W
                 if steps.contains(&lower) {
                     return Err(WorkloadError::Invalid(format!(
                         "--ops: '{name}' is the read step of the conditional update '{}': it is recorded whenever that query runs, and has no weight of its own",
-                        lower.trim_end_matches(profile::READ_STEP)
+                        lower.trim_end_matches(model::READ_STEP)
                     )));
                 }
                 let Some(i) = names.iter().position(|n| *n == lower) else {
@@ -209,6 +214,9 @@ struct PreparedRangeQuery {
     page_size: i32,
 }
 
+/// What a failed prepare was doing.
+const PREPARING: &str = "preparing a statement";
+
 /// The ring is split into this many equal token ranges; a token range query's request reads
 /// one of them whole. cassandra-stress walks the cluster's own ranges instead (see
 /// [`token_range`]).
@@ -228,9 +236,9 @@ pub struct StressWorkload {
     insert_in_row_order: bool,
     queries: Vec<PreparedQuery>,
     range_queries: Vec<PreparedRangeQuery>,
-    op_names: Vec<String>,
-    weights: Vec<f64>,
-    mix: OpMix,
+    /// insert, the queries, the token range queries, then the read steps of conditional
+    /// updates (recorded within their query, never dealt).
+    operations: Operations,
     keys: PartitionKeys,
     seed: u64,
     consistency: Consistency,
@@ -250,25 +258,21 @@ impl StressWorkload {
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
         let path = &definition.path;
         if config.drop {
-            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            drop_keyspace(&session, ks).await?;
         }
-        if !exists(&session, ks, None).await? {
-            let cql = match &profile.keyspace_definition {
-                Some(cql) => cql.clone(),
+        if !keyspace_exists(&session, ks).await? {
+            match &profile.keyspace_definition {
+                Some(cql) => run_schema(&session, cql.clone()).await?,
                 // cassandra-stress needs the keyspace to exist; headroom makes it with
                 // --replication instead.
-                None => format!(
-                    "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
-                    config.replication
-                ),
-            };
-            run_schema(&session, cql).await?;
+                None => create_keyspace(&session, ks, &config.replication).await?,
+            }
         }
         session
             .use_keyspace(ks, false)
             .await
             .map_err(WorkloadError::cql("using the profile's keyspace", ks))?;
-        let created = if exists(&session, ks, Some(table)).await? {
+        let created = if table_exists(&session, ks, table).await? {
             false
         } else {
             let Some(cql) = &profile.table_definition else {
@@ -290,10 +294,7 @@ impl StressWorkload {
                 Err(e) => return Err(WorkloadError::cql("an extra definition", cql)(e)),
             }
         }
-        session
-            .await_schema_agreement()
-            .await
-            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
+        await_agreement(&session).await?;
 
         let columns = table_columns(&session, ks, table).await?;
         if columns.is_empty() {
@@ -326,14 +327,14 @@ impl StressWorkload {
         check_batch_kind(&profile, &rows, path)?;
 
         let insert_cql = insert_cql(&profile, &rows, path)?;
-        let insert = prepare(&session, &insert_cql, consistency).await?;
+        let insert = prepare(&session, &insert_cql, consistency, PREPARING).await?;
         let insert_columns = variable_columns(&insert, &rows, |name| {
             format!("{path}: insert, condition: the bind variable '{name}' is not a column of {ks}.{table}")
         })?;
         let op_names = op_names_of(definition);
         let mut queries = Vec::with_capacity(profile.queries.len());
         for query in &profile.queries {
-            let statement = prepare(&session, &query.cql, consistency).await?;
+            let statement = prepare(&session, &query.cql, consistency, PREPARING).await?;
             let columns = variable_columns(&statement, &rows, |name| {
                 format!(
                     "{path}: line {}: query {}: the bind variable '{name}' is not a column of {ks}.{table}; cassandra-stress binds each ? by the column of that name and stops on this one too (NoSuchElementException): write the value in the CQL (e.g. LIMIT 10)",
@@ -342,10 +343,10 @@ impl StressWorkload {
             })?;
             let partition_key = columns
                 .iter()
-                .map(|&i| rows.columns().nth(i).map(|c| c.kind) == Some(Kind::PartitionKey))
+                .map(|&i| rows.columns().nth(i).map(|c| c.kind) == Some(ColumnKind::PartitionKey))
                 .collect();
             let read = if query.condition_variables > 0 {
-                let step = format!("{}{}", query.name, profile::READ_STEP);
+                let step = format!("{}{}", query.name, model::READ_STEP);
                 let step_op = op_names
                     .iter()
                     .position(|n| *n == step)
@@ -370,7 +371,7 @@ impl StressWorkload {
         for query in &profile.token_range_queries {
             let cql = token_range_cql(ks, table, &rows, query);
             range_queries.push(PreparedRangeQuery {
-                statement: prepare(&session, &cql, consistency).await?,
+                statement: prepare(&session, &cql, consistency, PREPARING).await?,
                 page_size: query.page_size,
             });
         }
@@ -392,9 +393,7 @@ impl StressWorkload {
             insert_columns,
             queries,
             range_queries,
-            mix: OpMix::new(&weights),
-            weights: shown,
-            op_names,
+            operations: Operations::with_mix(op_names, shown, OpMix::new(&weights), 0),
             keys: PartitionKeys::new(config.partitions, config.partition_generator),
             seed: config.seed,
             consistency,
@@ -431,11 +430,7 @@ impl StressWorkload {
             }
             return self.requests.execute(&self.insert, &values[0]).await;
         }
-        let kind = match spec.batch {
-            BatchKind::Logged => BatchType::Logged,
-            BatchKind::Unlogged => BatchType::Unlogged,
-            BatchKind::Counter => BatchType::Counter,
-        };
+        let kind = spec.batch.batch_type();
         for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
             self.send_batch(kind, chunk).await?;
         }
@@ -489,13 +484,13 @@ impl StressWorkload {
     /// into V consecutive parts, and visit k writes part k mod V. So with `visits: fixed(V)`
     /// and `partitions: fixed(N)`, V·N consecutive places write N partitions whole, each in V
     /// inserts, and no request depends on another.
-    fn visit(&self, place: u64) -> (rows::Partition, std::ops::Range<u64>) {
+    fn visit(&self, place: u64) -> (values::Partition, std::ops::Range<u64>) {
         let spec = &self.profile.insert;
         let most = spec.visits.max();
         let (slot, k) = (place / most, place % most);
         let mut slot_rng = request_rng(self.seed ^ VISITS, slot);
         let partition = self.rows.partition(self.keys.key(slot, &mut slot_rng));
-        let mut partition_rng = request_rng(self.seed ^ VISITS, rows::mix(partition.number));
+        let mut partition_rng = request_rng(self.seed ^ VISITS, values::mix(partition.number));
         let visits = spec.visits.sample(&mut partition_rng).max(1);
         let range = visit_rows(partition.rows, visits, k % visits);
         (partition, range)
@@ -513,10 +508,10 @@ impl StressWorkload {
         let keys = self
             .rows
             .columns()
-            .filter(|c| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+            .filter(|c| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
             .count();
         let others = total - keys;
-        let mut rng = request_rng(self.seed ^ ROW_POPULATION, rows::mix(seq) ^ i);
+        let mut rng = request_rng(self.seed ^ ROW_POPULATION, values::mix(seq) ^ i);
         let share = ratio.sample(&mut rng);
         keys + (1..=others)
             .take_while(|&k| k as f64 / others as f64 <= share)
@@ -643,7 +638,7 @@ pub fn token_range(i: u64) -> (i64, i64) {
 fn token_range_cql(ks: &str, table: &str, rows: &Rows, query: &TokenRangeQuery) -> String {
     let keys: Vec<String> = rows
         .columns()
-        .filter(|c| c.kind == Kind::PartitionKey)
+        .filter(|c| c.kind == ColumnKind::PartitionKey)
         .map(|c| quoted(&c.name))
         .collect();
     let token = format!("token({})", keys.join(", "));
@@ -672,7 +667,7 @@ fn insert_cql(profile: &Profile, rows: &Rows, path: &str) -> Result<String, Work
             vec!["?"; names.len()].join(", ")
         ));
     }
-    let is_key = |k: Kind| matches!(k, Kind::PartitionKey | Kind::Clustering);
+    let is_key = |k: ColumnKind| matches!(k, ColumnKind::PartitionKey | ColumnKind::Clustering);
     let set: Vec<String> = rows
         .columns()
         .filter(|c| !is_key(c.kind))
@@ -731,7 +726,7 @@ async fn condition_read(
     session: &Session,
     update: &PreparedStatement,
     rows: &Rows,
-    query: &profile::Query,
+    query: &model::Query,
     step_op: usize,
     consistency: Consistency,
 ) -> Result<ConditionRead, WorkloadError> {
@@ -741,7 +736,7 @@ async fn condition_read(
     let key_columns: Vec<(usize, String)> = rows
         .columns()
         .enumerate()
-        .filter(|(_, c)| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+        .filter(|(_, c)| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
         .map(|(i, c)| (i, format!("{} = ?", quoted(&c.name))))
         .collect();
     let cql = format!(
@@ -758,7 +753,7 @@ async fn condition_read(
             .join(" AND ")
     );
     Ok(ConditionRead {
-        statement: prepare(session, &cql, consistency).await?,
+        statement: prepare(session, &cql, consistency, PREPARING).await?,
         keys: key_columns.into_iter().map(|(i, _)| i).collect(),
         first,
         step_op,
@@ -825,101 +820,23 @@ fn quoted(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
-async fn prepare(
-    session: &Session,
-    cql: &str,
-    consistency: Consistency,
-) -> Result<PreparedStatement, WorkloadError> {
-    let mut statement = session
-        .prepare(cql)
-        .await
-        .map_err(WorkloadError::cql("preparing a statement", cql))?;
-    statement.set_consistency(consistency);
-    // No retries and no driver timeout: the engine times its requests out.
-    crate::client::for_the_engine(session, &mut statement);
-    Ok(statement)
-}
-
-/// Whether the keyspace (or, given `table`, its table) exists.
-async fn exists(session: &Session, ks: &str, table: Option<&str>) -> Result<bool, WorkloadError> {
-    let result = match table {
-        None => {
-            let cql = "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?";
-            session
-                .query_unpaged(cql, (ks,))
-                .await
-                .map_err(WorkloadError::cql("reading the schema", cql))?
-        }
-        Some(table) => {
-            let cql = "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
-            session
-                .query_unpaged(cql, (ks, table))
-                .await
-                .map_err(WorkloadError::cql("reading the schema", cql))?
-        }
-    };
-    let rows = result
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", ""))?;
-    Ok(rows.rows_num() > 0)
-}
-
-/// The table's columns in key order: name, kind, type as system_schema writes it.
-async fn table_columns(
-    session: &Session,
-    ks: &str,
-    table: &str,
-) -> Result<Vec<(String, Kind, String)>, WorkloadError> {
-    let cql = "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
-    let result = session
-        .query_unpaged(cql, (ks, table))
-        .await
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let mut columns = Vec::new();
-    for row in result
-        .rows::<(String, String, i32, String)>()
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-    {
-        let (name, kind, position, ty) =
-            row.map_err(WorkloadError::cql("reading the schema", cql))?;
-        let kind = match kind.as_str() {
-            "partition_key" => Kind::PartitionKey,
-            "clustering" => Kind::Clustering,
-            "static" => Kind::Static,
-            _ => Kind::Regular,
-        };
-        columns.push((position, name, kind, ty));
-    }
-    // Key columns by their position in the key; the others by name.
-    columns.sort_by(|a, b| (a.2 as u8, a.0, &a.1).cmp(&(b.2 as u8, b.0, &b.1)));
-    Ok(columns
-        .into_iter()
-        .map(|(_, name, kind, ty)| (name, kind, ty))
-        .collect())
-}
-
 /// The columns with their types read (user types through system_schema.types); a type
 /// headroom cannot generate values for is an error naming the column, and so is a
-/// collection whose `size` can exceed [`rows::MAX_ELEMENTS`] elements.
+/// collection whose `size` can exceed [`values::MAX_ELEMENTS`] elements.
 async fn column_types(
     session: &Session,
     profile: &Profile,
-    columns: Vec<(String, Kind, String)>,
+    columns: Vec<SchemaColumn>,
     path: &str,
 ) -> Result<Vec<Column>, WorkloadError> {
     let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
-    let udts = if columns
-        .iter()
-        .any(|(_, _, ty)| CqlType::parse(ty).is_none())
-    {
+    let udts = if columns.iter().any(|c| CqlType::parse(&c.ty).is_none()) {
         user_types(session, ks).await?
     } else {
         types::UserTypes::new()
     };
     let mut typed = Vec::with_capacity(columns.len());
-    for (name, kind, ty) in columns {
+    for SchemaColumn { name, kind, ty } in columns {
         let cql_type = types::parse_type(&ty, ks, &udts).map_err(|part| {
             WorkloadError::Invalid(format!(
                 "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values ({part}); the types it can: {SUPPORTED_TYPES}, and {COMPOSITE_TYPES} of them"
@@ -930,10 +847,10 @@ async fn column_types(
             CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)
         );
         let size = profile.column(&name).size;
-        if collection && size.max() > rows::MAX_ELEMENTS {
+        if collection && size.max() > values::MAX_ELEMENTS {
             return Err(WorkloadError::Invalid(format!(
                 "{path}: column {name} of {ks}.{table} is a collection whose size {size} can draw more than {} elements: lower its columnspec size (a collection's size is its element count)",
-                rows::MAX_ELEMENTS
+                values::MAX_ELEMENTS
             )));
         }
         typed.push(Column {
@@ -945,42 +862,9 @@ async fn column_types(
     Ok(typed)
 }
 
-/// The user-defined types of keyspace `ks`: name → field names and types.
-async fn user_types(session: &Session, ks: &str) -> Result<types::UserTypes, WorkloadError> {
-    let cql = "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?";
-    let result = session
-        .query_unpaged(cql, (ks,))
-        .await
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let mut udts = types::UserTypes::new();
-    for row in result
-        .rows::<(String, Vec<String>, Vec<String>)>()
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-    {
-        let (name, fields, field_types) =
-            row.map_err(WorkloadError::cql("reading the schema", cql))?;
-        udts.insert(name, (fields, field_types));
-    }
-    Ok(udts)
-}
-
 impl Workload for StressWorkload {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        self.weights.clone()
-    }
-
-    fn populate_op(&self) -> usize {
-        0
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {

@@ -11,9 +11,10 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::workload::distribution::{Distribution, Ratio};
-
+use super::distribution::{Distribution, Ratio};
 use super::raw::{RawInsert, RawProfile, RawQuery, RawTokenRangeQuery};
+use crate::workload::common::schema::is_plain_name;
+use crate::workload::common::statements::BatchKind;
 
 /// The operation every profile has: writing rows of the table.
 pub const INSERT: &str = "insert";
@@ -106,17 +107,6 @@ impl InsertSpec {
             condition: None,
         }
     }
-}
-
-/// The type of the batch an insert sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchKind {
-    /// Written to the batch log first: all or nothing. cassandra-stress's default.
-    Logged,
-    /// Sent as is.
-    Unlogged,
-    /// Counter updates: the only batch Cassandra takes them in.
-    Counter,
 }
 
 /// How a query's bind variables are filled.
@@ -216,7 +206,7 @@ impl Profile {
         let source = Source(text);
         let raw: RawProfile = serde_yaml_ng::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line());
-            let mut message = crate::workload::yaml_error::describe(&e);
+            let mut message = crate::workload::common::yaml_error::describe(&e);
             // The line leads the message already.
             if let Some(at) = message.rfind(" at line ") {
                 message.truncate(at);
@@ -447,18 +437,13 @@ fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileErr
     };
     let batch = match raw.batchtype.map(|b| b.text()) {
         None => BatchKind::Logged,
-        Some(text) => match text.to_ascii_uppercase().as_str() {
-            "LOGGED" => BatchKind::Logged,
-            "UNLOGGED" => BatchKind::Unlogged,
-            "COUNTER" => BatchKind::Counter,
-            _ => {
-                return Err(source.error(
-                    "batchtype",
-                    Some(&text),
-                    format!("insert, batchtype: '{text}' is not LOGGED, UNLOGGED or COUNTER"),
-                ))
-            }
-        },
+        Some(text) => BatchKind::parse(&text).ok_or_else(|| {
+            source.error(
+                "batchtype",
+                Some(&text),
+                format!("insert, batchtype: '{text}' is not LOGGED, UNLOGGED or COUNTER"),
+            )
+        })?,
     };
     let condition = insert_condition(source, raw.condition)?;
     Ok(InsertSpec {
@@ -641,11 +626,6 @@ fn population_and_visits(
         }
     };
     Ok((row_population, visits))
-}
-
-/// A plain CQL name: letters, digits, underscores.
-pub fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The profile's text, to find the line of a key when serde does not report it.
