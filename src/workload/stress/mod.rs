@@ -10,172 +10,42 @@
 //! page. docs/stress-profiles.md says what is supported and how it maps onto
 //! cassandra-stress.
 
+mod definition;
 pub mod distribution;
 pub mod model;
 pub mod multi;
-mod raw;
+pub mod raw;
+mod statements;
 pub mod types;
 pub mod values;
 
-use std::path::Path;
+pub use definition::{is_profile_path, op_names_of, resolve, StressDefinition};
+
 use std::time::Instant;
 
 use rand::Rng;
-use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
-use serde::{Deserialize, Serialize};
 
-use self::model::{Fields, Profile, TokenRangeQuery, INSERT};
-use self::types::{Column, CqlType, COMPOSITE_TYPES, SUPPORTED_TYPES};
+use self::model::{Fields, Profile};
+use self::statements::{
+    check_batch_kind, check_batch_size, column_types, condition_read, insert_cql, token_range_cql,
+    variable_columns, ConditionRead, PREPARING,
+};
 use self::values::{pick_rows, Rows};
 use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, PartitionKeys};
 use super::common::mix::{OpMix, Operations};
 use super::common::schema::{
     await_agreement, create_keyspace, drop_keyspace, keyspace_exists, run_schema, table_columns,
-    table_exists, user_types, ColumnKind, SchemaColumn,
+    table_exists, ColumnKind,
 };
 use super::common::send::Requests;
-use super::common::statements::{parse_consistency, prepare, BatchKind, MAX_BATCH_STATEMENTS};
+use super::common::statements::{parse_consistency, prepare, MAX_BATCH_STATEMENTS};
 use super::{Parts, Workload, WorkloadConfig};
-use crate::workload::WorkloadRequest;
-
-/// `--keyspace` when not given: a profile's own keyspace replaces it.
-use crate::workload::DEFAULT_KEYSPACE;
-
-/// A cassandra-stress profile as stored in config.json: its text, so that a run can be
-/// repeated from config.json alone, and the operation mix.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StressDefinition {
-    /// The profile's path, as given.
-    pub path: String,
-    /// The profile's keyspace.
-    pub keyspace: String,
-    /// The profile's text.
-    pub profile: String,
-    /// Each operation's weight, in the profile's order: insert, then the queries.
-    pub ops: Vec<(String, f64)>,
-}
-
-impl StressDefinition {
-    /// The profile's table.
-    pub fn table(&self) -> Result<String, WorkloadError> {
-        Ok(self.parsed()?.table)
-    }
-
-    /// The profile, parsed (it was checked when the definition was made).
-    fn parsed(&self) -> Result<Profile, WorkloadError> {
-        Profile::parse(&self.profile)
-            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", self.path)))
-    }
-}
-
-/// Whether the WORKLOAD argument names a cassandra-stress profile: a .yaml or .yml file
-/// whose top-level mapping has no `operations` key (that key marks headroom's own format).
-pub fn is_profile_path(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    if !(lower.ends_with(".yaml") || lower.ends_with(".yml")) {
-        return false;
-    }
-    // An unreadable file is this format's to report.
-    crate::usage::read_input_file(Path::new(name), "the profile")
-        .map_or(true, |text| model::is_stress_profile(&text))
-}
-
-/// Reads the profile `path` and the operation mix from the command line.
-pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, WorkloadError> {
-    let text = crate::usage::read_input_file(Path::new(path), "the profile")
-        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
-    let profile =
-        Profile::parse(&text).map_err(|e| WorkloadError::Invalid(format!("{path}: {e}")))?;
-    refuse_foreign_flags(args)?;
-    let names = profile.op_names();
-    let steps = profile.step_names();
-    let ops = match &args.op_mix {
-        None if names.len() == 1 => vec![(INSERT.to_string(), 1.0)],
-        None => {
-            let example: Vec<String> = names.iter().map(|n| format!("{n}=1")).collect();
-            return Err(WorkloadError::Invalid(format!(
-                "{path} has the operations {}: give their mix with --ops, e.g. --ops '{}'",
-                names.join(", "),
-                example.join(",")
-            )));
-        }
-        Some(mix) => {
-            let mut weights = vec![0.0; names.len()];
-            let mut given = vec![false; names.len()];
-            for (name, weight) in mix {
-                let lower = name.to_ascii_lowercase();
-                if steps.contains(&lower) {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops: '{name}' is the read step of the conditional update '{}': it is recorded whenever that query runs, and has no weight of its own",
-                        lower.trim_end_matches(model::READ_STEP)
-                    )));
-                }
-                let Some(i) = names.iter().position(|n| *n == lower) else {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops: '{name}' is not an operation of {path}; its operations are {}",
-                        names.join(", ")
-                    )));
-                };
-                if given[i] {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops names '{name}' twice"
-                    )));
-                }
-                given[i] = true;
-                weights[i] = *weight;
-            }
-            names.into_iter().zip(weights).collect()
-        }
-    };
-    Ok(StressDefinition {
-        path: path.to_string(),
-        keyspace: profile.keyspace.clone(),
-        profile: text,
-        ops,
-    })
-}
-
-/// Flags of other formats, and table settings the profile's CQL owns: refused, not ignored.
-fn refuse_foreign_flags(args: &WorkloadRequest) -> Result<(), WorkloadError> {
-    let ycsb = "is for the ycsb workload, not a cassandra-stress profile";
-    let refused = if !args.property_files.is_empty() {
-        Some(format!("-P {ycsb}"))
-    } else if args.ycsb_workload.is_some() {
-        Some(format!("--workload {ycsb}"))
-    } else if args.p.iter().any(|p| p.contains('=')) {
-        Some(format!("-p KEY=VALUE {ycsb}"))
-    } else if args.read_ratio.is_some_and(|r| r != 0.0) || args.delete_ratio != 0.0 {
-        Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
-    } else if args.keyspace != DEFAULT_KEYSPACE {
-        Some("--keyspace does not apply: a cassandra-stress profile names its keyspace (its `keyspace:` key)".to_string())
-    } else if args.compaction.is_some() || args.ttl.is_some() {
-        Some("--compaction and --ttl cannot change a cassandra-stress profile's table: write them in its table_definition".to_string())
-    } else {
-        None
-    };
-    refused.map_or(Ok(()), |why| Err(WorkloadError::Invalid(why)))
-}
-
-/// The operation names of a definition, before connecting: those of the mix, then the
-/// steps recorded within them (the reads of conditional updates).
-pub fn op_names_of(definition: &StressDefinition) -> Vec<String> {
-    let steps = definition
-        .parsed()
-        .map(|p| p.step_names())
-        .unwrap_or_default();
-    definition
-        .ops
-        .iter()
-        .map(|(n, _)| n.clone())
-        .chain(steps)
-        .collect()
-}
 
 /// A named query, prepared.
 #[derive(Debug)]
@@ -190,22 +60,6 @@ struct PreparedQuery {
     read: Option<ConditionRead>,
 }
 
-/// The read that comes before a conditional update binding its IF values, as in
-/// cassandra-stress's CASQuery: the row's current values of the conditioned columns, bound
-/// in place of the generated ones so that the condition holds unless another writer came
-/// between.
-#[derive(Debug)]
-struct ConditionRead {
-    /// `SELECT <conditioned columns> FROM ks.table WHERE <every key column> = ?`.
-    statement: PreparedStatement,
-    /// The column (in [`Rows`] order) of each of the read's variables.
-    keys: Vec<usize>,
-    /// The update's variables from this one on are the condition's.
-    first: usize,
-    /// The operation the read is recorded under (`NAME-read`).
-    step_op: usize,
-}
-
 /// A token range query, prepared: `SELECT token(key), columns FROM ks.table WHERE
 /// token(key) > ? AND token(key) <= ?`.
 #[derive(Debug)]
@@ -213,9 +67,6 @@ struct PreparedRangeQuery {
     statement: PreparedStatement,
     page_size: i32,
 }
-
-/// What a failed prepare was doing.
-const PREPARING: &str = "preparing a statement";
 
 /// The ring is split into this many equal token ranges; a token range query's request reads
 /// one of them whole. cassandra-stress walks the cluster's own ranges instead (see
@@ -633,155 +484,6 @@ pub fn token_range(i: u64) -> (i64, i64) {
     (start as i64, end as i64)
 }
 
-/// A token range query's CQL: the partition key's token first (as cassandra-stress adds it to
-/// count partitions), then the columns as the profile writes them (`*`: every column).
-fn token_range_cql(ks: &str, table: &str, rows: &Rows, query: &TokenRangeQuery) -> String {
-    let keys: Vec<String> = rows
-        .columns()
-        .filter(|c| c.kind == ColumnKind::PartitionKey)
-        .map(|c| quoted(&c.name))
-        .collect();
-    let token = format!("token({})", keys.join(", "));
-    let columns = if query.columns == "*" {
-        rows.columns()
-            .map(|c| quoted(&c.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    } else {
-        query.columns.clone()
-    };
-    format!("SELECT {token}, {columns} FROM {ks}.{table} WHERE {token} > ? AND {token} <= ?")
-}
-
-/// The insert's CQL. As cassandra-stress: a table with counters, or an insert with a
-/// `condition`, is written with `UPDATE ks.table SET c = ? (counters: c = c + ?) WHERE
-/// <key> = ? ... [condition]`; any other table with `INSERT INTO ks.table (every column)`.
-fn insert_cql(profile: &Profile, rows: &Rows, path: &str) -> Result<String, WorkloadError> {
-    let (ks, table) = (&profile.keyspace, &profile.table);
-    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
-    if !counters && profile.insert.condition.is_none() {
-        let names: Vec<String> = rows.columns().map(|c| quoted(&c.name)).collect();
-        return Ok(format!(
-            "INSERT INTO {ks}.{table} ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        ));
-    }
-    let is_key = |k: ColumnKind| matches!(k, ColumnKind::PartitionKey | ColumnKind::Clustering);
-    let set: Vec<String> = rows
-        .columns()
-        .filter(|c| !is_key(c.kind))
-        .map(|c| {
-            let name = quoted(&c.name);
-            if c.ty == CqlType::Counter {
-                format!("{name} = {name} + ?")
-            } else {
-                format!("{name} = ?")
-            }
-        })
-        .collect();
-    if set.is_empty() {
-        return Err(WorkloadError::Invalid(format!(
-            "{path}: insert, condition: {ks}.{table} has only key columns, so there is no UPDATE to put the condition on (cassandra-stress refuses it too)"
-        )));
-    }
-    let keys: Vec<String> = rows
-        .columns()
-        .filter(|c| is_key(c.kind))
-        .map(|c| format!("{} = ?", quoted(&c.name)))
-        .collect();
-    let mut cql = format!(
-        "UPDATE {ks}.{table} SET {} WHERE {}",
-        set.join(", "),
-        keys.join(" AND ")
-    );
-    if let Some(condition) = &profile.insert.condition {
-        cql.push(' ');
-        cql.push_str(condition);
-    }
-    Ok(cql)
-}
-
-/// The column (in [`Rows`] order) of each variable of a prepared statement, by its name as
-/// cassandra-stress binds them; `not_a_column` words the error for a variable that is not.
-fn variable_columns(
-    statement: &PreparedStatement,
-    rows: &Rows,
-    not_a_column: impl Fn(&str) -> String,
-) -> Result<Vec<usize>, WorkloadError> {
-    statement
-        .get_variable_col_specs()
-        .iter()
-        .map(|spec| {
-            rows.index_of(spec.name())
-                .ok_or_else(|| WorkloadError::Invalid(not_a_column(spec.name())))
-        })
-        .collect()
-}
-
-/// The read before a conditional update: the current values of the columns its last
-/// `condition_variables` variables are compared with, in that order, by the row's whole
-/// primary key.
-async fn condition_read(
-    session: &Session,
-    update: &PreparedStatement,
-    rows: &Rows,
-    query: &model::Query,
-    step_op: usize,
-    consistency: Consistency,
-) -> Result<ConditionRead, WorkloadError> {
-    let specs = update.get_variable_col_specs();
-    let first = specs.len().saturating_sub(query.condition_variables);
-    let conditioned: Vec<String> = specs.iter().skip(first).map(|s| quoted(s.name())).collect();
-    let key_columns: Vec<(usize, String)> = rows
-        .columns()
-        .enumerate()
-        .filter(|(_, c)| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
-        .map(|(i, c)| (i, format!("{} = ?", quoted(&c.name))))
-        .collect();
-    let cql = format!(
-        "SELECT {} FROM {} WHERE {}",
-        conditioned.join(", "),
-        update.get_table_spec().map_or_else(
-            || "".to_string(),
-            |t| format!("{}.{}", t.ks_name(), t.table_name())
-        ),
-        key_columns
-            .iter()
-            .map(|(_, w)| w.as_str())
-            .collect::<Vec<_>>()
-            .join(" AND ")
-    );
-    Ok(ConditionRead {
-        statement: prepare(session, &cql, consistency, PREPARING).await?,
-        keys: key_columns.into_iter().map(|(i, _)| i).collect(),
-        first,
-        step_op,
-    })
-}
-
-/// Refuses an insert whose batches Cassandra would refuse: counter updates go only in a
-/// COUNTER batch, and a COUNTER batch takes nothing else. One row per insert needs no batch.
-fn check_batch_kind(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
-    let insert = &profile.insert;
-    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
-    let most = per_partition.saturating_mul(insert.partitions.max());
-    if most <= 1 {
-        return Ok(());
-    }
-    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
-    let table = format!("{}.{}", profile.keyspace, profile.table);
-    match (counters, insert.batch) {
-        (true, BatchKind::Logged | BatchKind::Unlogged) => Err(WorkloadError::Invalid(format!(
-            "{path}: insert, batchtype: {table} has counter columns and an insert can write {most} rows, which Cassandra takes only in a COUNTER batch: write batchtype: COUNTER"
-        ))),
-        (false, BatchKind::Counter) => Err(WorkloadError::Invalid(format!(
-            "{path}: insert, batchtype: COUNTER batches take only counter updates, and {table} has no counter column: write LOGGED or UNLOGGED"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// Tags separating the streams of `visits` and `row-population` from the request's own.
 const VISITS: u64 = 0x5157_0000_0000_0001;
 const ROW_POPULATION: u64 = 0x9090_0000_0000_0002;
@@ -795,71 +497,6 @@ fn visit_rows(rows: u64, parts: u64, part: u64) -> std::ops::Range<u64> {
     }
     let at = |k: u64| (k as u128 * rows as u128 / parts as u128) as u64;
     at(part)..at(part + 1)
-}
-
-/// Refuses, as cassandra-stress does, a LOGGED insert that can exceed Cassandra's limit of
-/// statements in a batch; an UNLOGGED one is sent in several batches instead.
-fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
-    let insert = &profile.insert;
-    // A visit writes its part of the partition: 1/visits of its rows, as cassandra-stress
-    // counts them.
-    let part = rows.max_rows().div_ceil(insert.visits.min().max(1));
-    let per_partition = ((insert.select.max() * part as f64).round() as u64).max(1);
-    let most = per_partition.saturating_mul(insert.partitions.max());
-    if insert.batch == BatchKind::Logged && most > MAX_BATCH_STATEMENTS {
-        return Err(WorkloadError::Invalid(format!(
-            "{path}: an insert can write {most} rows ({} partitions × {per_partition} rows), more than the {MAX_BATCH_STATEMENTS} statements a LOGGED batch can hold: lower insert.partitions, insert.select or the cluster counts, or use batchtype: UNLOGGED",
-            insert.partitions.max()
-        )));
-    }
-    Ok(())
-}
-
-/// A column name as CQL must write it to keep its case.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// The columns with their types read (user types through system_schema.types); a type
-/// headroom cannot generate values for is an error naming the column, and so is a
-/// collection whose `size` can exceed [`values::MAX_ELEMENTS`] elements.
-async fn column_types(
-    session: &Session,
-    profile: &Profile,
-    columns: Vec<SchemaColumn>,
-    path: &str,
-) -> Result<Vec<Column>, WorkloadError> {
-    let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
-    let udts = if columns.iter().any(|c| CqlType::parse(&c.ty).is_none()) {
-        user_types(session, ks).await?
-    } else {
-        types::UserTypes::new()
-    };
-    let mut typed = Vec::with_capacity(columns.len());
-    for SchemaColumn { name, kind, ty } in columns {
-        let cql_type = types::parse_type(&ty, ks, &udts).map_err(|part| {
-            WorkloadError::Invalid(format!(
-                "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values ({part}); the types it can: {SUPPORTED_TYPES}, and {COMPOSITE_TYPES} of them"
-            ))
-        })?;
-        let collection = matches!(
-            cql_type,
-            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)
-        );
-        let size = profile.column(&name).size;
-        if collection && size.max() > values::MAX_ELEMENTS {
-            return Err(WorkloadError::Invalid(format!(
-                "{path}: column {name} of {ks}.{table} is a collection whose size {size} can draw more than {} elements: lower its columnspec size (a collection's size is its element count)",
-                values::MAX_ELEMENTS
-            )));
-        }
-        typed.push(Column {
-            name,
-            kind,
-            ty: cql_type,
-        });
-    }
-    Ok(typed)
 }
 
 impl Workload for StressWorkload {
@@ -884,83 +521,6 @@ impl Workload for StressWorkload {
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str], profile: &Path) -> WorkloadRequest {
-        WorkloadRequest::with_flags(profile.to_str().unwrap(), extra)
-    }
-
-    fn fixture(name: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/profiles")
-            .join(name)
-    }
-
-    #[test]
-    fn the_mix_names_the_profile_operations() {
-        let path = fixture("blogposts.yaml");
-        let def = resolve(
-            path.to_str().unwrap(),
-            &args(&["--ops", "insert=1,Timeline=2"], &path),
-        )
-        .unwrap();
-        assert_eq!(def.keyspace, "stress_blog");
-        assert_eq!(
-            def.ops,
-            [
-                ("insert".to_string(), 1.0),
-                ("timeline".to_string(), 2.0),
-                ("since".to_string(), 0.0)
-            ]
-        );
-        let err = |extra: &[&str]| {
-            resolve(path.to_str().unwrap(), &args(extra, &path))
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(err(&["--ops", "insert=1,read=1"]).contains("'read' is not an operation of"));
-        assert!(err(&["--ops", "insert=1,read=1"])
-            .contains("its operations are insert, timeline, since"));
-        assert!(err(&[])
-            .contains("give their mix with --ops, e.g. --ops 'insert=1,timeline=1,since=1'"));
-        assert!(err(&["--ops", "insert=1,insert=2"]).contains("twice"));
-        assert!(err(&["--ops", "insert=1", "-r", "0.5"]).contains("--read-ratio"));
-        assert!(err(&["--ops", "insert=1", "--ttl", "1h"]).contains("table_definition"));
-        assert!(err(&["--ops", "insert=1", "--keyspace", "other"]).contains("names its keyspace"));
-        assert!(err(&["--ops", "insert=1", "-P", "w"]).contains("-P is for the ycsb"));
-    }
-
-    #[test]
-    fn paths_are_told_apart_by_extension_and_operations_key() {
-        assert!(!is_profile_path("keyvalue"));
-        assert!(is_profile_path(fixture("blogposts.yaml").to_str().unwrap()));
-        assert!(is_profile_path("missing.yml"), "its error is this format's");
-        let own = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(own.path(), "operations:\n  read: {}\n").unwrap();
-        assert!(!is_profile_path(own.path().to_str().unwrap()));
-        let text = resolve("missing.yml", &args(&[], Path::new("missing.yml")))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            text.contains("cannot read the profile missing.yml"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_profile_error_names_the_file_and_line() {
-        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(
-            file.path(),
-            "keyspace: k\ntable: t\ninsert:\n  batchsize: 3\n",
-        )
-        .unwrap();
-        let path = file.path().to_str().unwrap();
-        let text = resolve(path, &args(&[], file.path()))
-            .unwrap_err()
-            .to_string();
-        assert!(text.starts_with(&format!("{path}: line 4: ")), "{text}");
-        assert!(text.contains("unknown field `batchsize`"), "{text}");
-    }
-
     /// The ranges tile the whole ring: each starts where the one before ends, the first at
     /// the lowest token (which Murmur3 never gives), the last at the highest.
     #[test]
@@ -974,26 +534,6 @@ mod tests {
         assert_eq!(width(0), 1i128 << 56);
         assert_eq!(width(TOKEN_RANGES - 1), (1i128 << 56) - 1);
         assert_eq!(token_range(TOKEN_RANGES + 3), token_range(3));
-    }
-
-    #[test]
-    fn a_read_step_takes_no_weight_and_follows_the_mix() {
-        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(
-            file.path(),
-            "keyspace: k\ntable: t\nqueries:\n  lwt:\n    cql: update t set v = ? where k = ? if v = ?\n    fields: samerow\ntoken_range_queries:\n  all:\n    columns: '*'\n",
-        )
-        .unwrap();
-        let path = file.path().to_str().unwrap();
-        let def = resolve(path, &args(&["--ops", "insert=1,lwt=2,all=1"], file.path())).unwrap();
-        assert_eq!(op_names_of(&def), ["insert", "lwt", "all", "lwt-read"]);
-        let text = resolve(path, &args(&["--ops", "insert=1,lwt-read=1"], file.path()))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            text.contains("'lwt-read' is the read step of the conditional update 'lwt'"),
-            "{text}"
-        );
     }
 
     #[test]
@@ -1022,15 +562,5 @@ mod tests {
             }
         }
         assert_eq!(visit_rows(12, 3, 1), 4..8);
-    }
-
-    #[test]
-    fn an_insert_only_profile_needs_no_mix() {
-        let file = tempfile::Builder::new().suffix(".yml").tempfile().unwrap();
-        std::fs::write(file.path(), "keyspace: k\ntable: t\n").unwrap();
-        let path = file.path().to_str().unwrap();
-        let def = resolve(path, &args(&[], file.path())).unwrap();
-        assert_eq!(def.ops, [("insert".to_string(), 1.0)]);
-        assert_eq!(op_names_of(&def), ["insert"]);
     }
 }

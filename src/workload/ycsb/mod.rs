@@ -10,16 +10,16 @@
 //! request follows from the exact operation mix, so its newest existing key is known without
 //! counting acknowledgements as YCSB does.
 //!
-//! The settings read from the properties are in `config.rs`, the property files themselves
-//! in `properties.rs`, and the key, length and value generators in `generators.rs`; this file
+//! The property files as written are read in `raw.rs`, checked into the settings of
+//! `model.rs`; the key, length and value generators are in `values.rs`; this file
 //! prepares the statements and sends each request.
 
-mod config;
-pub mod generators;
 pub mod histogram;
-pub mod properties;
+mod model;
+pub mod raw;
+pub mod values;
 
-pub use config::{
+pub use model::{
     resolve, settle, FieldLengthDistribution, InsertOrder, ScanLengthDistribution, YcsbConfig,
 };
 
@@ -29,7 +29,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
-use self::generators::{key_name, KeyChooser, KeySettings, LengthChooser};
+use self::values::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, TextPool};
 use super::common::mix::{OpMix, Operations};

@@ -1,8 +1,8 @@
 //! Tests of the YCSB format without a cluster: properties to settings, the operation mix,
 //! and which keys requests use.
 
-use super::generators::RequestDistribution;
-use super::properties::{Origin, Properties};
+use super::raw::{Origin, Properties};
+use super::values::RequestDistribution;
 use super::*;
 
 fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
@@ -229,7 +229,7 @@ fn keys_are_ycsbs_and_values_have_fieldlength() {
 /// The properties as a `-P` file holds them.
 fn from_file_text(text: &str) -> Result<YcsbConfig, String> {
     let mut props = Properties::default();
-    for (key, value, line) in super::properties::parse(text) {
+    for (key, value, line) in super::raw::parse(text) {
         let origin = Origin::File {
             path: "w".into(),
             line,

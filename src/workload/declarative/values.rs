@@ -1,8 +1,12 @@
 //! Bind-variable generators of headroom's workload format: `uniform(1M)`, `text(100..200)`,
-//! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::parse`]). Each draws one
+//! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::grammar`]). Each draws one
 //! value per use from the request's own random stream, its sequence number, its row in a batch
 //! or the named generators already drawn for it; [`super::bind`] converts the value to the CQL
 //! type of the variable it is bound to.
+//!
+//! Longer than most files (about 680 lines) for one reason: [`Generator`] has a variant per
+//! generator of the format and [`Generator::draw`] an arm per variant, and the two are read
+//! together; the stable hash of a drawn value, which `hash(...)` and sets use, is beside them.
 
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
