@@ -2,8 +2,13 @@
 //!
 //! A [`Workload`] turns a sequence number into one request. Everything about request `i` (its
 //! operation type, partition, values) is a function of the run's seed and `i` alone, so a run
-//! repeats exactly whichever worker sends which request. Later formats (YCSB property files,
-//! cassandra-stress profiles, headroom's YAML) implement the same trait.
+//! repeats exactly whichever worker sends which request. Every format implements the same
+//! trait.
+//!
+//! Three layers, which the layer test checks: [`common`], the core every format shares; the
+//! formats above it, none importing another ([`builtin`], [`declarative`], [`stress`],
+//! [`ycsb`]); [`any`] on top, which picks one. This file, the folder's face, holds the trait
+//! and the settings every format takes.
 
 pub mod any;
 pub mod builtin;

@@ -20,7 +20,7 @@
 //!
 //! The file as written is [`raw`], checked into [`model`] ([`parse`]); [`grammar`] reads its
 //! generators, [`values`] draws their values, [`bounds`] says how large they can get, and
-//! [`bind`] fits them to the variables' CQL types when the statements are prepared. This file
+//! [`bind`](mod@bind) fits them to the variables' CQL types when the statements are prepared. This file
 //! prepares a checked file against a session and sends its requests.
 
 pub mod bind;

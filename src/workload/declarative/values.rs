@@ -1,7 +1,7 @@
 //! Bind-variable generators of headroom's workload format: `uniform(1M)`, `text(100..200)`,
 //! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::grammar`]). Each draws one
 //! value per use from the request's own random stream, its sequence number, its row in a batch
-//! or the named generators already drawn for it; [`super::bind`] converts the value to the CQL
+//! or the named generators already drawn for it; [`super::bind`](mod@super::bind) converts the value to the CQL
 //! type of the variable it is bound to.
 //!
 //! Longer than most files (about 680 lines) for one reason: [`Generator`] has a variant per

@@ -5,10 +5,16 @@
 //! are read back from system_schema; `insert` writes rows of the partitions the insert
 //! section chooses (in one batch of its batchtype; counters and conditional inserts as
 //! `UPDATE`), and each named query binds its `?` variables by column name from the same rows
-//! (see [`rows`]). A conditional UPDATE whose IF binds values reads the row's current
+//! (see [`values`]). A conditional UPDATE whose IF binds values reads the row's current
 //! values first; a token range query reads one range of a fixed split of the ring, page by
 //! page. docs/stress-profiles.md says what is supported and how it maps onto
 //! cassandra-stress.
+//!
+//! Laid out as the other file formats: `raw.rs` the profile as written, [`model`] the profile
+//! checked, [`values`] the rows it describes, this file the workload that prepares and sends;
+//! with [`distribution`] (cassandra-stress's distribution grammar), [`types`] (the table's
+//! columns and their CQL types), `definition.rs` (the profile and mix the command line names),
+//! `statements.rs` (the CQL made of a profile) and [`multi`] (several profiles in one run).
 
 mod definition;
 pub mod distribution;
