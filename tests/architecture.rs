@@ -3,7 +3,11 @@
 //!
 //! - no top-level module imports one of a higher layer, except the exceptions named here
 //!   (each explained in ARCHITECTURE.md);
-//! - no files import each other in a loop.
+//! - no files import each other in a loop;
+//! - inside src/workload/, the core (`common/`) imports nothing of the formats, no format
+//!   imports another format, and only `any.rs` (and the folder's face, `mod.rs`) name them
+//!   all, an import through a re-export of `mod.rs` counting as one of the item's own file;
+//! - no file of src/ has more than [`MAX_LINES`] lines before its unit tests.
 //!
 //! Reading paths as text can miss an import written in an unusual way (a macro, a glob
 //! through a re-export); it cannot invent one, so what it reports is real.
@@ -217,11 +221,22 @@ fn resolve<'a>(path: &[String], modules: &'a BTreeMap<Vec<String>, String>) -> O
 
 /// Which file imports which, over the whole crate.
 fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
+    imports(false)
+}
+
+/// Which file imports which; with `through_reexports`, a path to an item a mod.rs (or lib.rs)
+/// re-exports (`pub use`) counts as an import of the file that defines it.
+fn imports(through_reexports: bool) -> BTreeMap<String, BTreeSet<String>> {
     let files = files();
     let modules: BTreeMap<Vec<String>, String> = files
         .keys()
         .filter(|f| *f != "main.rs")
         .map(|f| (module_of(f), f.clone()))
+        .collect();
+    let reexported: BTreeMap<&String, BTreeMap<String, Vec<String>>> = files
+        .iter()
+        .filter(|(f, _)| through_reexports && (f.ends_with("mod.rs") || *f == "lib.rs"))
+        .map(|(f, text)| (f, reexports_of(text, &module_of(f))))
         .collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (file, text) in &files {
@@ -231,8 +246,22 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
         let module = module_of(file);
         let is_mod_file = file.ends_with("mod.rs") || file == "lib.rs";
         let targets = graph.entry(file.clone()).or_default();
-        for path in named_paths(&code_of(text), &module, is_mod_file) {
-            if let Some(target) = resolve(&path, &modules) {
+        for mut path in named_paths(&code_of(text), &module, is_mod_file) {
+            let mut target = resolve(&path, &modules);
+            // Follow re-exports (a few steps at most: a re-export of a re-export).
+            for _ in 0..4 {
+                let Some(at) = target else { break };
+                let depth = module_of(at).len();
+                let Some(reexport) = path
+                    .get(depth)
+                    .and_then(|name| reexported.get(at)?.get(name))
+                else {
+                    break;
+                };
+                path = reexport.iter().chain(&path[depth + 1..]).cloned().collect();
+                target = resolve(&path, &modules);
+            }
+            if let Some(target) = target {
                 if target != file {
                     targets.insert(target.clone());
                 }
@@ -240,6 +269,33 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     graph
+}
+
+/// The items a mod.rs re-exports (`pub use a::b::{C, D}`), by name, with the path of each.
+fn reexports_of(text: &str, module: &[String]) -> BTreeMap<String, Vec<String>> {
+    let code = code_of(text);
+    // Its module declarations, so that `pub use child::Item` reads as a path, then each
+    // `pub use` statement without its keywords.
+    let mut statements: String = code
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.starts_with("mod ") || l.starts_with("pub mod ") || l.starts_with("pub(crate) mod ")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("pub use ") {
+        let after = &rest[at + "pub use ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        statements.push_str(&after[..end]);
+        statements.push_str(";\n");
+        rest = &after[end..];
+    }
+    named_paths(&statements, module, true)
+        .into_iter()
+        .filter_map(|p| Some((p.last()?.clone(), p)))
+        .collect()
 }
 
 /// The top-level module of a file: `run/stop.rs` → run, `lib.rs` → lib.
@@ -257,6 +313,182 @@ fn layer(module: &str) -> usize {
         .unwrap_or_else(|| {
             panic!("src/{module} is in no layer: add it to LAYERS and to docs/ARCHITECTURE.md")
         })
+}
+
+/// The most lines a file of src/ may have before its unit tests (`#[cfg(test)]`); above 600 its
+/// module doc says why it is one file (docs/ARCHITECTURE.md, "Size of files").
+const MAX_LINES: usize = 800;
+
+/// A file's lines before the first line starting `#[cfg(test)]`, as
+/// `awk '/^#\[cfg\(test\)\]/{exit} {n++} END{print n}'` counts them.
+fn lines_before_tests(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| !l.starts_with("#[cfg(test)]"))
+        .count()
+}
+
+#[test]
+fn no_file_is_longer_than_the_limit_before_its_tests() {
+    let long: Vec<String> = files()
+        .iter()
+        .map(|(file, text)| (file, lines_before_tests(text)))
+        .filter(|(_, n)| *n > MAX_LINES)
+        .map(|(file, n)| format!("src/{file}: {n} lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines before their unit tests: split each along its concerns \
+         (docs/ARCHITECTURE.md, \"Size of files\"):\n{}",
+        long.join("\n")
+    );
+}
+
+/// Where a file of src/workload/ stands among the workload's own layers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum WorkloadPart {
+    /// `common/`: what every format shares; imports only itself.
+    Core,
+    /// A format's folder (`builtin/`, `declarative/`, `stress/`, `ycsb/`): imports the core,
+    /// its own files and the face, never another format.
+    Format(String),
+    /// `mod.rs`, the folder's face: the `Workload` trait and the settings every format takes,
+    /// whose `Definition` names each format's.
+    Face,
+    /// `any.rs`, which picks a format: on top.
+    Picker,
+}
+
+/// The part of the workload `file` (relative to src/) is in; None outside src/workload/.
+fn workload_part(file: &str) -> Option<WorkloadPart> {
+    let rest = file.strip_prefix("workload/")?;
+    Some(match rest.split_once('/') {
+        Some(("common", _)) => WorkloadPart::Core,
+        Some((format, _)) => WorkloadPart::Format(format.to_string()),
+        None if rest == "mod.rs" => WorkloadPart::Face,
+        None if rest == "any.rs" => WorkloadPart::Picker,
+        None => panic!(
+            "src/workload/{rest} is in no part of the workload: put it in common/ (what every \
+             format shares) or in a format's folder, and see docs/ARCHITECTURE.md"
+        ),
+    })
+}
+
+/// Whether a file of part `from` may import one of part `to`.
+fn workload_may_import(from: &WorkloadPart, to: &WorkloadPart) -> bool {
+    use WorkloadPart::*;
+    match (from, to) {
+        (Core, to) => *to == Core,
+        (Format(a), Format(b)) => a == b,
+        (Format(_), to) => matches!(to, Core | Face),
+        (Face | Picker, _) => true,
+    }
+}
+
+/// A file only the unit tests compile: `tests.rs` or one under a `tests/` folder.
+fn is_test_file(file: &str) -> bool {
+    file.ends_with("/tests.rs") || file.contains("/tests/")
+}
+
+/// Every import inside src/workload/ against its layers, as `from imports to` lines.
+fn workload_layer_violations(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (file, targets) in graph {
+        let Some(from) = workload_part(file).filter(|_| !is_test_file(file)) else {
+            continue;
+        };
+        for target in targets {
+            if let Some(to) = workload_part(target) {
+                if !workload_may_import(&from, &to) {
+                    wrong.push(format!(
+                        "src/{file} ({from:?}) imports src/{target} ({to:?})"
+                    ));
+                }
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn the_workload_core_and_formats_keep_their_layers() {
+    let wrong = workload_layer_violations(&imports(true));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers of src/workload/ (the core, then the formats, then any.rs; \
+         no format imports another; see docs/ARCHITECTURE.md):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The checks above fail where they should: on a file too long, and on each kind of import
+/// the workload's layers forbid, written as the sources write them.
+#[test]
+fn the_size_and_workload_checks_catch_what_they_are_for() {
+    assert_eq!(
+        lines_before_tests(&"x\n".repeat(MAX_LINES + 1)),
+        MAX_LINES + 1
+    );
+    let with_tests = format!(
+        "{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+        "x\n".repeat(10),
+        "y\n".repeat(900)
+    );
+    assert_eq!(lines_before_tests(&with_tests), 10);
+
+    let part = |f: &str| workload_part(f).unwrap();
+    let (core, stress) = (
+        part("workload/common/mix.rs"),
+        part("workload/stress/mod.rs"),
+    );
+    assert!(workload_may_import(&stress, &core));
+    assert!(workload_may_import(
+        &stress,
+        &part("workload/stress/values.rs")
+    ));
+    assert!(workload_may_import(&stress, &part("workload/mod.rs")));
+    assert!(!workload_may_import(
+        &stress,
+        &part("workload/builtin/mod.rs")
+    ));
+    assert!(!workload_may_import(
+        &stress,
+        &part("workload/declarative/model.rs")
+    ));
+    assert!(!workload_may_import(&stress, &part("workload/any.rs")));
+    assert!(!workload_may_import(&core, &stress));
+    assert!(!workload_may_import(&core, &part("workload/mod.rs")));
+    assert!(!workload_may_import(&core, &part("workload/any.rs")));
+    assert!(workload_may_import(&part("workload/any.rs"), &stress));
+
+    // A made-up graph: each forbidden edge is reported, the allowed ones are not, and a
+    // test file may reach across (declarative's tests compare a file with a built-in).
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("workload/stress/mod.rs", "workload/builtin/mod.rs"),
+        ("workload/common/schema.rs", "workload/ycsb/model.rs"),
+        ("workload/ycsb/mod.rs", "workload/common/mix.rs"),
+        ("workload/declarative/tests.rs", "workload/builtin/mod.rs"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), BTreeSet::from([b.to_string()])))
+    .collect();
+    let wrong = workload_layer_violations(&graph);
+    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    assert!(wrong[0].starts_with("src/workload/common/schema.rs (Core) imports src/workload/ycsb"));
+    assert!(wrong[1].starts_with("src/workload/stress/mod.rs (Format(\"stress\")) imports"));
+
+    // An item re-exported by the face is read as an import of the file defining it, so a
+    // format cannot reach another (or any.rs) through `crate::workload::...`.
+    let face = std::fs::read_to_string(src().join("workload/mod.rs")).unwrap();
+    let reexports = reexports_of(&face, &["workload".to_string()]);
+    assert_eq!(reexports["AnyWorkload"], ["workload", "any", "AnyWorkload"]);
+    let grouped = reexports_of(
+        "pub mod model;\npub use model::{load, parse as read};\n",
+        &["workload".to_string(), "declarative".to_string()],
+    );
+    assert_eq!(
+        grouped["load"],
+        ["workload", "declarative", "model", "load"]
+    );
 }
 
 #[test]

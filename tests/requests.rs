@@ -9,7 +9,7 @@ use std::time::Duration;
 use headroom::client::native::NativeClient;
 use headroom::client::{self, ClientConfig};
 use headroom::cluster::LocalCluster;
-use headroom::workload::send::{Answer, Requests};
+use headroom::workload::common::send::{Answer, Requests};
 use scylla::client::session::Session;
 use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;

@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use headroom::cluster::LocalCluster;
-use headroom::workload::stress::profile::Profile;
-use headroom::workload::stress::rows::{Column, CqlType, Kind, Rows};
+use headroom::workload::common::schema::ColumnKind;
+use headroom::workload::stress::model::Profile;
+use headroom::workload::stress::types::{Column, CqlType};
+use headroom::workload::stress::values::Rows;
 use scylla::value::CqlValue;
 use serde_json::Value;
 
@@ -193,12 +195,12 @@ fn check_blog_rows(profile_path: &Path, partitions: u64) {
         ty,
     };
     let columns = vec![
-        column("domain", Kind::PartitionKey, CqlType::Text),
-        column("published_date", Kind::Clustering, CqlType::TimeUuid),
-        column("author", Kind::Regular, CqlType::Text),
-        column("body", Kind::Regular, CqlType::Text),
-        column("title", Kind::Regular, CqlType::Text),
-        column("url", Kind::Regular, CqlType::Text),
+        column("domain", ColumnKind::PartitionKey, CqlType::Text),
+        column("published_date", ColumnKind::Clustering, CqlType::TimeUuid),
+        column("author", ColumnKind::Regular, CqlType::Text),
+        column("body", ColumnKind::Regular, CqlType::Text),
+        column("title", ColumnKind::Regular, CqlType::Text),
+        column("url", ColumnKind::Regular, CqlType::Text),
     ];
     // The default --seed.
     let rows = Rows::new(&profile, columns, 1);
@@ -477,9 +479,9 @@ fn check_composite_rows(
         .map(|(name, ty)| Column {
             name: name.to_string(),
             kind: if *name == "id" {
-                Kind::PartitionKey
+                ColumnKind::PartitionKey
             } else {
-                Kind::Regular
+                ColumnKind::Regular
             },
             ty: parse_type(ty, "stress_composite", &udts).unwrap(),
         })

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use headroom::workload::declarative::{self, Arg};
-use headroom::workload::generators::{request_rng, TextPool};
+use headroom::workload::common::generators::{request_rng, TextPool};
 use headroom::workload::OpMix;
 use libfuzzer_sys::fuzz_target;
 

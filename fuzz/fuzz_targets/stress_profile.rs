@@ -2,7 +2,8 @@
 //! parses has its distributions drawn from, as a run would.
 #![no_main]
 
-use headroom::workload::stress::profile::{is_stress_profile, Profile};
+use headroom::workload::stress::model::Profile;
+use headroom::workload::stress::raw::is_stress_profile;
 use libfuzzer_sys::fuzz_target;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;

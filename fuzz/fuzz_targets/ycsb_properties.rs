@@ -1,4 +1,4 @@
-//! YCSB property files: `properties::parse`, then what `-P FILE` does with the entries
+//! YCSB property files: `raw::parse`, then what `-P FILE` does with the entries
 //! (`Properties::set`, `check`) and what the run path builds from them without a connection
 //! (`YcsbConfig::from_properties`, then the operation mix, key and length choosers the
 //! workload's plan is made of, each drawn from a few times).
@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use headroom::workload::generators::request_rng;
-use headroom::workload::ycsb::generators::{KeyChooser, LengthChooser};
-use headroom::workload::ycsb::properties::{self, Origin, Properties};
+use headroom::workload::common::generators::request_rng;
+use headroom::workload::ycsb::values::{KeyChooser, LengthChooser};
+use headroom::workload::ycsb::raw::{self, Origin, Properties};
 use headroom::workload::ycsb::{FieldLengthDistribution, ScanLengthDistribution, YcsbConfig};
 use headroom::workload::OpMix;
 use libfuzzer_sys::fuzz_target;
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut props = Properties::default();
-    for (key, value, line) in properties::parse(text) {
+    for (key, value, line) in raw::parse(text) {
         let origin = Origin::File {
             path: PathBuf::from("fuzz.properties"),
             line,

@@ -507,16 +507,7 @@ async fn truncate(
         config.workload.keyspace.as_str(),
         crate::workload::AnyWorkload::table_of(&config.workload)?,
     );
-    let exists = session
-        .query_unpaged(
-            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
-            (keyspace, table.as_str()),
-        )
-        .await?
-        .into_rows_result()?
-        .rows_num()
-        > 0;
-    if !exists {
+    if !crate::workload::common::schema::table_exists(&session, keyspace, &table).await? {
         // The first trial comes before the table exists.
         return Ok(());
     }

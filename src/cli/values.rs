@@ -10,7 +10,7 @@ use crate::cluster::GcKind;
 use crate::engine::ArrivalKind;
 use crate::fleet::settings::LauncherKind;
 use crate::results::config::RunPhase;
-use crate::workload::PartitionGenerator;
+use crate::workload::common::generators::PartitionGenerator;
 
 /// `impl ValueEnum` for a library enum: each variant, its name on the command line, and its
 /// help.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::units;
-use crate::workload::PartitionGenerator;
+use crate::workload::common::generators::PartitionGenerator;
 
 /// The workload and its settings, shared by `run`, `capacity` and `sweep`.
 #[derive(Debug, Args, Clone)]

@@ -9,6 +9,11 @@
 //!
 //! Only processes headroom recorded are ever signalled, and only after checking that the pid
 //! still runs that node's configuration ([`process::is_running`]).
+//!
+//! **Why one file of about 750 lines.** [`LocalCluster`]'s life (start, a node signalled or
+//! restarted, handed over with `keep_running`, stopped by `Drop`) is one set of methods over
+//! one record of its nodes; what each step uses (jars, the JDK, configuration, processes, the
+//! record on disk, TLS, authentication) is a file of its own beside it.
 
 pub mod auth;
 pub mod config;

@@ -58,7 +58,7 @@ fn is_usage_error(cause: &(dyn std::error::Error + 'static)) -> bool {
         blamed::<crate::sla::SlaParseError>,
         blamed::<crate::cluster::ClusterError>,
         blamed::<crate::maintenance::PlanError>,
-        blamed::<crate::workload::builtin::WorkloadError>,
+        blamed::<crate::workload::common::error::WorkloadError>,
         blamed::<crate::client::ConnectError>,
         blamed::<crate::fleet::kube::pack::PackError>,
     ];

@@ -16,6 +16,10 @@
 //! and a fleet with a worker missing; it warns when the workers' start times differ by more
 //! than a tenth of the interval, and says by how much. Closed-loop workers merge too (the
 //! fleet's concurrency is their sum): a fleet's probe of the cluster's ceiling.
+//!
+//! **Why one file near the 800-line limit.** A merge is one pass (read and check the workers,
+//! add their intervals, sum their figures) over the workers' types; what grows next here (the
+//! populate's merge, say) goes to a file of its own.
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -10,9 +10,11 @@ use std::sync::Arc;
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 
-use super::builtin::{Builtin, WorkloadError, BUILTIN_NAMES};
+use super::builtin::{documents, Builtin, BUILTIN_NAMES};
+use super::common::error::WorkloadError;
+use super::common::mix::Operations;
+use super::common::send::Requests;
 use super::declarative::{self, Declarative};
-use super::send::Requests;
 use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
 use super::ycsb::{self, Ycsb};
@@ -118,13 +120,13 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
     match config.definition.clone() {
         Definition::Builtin if config.name == "documents" => {
             // The field report's table: TTL'd rows under time-window compaction.
-            config.ttl_s.get_or_insert(super::documents::DEFAULT_TTL_S);
+            config.ttl_s.get_or_insert(documents::DEFAULT_TTL_S);
             config
                 .compaction
-                .get_or_insert_with(|| super::documents::DEFAULT_COMPACTION.to_string());
+                .get_or_insert_with(|| documents::DEFAULT_COMPACTION.to_string());
             let rows = config
                 .rows_per_partition
-                .get_or_insert(super::documents::DEFAULT_ROWS_PER_PARTITION);
+                .get_or_insert(documents::DEFAULT_ROWS_PER_PARTITION);
             if *rows == 0 {
                 return Err(WorkloadError::Invalid(
                     "--rows-per-partition must be at least 1".into(),
@@ -195,7 +197,10 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
             op_mix: args.op_mix.clone(),
         });
     }
-    Err(WorkloadError::Unknown(name.to_string()))
+    Err(WorkloadError::Unknown {
+        name: name.to_string(),
+        builtins: BUILTIN_NAMES,
+    })
 }
 
 /// A workload file, by its name.
@@ -230,43 +235,13 @@ fn refuse_foreign_flags(name: &str, args: &WorkloadRequest) -> Result<(), Worklo
 }
 
 impl Workload for AnyWorkload {
-    fn op_names(&self) -> &[String] {
+    fn operations(&self) -> &Operations {
         match self {
-            AnyWorkload::Builtin(w) => w.op_names(),
-            AnyWorkload::Declarative(w) => w.op_names(),
-            AnyWorkload::CassandraStress(w) => w.op_names(),
-            AnyWorkload::CassandraStressSet(w) => w.op_names(),
-            AnyWorkload::Ycsb(w) => w.op_names(),
-        }
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        match self {
-            AnyWorkload::Builtin(w) => w.op_for(seq),
-            AnyWorkload::Declarative(w) => w.op_for(seq),
-            AnyWorkload::CassandraStress(w) => w.op_for(seq),
-            AnyWorkload::CassandraStressSet(w) => w.op_for(seq),
-            AnyWorkload::Ycsb(w) => w.op_for(seq),
-        }
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        match self {
-            AnyWorkload::Builtin(w) => w.op_weights(),
-            AnyWorkload::Declarative(w) => w.op_weights(),
-            AnyWorkload::CassandraStress(w) => w.op_weights(),
-            AnyWorkload::CassandraStressSet(w) => w.op_weights(),
-            AnyWorkload::Ycsb(w) => w.op_weights(),
-        }
-    }
-
-    fn populate_op(&self) -> usize {
-        match self {
-            AnyWorkload::Builtin(w) => w.populate_op(),
-            AnyWorkload::Declarative(w) => w.populate_op(),
-            AnyWorkload::CassandraStress(w) => w.populate_op(),
-            AnyWorkload::CassandraStressSet(w) => w.populate_op(),
-            AnyWorkload::Ycsb(w) => w.populate_op(),
+            AnyWorkload::Builtin(w) => w.operations(),
+            AnyWorkload::Declarative(w) => w.operations(),
+            AnyWorkload::CassandraStress(w) => w.operations(),
+            AnyWorkload::CassandraStressSet(w) => w.operations(),
+            AnyWorkload::Ycsb(w) => w.operations(),
         }
     }
 

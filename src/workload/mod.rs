@@ -2,20 +2,19 @@
 //!
 //! A [`Workload`] turns a sequence number into one request. Everything about request `i` (its
 //! operation type, partition, values) is a function of the run's seed and `i` alone, so a run
-//! repeats exactly whichever worker sends which request. Later formats (YCSB property files,
-//! cassandra-stress profiles, headroom's YAML) implement the same trait.
+//! repeats exactly whichever worker sends which request. Every format implements the same
+//! trait.
+//!
+//! Three layers, which the layer test checks: [`common`], the core every format shares; the
+//! formats above it, none importing another ([`builtin`], [`declarative`], [`stress`],
+//! [`ycsb`]); [`any`] on top, which picks one. This file, the folder's face, holds the trait
+//! and the settings every format takes.
 
 pub mod any;
 pub mod builtin;
-pub mod cql_map;
+pub mod common;
 pub mod declarative;
-pub mod distribution;
-pub mod documents;
-pub mod generators;
-pub mod mix;
-pub mod send;
 pub mod stress;
-pub mod yaml_error;
 pub mod ycsb;
 
 use std::future::Future;
@@ -24,27 +23,39 @@ use std::time::Duration;
 use scylla::errors::ExecutionError;
 use serde::{Deserialize, Serialize};
 
-use cql_map::{CqlMap, MapValue};
+use common::cql_map::{CqlMap, MapValue};
+use common::generators::PartitionGenerator;
+use common::mix::Operations;
 
 pub use any::AnyWorkload;
-pub use mix::OpMix;
+pub use common::mix::OpMix;
 
 /// One workload, prepared against a session (schema created, statements prepared).
 pub trait Workload: Send + Sync + 'static {
+    /// The operation types, their mix and the populate type: the table the methods below
+    /// answer from.
+    fn operations(&self) -> &Operations;
+
     /// The operation types, by index: e.g. `["write", "read", "delete"]`.
-    fn op_names(&self) -> &[String];
+    fn op_names(&self) -> &[String] {
+        self.operations().names()
+    }
 
     /// The operation type of request `seq`.
-    fn op_for(&self, seq: u64) -> usize;
+    fn op_for(&self, seq: u64) -> usize {
+        self.operations().op_for(seq)
+    }
 
     /// Each operation type's share of the requests, by index. Types with no share are left
     /// out of the live output.
     fn op_weights(&self) -> Vec<f64> {
-        vec![1.0; self.op_names().len()]
+        self.operations().shares().to_vec()
     }
 
     /// The operation type used to populate the tables before a run.
-    fn populate_op(&self) -> usize;
+    fn populate_op(&self) -> usize {
+        self.operations().populate()
+    }
 
     /// Sends request `seq` of operation type `op` and waits for its answer. A compound
     /// request (YCSB's read-modify-write) also notes its steps in `parts`, each of which is
@@ -107,18 +118,6 @@ impl Parts {
     pub fn is_empty(&self) -> bool {
         self.steps[0].is_none()
     }
-}
-
-/// How partition keys are drawn from `0..partitions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartitionGenerator {
-    /// Uniformly at random.
-    Random,
-    /// Normally distributed around the middle (σ = partitions / 6): hot partitions in the middle.
-    Normal,
-    /// In order, 0, 1, 2, ..., wrapping around after the last.
-    Sequence,
 }
 
 /// Where a workload's definition comes from, beyond the shared settings of

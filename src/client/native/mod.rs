@@ -31,6 +31,11 @@
 //! lock is only ever taken by its own lane; the turn that spreads requests over connections
 //! and coordinators is a counter of the thread's own). Requests sent from outside the lanes
 //! (the driver's runtime) use any connection.
+//!
+//! **Why one file of about 700 lines.** Routing, reopening broken connections and watching
+//! the ring all read and replace one node table of per-lane connections; split apart, each
+//! would need the others' insides. The frames and a connection's reader and writer, which
+//! need none of it, are `frame.rs` and `connection.rs`.
 
 mod connection;
 mod frame;

@@ -267,7 +267,7 @@ pub fn settings(
         read_ratio: args
             .read_ratio
             .unwrap_or(if args.name.as_deref() == Some("documents") {
-                crate::workload::documents::DEFAULT_READ_RATIO
+                crate::workload::builtin::documents::DEFAULT_READ_RATIO
             } else {
                 0.0
             }),
@@ -288,7 +288,7 @@ pub fn settings(
     };
     crate::workload::any::settle(&mut workload)?;
     workload.validate().map_err(UsageError::new)?;
-    crate::workload::builtin::parse_consistency(&workload.consistency)?;
+    crate::workload::common::statements::parse_consistency(&workload.consistency)?;
     match mode {
         LoadMode::Open {
             max_in_flight: 0, ..
@@ -331,8 +331,7 @@ pub fn settings(
             client.max_in_flight
         )));
     }
-    if !crate::workload::stress::profile::is_plain_name(&args.keyspace) || args.keyspace.len() > 48
-    {
+    if !crate::workload::common::schema::is_plain_name(&args.keyspace) || args.keyspace.len() > 48 {
         return Err(usage_error(format!(
             "--keyspace '{}' is not a CQL keyspace name: up to 48 letters, digits and \
              underscores",

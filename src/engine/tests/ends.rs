@@ -11,23 +11,17 @@ use super::*;
 use crate::engine::clock::{RealClock, TokioClock};
 use crate::engine::schedule::{End, Progress};
 use crate::metrics::{ErrorClass, Phase};
-use crate::workload::{OpMix, Parts, Workload};
+use crate::workload::{Parts, Workload};
 
 /// Answers at once, but each request holds its client's thread for 2 ms as it is sent: a
 /// client that keeps at most 500 requests a second going, whatever the server.
 struct SlowClient {
-    names: Vec<String>,
+    operations: Operations,
 }
 
 impl Workload for SlowClient {
-    fn op_names(&self) -> &[String] {
-        &self.names
-    }
-    fn op_for(&self, _seq: u64) -> usize {
-        0
-    }
-    fn populate_op(&self) -> usize {
-        0
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
     async fn execute(&self, _: usize, _: u64, _: &mut Parts) -> Result<(), ExecutionError> {
         std::thread::sleep(Duration::from_millis(2));
@@ -42,7 +36,7 @@ impl Workload for SlowClient {
 async fn a_client_slower_than_its_schedule_stops_on_time_with_its_shortfall() {
     let clock = RealClock::start_now();
     let workload = Arc::new(SlowClient {
-        names: vec!["write".into()],
+        operations: writes(),
     });
     let mut cfg = config(open(2000.0, 1000), 1);
     cfg.workers = 1;
@@ -96,9 +90,8 @@ async fn an_impossible_rate_dealt_by_slots_stops_at_the_end_of_its_duration() {
             clock,
             service: Duration::from_millis(1),
             stall: None,
-            mix: OpMix::new(&[0.8, 0.2]),
+            operations: mixed(&[0.8, 0.2]),
             fail_from: None,
-            names: names(),
         });
         let mut config = config(
             LoadMode::Open {
@@ -135,9 +128,8 @@ async fn a_stop_reaches_a_worker_that_owns_no_request_yet() {
         clock,
         service: Duration::from_millis(1),
         stall: None,
-        mix: OpMix::new(&[0.8, 0.2]),
+        operations: mixed(&[0.8, 0.2]),
         fail_from: None,
-        names: names(),
     });
     let mut config = config(open(1e99, 100), 600);
     config.send_resolution = Duration::from_millis(1);
@@ -218,9 +210,8 @@ async fn the_achieved_rate_counts_answers_within_the_scheduled_period() {
         clock,
         service: Duration::from_millis(50),
         stall: None,
-        mix: OpMix::new(&[1.0, 0.0]),
+        operations: mixed(&[1.0, 0.0]),
         fail_from: None,
-        names: names(),
     });
     let mut cfg = config(open(1000.0, 1000), 4);
     cfg.end.warmup_ns = 1_000_000_000;

@@ -10,6 +10,7 @@ use super::clock::{Clock, RealClock, Timer, TokioClock};
 use super::schedule::{End, Progress};
 use super::*;
 use crate::metrics::{ErrorClass, Phase};
+use crate::workload::common::mix::Operations;
 use crate::workload::{OpMix, Parts, Workload};
 
 mod ends;
@@ -20,17 +21,24 @@ struct Simulated {
     clock: TokioClock,
     service: Duration,
     stall: Option<(u64, u64)>,
-    mix: OpMix,
+    /// write, read, and a compound read-then-write, dealt by a mix of the first two or three.
+    operations: Operations,
     /// Every request fails from this moment on (ns since start).
     fail_from: Option<u64>,
-    /// write, read, and a compound read-then-write.
-    names: Vec<String>,
 }
 
 const RMW: usize = 2;
 
-fn names() -> Vec<String> {
-    ["write", "read", "rmw"].map(String::from).to_vec()
+/// write, read and rmw, dealt by a mix of `weights`, each shown.
+pub(super) fn mixed(weights: &[f64]) -> Operations {
+    let names: Vec<String> = ["write", "read", "rmw"].map(String::from).to_vec();
+    let shares = vec![1.0; names.len()];
+    Operations::with_mix(names, shares, OpMix::new(weights), 0)
+}
+
+/// One operation type, `write`.
+pub(super) fn writes() -> Operations {
+    Operations::new(vec!["write".into()], vec![1.0], 0)
 }
 
 impl Simulated {
@@ -40,22 +48,15 @@ impl Simulated {
             clock,
             service: Duration::from_millis(1),
             stall: None,
-            mix: OpMix::new(&[1.0, 0.0]),
+            operations: mixed(&[1.0, 0.0]),
             fail_from,
-            names: names(),
         }
     }
 }
 
 impl Workload for Simulated {
-    fn op_names(&self) -> &[String] {
-        &self.names
-    }
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-    fn populate_op(&self) -> usize {
-        0
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
     async fn execute(&self, op: usize, _seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
         if op == RMW {
@@ -152,9 +153,8 @@ async fn simulate(
         clock,
         service: Duration::from_millis(service_ms),
         stall,
-        mix: OpMix::new(&[0.8, 0.2]),
+        operations: mixed(&[0.8, 0.2]),
         fail_from: None,
-        names: names(),
     });
     run_kept(workload, clock, &config(mode, seconds)).await
 }
@@ -389,9 +389,8 @@ async fn compound_requests_are_recorded_with_their_steps() {
         clock,
         service: Duration::from_millis(2),
         stall: None,
-        mix: OpMix::new(&[0.0, 0.0, 1.0]),
+        operations: mixed(&[0.0, 0.0, 1.0]),
         fail_from: Some(5_000_000_000),
-        names: names(),
     });
     let (out, _) = run_kept(workload, clock, &config(open(100.0, 100), 10)).await;
     let [write, read, rmw] = [0, 1, 2].map(|op| out.totals[op][Phase::Measure.index()].clone());
@@ -469,18 +468,12 @@ async fn the_first_worker_wakes_every_millisecond_to_measure_hiccups() {
 struct Blocking {
     block_at: u64,
     block: Duration,
-    names: Vec<String>,
+    operations: Operations,
 }
 
 impl Workload for Blocking {
-    fn op_names(&self) -> &[String] {
-        &self.names
-    }
-    fn op_for(&self, _seq: u64) -> usize {
-        0
-    }
-    fn populate_op(&self) -> usize {
-        0
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
     async fn execute(
         &self,
@@ -505,7 +498,7 @@ async fn a_stall_of_the_workers_thread_is_a_hiccup() {
     let workload = Arc::new(Blocking {
         block_at: 24,
         block: Duration::from_millis(40),
-        names: vec!["write".into()],
+        operations: writes(),
     });
     let config = EngineConfig {
         interval: Duration::from_millis(100),
@@ -539,7 +532,7 @@ async fn workers_on_lanes_send_the_whole_schedule() {
     let workload = Arc::new(Blocking {
         block_at: u64::MAX,
         block: Duration::ZERO,
-        names: vec!["write".into()],
+        operations: writes(),
     });
     let config = EngineConfig {
         interval: Duration::from_millis(100),

@@ -12,7 +12,7 @@ use scylla::value::{
     CqlVarint,
 };
 
-use super::generator::{Drawn, Generator, Kind};
+use super::values::{Drawn, Generator, Kind};
 
 const NANOS_PER_DAY: i64 = 86_400_000_000_000;
 
@@ -354,7 +354,7 @@ pub fn convert(drawn: Drawn<'_>, typ: &ColumnType<'_>) -> Option<CqlValue> {
             CqlValue::Float((v as f64 / 10f64.powi(scale as i32)) as f32)
         }
         (Drawn::Decimal(v, scale), NativeType::Text) => {
-            CqlValue::Text(super::generator::decimal_text(v, scale))
+            CqlValue::Text(super::values::decimal_text(v, scale))
         }
         (Drawn::Inet(ip), NativeType::Inet) => CqlValue::Inet(ip),
         (Drawn::Inet(ip), NativeType::Text) => CqlValue::Text(ip.to_string()),
@@ -382,9 +382,9 @@ mod tests {
     use scylla::frame::response::result::UserDefinedType;
 
     use super::*;
-    use crate::workload::declarative::generator::Ctx;
-    use crate::workload::declarative::parse::parse;
-    use crate::workload::generators::{request_rng, TextPool};
+    use crate::workload::common::generators::{request_rng, TextPool};
+    use crate::workload::declarative::grammar::parse;
+    use crate::workload::declarative::values::Ctx;
 
     fn native(n: NativeType) -> ColumnType<'static> {
         ColumnType::Native(n)

@@ -3,8 +3,8 @@
 //! `list(1000000000, text(5))` is refused by name when it is read, instead of the client
 //! trying to build a value of gigabytes for its first request.
 
-pub use super::generator::MAX_ELEMENTS;
-use super::generator::{ArithOp, Generator};
+pub use super::values::MAX_ELEMENTS;
+use super::values::{ArithOp, Generator};
 
 /// The largest value a generator may make: Cassandra refuses a write larger than half its
 /// commit log segment (16 MiB with the default 32 MiB segments).
@@ -130,7 +130,7 @@ fn largest_bytes_within(g: &Generator, named: &[Generator], depth: usize) -> u64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::declarative::parse::parse;
+    use crate::workload::declarative::grammar::parse;
 
     fn checked(text: &str, names: &[String], named: &[Generator]) -> Result<(), String> {
         check(&parse(text, names).map_err(|e| e.0)?, named)

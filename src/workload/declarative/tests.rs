@@ -1,7 +1,11 @@
 //! Reading and checking workload files, and the built-ins written in the format.
 
+use std::path::Path;
+
+use super::model::*;
 use super::*;
 use crate::workload::builtin::{cql_of, OP_NAMES};
+use crate::workload::common::statements::BatchKind;
 
 fn err(text: &str) -> String {
     parse(text, "w.yaml").unwrap_err().to_string()

@@ -5,172 +5,53 @@
 //! are read back from system_schema; `insert` writes rows of the partitions the insert
 //! section chooses (in one batch of its batchtype; counters and conditional inserts as
 //! `UPDATE`), and each named query binds its `?` variables by column name from the same rows
-//! (see [`rows`]). A conditional UPDATE whose IF binds values reads the row's current
+//! (see [`values`]). A conditional UPDATE whose IF binds values reads the row's current
 //! values first; a token range query reads one range of a fixed split of the ring, page by
 //! page. docs/stress-profiles.md says what is supported and how it maps onto
 //! cassandra-stress.
+//!
+//! Laid out as the other file formats: `raw.rs` the profile as written, [`model`] the profile
+//! checked, [`values`] the rows it describes, this file the workload that prepares and sends;
+//! with [`distribution`] (cassandra-stress's distribution grammar), [`types`] (the table's
+//! columns and their CQL types), `definition.rs` (the profile and mix the command line names),
+//! `statements.rs` (the CQL made of a profile) and [`multi`] (several profiles in one run).
 
+mod definition;
+pub mod distribution;
+pub mod model;
 pub mod multi;
-pub mod profile;
-mod raw;
-pub mod rows;
+pub mod raw;
+mod statements;
 pub mod types;
+pub mod values;
 
-use std::path::Path;
+pub use definition::{is_profile_path, op_names_of, resolve, StressDefinition};
+
 use std::time::Instant;
 
 use rand::Rng;
-use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
-use serde::{Deserialize, Serialize};
 
-use self::profile::{BatchKind, Fields, Profile, TokenRangeQuery, INSERT};
-use self::rows::{pick_rows, Column, CqlType, Kind, Rows, COMPOSITE_TYPES, SUPPORTED_TYPES};
-use super::builtin::{parse_consistency, run_schema, WorkloadError};
-use super::generators::{request_rng, PartitionKeys};
-use super::send::Requests;
-use super::{OpMix, Parts, Workload, WorkloadConfig};
-use crate::workload::WorkloadRequest;
-
-/// `--keyspace` when not given: a profile's own keyspace replaces it.
-use crate::workload::DEFAULT_KEYSPACE;
-
-/// Cassandra refuses batches of more statements than this.
-const MAX_BATCH_STATEMENTS: u64 = 65_535;
-
-/// A cassandra-stress profile as stored in config.json: its text, so that a run can be
-/// repeated from config.json alone, and the operation mix.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StressDefinition {
-    /// The profile's path, as given.
-    pub path: String,
-    /// The profile's keyspace.
-    pub keyspace: String,
-    /// The profile's text.
-    pub profile: String,
-    /// Each operation's weight, in the profile's order: insert, then the queries.
-    pub ops: Vec<(String, f64)>,
-}
-
-impl StressDefinition {
-    /// The profile's table.
-    pub fn table(&self) -> Result<String, WorkloadError> {
-        Ok(self.parsed()?.table)
-    }
-
-    /// The profile, parsed (it was checked when the definition was made).
-    fn parsed(&self) -> Result<Profile, WorkloadError> {
-        Profile::parse(&self.profile)
-            .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", self.path)))
-    }
-}
-
-/// Whether the WORKLOAD argument names a cassandra-stress profile: a .yaml or .yml file
-/// whose top-level mapping has no `operations` key (that key marks headroom's own format).
-pub fn is_profile_path(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    if !(lower.ends_with(".yaml") || lower.ends_with(".yml")) {
-        return false;
-    }
-    // An unreadable file is this format's to report.
-    crate::usage::read_input_file(Path::new(name), "the profile")
-        .map_or(true, |text| profile::is_stress_profile(&text))
-}
-
-/// Reads the profile `path` and the operation mix from the command line.
-pub fn resolve(path: &str, args: &WorkloadRequest) -> Result<StressDefinition, WorkloadError> {
-    let text = crate::usage::read_input_file(Path::new(path), "the profile")
-        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
-    let profile =
-        Profile::parse(&text).map_err(|e| WorkloadError::Invalid(format!("{path}: {e}")))?;
-    refuse_foreign_flags(args)?;
-    let names = profile.op_names();
-    let steps = profile.step_names();
-    let ops = match &args.op_mix {
-        None if names.len() == 1 => vec![(INSERT.to_string(), 1.0)],
-        None => {
-            let example: Vec<String> = names.iter().map(|n| format!("{n}=1")).collect();
-            return Err(WorkloadError::Invalid(format!(
-                "{path} has the operations {}: give their mix with --ops, e.g. --ops '{}'",
-                names.join(", "),
-                example.join(",")
-            )));
-        }
-        Some(mix) => {
-            let mut weights = vec![0.0; names.len()];
-            let mut given = vec![false; names.len()];
-            for (name, weight) in mix {
-                let lower = name.to_ascii_lowercase();
-                if steps.contains(&lower) {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops: '{name}' is the read step of the conditional update '{}': it is recorded whenever that query runs, and has no weight of its own",
-                        lower.trim_end_matches(profile::READ_STEP)
-                    )));
-                }
-                let Some(i) = names.iter().position(|n| *n == lower) else {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops: '{name}' is not an operation of {path}; its operations are {}",
-                        names.join(", ")
-                    )));
-                };
-                if given[i] {
-                    return Err(WorkloadError::Invalid(format!(
-                        "--ops names '{name}' twice"
-                    )));
-                }
-                given[i] = true;
-                weights[i] = *weight;
-            }
-            names.into_iter().zip(weights).collect()
-        }
-    };
-    Ok(StressDefinition {
-        path: path.to_string(),
-        keyspace: profile.keyspace.clone(),
-        profile: text,
-        ops,
-    })
-}
-
-/// Flags of other formats, and table settings the profile's CQL owns: refused, not ignored.
-fn refuse_foreign_flags(args: &WorkloadRequest) -> Result<(), WorkloadError> {
-    let ycsb = "is for the ycsb workload, not a cassandra-stress profile";
-    let refused = if !args.property_files.is_empty() {
-        Some(format!("-P {ycsb}"))
-    } else if args.ycsb_workload.is_some() {
-        Some(format!("--workload {ycsb}"))
-    } else if args.p.iter().any(|p| p.contains('=')) {
-        Some(format!("-p KEY=VALUE {ycsb}"))
-    } else if args.read_ratio.is_some_and(|r| r != 0.0) || args.delete_ratio != 0.0 {
-        Some("--read-ratio and --delete-ratio are for the built-in workloads: a cassandra-stress profile's mix is --ops 'insert=W,QUERY=W,...'".to_string())
-    } else if args.keyspace != DEFAULT_KEYSPACE {
-        Some("--keyspace does not apply: a cassandra-stress profile names its keyspace (its `keyspace:` key)".to_string())
-    } else if args.compaction.is_some() || args.ttl.is_some() {
-        Some("--compaction and --ttl cannot change a cassandra-stress profile's table: write them in its table_definition".to_string())
-    } else {
-        None
-    };
-    refused.map_or(Ok(()), |why| Err(WorkloadError::Invalid(why)))
-}
-
-/// The operation names of a definition, before connecting: those of the mix, then the
-/// steps recorded within them (the reads of conditional updates).
-pub fn op_names_of(definition: &StressDefinition) -> Vec<String> {
-    let steps = definition
-        .parsed()
-        .map(|p| p.step_names())
-        .unwrap_or_default();
-    definition
-        .ops
-        .iter()
-        .map(|(n, _)| n.clone())
-        .chain(steps)
-        .collect()
-}
+use self::model::{Fields, Profile};
+use self::statements::{
+    check_batch_kind, check_batch_size, column_types, condition_read, insert_cql, token_range_cql,
+    variable_columns, ConditionRead, PREPARING,
+};
+use self::values::{pick_rows, Rows};
+use super::common::error::WorkloadError;
+use super::common::generators::{request_rng, PartitionKeys};
+use super::common::mix::{OpMix, Operations};
+use super::common::schema::{
+    await_agreement, create_keyspace, drop_keyspace, keyspace_exists, run_schema, table_columns,
+    table_exists, ColumnKind,
+};
+use super::common::send::Requests;
+use super::common::statements::{parse_consistency, prepare, MAX_BATCH_STATEMENTS};
+use super::{Parts, Workload, WorkloadConfig};
 
 /// A named query, prepared.
 #[derive(Debug)]
@@ -183,22 +64,6 @@ struct PreparedQuery {
     partition_key: Vec<bool>,
     /// For an UPDATE whose IF condition binds values: the read of the row's current values.
     read: Option<ConditionRead>,
-}
-
-/// The read that comes before a conditional update binding its IF values, as in
-/// cassandra-stress's CASQuery: the row's current values of the conditioned columns, bound
-/// in place of the generated ones so that the condition holds unless another writer came
-/// between.
-#[derive(Debug)]
-struct ConditionRead {
-    /// `SELECT <conditioned columns> FROM ks.table WHERE <every key column> = ?`.
-    statement: PreparedStatement,
-    /// The column (in [`Rows`] order) of each of the read's variables.
-    keys: Vec<usize>,
-    /// The update's variables from this one on are the condition's.
-    first: usize,
-    /// The operation the read is recorded under (`NAME-read`).
-    step_op: usize,
 }
 
 /// A token range query, prepared: `SELECT token(key), columns FROM ks.table WHERE
@@ -228,9 +93,9 @@ pub struct StressWorkload {
     insert_in_row_order: bool,
     queries: Vec<PreparedQuery>,
     range_queries: Vec<PreparedRangeQuery>,
-    op_names: Vec<String>,
-    weights: Vec<f64>,
-    mix: OpMix,
+    /// insert, the queries, the token range queries, then the read steps of conditional
+    /// updates (recorded within their query, never dealt).
+    operations: Operations,
     keys: PartitionKeys,
     seed: u64,
     consistency: Consistency,
@@ -250,25 +115,21 @@ impl StressWorkload {
         let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
         let path = &definition.path;
         if config.drop {
-            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            drop_keyspace(&session, ks).await?;
         }
-        if !exists(&session, ks, None).await? {
-            let cql = match &profile.keyspace_definition {
-                Some(cql) => cql.clone(),
+        if !keyspace_exists(&session, ks).await? {
+            match &profile.keyspace_definition {
+                Some(cql) => run_schema(&session, cql.clone()).await?,
                 // cassandra-stress needs the keyspace to exist; headroom makes it with
                 // --replication instead.
-                None => format!(
-                    "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
-                    config.replication
-                ),
-            };
-            run_schema(&session, cql).await?;
+                None => create_keyspace(&session, ks, &config.replication).await?,
+            }
         }
         session
             .use_keyspace(ks, false)
             .await
             .map_err(WorkloadError::cql("using the profile's keyspace", ks))?;
-        let created = if exists(&session, ks, Some(table)).await? {
+        let created = if table_exists(&session, ks, table).await? {
             false
         } else {
             let Some(cql) = &profile.table_definition else {
@@ -290,10 +151,7 @@ impl StressWorkload {
                 Err(e) => return Err(WorkloadError::cql("an extra definition", cql)(e)),
             }
         }
-        session
-            .await_schema_agreement()
-            .await
-            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
+        await_agreement(&session).await?;
 
         let columns = table_columns(&session, ks, table).await?;
         if columns.is_empty() {
@@ -326,14 +184,14 @@ impl StressWorkload {
         check_batch_kind(&profile, &rows, path)?;
 
         let insert_cql = insert_cql(&profile, &rows, path)?;
-        let insert = prepare(&session, &insert_cql, consistency).await?;
+        let insert = prepare(&session, &insert_cql, consistency, PREPARING).await?;
         let insert_columns = variable_columns(&insert, &rows, |name| {
             format!("{path}: insert, condition: the bind variable '{name}' is not a column of {ks}.{table}")
         })?;
         let op_names = op_names_of(definition);
         let mut queries = Vec::with_capacity(profile.queries.len());
         for query in &profile.queries {
-            let statement = prepare(&session, &query.cql, consistency).await?;
+            let statement = prepare(&session, &query.cql, consistency, PREPARING).await?;
             let columns = variable_columns(&statement, &rows, |name| {
                 format!(
                     "{path}: line {}: query {}: the bind variable '{name}' is not a column of {ks}.{table}; cassandra-stress binds each ? by the column of that name and stops on this one too (NoSuchElementException): write the value in the CQL (e.g. LIMIT 10)",
@@ -342,10 +200,10 @@ impl StressWorkload {
             })?;
             let partition_key = columns
                 .iter()
-                .map(|&i| rows.columns().nth(i).map(|c| c.kind) == Some(Kind::PartitionKey))
+                .map(|&i| rows.columns().nth(i).map(|c| c.kind) == Some(ColumnKind::PartitionKey))
                 .collect();
             let read = if query.condition_variables > 0 {
-                let step = format!("{}{}", query.name, profile::READ_STEP);
+                let step = format!("{}{}", query.name, model::READ_STEP);
                 let step_op = op_names
                     .iter()
                     .position(|n| *n == step)
@@ -370,7 +228,7 @@ impl StressWorkload {
         for query in &profile.token_range_queries {
             let cql = token_range_cql(ks, table, &rows, query);
             range_queries.push(PreparedRangeQuery {
-                statement: prepare(&session, &cql, consistency).await?,
+                statement: prepare(&session, &cql, consistency, PREPARING).await?,
                 page_size: query.page_size,
             });
         }
@@ -392,9 +250,7 @@ impl StressWorkload {
             insert_columns,
             queries,
             range_queries,
-            mix: OpMix::new(&weights),
-            weights: shown,
-            op_names,
+            operations: Operations::with_mix(op_names, shown, OpMix::new(&weights), 0),
             keys: PartitionKeys::new(config.partitions, config.partition_generator),
             seed: config.seed,
             consistency,
@@ -431,11 +287,7 @@ impl StressWorkload {
             }
             return self.requests.execute(&self.insert, &values[0]).await;
         }
-        let kind = match spec.batch {
-            BatchKind::Logged => BatchType::Logged,
-            BatchKind::Unlogged => BatchType::Unlogged,
-            BatchKind::Counter => BatchType::Counter,
-        };
+        let kind = spec.batch.batch_type();
         for chunk in values.chunks(MAX_BATCH_STATEMENTS as usize) {
             self.send_batch(kind, chunk).await?;
         }
@@ -489,13 +341,13 @@ impl StressWorkload {
     /// into V consecutive parts, and visit k writes part k mod V. So with `visits: fixed(V)`
     /// and `partitions: fixed(N)`, V·N consecutive places write N partitions whole, each in V
     /// inserts, and no request depends on another.
-    fn visit(&self, place: u64) -> (rows::Partition, std::ops::Range<u64>) {
+    fn visit(&self, place: u64) -> (values::Partition, std::ops::Range<u64>) {
         let spec = &self.profile.insert;
         let most = spec.visits.max();
         let (slot, k) = (place / most, place % most);
         let mut slot_rng = request_rng(self.seed ^ VISITS, slot);
         let partition = self.rows.partition(self.keys.key(slot, &mut slot_rng));
-        let mut partition_rng = request_rng(self.seed ^ VISITS, rows::mix(partition.number));
+        let mut partition_rng = request_rng(self.seed ^ VISITS, values::mix(partition.number));
         let visits = spec.visits.sample(&mut partition_rng).max(1);
         let range = visit_rows(partition.rows, visits, k % visits);
         (partition, range)
@@ -513,10 +365,10 @@ impl StressWorkload {
         let keys = self
             .rows
             .columns()
-            .filter(|c| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
+            .filter(|c| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
             .count();
         let others = total - keys;
-        let mut rng = request_rng(self.seed ^ ROW_POPULATION, rows::mix(seq) ^ i);
+        let mut rng = request_rng(self.seed ^ ROW_POPULATION, values::mix(seq) ^ i);
         let share = ratio.sample(&mut rng);
         keys + (1..=others)
             .take_while(|&k| k as f64 / others as f64 <= share)
@@ -638,155 +490,6 @@ pub fn token_range(i: u64) -> (i64, i64) {
     (start as i64, end as i64)
 }
 
-/// A token range query's CQL: the partition key's token first (as cassandra-stress adds it to
-/// count partitions), then the columns as the profile writes them (`*`: every column).
-fn token_range_cql(ks: &str, table: &str, rows: &Rows, query: &TokenRangeQuery) -> String {
-    let keys: Vec<String> = rows
-        .columns()
-        .filter(|c| c.kind == Kind::PartitionKey)
-        .map(|c| quoted(&c.name))
-        .collect();
-    let token = format!("token({})", keys.join(", "));
-    let columns = if query.columns == "*" {
-        rows.columns()
-            .map(|c| quoted(&c.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    } else {
-        query.columns.clone()
-    };
-    format!("SELECT {token}, {columns} FROM {ks}.{table} WHERE {token} > ? AND {token} <= ?")
-}
-
-/// The insert's CQL. As cassandra-stress: a table with counters, or an insert with a
-/// `condition`, is written with `UPDATE ks.table SET c = ? (counters: c = c + ?) WHERE
-/// <key> = ? ... [condition]`; any other table with `INSERT INTO ks.table (every column)`.
-fn insert_cql(profile: &Profile, rows: &Rows, path: &str) -> Result<String, WorkloadError> {
-    let (ks, table) = (&profile.keyspace, &profile.table);
-    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
-    if !counters && profile.insert.condition.is_none() {
-        let names: Vec<String> = rows.columns().map(|c| quoted(&c.name)).collect();
-        return Ok(format!(
-            "INSERT INTO {ks}.{table} ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        ));
-    }
-    let is_key = |k: Kind| matches!(k, Kind::PartitionKey | Kind::Clustering);
-    let set: Vec<String> = rows
-        .columns()
-        .filter(|c| !is_key(c.kind))
-        .map(|c| {
-            let name = quoted(&c.name);
-            if c.ty == CqlType::Counter {
-                format!("{name} = {name} + ?")
-            } else {
-                format!("{name} = ?")
-            }
-        })
-        .collect();
-    if set.is_empty() {
-        return Err(WorkloadError::Invalid(format!(
-            "{path}: insert, condition: {ks}.{table} has only key columns, so there is no UPDATE to put the condition on (cassandra-stress refuses it too)"
-        )));
-    }
-    let keys: Vec<String> = rows
-        .columns()
-        .filter(|c| is_key(c.kind))
-        .map(|c| format!("{} = ?", quoted(&c.name)))
-        .collect();
-    let mut cql = format!(
-        "UPDATE {ks}.{table} SET {} WHERE {}",
-        set.join(", "),
-        keys.join(" AND ")
-    );
-    if let Some(condition) = &profile.insert.condition {
-        cql.push(' ');
-        cql.push_str(condition);
-    }
-    Ok(cql)
-}
-
-/// The column (in [`Rows`] order) of each variable of a prepared statement, by its name as
-/// cassandra-stress binds them; `not_a_column` words the error for a variable that is not.
-fn variable_columns(
-    statement: &PreparedStatement,
-    rows: &Rows,
-    not_a_column: impl Fn(&str) -> String,
-) -> Result<Vec<usize>, WorkloadError> {
-    statement
-        .get_variable_col_specs()
-        .iter()
-        .map(|spec| {
-            rows.index_of(spec.name())
-                .ok_or_else(|| WorkloadError::Invalid(not_a_column(spec.name())))
-        })
-        .collect()
-}
-
-/// The read before a conditional update: the current values of the columns its last
-/// `condition_variables` variables are compared with, in that order, by the row's whole
-/// primary key.
-async fn condition_read(
-    session: &Session,
-    update: &PreparedStatement,
-    rows: &Rows,
-    query: &profile::Query,
-    step_op: usize,
-    consistency: Consistency,
-) -> Result<ConditionRead, WorkloadError> {
-    let specs = update.get_variable_col_specs();
-    let first = specs.len().saturating_sub(query.condition_variables);
-    let conditioned: Vec<String> = specs.iter().skip(first).map(|s| quoted(s.name())).collect();
-    let key_columns: Vec<(usize, String)> = rows
-        .columns()
-        .enumerate()
-        .filter(|(_, c)| matches!(c.kind, Kind::PartitionKey | Kind::Clustering))
-        .map(|(i, c)| (i, format!("{} = ?", quoted(&c.name))))
-        .collect();
-    let cql = format!(
-        "SELECT {} FROM {} WHERE {}",
-        conditioned.join(", "),
-        update.get_table_spec().map_or_else(
-            || "".to_string(),
-            |t| format!("{}.{}", t.ks_name(), t.table_name())
-        ),
-        key_columns
-            .iter()
-            .map(|(_, w)| w.as_str())
-            .collect::<Vec<_>>()
-            .join(" AND ")
-    );
-    Ok(ConditionRead {
-        statement: prepare(session, &cql, consistency).await?,
-        keys: key_columns.into_iter().map(|(i, _)| i).collect(),
-        first,
-        step_op,
-    })
-}
-
-/// Refuses an insert whose batches Cassandra would refuse: counter updates go only in a
-/// COUNTER batch, and a COUNTER batch takes nothing else. One row per insert needs no batch.
-fn check_batch_kind(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
-    let insert = &profile.insert;
-    let per_partition = ((insert.select.max() * rows.max_rows() as f64).round() as u64).max(1);
-    let most = per_partition.saturating_mul(insert.partitions.max());
-    if most <= 1 {
-        return Ok(());
-    }
-    let counters = rows.columns().any(|c| c.ty == CqlType::Counter);
-    let table = format!("{}.{}", profile.keyspace, profile.table);
-    match (counters, insert.batch) {
-        (true, BatchKind::Logged | BatchKind::Unlogged) => Err(WorkloadError::Invalid(format!(
-            "{path}: insert, batchtype: {table} has counter columns and an insert can write {most} rows, which Cassandra takes only in a COUNTER batch: write batchtype: COUNTER"
-        ))),
-        (false, BatchKind::Counter) => Err(WorkloadError::Invalid(format!(
-            "{path}: insert, batchtype: COUNTER batches take only counter updates, and {table} has no counter column: write LOGGED or UNLOGGED"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// Tags separating the streams of `visits` and `row-population` from the request's own.
 const VISITS: u64 = 0x5157_0000_0000_0001;
 const ROW_POPULATION: u64 = 0x9090_0000_0000_0002;
@@ -802,185 +505,9 @@ fn visit_rows(rows: u64, parts: u64, part: u64) -> std::ops::Range<u64> {
     at(part)..at(part + 1)
 }
 
-/// Refuses, as cassandra-stress does, a LOGGED insert that can exceed Cassandra's limit of
-/// statements in a batch; an UNLOGGED one is sent in several batches instead.
-fn check_batch_size(profile: &Profile, rows: &Rows, path: &str) -> Result<(), WorkloadError> {
-    let insert = &profile.insert;
-    // A visit writes its part of the partition: 1/visits of its rows, as cassandra-stress
-    // counts them.
-    let part = rows.max_rows().div_ceil(insert.visits.min().max(1));
-    let per_partition = ((insert.select.max() * part as f64).round() as u64).max(1);
-    let most = per_partition.saturating_mul(insert.partitions.max());
-    if insert.batch == BatchKind::Logged && most > MAX_BATCH_STATEMENTS {
-        return Err(WorkloadError::Invalid(format!(
-            "{path}: an insert can write {most} rows ({} partitions × {per_partition} rows), more than the {MAX_BATCH_STATEMENTS} statements a LOGGED batch can hold: lower insert.partitions, insert.select or the cluster counts, or use batchtype: UNLOGGED",
-            insert.partitions.max()
-        )));
-    }
-    Ok(())
-}
-
-/// A column name as CQL must write it to keep its case.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-async fn prepare(
-    session: &Session,
-    cql: &str,
-    consistency: Consistency,
-) -> Result<PreparedStatement, WorkloadError> {
-    let mut statement = session
-        .prepare(cql)
-        .await
-        .map_err(WorkloadError::cql("preparing a statement", cql))?;
-    statement.set_consistency(consistency);
-    // No retries and no driver timeout: the engine times its requests out.
-    crate::client::for_the_engine(session, &mut statement);
-    Ok(statement)
-}
-
-/// Whether the keyspace (or, given `table`, its table) exists.
-async fn exists(session: &Session, ks: &str, table: Option<&str>) -> Result<bool, WorkloadError> {
-    let result = match table {
-        None => {
-            let cql = "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?";
-            session
-                .query_unpaged(cql, (ks,))
-                .await
-                .map_err(WorkloadError::cql("reading the schema", cql))?
-        }
-        Some(table) => {
-            let cql = "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
-            session
-                .query_unpaged(cql, (ks, table))
-                .await
-                .map_err(WorkloadError::cql("reading the schema", cql))?
-        }
-    };
-    let rows = result
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", ""))?;
-    Ok(rows.rows_num() > 0)
-}
-
-/// The table's columns in key order: name, kind, type as system_schema writes it.
-async fn table_columns(
-    session: &Session,
-    ks: &str,
-    table: &str,
-) -> Result<Vec<(String, Kind, String)>, WorkloadError> {
-    let cql = "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
-    let result = session
-        .query_unpaged(cql, (ks, table))
-        .await
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let mut columns = Vec::new();
-    for row in result
-        .rows::<(String, String, i32, String)>()
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-    {
-        let (name, kind, position, ty) =
-            row.map_err(WorkloadError::cql("reading the schema", cql))?;
-        let kind = match kind.as_str() {
-            "partition_key" => Kind::PartitionKey,
-            "clustering" => Kind::Clustering,
-            "static" => Kind::Static,
-            _ => Kind::Regular,
-        };
-        columns.push((position, name, kind, ty));
-    }
-    // Key columns by their position in the key; the others by name.
-    columns.sort_by(|a, b| (a.2 as u8, a.0, &a.1).cmp(&(b.2 as u8, b.0, &b.1)));
-    Ok(columns
-        .into_iter()
-        .map(|(_, name, kind, ty)| (name, kind, ty))
-        .collect())
-}
-
-/// The columns with their types read (user types through system_schema.types); a type
-/// headroom cannot generate values for is an error naming the column, and so is a
-/// collection whose `size` can exceed [`rows::MAX_ELEMENTS`] elements.
-async fn column_types(
-    session: &Session,
-    profile: &Profile,
-    columns: Vec<(String, Kind, String)>,
-    path: &str,
-) -> Result<Vec<Column>, WorkloadError> {
-    let (ks, table) = (profile.keyspace.as_str(), profile.table.as_str());
-    let udts = if columns
-        .iter()
-        .any(|(_, _, ty)| CqlType::parse(ty).is_none())
-    {
-        user_types(session, ks).await?
-    } else {
-        types::UserTypes::new()
-    };
-    let mut typed = Vec::with_capacity(columns.len());
-    for (name, kind, ty) in columns {
-        let cql_type = types::parse_type(&ty, ks, &udts).map_err(|part| {
-            WorkloadError::Invalid(format!(
-                "{path}: column {name} of {ks}.{table} has type {ty}, for which headroom cannot generate values ({part}); the types it can: {SUPPORTED_TYPES}, and {COMPOSITE_TYPES} of them"
-            ))
-        })?;
-        let collection = matches!(
-            cql_type,
-            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)
-        );
-        let size = profile.column(&name).size;
-        if collection && size.max() > rows::MAX_ELEMENTS {
-            return Err(WorkloadError::Invalid(format!(
-                "{path}: column {name} of {ks}.{table} is a collection whose size {size} can draw more than {} elements: lower its columnspec size (a collection's size is its element count)",
-                rows::MAX_ELEMENTS
-            )));
-        }
-        typed.push(Column {
-            name,
-            kind,
-            ty: cql_type,
-        });
-    }
-    Ok(typed)
-}
-
-/// The user-defined types of keyspace `ks`: name → field names and types.
-async fn user_types(session: &Session, ks: &str) -> Result<types::UserTypes, WorkloadError> {
-    let cql = "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?";
-    let result = session
-        .query_unpaged(cql, (ks,))
-        .await
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let mut udts = types::UserTypes::new();
-    for row in result
-        .rows::<(String, Vec<String>, Vec<String>)>()
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-    {
-        let (name, fields, field_types) =
-            row.map_err(WorkloadError::cql("reading the schema", cql))?;
-        udts.insert(name, (fields, field_types));
-    }
-    Ok(udts)
-}
-
 impl Workload for StressWorkload {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        self.weights.clone()
-    }
-
-    fn populate_op(&self) -> usize {
-        0
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
@@ -1000,83 +527,6 @@ impl Workload for StressWorkload {
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str], profile: &Path) -> WorkloadRequest {
-        WorkloadRequest::with_flags(profile.to_str().unwrap(), extra)
-    }
-
-    fn fixture(name: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/profiles")
-            .join(name)
-    }
-
-    #[test]
-    fn the_mix_names_the_profile_operations() {
-        let path = fixture("blogposts.yaml");
-        let def = resolve(
-            path.to_str().unwrap(),
-            &args(&["--ops", "insert=1,Timeline=2"], &path),
-        )
-        .unwrap();
-        assert_eq!(def.keyspace, "stress_blog");
-        assert_eq!(
-            def.ops,
-            [
-                ("insert".to_string(), 1.0),
-                ("timeline".to_string(), 2.0),
-                ("since".to_string(), 0.0)
-            ]
-        );
-        let err = |extra: &[&str]| {
-            resolve(path.to_str().unwrap(), &args(extra, &path))
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(err(&["--ops", "insert=1,read=1"]).contains("'read' is not an operation of"));
-        assert!(err(&["--ops", "insert=1,read=1"])
-            .contains("its operations are insert, timeline, since"));
-        assert!(err(&[])
-            .contains("give their mix with --ops, e.g. --ops 'insert=1,timeline=1,since=1'"));
-        assert!(err(&["--ops", "insert=1,insert=2"]).contains("twice"));
-        assert!(err(&["--ops", "insert=1", "-r", "0.5"]).contains("--read-ratio"));
-        assert!(err(&["--ops", "insert=1", "--ttl", "1h"]).contains("table_definition"));
-        assert!(err(&["--ops", "insert=1", "--keyspace", "other"]).contains("names its keyspace"));
-        assert!(err(&["--ops", "insert=1", "-P", "w"]).contains("-P is for the ycsb"));
-    }
-
-    #[test]
-    fn paths_are_told_apart_by_extension_and_operations_key() {
-        assert!(!is_profile_path("keyvalue"));
-        assert!(is_profile_path(fixture("blogposts.yaml").to_str().unwrap()));
-        assert!(is_profile_path("missing.yml"), "its error is this format's");
-        let own = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(own.path(), "operations:\n  read: {}\n").unwrap();
-        assert!(!is_profile_path(own.path().to_str().unwrap()));
-        let text = resolve("missing.yml", &args(&[], Path::new("missing.yml")))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            text.contains("cannot read the profile missing.yml"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_profile_error_names_the_file_and_line() {
-        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(
-            file.path(),
-            "keyspace: k\ntable: t\ninsert:\n  batchsize: 3\n",
-        )
-        .unwrap();
-        let path = file.path().to_str().unwrap();
-        let text = resolve(path, &args(&[], file.path()))
-            .unwrap_err()
-            .to_string();
-        assert!(text.starts_with(&format!("{path}: line 4: ")), "{text}");
-        assert!(text.contains("unknown field `batchsize`"), "{text}");
-    }
-
     /// The ranges tile the whole ring: each starts where the one before ends, the first at
     /// the lowest token (which Murmur3 never gives), the last at the highest.
     #[test]
@@ -1090,26 +540,6 @@ mod tests {
         assert_eq!(width(0), 1i128 << 56);
         assert_eq!(width(TOKEN_RANGES - 1), (1i128 << 56) - 1);
         assert_eq!(token_range(TOKEN_RANGES + 3), token_range(3));
-    }
-
-    #[test]
-    fn a_read_step_takes_no_weight_and_follows_the_mix() {
-        let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
-        std::fs::write(
-            file.path(),
-            "keyspace: k\ntable: t\nqueries:\n  lwt:\n    cql: update t set v = ? where k = ? if v = ?\n    fields: samerow\ntoken_range_queries:\n  all:\n    columns: '*'\n",
-        )
-        .unwrap();
-        let path = file.path().to_str().unwrap();
-        let def = resolve(path, &args(&["--ops", "insert=1,lwt=2,all=1"], file.path())).unwrap();
-        assert_eq!(op_names_of(&def), ["insert", "lwt", "all", "lwt-read"]);
-        let text = resolve(path, &args(&["--ops", "insert=1,lwt-read=1"], file.path()))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            text.contains("'lwt-read' is the read step of the conditional update 'lwt'"),
-            "{text}"
-        );
     }
 
     #[test]
@@ -1138,15 +568,5 @@ mod tests {
             }
         }
         assert_eq!(visit_rows(12, 3, 1), 4..8);
-    }
-
-    #[test]
-    fn an_insert_only_profile_needs_no_mix() {
-        let file = tempfile::Builder::new().suffix(".yml").tempfile().unwrap();
-        std::fs::write(file.path(), "keyspace: k\ntable: t\n").unwrap();
-        let path = file.path().to_str().unwrap();
-        let def = resolve(path, &args(&[], file.path())).unwrap();
-        assert_eq!(def.ops, [("insert".to_string(), 1.0)]);
-        assert_eq!(op_names_of(&def), ["insert"]);
     }
 }

@@ -12,11 +12,13 @@
 use scylla::errors::ExecutionError;
 use serde::{Deserialize, Serialize};
 
-use super::profile::{Profile, INSERT};
+use super::model::{Profile, INSERT};
 use super::{StressDefinition, StressWorkload};
-use crate::workload::builtin::{run_schema, WorkloadError};
-use crate::workload::send::Requests;
-use crate::workload::{OpMix, Parts, Workload, WorkloadConfig, WorkloadRequest};
+use crate::workload::common::error::WorkloadError;
+use crate::workload::common::mix::Operations;
+use crate::workload::common::schema::drop_keyspace;
+use crate::workload::common::send::Requests;
+use crate::workload::{Parts, Workload, WorkloadConfig, WorkloadRequest};
 
 /// One profile of a run of several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,9 +152,9 @@ pub struct StressSetWorkload {
     /// For each profile: how many operations its mix has, and the index of its first step
     /// among the set's operations.
     steps: Vec<(usize, usize)>,
-    op_names: Vec<String>,
-    weights: Vec<f64>,
-    mix: OpMix,
+    /// Every profile's operations, `insert` (what populates: every profile's in turn), then
+    /// the steps.
+    operations: Operations,
 }
 
 impl StressSetWorkload {
@@ -170,7 +172,7 @@ impl StressSetWorkload {
             for member in &set.members {
                 let ks = member.definition.keyspace.as_str();
                 if !dropped.contains(&ks) {
-                    run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+                    drop_keyspace(&session, ks).await?;
                     dropped.push(ks);
                 }
             }
@@ -196,32 +198,19 @@ impl StressSetWorkload {
             steps.push((member.definition.ops.len(), weights.len()));
             weights.extend(self::steps(member).iter().map(|_| 0.0));
         }
+        let populate = ops.len();
         Ok(StressSetWorkload {
             members,
             ops,
             steps,
-            op_names: op_names(&set.members),
-            mix: OpMix::new(&weights),
-            weights,
+            operations: Operations::new(op_names(&set.members), weights, populate),
         })
     }
 }
 
 impl Workload for StressSetWorkload {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        self.weights.clone()
-    }
-
-    fn populate_op(&self) -> usize {
-        self.ops.len()
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {

@@ -1,6 +1,8 @@
-//! The serde model of a cassandra-stress profile as written: every key cassandra-stress
-//! documents, its values as plain strings or numbers, unknown keys refused by serde with
-//! their line. `profile.rs` checks this into the typed `Profile`.
+//! A cassandra-stress profile as written: whether a YAML file is one ([`is_stress_profile`]),
+//! the serde model of every key cassandra-stress documents (values as plain strings or
+//! numbers, unknown keys refused by serde with their line), the text for finding the line of a
+//! key serde does not report, and the error that names it. `model.rs` checks this into the
+//! typed `Profile`.
 //!
 //! Apart from the checking because it is only the shape of the file: what each key may hold
 //! and the words serde's errors use for it, in the profile's terms rather than these types'.
@@ -139,6 +141,95 @@ impl Scalar {
         match self {
             Scalar::Text(t) => t.clone(),
             Scalar::Number(n) => n.to_string(),
+        }
+    }
+}
+
+/// An error in a profile: where it is and what would be right.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, naming the key.
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Whether a YAML text is a cassandra-stress profile rather than headroom's own format:
+/// a mapping at the top, without the `operations` key of headroom's format.
+pub fn is_stress_profile(text: &str) -> bool {
+    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+        // headroom's format has `operations`; a file with keys of headroom's alone (and none
+        // of a profile's) is headroom's too, missing them, and its reader says so.
+        Ok(serde_yaml_ng::Value::Mapping(m)) => {
+            let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
+            let headrooms = has(&["schema", "generators", "populate", "description"]);
+            let profiles = has(&[
+                "table",
+                "table_definition",
+                "keyspace_definition",
+                "columnspec",
+                "insert",
+                "queries",
+            ]);
+            !has(&["operations"]) && (profiles || !headrooms)
+        }
+        // Not YAML that reads as a whole (say, an operation named twice): a top-level
+        // `operations:` line still marks headroom's format, whose reader says what is wrong.
+        Err(_) => !text.lines().any(|line| {
+            line.strip_prefix("operations")
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        }),
+        // Not a mapping: the profile reader says what is wrong.
+        _ => true,
+    }
+}
+
+/// The profile's text, to find the line of a key when serde does not report it.
+pub(super) struct Source<'a>(pub(super) &'a str);
+
+impl Source<'_> {
+    /// The first line holding `key:` (as a mapping key, possibly a list item's first) with,
+    /// when given, `value` after it.
+    pub(super) fn line_of(&self, key: &str, value: Option<&str>) -> Option<usize> {
+        self.lines_of(key, value).first().copied()
+    }
+
+    /// Every such line, in order.
+    pub(super) fn lines_of(&self, key: &str, value: Option<&str>) -> Vec<usize> {
+        let unquote = |v: &str| v.trim().trim_matches(|c| c == '\'' || c == '"').to_string();
+        self.0
+            .lines()
+            .enumerate()
+            .filter_map(|(i, line)| {
+                let line = line.trim_start();
+                let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+                let line = unquote(line.split(" #").next().unwrap_or(line));
+                let rest = line
+                    .strip_prefix(key)?
+                    .trim_start_matches(['\'', '"'])
+                    .trim_start()
+                    .strip_prefix(':')?;
+                match value {
+                    Some(v) if unquote(rest) != v.trim() => None,
+                    _ => Some(i + 1),
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn error(&self, key: &str, value: Option<&str>, message: String) -> ProfileError {
+        ProfileError {
+            line: self.line_of(key, value),
+            message,
         }
     }
 }

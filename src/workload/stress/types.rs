@@ -1,17 +1,129 @@
-//! Reading a column's type as system_schema writes it (`frozen<map<text, frozen<list<int>>>>`,
+//! The table's columns and their CQL types ([`Column`], [`CqlType`]), and the reading of a
+//! column's type as system_schema writes it (`frozen<map<text, frozen<list<int>>>>`,
 //! `tuple<int, text>`, `vector<float, 3>`, a user type's name) into a [`CqlType`].
 //!
 //! A user-defined type is resolved through the keyspace's rows of system_schema.types, read
 //! once before the table's columns; its fields are types of the same grammar, so user types
 //! nest. `frozen<...>` changes how Cassandra stores a value, not the value: it is read through.
 
-use std::collections::BTreeMap;
+use crate::workload::common::schema::ColumnKind;
+pub use crate::workload::common::schema::UserTypes;
 
-use super::rows::{CqlType, UserType};
+/// The CQL types headroom generates values for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CqlType {
+    /// text, varchar
+    Text,
+    /// ascii
+    Ascii,
+    /// int
+    Int,
+    /// bigint
+    BigInt,
+    /// smallint
+    SmallInt,
+    /// tinyint
+    TinyInt,
+    /// float
+    Float,
+    /// double
+    Double,
+    /// boolean
+    Boolean,
+    /// uuid
+    Uuid,
+    /// timeuuid
+    TimeUuid,
+    /// timestamp
+    Timestamp,
+    /// date
+    Date,
+    /// time
+    Time,
+    /// blob
+    Blob,
+    /// inet
+    Inet,
+    /// decimal
+    Decimal,
+    /// varint
+    Varint,
+    /// duration
+    Duration,
+    /// counter: the value is an increment, drawn as a bigint's
+    Counter,
+    /// list<T>, frozen or not
+    List(Box<CqlType>),
+    /// set<T>, frozen or not
+    Set(Box<CqlType>),
+    /// map<K, V>, frozen or not
+    Map(Box<CqlType>, Box<CqlType>),
+    /// tuple<T1, T2, ...>
+    Tuple(Vec<CqlType>),
+    /// A user-defined type, with its fields.
+    Udt(Box<UserType>),
+    /// vector<T, N> (Cassandra 5.0): N values of T.
+    Vector(Box<CqlType>, usize),
+}
 
-/// The user types of a keyspace as system_schema.types has them: name → (field names,
-/// field types as text).
-pub type UserTypes = BTreeMap<String, (Vec<String>, Vec<String>)>;
+/// A user-defined type, as system_schema.types describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserType {
+    /// Its keyspace.
+    pub keyspace: String,
+    /// Its name.
+    pub name: String,
+    /// Its fields in order: name and type.
+    pub fields: Vec<(String, CqlType)>,
+}
+
+/// The types [`CqlType::parse`] accepts, for messages.
+pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint, duration, counter";
+
+/// The types built of others, which `types::parse_type` reads, for messages.
+pub const COMPOSITE_TYPES: &str =
+    "list, set, map (frozen or not), tuple, user-defined types, vector";
+
+impl CqlType {
+    /// A type without parameters as system_schema.columns writes it; None for the others
+    /// (see `types::parse_type` for collections, tuples, user types and vectors).
+    pub fn parse(name: &str) -> Option<CqlType> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "text" | "varchar" => CqlType::Text,
+            "ascii" => CqlType::Ascii,
+            "int" => CqlType::Int,
+            "bigint" => CqlType::BigInt,
+            "smallint" => CqlType::SmallInt,
+            "tinyint" => CqlType::TinyInt,
+            "float" => CqlType::Float,
+            "double" => CqlType::Double,
+            "boolean" => CqlType::Boolean,
+            "uuid" => CqlType::Uuid,
+            "timeuuid" => CqlType::TimeUuid,
+            "timestamp" => CqlType::Timestamp,
+            "date" => CqlType::Date,
+            "time" => CqlType::Time,
+            "blob" => CqlType::Blob,
+            "inet" => CqlType::Inet,
+            "decimal" => CqlType::Decimal,
+            "varint" => CqlType::Varint,
+            "duration" => CqlType::Duration,
+            "counter" => CqlType::Counter,
+            _ => return None,
+        })
+    }
+}
+
+/// One column of the table, as read from system_schema.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: ColumnKind,
+    /// Its type.
+    pub ty: CqlType,
+}
 
 /// Deeper nesting than this is refused, so a type naming itself cannot loop.
 const MAX_DEPTH: usize = 32;

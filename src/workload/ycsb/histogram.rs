@@ -190,9 +190,9 @@ mod tests {
             .lengths();
         let mut counts = [0u32; 4];
         for seq in 0..100_000 {
-            counts
-                [lengths.choose(&mut crate::workload::generators::request_rng(5, seq)) as usize] +=
-                1;
+            counts[lengths.choose(&mut crate::workload::common::generators::request_rng(
+                5, seq,
+            )) as usize] += 1;
         }
         // n = 0 → 1; n = 1..=50 → 2; n = 51..=80 → 3; n = 81..=99 → 3 (the last bucket's).
         assert_eq!(counts[0], 0);

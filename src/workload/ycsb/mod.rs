@@ -10,16 +10,16 @@
 //! request follows from the exact operation mix, so its newest existing key is known without
 //! counting acknowledgements as YCSB does.
 //!
-//! The settings read from the properties are in `config.rs`, the property files themselves
-//! in `properties.rs`, and the key, length and value generators in `generators.rs`; this file
+//! The property files as written are read in `raw.rs`, checked into the settings of
+//! `model.rs`; the key, length and value generators are in `values.rs`; this file
 //! prepares the statements and sends each request.
 
-mod config;
-pub mod generators;
 pub mod histogram;
-pub mod properties;
+mod model;
+pub mod raw;
+pub mod values;
 
-pub use config::{
+pub use model::{
     resolve, settle, FieldLengthDistribution, InsertOrder, ScanLengthDistribution, YcsbConfig,
 };
 
@@ -29,11 +29,17 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
-use self::generators::{key_name, KeyChooser, KeySettings, LengthChooser};
-use super::builtin::{check_table_columns, parse_consistency, run_schema, WorkloadError};
-use super::generators::{request_rng, TextPool};
-use super::send::Requests;
-use super::{OpMix, Parts, Workload, WorkloadConfig};
+use self::values::{key_name, KeyChooser, KeySettings, LengthChooser};
+use super::common::error::WorkloadError;
+use super::common::generators::{request_rng, TextPool};
+use super::common::mix::{OpMix, Operations};
+use super::common::schema::{
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, is_plain_name,
+    run_schema, table_options,
+};
+use super::common::send::Requests;
+use super::common::statements::{parse_consistency, prepare};
+use super::{Parts, Workload, WorkloadConfig};
 
 /// The name `headroom run` accepts for this format.
 pub const NAME: &str = "ycsb";
@@ -76,8 +82,8 @@ struct Statements {
 #[derive(Debug)]
 struct Plan {
     config: YcsbConfig,
-    mix: OpMix,
-    weights: [f64; 5],
+    /// The five types, the mix dealing INSERT first from the run phase on.
+    operations: Operations,
     keys: KeyChooser,
     scan_lengths: LengthChooser,
     field_lengths: LengthChooser,
@@ -92,7 +98,6 @@ pub struct Ycsb {
     statements: Statements,
     /// The measured requests' path.
     requests: Requests,
-    op_names: Vec<String>,
 }
 
 impl Ycsb {
@@ -105,7 +110,7 @@ impl Ycsb {
     ) -> Result<Ycsb, WorkloadError> {
         let session = requests.session().clone();
         let ks = &config.keyspace;
-        if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
+        if !is_plain_name(ks) {
             return Err(WorkloadError::Invalid(format!(
                 "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
             )));
@@ -124,31 +129,13 @@ impl Ycsb {
         // Quoted, so that a fieldnameprefix in capitals names the columns as written.
         let quoted: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
         if config.drop {
-            run_schema(&session, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            drop_keyspace(&session, ks).await?;
         }
-        run_schema(
-            &session,
-            format!(
-                "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
-                config.replication
-            ),
-        )
-        .await?;
+        create_keyspace(&session, ks, &config.replication).await?;
         let mut expected: Vec<(String, String)> = vec![("y_id".into(), "text".into())];
         expected.extend(columns.iter().map(|c| (c.clone(), "text".to_string())));
         check_table_columns(&session, ks, table, &expected, NAME).await?;
-        let mut options = Vec::new();
-        if let Some(compaction) = &config.compaction {
-            options.push(format!("compaction = {compaction}"));
-        }
-        if let Some(ttl) = config.ttl_s {
-            options.push(format!("default_time_to_live = {ttl}"));
-        }
-        let options = if options.is_empty() {
-            String::new()
-        } else {
-            format!(" WITH {}", options.join(" AND "))
-        };
+        let options = table_options(config.compaction.as_deref(), config.ttl_s);
         let fields: Vec<String> = quoted.iter().map(|c| format!("{c} varchar")).collect();
         run_schema(
             &session,
@@ -158,27 +145,11 @@ impl Ycsb {
             ),
         )
         .await?;
-        session
-            .await_schema_agreement()
-            .await
-            .map_err(|e| WorkloadError::Cql {
-                action: "waiting for schema agreement".into(),
-                cql: String::new(),
-                reason: e.to_string(),
-            })?;
+        await_agreement(&session).await?;
 
         let prepare = |cql: String, consistency: Consistency| {
             let session = session.clone();
-            async move {
-                let mut statement = session
-                    .prepare(cql.as_str())
-                    .await
-                    .map_err(WorkloadError::cql("preparing a statement", &cql))?;
-                statement.set_consistency(consistency);
-                // No retries and no driver timeout: the engine times its requests out.
-                crate::client::for_the_engine(&session, &mut statement);
-                Ok::<_, WorkloadError>(statement)
-            }
+            async move { prepare(&session, &cql, consistency, "preparing a statement").await }
         };
         let placeholders = vec!["?"; columns.len()].join(", ");
         let all = quoted.join(", ");
@@ -233,7 +204,6 @@ impl Ycsb {
             plan: Plan::new(ycsb.clone(), config.seed),
             statements,
             requests,
-            op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
         })
     }
 }
@@ -278,9 +248,20 @@ impl Plan {
                 None => LengthChooser::Constant(config.fieldlength),
             },
         };
+        // A read-modify-write is recorded under READ and UPDATE too: they show in the live
+        // output whenever it does.
+        let mut shares = weights;
+        shares[READ] += shares[READ_MODIFY_WRITE];
+        shares[UPDATE] += shares[READ_MODIFY_WRITE];
+        let operations = Operations::with_mix(
+            OP_NAMES.iter().map(|s| s.to_string()).collect(),
+            shares.to_vec(),
+            OpMix::new(&mix_weights),
+            INSERT,
+        )
+        .dealt_in(MIX_ORDER.to_vec(), config.insert_count());
         Plan {
-            mix: OpMix::new(&mix_weights),
-            weights,
+            operations,
             keys,
             scan_lengths,
             field_lengths,
@@ -295,24 +276,22 @@ impl Plan {
         self.config.insert_count()
     }
 
-    /// The operation type of request `seq`.
-    fn op_for(&self, seq: u64) -> usize {
-        MIX_ORDER[self.mix.op_for(seq.saturating_sub(self.loaded()))]
-    }
-
     /// The key number request `seq` inserts: insertstart + its number in the load phase,
     /// else, in the run phase, the next after those inserted before it from recordcount on
     /// (YCSB's run numbers its inserts from recordcount, whatever range this client loaded).
     fn insert_keynum(&self, seq: u64) -> u64 {
         match seq.checked_sub(self.loaded()) {
             None => self.config.insertstart + seq,
-            Some(index) => self.config.recordcount + self.mix.first_type_count(index),
+            Some(index) => self.config.recordcount + self.operations.mix().first_type_count(index),
         }
     }
 
     /// The newest key number that exists when run-phase request `seq` is sent.
     fn newest_keynum(&self, seq: u64) -> u64 {
-        let inserted = self.mix.first_type_count(seq.saturating_sub(self.loaded()));
+        let inserted = self
+            .operations
+            .mix()
+            .first_type_count(seq.saturating_sub(self.loaded()));
         (self.config.recordcount + inserted).saturating_sub(1)
     }
 
@@ -323,7 +302,7 @@ impl Plan {
         } else {
             // The run's requests before this one that chose a key: all but its inserts.
             let index = seq.saturating_sub(self.loaded());
-            let nth = index - self.mix.first_type_count(index);
+            let nth = index - self.operations.mix().first_type_count(index);
             self.keys.choose(self.newest_keynum(seq), nth, rng)
         }
     }
@@ -394,25 +373,8 @@ impl Ycsb {
 }
 
 impl Workload for Ycsb {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.plan.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        // A read-modify-write is recorded under READ and UPDATE too: they show in the live
-        // output whenever it does.
-        let mut weights = self.plan.weights;
-        weights[READ] += weights[READ_MODIFY_WRITE];
-        weights[UPDATE] += weights[READ_MODIFY_WRITE];
-        weights.to_vec()
-    }
-
-    fn populate_op(&self) -> usize {
-        INSERT
+    fn operations(&self) -> &Operations {
+        &self.plan.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {

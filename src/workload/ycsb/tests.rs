@@ -1,8 +1,8 @@
 //! Tests of the YCSB format without a cluster: properties to settings, the operation mix,
 //! and which keys requests use.
 
-use super::generators::RequestDistribution;
-use super::properties::{Origin, Properties};
+use super::raw::{Origin, Properties};
+use super::values::RequestDistribution;
 use super::*;
 
 fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
@@ -145,11 +145,13 @@ fn the_mix_is_exact_and_rmw_is_half_of_f() {
     let plan = Plan::new(config("f", &[]).unwrap(), 1);
     let mut counts = [0u64; 5];
     for seq in 1000..11_000 {
-        counts[plan.op_for(seq)] += 1;
+        counts[plan.operations.op_for(seq)] += 1;
     }
     assert_eq!(counts, [5000, 0, 0, 0, 5000]);
     let plan = Plan::new(config("b", &[]).unwrap(), 1);
-    let updates = (1000..21_000).filter(|&s| plan.op_for(s) == UPDATE).count();
+    let updates = (1000..21_000)
+        .filter(|&s| plan.operations.op_for(s) == UPDATE)
+        .count();
     assert!((999..=1001).contains(&updates), "{updates}");
 }
 
@@ -167,7 +169,7 @@ fn inserts_continue_after_the_loaded_keys_and_reads_find_existing_ones() {
     let mut reads_of_new = 0;
     for seq in 100..10_100 {
         let mut rng = request_rng(7, seq);
-        let op = plan.op_for(seq);
+        let op = plan.operations.op_for(seq);
         let keynum = plan.keynum(op, seq, &mut rng);
         if op == INSERT {
             assert_eq!(keynum, newest + 1, "the next key number, seq {seq}");
@@ -227,7 +229,7 @@ fn keys_are_ycsbs_and_values_have_fieldlength() {
 /// The properties as a `-P` file holds them.
 fn from_file_text(text: &str) -> Result<YcsbConfig, String> {
     let mut props = Properties::default();
-    for (key, value, line) in super::properties::parse(text) {
+    for (key, value, line) in super::raw::parse(text) {
         let origin = Origin::File {
             path: "w".into(),
             line,
@@ -248,7 +250,7 @@ fn a_huge_expected_insert_count_keeps_keys_in_range() {
     ] {
         let plan = Plan::new(from_file_text(text).unwrap(), 3);
         for seq in [10, 11, 1000, 1_000_000] {
-            let op = plan.op_for(seq);
+            let op = plan.operations.op_for(seq);
             let newest = plan.newest_keynum(seq);
             let keynum = plan.keynum(op, seq, &mut request_rng(3, seq));
             assert!(op == INSERT || keynum <= newest, "{text:?} request {seq}");
@@ -289,7 +291,7 @@ fn insertstart_and_insertcount_load_one_range_and_bound_the_run() {
         definition: crate::workload::Definition::Ycsb(Box::new(c.clone())),
         keyspace: "headroom".into(),
         partitions: 1,
-        partition_generator: crate::workload::PartitionGenerator::Random,
+        partition_generator: crate::workload::common::generators::PartitionGenerator::Random,
         read_ratio: 0.0,
         delete_ratio: 0.0,
         populate: 0,
@@ -316,7 +318,7 @@ fn insertstart_and_insertcount_load_one_range_and_bound_the_run() {
     // insertstart..insertstart + insertcount.
     let mut inserts = Vec::new();
     for seq in 300..5300 {
-        let op = plan.op_for(seq);
+        let op = plan.operations.op_for(seq);
         let keynum = plan.keynum(op, seq, &mut request_rng(5, seq));
         if op == INSERT {
             inserts.push(keynum);
@@ -348,7 +350,7 @@ fn sequential_reads_go_in_key_order_between_the_inserts() {
     .unwrap();
     let plan = Plan::new(c, 9);
     let reads: Vec<u64> = (100..400)
-        .filter(|&seq| plan.op_for(seq) != INSERT)
+        .filter(|&seq| plan.operations.op_for(seq) != INSERT)
         .map(|seq| plan.keynum(READ, seq, &mut request_rng(9, seq)))
         .collect();
     assert_eq!(reads.len(), 240);
@@ -375,7 +377,7 @@ fn exponential_favours_the_newest_keys_of_the_run() {
     let plan = Plan::new(c, 4);
     let (mut near, mut reads) = (0, 0);
     for seq in 10_000..30_000 {
-        let op = plan.op_for(seq);
+        let op = plan.operations.op_for(seq);
         if op == INSERT {
             continue;
         }

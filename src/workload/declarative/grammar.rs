@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 use rand_distr::Zipf;
 
-use super::generator::{ArithOp, Generator, Kind};
+use super::values::{ArithOp, Generator, Kind};
 use crate::units;
 
 /// Why a generator's text cannot be read.
@@ -563,8 +563,8 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::declarative::generator::{Ctx, Drawn};
-    use crate::workload::generators::{request_rng, TextPool};
+    use crate::workload::common::generators::{request_rng, TextPool};
+    use crate::workload::declarative::values::{Ctx, Drawn};
 
     fn p(text: &str) -> Generator {
         parse(text, &["key".to_string()]).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -785,7 +785,7 @@ mod tests {
         let mut other = Ctx::new(99, request_rng(5, 99), &pool, &named);
         other.memo[0] = Some(Drawn::Int(key));
         assert_eq!(hash.draw(&mut other), first);
-        assert_eq!(super::super::generator::decimal_text(-5, 3), "-0.005");
+        assert_eq!(super::super::values::decimal_text(-5, 3), "-0.005");
     }
 
     #[test]

@@ -4,11 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::generators::RequestDistribution;
 use super::histogram::LengthHistogram;
-use super::properties::{Origin, Properties, Property};
+use super::raw::{Origin, Properties, Property};
+use super::values::RequestDistribution;
 use super::{INSERT, KEYSPACE, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
-use crate::workload::builtin::{parse_consistency, WorkloadError};
+use crate::workload::common::error::WorkloadError;
+use crate::workload::common::statements::parse_consistency;
 use crate::workload::{WorkloadConfig, WorkloadRequest};
 
 /// How the lengths of field values are chosen.

@@ -1,11 +1,10 @@
-//! Value generators: everything a request carries, derived from the run's seed and the
-//! request's sequence number.
+//! The draws every format makes: a request's random-number generator (from the run's seed
+//! and the request's sequence number), partition keys, text cut from a pool, and normal
+//! draws.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-use super::distribution::standard_normal;
-use super::PartitionGenerator;
+use serde::{Deserialize, Serialize};
 
 /// A random-number generator for one request: seeded from the run's seed and the request's
 /// sequence number, so request i carries the same values in every run with that seed.
@@ -13,6 +12,18 @@ pub fn request_rng(seed: u64, seq: u64) -> SmallRng {
     // Spread consecutive sequence numbers over the seed space (a 64-bit odd multiplier
     // derived from the golden ratio), so neighbouring requests get unrelated streams.
     SmallRng::seed_from_u64(seed ^ seq.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// How partition keys are drawn from `0..partitions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartitionGenerator {
+    /// Uniformly at random.
+    Random,
+    /// Normally distributed around the middle (σ = partitions / 6): hot partitions in the middle.
+    Normal,
+    /// In order, 0, 1, 2, ..., wrapping around after the last.
+    Sequence,
 }
 
 /// Chooses partition keys in `0..partitions`.
@@ -38,12 +49,45 @@ impl PartitionKeys {
             PartitionGenerator::Sequence => seq % n,
             PartitionGenerator::Random => rng.random_range(0..n),
             PartitionGenerator::Normal => {
-                let z = standard_normal(rng);
                 let mean = (n as f64 - 1.0) / 2.0;
-                let x = (mean + z * n as f64 / 6.0).round();
-                x.clamp(0.0, n as f64 - 1.0) as u64
+                let x = clamped_normal(
+                    rng,
+                    mean,
+                    |z| z * n as f64 / 6.0,
+                    f64::round,
+                    (0.0, n as f64 - 1.0),
+                );
+                x as u64
             }
         }
+    }
+}
+
+/// A standard normal draw (Box–Muller): one draw from two uniform ones.
+fn standard_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// A normal draw kept within `min..=max`: `mean + deviation(z)` for a standard normal draw z,
+/// made a value of the caller's type by `value` (rounded, converted), then clamped in that
+/// type. Each caller says how its deviation and rounding go, so each draws as it always did.
+pub fn clamped_normal<R: Rng + ?Sized, T: PartialOrd>(
+    rng: &mut R,
+    mean: f64,
+    deviation: impl FnOnce(f64) -> f64,
+    value: impl FnOnce(f64) -> T,
+    (min, max): (T, T),
+) -> T {
+    let v = value(mean + deviation(standard_normal(rng)));
+    debug_assert!(min <= max, "an empty range");
+    if v < min {
+        min
+    } else if v > max {
+        max
+    } else {
+        v
     }
 }
 

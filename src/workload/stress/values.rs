@@ -26,138 +26,12 @@ use scylla::value::{
 };
 use uuid::Uuid;
 
-use super::profile::{ColumnSpec, Profile};
-use crate::workload::distribution::Distribution;
-use crate::workload::generators::TextPool;
-
-/// The CQL types headroom generates values for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CqlType {
-    /// text, varchar
-    Text,
-    /// ascii
-    Ascii,
-    /// int
-    Int,
-    /// bigint
-    BigInt,
-    /// smallint
-    SmallInt,
-    /// tinyint
-    TinyInt,
-    /// float
-    Float,
-    /// double
-    Double,
-    /// boolean
-    Boolean,
-    /// uuid
-    Uuid,
-    /// timeuuid
-    TimeUuid,
-    /// timestamp
-    Timestamp,
-    /// date
-    Date,
-    /// time
-    Time,
-    /// blob
-    Blob,
-    /// inet
-    Inet,
-    /// decimal
-    Decimal,
-    /// varint
-    Varint,
-    /// duration
-    Duration,
-    /// counter: the value is an increment, drawn as a bigint's
-    Counter,
-    /// list<T>, frozen or not
-    List(Box<CqlType>),
-    /// set<T>, frozen or not
-    Set(Box<CqlType>),
-    /// map<K, V>, frozen or not
-    Map(Box<CqlType>, Box<CqlType>),
-    /// tuple<T1, T2, ...>
-    Tuple(Vec<CqlType>),
-    /// A user-defined type, with its fields.
-    Udt(Box<UserType>),
-    /// vector<T, N> (Cassandra 5.0): N values of T.
-    Vector(Box<CqlType>, usize),
-}
-
-/// A user-defined type, as system_schema.types describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserType {
-    /// Its keyspace.
-    pub keyspace: String,
-    /// Its name.
-    pub name: String,
-    /// Its fields in order: name and type.
-    pub fields: Vec<(String, CqlType)>,
-}
-
-/// The types [`CqlType::parse`] accepts, for messages.
-pub const SUPPORTED_TYPES: &str = "text, varchar, ascii, int, bigint, smallint, tinyint, float, double, boolean, uuid, timeuuid, timestamp, date, time, blob, inet, decimal, varint, duration, counter";
-
-/// The types built of others, which `types::parse_type` reads, for messages.
-pub const COMPOSITE_TYPES: &str =
-    "list, set, map (frozen or not), tuple, user-defined types, vector";
-
-impl CqlType {
-    /// A type without parameters as system_schema.columns writes it; None for the others
-    /// (see `types::parse_type` for collections, tuples, user types and vectors).
-    pub fn parse(name: &str) -> Option<CqlType> {
-        Some(match name.trim().to_ascii_lowercase().as_str() {
-            "text" | "varchar" => CqlType::Text,
-            "ascii" => CqlType::Ascii,
-            "int" => CqlType::Int,
-            "bigint" => CqlType::BigInt,
-            "smallint" => CqlType::SmallInt,
-            "tinyint" => CqlType::TinyInt,
-            "float" => CqlType::Float,
-            "double" => CqlType::Double,
-            "boolean" => CqlType::Boolean,
-            "uuid" => CqlType::Uuid,
-            "timeuuid" => CqlType::TimeUuid,
-            "timestamp" => CqlType::Timestamp,
-            "date" => CqlType::Date,
-            "time" => CqlType::Time,
-            "blob" => CqlType::Blob,
-            "inet" => CqlType::Inet,
-            "decimal" => CqlType::Decimal,
-            "varint" => CqlType::Varint,
-            "duration" => CqlType::Duration,
-            "counter" => CqlType::Counter,
-            _ => return None,
-        })
-    }
-}
-
-/// What a column is in its table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Part of the partition key.
-    PartitionKey,
-    /// A clustering column.
-    Clustering,
-    /// A static column: one value per partition.
-    Static,
-    /// Any other column.
-    Regular,
-}
-
-/// One column of the table, as read from system_schema.
-#[derive(Debug, Clone)]
-pub struct Column {
-    /// Its name.
-    pub name: String,
-    /// Its kind.
-    pub kind: Kind,
-    /// Its type.
-    pub ty: CqlType,
-}
+use super::distribution::Distribution;
+use super::model::{ColumnSpec, Profile};
+use super::types::{Column, CqlType};
+use crate::workload::common::generators::TextPool;
+use crate::workload::common::hash::{fnv1a, splitmix_finalise};
+use crate::workload::common::schema::ColumnKind;
 
 /// A column with its generation.
 #[derive(Debug, Clone)]
@@ -195,15 +69,15 @@ impl Rows {
     pub fn new(profile: &Profile, columns: Vec<Column>, seed: u64) -> Rows {
         let mut ordered: Vec<Generated> = Vec::with_capacity(columns.len());
         for kind in [
-            Kind::PartitionKey,
-            Kind::Clustering,
-            Kind::Static,
-            Kind::Regular,
+            ColumnKind::PartitionKey,
+            ColumnKind::Clustering,
+            ColumnKind::Static,
+            ColumnKind::Regular,
         ] {
             for column in columns.iter().filter(|c| c.kind == kind) {
                 ordered.push(Generated {
                     spec: profile.column(&column.name),
-                    salt: mix(fnv(column.name.as_bytes())),
+                    salt: mix(fnv1a(column.name.as_bytes())),
                     column: column.clone(),
                 });
             }
@@ -211,7 +85,7 @@ impl Rows {
         let clustering = ordered
             .iter()
             .enumerate()
-            .filter(|(_, g)| g.column.kind == Kind::Clustering)
+            .filter(|(_, g)| g.column.kind == ColumnKind::Clustering)
             .map(|(i, _)| i)
             .collect();
         Rows {
@@ -271,9 +145,9 @@ impl Rows {
         let g = &self.columns[index];
         let p = mix(partition.number);
         let place = match g.column.kind {
-            Kind::PartitionKey => p,
-            Kind::Static => p ^ STATIC,
-            Kind::Clustering => {
+            ColumnKind::PartitionKey => p,
+            ColumnKind::Static => p ^ STATIC,
+            ColumnKind::Clustering => {
                 let level = self
                     .clustering
                     .iter()
@@ -281,7 +155,7 @@ impl Rows {
                     .expect("a clustering column");
                 self.path(partition, row, level)
             }
-            Kind::Regular => mix(p ^ mix(row ^ REGULAR)),
+            ColumnKind::Regular => mix(p ^ mix(row ^ REGULAR)),
         };
         let identity = g
             .spec
@@ -506,19 +380,10 @@ fn rng3(seed: u64, salt: u64, place: u64) -> SmallRng {
     SmallRng::seed_from_u64(mix(seed ^ mix(salt ^ mix(place))))
 }
 
-/// SplitMix64's finaliser: spreads nearby inputs over the whole range.
-pub fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// FNV-1a of a column name: a stable salt across runs and platforms.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+/// SplitMix64's step: the golden gamma added, then its finaliser. Spreads nearby inputs over
+/// the whole range.
+pub fn mix(z: u64) -> u64 {
+    splitmix_finalise(z.wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// Draws `count` distinct row numbers below `rows`, in order.
@@ -542,13 +407,14 @@ pub fn pick_rows<R: Rng>(rng: &mut R, rows: u64, count: u64) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::types::{UserType, SUPPORTED_TYPES};
     use super::*;
 
     fn profile(columnspec: &str) -> Profile {
         Profile::parse(&format!("keyspace: k\ntable: t\ncolumnspec:\n{columnspec}")).unwrap()
     }
 
-    fn column(name: &str, kind: Kind, ty: CqlType) -> Column {
+    fn column(name: &str, kind: ColumnKind, ty: CqlType) -> Column {
         Column {
             name: name.into(),
             kind,
@@ -566,10 +432,10 @@ mod tests {
         Rows::new(
             &p,
             vec![
-                column("body", Kind::Regular, CqlType::Text),
-                column("domain", Kind::PartitionKey, CqlType::Text),
-                column("day", Kind::Clustering, CqlType::Date),
-                column("seq", Kind::Clustering, CqlType::Int),
+                column("body", ColumnKind::Regular, CqlType::Text),
+                column("domain", ColumnKind::PartitionKey, CqlType::Text),
+                column("day", ColumnKind::Clustering, CqlType::Date),
+                column("seq", ColumnKind::Clustering, CqlType::Int),
             ],
             7,
         )
@@ -618,7 +484,7 @@ mod tests {
         let p = profile("  - name: n\n    population: uniform(1..5)\n");
         let rows = Rows::new(
             &p,
-            vec![column("n", Kind::PartitionKey, CqlType::BigInt)],
+            vec![column("n", ColumnKind::PartitionKey, CqlType::BigInt)],
             1,
         );
         let mut seen: Vec<i64> = (0..1000)
@@ -639,7 +505,7 @@ mod tests {
             .map(|t| CqlType::parse(t).unwrap());
         let columns: Vec<Column> = types
             .enumerate()
-            .map(|(i, ty)| column(&format!("c{i}"), Kind::Regular, ty))
+            .map(|(i, ty)| column(&format!("c{i}"), ColumnKind::Regular, ty))
             .collect();
         let rows = Rows::new(&profile("  - name: c0\n"), columns, 3);
         let row = rows.row(&rows.partition(0), 0);
@@ -672,31 +538,31 @@ mod tests {
             ],
         }));
         let columns = vec![
-            column("id", Kind::PartitionKey, CqlType::Int),
+            column("id", ColumnKind::PartitionKey, CqlType::Int),
             column(
                 "tags",
-                Kind::Regular,
+                ColumnKind::Regular,
                 CqlType::List(Box::new(CqlType::Text)),
             ),
             column(
                 "ids",
-                Kind::Regular,
+                ColumnKind::Regular,
                 CqlType::Set(Box::new(CqlType::BigInt)),
             ),
             column(
                 "scores",
-                Kind::Regular,
+                ColumnKind::Regular,
                 CqlType::Map(Box::new(CqlType::Text), Box::new(CqlType::Double)),
             ),
-            column("home", Kind::Regular, address),
+            column("home", ColumnKind::Regular, address),
             column(
                 "pair",
-                Kind::Regular,
+                ColumnKind::Regular,
                 CqlType::Tuple(vec![CqlType::Int, CqlType::Text]),
             ),
             column(
                 "embedding",
-                Kind::Regular,
+                ColumnKind::Regular,
                 CqlType::Vector(Box::new(CqlType::Float), 5),
             ),
         ];

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::workload::builtin::WorkloadError;
+use crate::workload::common::error::WorkloadError;
 use crate::workload::WorkloadRequest;
 
 /// Where a property's value came from, for messages.

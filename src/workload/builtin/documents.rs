@@ -16,8 +16,8 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 
-use super::generators::TextPool;
-use super::OpMix;
+use crate::workload::common::generators::TextPool;
+use crate::workload::common::mix::OpMix;
 
 /// Sources written in turn: that many partitions fill at the same time, spread over the
 /// ring rather than one hot partition.
@@ -163,7 +163,7 @@ pub fn document(seq: u64, source: i32, rng: &mut SmallRng, text: &TextPool) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::generators::request_rng;
+    use crate::workload::common::generators::request_rng;
     use std::collections::BTreeMap;
 
     #[test]

@@ -11,23 +11,12 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::histogram::HistogramLengths;
+use crate::workload::common::hash::fnv1a;
 
-/// FNV-1a's 64-bit offset basis and prime, as YCSB's `Utils.fnvhash64` uses them.
-const FNV_OFFSET_BASIS_64: u64 = 0xCBF2_9CE4_8422_2325;
-const FNV_PRIME_64: u64 = 1_099_511_628_211;
-
-/// YCSB's 64-bit FNV hash of a number: its eight bytes, lowest first, each xor-ed into the
-/// hash and multiplied by the prime; then made non-negative as Java's `Math.abs` does (which
-/// leaves `i64::MIN` negative).
+/// YCSB's 64-bit FNV hash of a number (`Utils.fnvhash64`): FNV-1a of its eight bytes, lowest
+/// first; then made non-negative as Java's `Math.abs` does (which leaves `i64::MIN` negative).
 pub fn fnv_hash64(value: i64) -> i64 {
-    let mut hash = FNV_OFFSET_BASIS_64;
-    let mut rest = value as u64;
-    for _ in 0..8 {
-        hash ^= rest & 0xff;
-        hash = hash.wrapping_mul(FNV_PRIME_64);
-        rest >>= 8;
-    }
-    (hash as i64).wrapping_abs()
+    (fnv1a(&value.to_le_bytes()) as i64).wrapping_abs()
 }
 
 /// The key YCSB stores for key number `keynum`: "user" and the number (hashed first unless
@@ -386,7 +375,7 @@ impl LengthChooser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::generators::request_rng;
+    use crate::workload::common::generators::request_rng;
 
     /// Values computed with YCSB's own `Utils.fnvhash64` (Java).
     #[test]

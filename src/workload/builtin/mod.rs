@@ -7,22 +7,29 @@
 //!   with 100–200 characters of data; read fetches the latest 500 rows of a partition; delete
 //!   removes the rows of a partition older than [`TIMESERIES_DELETE_DEPTH_S`].
 //! - `documents`: JSON documents with a TTL in wide time-ordered partitions; see
-//!   [`super::documents`].
+//!   [`documents`].
 
-use std::collections::BTreeMap;
+pub mod documents;
+
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::serialize::row::SerializeRow;
 use scylla::statement::prepared::PreparedStatement;
-use scylla::statement::Consistency;
 use scylla::value::CqlTimestamp;
 
-use super::documents::{self, Layout};
-use super::generators::{request_rng, PartitionKeys, TextPool};
-use super::send::Requests;
-use super::{OpMix, Parts, Workload, WorkloadConfig};
+use self::documents::Layout;
+use super::common::error::WorkloadError;
+use super::common::generators::{request_rng, PartitionKeys, TextPool};
+use super::common::mix::Operations;
+use super::common::schema::{
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, is_plain_name,
+    run_schema, table_options,
+};
+use super::common::send::Requests;
+use super::common::statements::{parse_consistency, prepare};
+use super::{Parts, Workload, WorkloadConfig};
 
 /// The names `headroom run` accepts.
 pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents"];
@@ -39,139 +46,18 @@ pub const TIMESERIES_READ_ROWS: u32 = 500;
 /// A timeseries delete removes a partition's rows older than this many seconds.
 pub const TIMESERIES_DELETE_DEPTH_S: i64 = 60;
 
-/// Why a workload could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum WorkloadError {
-    /// The workload's name is not a built-in.
-    #[error("unknown workload '{0}': give a built-in ({names}), ycsb, or a workload file (.yaml: headroom's own format or a cassandra-stress profile)", names = BUILTIN_NAMES.join(", "))]
-    Unknown(String),
-    /// A setting that cannot work.
-    #[error("{0}")]
-    Invalid(String),
-    /// The table exists with other columns than the workload needs.
-    #[error("table {table} exists with columns {found}, but the {workload} workload needs {expected}. Use another --keyspace, or --drop to recreate it (this deletes its data)")]
-    Incompatible {
-        /// keyspace.table
-        table: String,
-        /// The workload.
-        workload: String,
-        /// The columns found, `name type`.
-        found: String,
-        /// The columns needed.
-        expected: String,
-    },
-    /// The server refused a statement made from the user's flags or files as invalid (a
-    /// syntax error, an invalid request, a configuration error, no permission).
-    #[error("the server refused {action}: {reason}\n  CQL: {cql}\n  (made from the workload and its flags: check --replication, --compaction, --keyspace, the workload file)")]
-    Refused {
-        /// What headroom was doing.
-        action: String,
-        /// The statement.
-        cql: String,
-        /// The server's message.
-        reason: String,
-    },
-    /// A schema statement or a prepare failed.
-    #[error("{action} failed: {reason}\n  CQL: {cql}")]
-    Cql {
-        /// What headroom was doing.
-        action: String,
-        /// The statement.
-        cql: String,
-        /// The server's or driver's message.
-        reason: String,
-    },
-}
-
-impl WorkloadError {
-    /// Wraps a driver error with what was being done and the statement.
-    pub(crate) fn cql<E: std::fmt::Display + 'static>(
-        action: impl Into<String>,
-        cql: &str,
-    ) -> impl FnOnce(E) -> WorkloadError {
-        let cql = cql.to_string();
-        let action = action.into();
-        move |e| {
-            let reason = e.to_string();
-            if refused_by_server(&e) {
-                WorkloadError::Refused {
-                    action,
-                    cql,
-                    reason,
-                }
-            } else {
-                WorkloadError::Cql {
-                    action,
-                    cql,
-                    reason,
-                }
-            }
-        }
-    }
-}
-
-/// Whether a driver error is the server refusing the statement itself (its syntax, its
-/// meaning, its options, or the user's permissions), rather than failing to run it.
-fn refused_by_server<E: 'static>(error: &E) -> bool {
-    use scylla::errors::{DbError, ExecutionError, PrepareError, RequestAttemptError};
-    let refused = |attempt: &RequestAttemptError| {
-        matches!(
-            attempt,
-            RequestAttemptError::DbError(
-                DbError::SyntaxError
-                    | DbError::Invalid
-                    | DbError::ConfigError
-                    | DbError::Unauthorized,
-                _
-            )
-        )
-    };
-    let any = error as &dyn std::any::Any;
-    if let Some(ExecutionError::LastAttemptError(attempt)) = any.downcast_ref::<ExecutionError>() {
-        return refused(attempt);
-    }
-    if let Some(PrepareError::AllAttemptsFailed { first_attempt }) =
-        any.downcast_ref::<PrepareError>()
-    {
-        return refused(first_attempt);
-    }
-    false
-}
-
-/// Parses a consistency level name such as LOCAL_ONE or quorum.
-pub fn parse_consistency(name: &str) -> Result<Consistency, WorkloadError> {
-    Ok(match name.to_ascii_uppercase().as_str() {
-        "ANY" => Consistency::Any,
-        "ONE" => Consistency::One,
-        "TWO" => Consistency::Two,
-        "THREE" => Consistency::Three,
-        "QUORUM" => Consistency::Quorum,
-        "ALL" => Consistency::All,
-        "LOCAL_QUORUM" => Consistency::LocalQuorum,
-        "EACH_QUORUM" => Consistency::EachQuorum,
-        "LOCAL_ONE" => Consistency::LocalOne,
-        _ => {
-            return Err(WorkloadError::Invalid(format!(
-                "--consistency {name} is not a consistency level: use ONE, TWO, THREE, QUORUM, ALL, LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM or ANY"
-            )))
-        }
-    })
-}
-
 /// A built-in workload, ready to send requests.
 #[derive(Debug)]
 pub struct Builtin {
     kind: Kind,
-    mix: OpMix,
-    /// Shares of write, read and delete.
-    weights: [f64; 3],
+    /// write, read and delete, with their shares.
+    operations: Operations,
     keys: PartitionKeys,
     text: TextPool,
     seed: u64,
     statements: [PreparedStatement; 3],
     /// The measured requests' path.
     requests: Requests,
-    op_names: Vec<String>,
     /// Where documents' requests go (documents only).
     layout: Layout,
 }
@@ -201,7 +87,10 @@ impl Kind {
             "keyvalue" => Ok(Kind::KeyValue),
             "timeseries" => Ok(Kind::TimeSeries),
             "documents" => Ok(Kind::Documents),
-            other => Err(WorkloadError::Unknown(other.to_string())),
+            other => Err(WorkloadError::Unknown {
+                name: other.to_string(),
+                builtins: BUILTIN_NAMES,
+            }),
         }
     }
 
@@ -267,57 +156,28 @@ impl Builtin {
         config: &WorkloadConfig,
     ) -> Result<Builtin, WorkloadError> {
         let session = requests.session().clone();
-        let session_ref = &session;
         let kind = Kind::of(&config.name)?;
         config.validate().map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
-        if !ks.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || ks.is_empty() {
+        if !is_plain_name(ks) {
             return Err(WorkloadError::Invalid(format!(
                 "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
             )));
         }
         if config.drop {
-            run_schema(session_ref, format!("DROP KEYSPACE IF EXISTS {ks}")).await?;
+            drop_keyspace(&session, ks).await?;
         }
-        run_schema(
-            session_ref,
-            format!(
-                "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {}",
-                config.replication
-            ),
-        )
-        .await?;
-        check_columns(session_ref, ks, kind, &config.name).await?;
-        let mut options = Vec::new();
-        if let Some(compaction) = &config.compaction {
-            options.push(format!("compaction = {compaction}"));
-        }
-        if let Some(ttl) = config.ttl_s {
-            options.push(format!("default_time_to_live = {ttl}"));
-        }
-        let options = if options.is_empty() {
-            String::new()
-        } else {
-            format!(" WITH {}", options.join(" AND "))
-        };
-        run_schema(session_ref, kind.create_table(ks, &options)).await?;
-        session
-            .await_schema_agreement()
-            .await
-            .map_err(WorkloadError::cql("waiting for schema agreement", ""))?;
+        create_keyspace(&session, ks, &config.replication).await?;
+        check_columns(&session, ks, kind, &config.name).await?;
+        let options = table_options(config.compaction.as_deref(), config.ttl_s);
+        run_schema(&session, kind.create_table(ks, &options)).await?;
+        await_agreement(&session).await?;
 
         let texts = kind.statements(ks);
         let mut prepared = Vec::with_capacity(3);
         for cql in texts {
-            let mut statement = session
-                .prepare(cql.as_str())
-                .await
-                .map_err(WorkloadError::cql("preparing a statement", &cql))?;
-            statement.set_consistency(consistency);
-            // No retries and no driver timeout: the engine times its requests out.
-            crate::client::for_the_engine(&session, &mut statement);
-            prepared.push(statement);
+            prepared.push(prepare(&session, &cql, consistency, "preparing a statement").await?);
         }
         let statements: [PreparedStatement; 3] = prepared.try_into().expect("three statements");
         let weights = [
@@ -327,14 +187,16 @@ impl Builtin {
         ];
         Ok(Builtin {
             kind,
-            mix: OpMix::new(&weights),
-            weights,
+            operations: Operations::new(
+                OP_NAMES.iter().map(|s| s.to_string()).collect(),
+                weights.to_vec(),
+                WRITE,
+            ),
             keys: PartitionKeys::new(config.partitions, config.partition_generator),
             text: TextPool::new(config.seed),
             seed: config.seed,
             statements,
             requests,
-            op_names: OP_NAMES.iter().map(|s| s.to_string()).collect(),
             layout: Layout {
                 rows_per_partition: config
                     .rows_per_partition
@@ -342,15 +204,6 @@ impl Builtin {
             },
         })
     }
-}
-
-/// Runs one schema statement (CREATE, DROP).
-pub(crate) async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
-    session
-        .query_unpaged(cql.as_str(), &[])
-        .await
-        .map(|_| ())
-        .map_err(|e| WorkloadError::cql("a schema change", &cql)(e))
 }
 
 /// Fails when the workload's table exists with other columns.
@@ -368,67 +221,9 @@ async fn check_columns(
     check_table_columns(session, ks, kind.table(), &expected, workload).await
 }
 
-/// Fails when `ks.table` exists with other columns than `expected` (name, type as
-/// system_schema.columns reports it, e.g. `text` for varchar).
-pub(crate) async fn check_table_columns(
-    session: &Session,
-    ks: &str,
-    table: &str,
-    expected: &[(String, String)],
-    workload: &str,
-) -> Result<(), WorkloadError> {
-    let cql = "SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?";
-    let result = session
-        .query_unpaged(cql, (ks, table))
-        .await
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let rows = result
-        .into_rows_result()
-        .map_err(WorkloadError::cql("reading the schema", cql))?;
-    let mut found = BTreeMap::new();
-    for row in rows
-        .rows::<(String, String)>()
-        .map_err(WorkloadError::cql("reading the schema", cql))?
-    {
-        let (name, ty) = row.map_err(WorkloadError::cql("reading the schema", cql))?;
-        found.insert(name, ty);
-    }
-    if found.is_empty() {
-        return Ok(());
-    }
-    let expected: BTreeMap<String, String> = expected.iter().cloned().collect();
-    if found != expected {
-        let describe = |m: &BTreeMap<String, String>| {
-            m.iter()
-                .map(|(n, t)| format!("{n} {t}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        return Err(WorkloadError::Incompatible {
-            table: format!("{ks}.{table}"),
-            workload: workload.to_string(),
-            found: describe(&found),
-            expected: describe(&expected),
-        });
-    }
-    Ok(())
-}
-
 impl Workload for Builtin {
-    fn op_names(&self) -> &[String] {
-        &self.op_names
-    }
-
-    fn op_for(&self, seq: u64) -> usize {
-        self.mix.op_for(seq)
-    }
-
-    fn op_weights(&self) -> Vec<f64> {
-        self.weights.to_vec()
-    }
-
-    fn populate_op(&self) -> usize {
-        WRITE
+    fn operations(&self) -> &Operations {
+        &self.operations
     }
 
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {
@@ -478,7 +273,7 @@ impl Builtin {
     /// One request of the documents workload.
     async fn execute_document(&self, op: usize, seq: u64) -> Result<(), ExecutionError> {
         let mut rng = request_rng(self.seed, seq);
-        let writes = documents::writes_before(&self.mix, seq);
+        let writes = documents::writes_before(self.operations.mix(), seq);
         let statement = &self.statements[op];
         match op {
             WRITE => {
@@ -501,17 +296,5 @@ impl Builtin {
             _ => unreachable!("the built-ins have three operation types"),
         }
         Ok(())
-    }
-}
-
-impl crate::usage::Blame for WorkloadError {
-    fn is_usage_error(&self) -> bool {
-        matches!(
-            self,
-            WorkloadError::Unknown(_)
-                | WorkloadError::Invalid(_)
-                | WorkloadError::Incompatible { .. }
-                | WorkloadError::Refused { .. }
-        )
     }
 }

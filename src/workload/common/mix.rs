@@ -1,4 +1,6 @@
-//! The mix of operation types: exact over the run, deterministic per request.
+//! The operation types of a workload and their mix: [`Operations`], the table every format
+//! fills (names, shares, which type populates), and [`OpMix`], which deals the types exact over
+//! the run and deterministic per request.
 //!
 //! Type shares are dealt out like Bresenham's line: among the first n requests, type t gets
 //! floor(n · share_t) or one more, at every n. Ratios hold exactly at any length of run
@@ -56,6 +58,84 @@ impl OpMix {
     /// without counting them.
     pub fn first_type_count(&self, n: u64) -> u64 {
         (n as f64 * self.conditional[0]).floor() as u64
+    }
+}
+
+/// A workload's operation types: their names, the mix that deals them, each one's share as
+/// the live output shows it, and the type that populates the tables. Every format owns one;
+/// the [`Workload`](crate::workload::Workload) trait answers from it.
+#[derive(Debug, Clone)]
+pub struct Operations {
+    names: Vec<String>,
+    /// Each type's share as shown; a type with none is left out of the live output.
+    shares: Vec<f64>,
+    mix: OpMix,
+    /// The type of each of the mix's types, when it deals them in another order; empty when
+    /// the mix's type t is type t.
+    order: Vec<usize>,
+    /// The first request the mix deals: the ones before it (a load phase) count from it.
+    first: u64,
+    populate: usize,
+}
+
+impl Operations {
+    /// Types `names` dealt by `shares` (which the live output shows too); `populate` writes
+    /// the rows before a run.
+    pub fn new(names: Vec<String>, shares: Vec<f64>, populate: usize) -> Operations {
+        let mix = OpMix::new(&shares);
+        Operations::with_mix(names, shares, mix, populate)
+    }
+
+    /// Types `names` dealt by `mix`, shown with `shares` (a type recorded only as a step of
+    /// another has a share to show and none in the mix).
+    pub fn with_mix(
+        names: Vec<String>,
+        shares: Vec<f64>,
+        mix: OpMix,
+        populate: usize,
+    ) -> Operations {
+        Operations {
+            names,
+            shares,
+            mix,
+            order: Vec::new(),
+            first: 0,
+            populate,
+        }
+    }
+
+    /// The same, the mix dealing its type t as type `order[t]`, from request `first` on (a
+    /// request before it is dealt as `first`).
+    pub fn dealt_in(mut self, order: Vec<usize>, first: u64) -> Operations {
+        self.order = order;
+        self.first = first;
+        self
+    }
+
+    /// The names, by type index.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Each type's share, as shown.
+    pub fn shares(&self) -> &[f64] {
+        &self.shares
+    }
+
+    /// The mix, in its own order of types.
+    pub fn mix(&self) -> &OpMix {
+        &self.mix
+    }
+
+    /// The type of request `seq`.
+    pub fn op_for(&self, seq: u64) -> usize {
+        let t = self.mix.op_for(seq.saturating_sub(self.first));
+        self.order.get(t).copied().unwrap_or(t)
+    }
+
+    /// The type that populates the tables.
+    pub fn populate(&self) -> usize {
+        self.populate
     }
 }
 

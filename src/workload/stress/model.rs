@@ -6,14 +6,15 @@
 //! not parse names its key and the line it is on. Nothing is silently ignored.
 //!
 //! The file is first read as written into the raw serde model of `raw.rs` (plain strings,
-//! unknown keys refused by serde); this file checks it into the typed [`Profile`].
+//! unknown keys refused by serde, and the lines keys are on); this file checks it into the
+//! typed [`Profile`].
 
 use std::collections::BTreeSet;
-use std::fmt;
 
-use crate::workload::distribution::{Distribution, Ratio};
-
-use super::raw::{RawInsert, RawProfile, RawQuery, RawTokenRangeQuery};
+use super::distribution::{Distribution, Ratio};
+use super::raw::{ProfileError, RawInsert, RawProfile, RawQuery, RawTokenRangeQuery, Source};
+use crate::workload::common::schema::is_plain_name;
+use crate::workload::common::statements::BatchKind;
 
 /// The operation every profile has: writing rows of the table.
 pub const INSERT: &str = "insert";
@@ -108,17 +109,6 @@ impl InsertSpec {
     }
 }
 
-/// The type of the batch an insert sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchKind {
-    /// Written to the batch log first: all or nothing. cassandra-stress's default.
-    Logged,
-    /// Sent as is.
-    Unlogged,
-    /// Counter updates: the only batch Cassandra takes them in.
-    Counter,
-}
-
 /// How a query's bind variables are filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fields {
@@ -162,61 +152,13 @@ pub struct TokenRangeQuery {
 /// condition: `updatewithlwt-read`.
 pub const READ_STEP: &str = "-read";
 
-/// An error in a profile: where it is and what would be right.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileError {
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// What is wrong, naming the key.
-    pub message: String,
-}
-
-impl fmt::Display for ProfileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-/// Whether a YAML text is a cassandra-stress profile rather than headroom's own format:
-/// a mapping at the top, without the `operations` key of headroom's format.
-pub fn is_stress_profile(text: &str) -> bool {
-    match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
-        // headroom's format has `operations`; a file with keys of headroom's alone (and none
-        // of a profile's) is headroom's too, missing them, and its reader says so.
-        Ok(serde_yaml_ng::Value::Mapping(m)) => {
-            let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
-            let headrooms = has(&["schema", "generators", "populate", "description"]);
-            let profiles = has(&[
-                "table",
-                "table_definition",
-                "keyspace_definition",
-                "columnspec",
-                "insert",
-                "queries",
-            ]);
-            !has(&["operations"]) && (profiles || !headrooms)
-        }
-        // Not YAML that reads as a whole (say, an operation named twice): a top-level
-        // `operations:` line still marks headroom's format, whose reader says what is wrong.
-        Err(_) => !text.lines().any(|line| {
-            line.strip_prefix("operations")
-                .is_some_and(|r| r.trim_start().starts_with(':'))
-        }),
-        // Not a mapping: the profile reader says what is wrong.
-        _ => true,
-    }
-}
-
 impl Profile {
     /// Parses and checks a profile's text.
     pub fn parse(text: &str) -> Result<Profile, ProfileError> {
         let source = Source(text);
         let raw: RawProfile = serde_yaml_ng::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line());
-            let mut message = crate::workload::yaml_error::describe(&e);
+            let mut message = crate::workload::common::yaml_error::describe(&e);
             // The line leads the message already.
             if let Some(at) = message.rfind(" at line ") {
                 message.truncate(at);
@@ -447,18 +389,13 @@ fn insert_spec(source: &Source, raw: RawInsert) -> Result<InsertSpec, ProfileErr
     };
     let batch = match raw.batchtype.map(|b| b.text()) {
         None => BatchKind::Logged,
-        Some(text) => match text.to_ascii_uppercase().as_str() {
-            "LOGGED" => BatchKind::Logged,
-            "UNLOGGED" => BatchKind::Unlogged,
-            "COUNTER" => BatchKind::Counter,
-            _ => {
-                return Err(source.error(
-                    "batchtype",
-                    Some(&text),
-                    format!("insert, batchtype: '{text}' is not LOGGED, UNLOGGED or COUNTER"),
-                ))
-            }
-        },
+        Some(text) => BatchKind::parse(&text).ok_or_else(|| {
+            source.error(
+                "batchtype",
+                Some(&text),
+                format!("insert, batchtype: '{text}' is not LOGGED, UNLOGGED or COUNTER"),
+            )
+        })?,
     };
     let condition = insert_condition(source, raw.condition)?;
     Ok(InsertSpec {
@@ -643,54 +580,9 @@ fn population_and_visits(
     Ok((row_population, visits))
 }
 
-/// A plain CQL name: letters, digits, underscores.
-pub fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The profile's text, to find the line of a key when serde does not report it.
-struct Source<'a>(&'a str);
-
-impl Source<'_> {
-    /// The first line holding `key:` (as a mapping key, possibly a list item's first) with,
-    /// when given, `value` after it.
-    fn line_of(&self, key: &str, value: Option<&str>) -> Option<usize> {
-        self.lines_of(key, value).first().copied()
-    }
-
-    /// Every such line, in order.
-    fn lines_of(&self, key: &str, value: Option<&str>) -> Vec<usize> {
-        let unquote = |v: &str| v.trim().trim_matches(|c| c == '\'' || c == '"').to_string();
-        self.0
-            .lines()
-            .enumerate()
-            .filter_map(|(i, line)| {
-                let line = line.trim_start();
-                let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
-                let line = unquote(line.split(" #").next().unwrap_or(line));
-                let rest = line
-                    .strip_prefix(key)?
-                    .trim_start_matches(['\'', '"'])
-                    .trim_start()
-                    .strip_prefix(':')?;
-                match value {
-                    Some(v) if unquote(rest) != v.trim() => None,
-                    _ => Some(i + 1),
-                }
-            })
-            .collect()
-    }
-
-    fn error(&self, key: &str, value: Option<&str>, message: String) -> ProfileError {
-        ProfileError {
-            line: self.line_of(key, value),
-            message,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::raw::is_stress_profile;
     use super::*;
 
     const FULL: &str = "\

@@ -1,8 +1,12 @@
 //! Bind-variable generators of headroom's workload format: `uniform(1M)`, `text(100..200)`,
-//! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::parse`]). Each draws one
+//! `list(1..5, uuid)`, `concat('user-', key)`, ... (read by [`super::grammar`]). Each draws one
 //! value per use from the request's own random stream, its sequence number, its row in a batch
-//! or the named generators already drawn for it; [`super::bind`] converts the value to the CQL
+//! or the named generators already drawn for it; [`super::bind`](mod@super::bind) converts the value to the CQL
 //! type of the variable it is bound to.
+//!
+//! Longer than most files (about 680 lines) for one reason: [`Generator`] has a variant per
+//! generator of the format and [`Generator::draw`] an arm per variant, and the two are read
+//! together; the stable hash of a drawn value, which `hash(...)` and sets use, is beside them.
 
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -13,8 +17,8 @@ use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use uuid::{Builder, Uuid};
 
-use super::super::distribution::standard_normal;
-use super::super::generators::TextPool;
+use crate::workload::common::generators::{clamped_normal, TextPool};
+use crate::workload::common::hash::{splitmix_finalise, Fnv1a};
 
 /// A generator, as read from a workload file. Ranges (`min..=max`) include both ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -322,9 +326,14 @@ impl Generator {
                 Drawn::Real(min + (max - min) * ctx.rng.random::<f64>())
             }
             Generator::Normal { min, max, sigma } => {
-                let z = standard_normal(&mut ctx.rng);
                 let mean = (*min as f64 + *max as f64) / 2.0;
-                Drawn::Int(((mean + z * sigma).round() as i64).clamp(*min, *max))
+                Drawn::Int(clamped_normal(
+                    &mut ctx.rng,
+                    mean,
+                    |z| z * sigma,
+                    |x| x.round() as i64,
+                    (*min, *max),
+                ))
             }
             // Ranks from 1; the hottest value is `min`.
             Generator::Zipfian { min, max, zipf, .. } => {
@@ -607,81 +616,68 @@ pub fn decimal_text(unscaled: i64, scale: u32) -> String {
 }
 
 /// A 64-bit hash of a value that every build and platform computes alike (FNV-1a over a
-/// tagged encoding, then a mixing step so that nearby inputs spread): `hash(...)`'s values
-/// and a set's distinct elements. Written here because std's hasher is not promised to stay
-/// the same across Rust releases, and a run must repeat.
+/// tagged encoding, then SplitMix64's finaliser so that nearby inputs spread): `hash(...)`'s
+/// values and a set's distinct elements.
 pub fn stable_hash(drawn: &Drawn<'_>) -> u64 {
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    h.value(drawn);
-    let mut x = h.0;
-    // The finaliser of SplitMix64.
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+    let mut h = Fnv1a::default();
+    write_value(&mut h, drawn);
+    splitmix_finalise(h.finish())
 }
 
-struct Fnv(u64);
-
-impl Fnv {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+/// Writes a tagged encoding of `drawn` into `h`: the tag of its kind, then its bytes (a
+/// length before text and collections, so that different values never write alike).
+fn write_value(h: &mut Fnv1a, drawn: &Drawn<'_>) {
+    match drawn {
+        Drawn::Int(v) => {
+            h.write(&[1]);
+            h.write(&v.to_le_bytes());
         }
-    }
-
-    fn value(&mut self, drawn: &Drawn<'_>) {
-        match drawn {
-            Drawn::Int(v) => {
-                self.bytes(&[1]);
-                self.bytes(&v.to_le_bytes());
+        Drawn::Real(v) => {
+            h.write(&[2]);
+            h.write(&v.to_bits().to_le_bytes());
+        }
+        Drawn::Text(t) => {
+            h.write(&[3]);
+            h.write(&(t.len() as u64).to_le_bytes());
+            h.write(t.as_bytes());
+        }
+        Drawn::Uuid(u, _) => {
+            h.write(&[4]);
+            h.write(u.as_bytes());
+        }
+        Drawn::Millis(v) => {
+            h.write(&[5]);
+            h.write(&v.to_le_bytes());
+        }
+        Drawn::Decimal(v, s) => {
+            h.write(&[6]);
+            h.write(&v.to_le_bytes());
+            h.write(&s.to_le_bytes());
+        }
+        Drawn::Inet(ip) => {
+            h.write(&[7]);
+            match ip {
+                IpAddr::V4(a) => h.write(&a.octets()),
+                IpAddr::V6(a) => h.write(&a.octets()),
             }
-            Drawn::Real(v) => {
-                self.bytes(&[2]);
-                self.bytes(&v.to_bits().to_le_bytes());
+        }
+        Drawn::Duration(v) => {
+            h.write(&[8]);
+            h.write(&v.to_le_bytes());
+        }
+        Drawn::List(items) | Drawn::Tuple(items) => {
+            h.write(&[9]);
+            h.write(&(items.len() as u64).to_le_bytes());
+            for i in items {
+                write_value(h, i);
             }
-            Drawn::Text(t) => {
-                self.bytes(&[3]);
-                self.bytes(&(t.len() as u64).to_le_bytes());
-                self.bytes(t.as_bytes());
-            }
-            Drawn::Uuid(u, _) => {
-                self.bytes(&[4]);
-                self.bytes(u.as_bytes());
-            }
-            Drawn::Millis(v) => {
-                self.bytes(&[5]);
-                self.bytes(&v.to_le_bytes());
-            }
-            Drawn::Decimal(v, s) => {
-                self.bytes(&[6]);
-                self.bytes(&v.to_le_bytes());
-                self.bytes(&s.to_le_bytes());
-            }
-            Drawn::Inet(ip) => {
-                self.bytes(&[7]);
-                match ip {
-                    IpAddr::V4(a) => self.bytes(&a.octets()),
-                    IpAddr::V6(a) => self.bytes(&a.octets()),
-                }
-            }
-            Drawn::Duration(v) => {
-                self.bytes(&[8]);
-                self.bytes(&v.to_le_bytes());
-            }
-            Drawn::List(items) | Drawn::Tuple(items) => {
-                self.bytes(&[9]);
-                self.bytes(&(items.len() as u64).to_le_bytes());
-                for i in items {
-                    self.value(i);
-                }
-            }
-            Drawn::Map(entries) => {
-                self.bytes(&[10]);
-                self.bytes(&(entries.len() as u64).to_le_bytes());
-                for (k, v) in entries {
-                    self.value(k);
-                    self.value(v);
-                }
+        }
+        Drawn::Map(entries) => {
+            h.write(&[10]);
+            h.write(&(entries.len() as u64).to_le_bytes());
+            for (k, v) in entries {
+                write_value(h, k);
+                write_value(h, v);
             }
         }
     }

@@ -14,12 +14,14 @@
 //!   favours the top of the range;
 //! - names are case-insensitive; aliases: `gauss`, `normal`, `norm`, `extr`, `weibull`.
 //!
-//! Any format can reuse these: a [`Distribution`] draws from a caller's random-number
-//! generator, so the caller decides how draws repeat.
+//! A [`Distribution`] draws from a caller's random-number generator, so the caller decides
+//! how draws repeat.
 
 use std::fmt;
 
 use rand::Rng;
+
+use crate::workload::common::generators::clamped_normal;
 
 /// The shape of a [`Distribution`] within its bounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,7 +231,9 @@ impl Distribution {
         let v = match self.shape {
             Shape::Fixed => min,
             Shape::Uniform => min + rng.random::<f64>() * (max - min),
-            Shape::Gaussian { mean, stdev } => mean + stdev * standard_normal(rng),
+            Shape::Gaussian { mean, stdev } => {
+                clamped_normal(rng, mean, |z| stdev * z, |v| v, (min, max))
+            }
             Shape::Exp { mean } => min + mean * standard_exponential(rng),
             Shape::Extreme { shape, scale } => {
                 min + scale * standard_exponential(rng).powf(1.0 / shape)
@@ -320,13 +324,6 @@ pub fn parse_count(text: &str) -> Option<u64> {
         _ => (text.as_str(), 1),
     };
     digits.trim().parse::<u64>().ok()?.checked_mul(factor)
-}
-
-/// A standard normal draw (Box–Muller): one draw from two uniform ones.
-pub fn standard_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 /// A unit exponential draw (inverse of its distribution function).
