@@ -67,7 +67,7 @@ pub fn drive(
                 runner.trial(rate_per_s, repeat).and_then(|trial| {
                     if let Some(trial) = &trial {
                         ensure!(
-                            search::same_rate(trial.rate_per_s, rate_per_s)
+                            rates::same_rate(trial.rate_per_s, rate_per_s)
                                 && trial.repeat == repeat,
                             "the runner was asked for repeat {repeat} at {rate_per_s}/s but \
                              recorded repeat {} at {}/s",

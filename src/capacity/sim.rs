@@ -1,8 +1,9 @@
 //! A simulated system for the capacity search's tests: its p99.9 and achieved rate are known
 //! functions of the attempted rate, so the capacity a search should find is known too.
 
+use super::rates::same_rate;
 use super::record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord};
-use super::search::{next_step, same_rate, SearchPlan, Step};
+use super::search::{next_step, SearchPlan, Step};
 use super::TrialRunner;
 
 /// The SLA term the simulated system is judged by.

@@ -11,7 +11,7 @@ use super::cost::{self, Cost, NodePrice, ASSUMPTIONS};
 use super::samples::{run_windows, RunWindows};
 use crate::capacity::dir::SearchData;
 use crate::capacity::pauses::{search_pauses, PauseFigures};
-use crate::capacity::search::same_rate;
+use crate::capacity::rates::same_rate;
 use crate::capacity::Verdict as RateVerdict;
 use crate::sla::Metric;
 use crate::stats::difference::{
