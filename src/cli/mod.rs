@@ -33,9 +33,11 @@ pub use cluster::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs
 pub use compare::CompareArgs;
 pub use connection::{redacted_command_line, secret_on_command_line, ConnectionArgs};
 pub use kube::{
-    ImageArgs, KubeArgs, KubeCommand, KubeLauncherArgs, ManifestArgs, PackArgs, UnpackArgs,
-    WorkerArgs,
+    ImageArgs, KubeArgs, KubeCommand, KubeLauncherArgs, PackArgs, UnpackArgs, WorkerArgs,
 };
+// Read by `kube manifest`, which the `kubernetes` feature builds.
+#[cfg(feature = "kubernetes")]
+pub use kube::ManifestArgs;
 pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;

@@ -83,10 +83,13 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             workers,
             launcher: args.launcher,
             kube: match args.launcher {
+                LauncherKind::Kubernetes if !crate::fleet::kube::BUILT => {
+                    return Err(crate::fleet::kube::not_built().into())
+                }
                 LauncherKind::Kubernetes => {
                     let options =
                         settings::kube_options(&args.kube, args.connection.username.as_deref())?;
-                    crate::fleet::kube::manifest::check_hosts(&run, options.host_network)?;
+                    crate::fleet::kube::names::check_hosts(&run, options.host_network)?;
                     Some(options)
                 }
                 LauncherKind::Local => None,
@@ -217,8 +220,14 @@ fn launcher_for(
 ) -> anyhow::Result<Box<dyn Launcher>> {
     Ok(match (fleet.launcher, &fleet.kube) {
         (LauncherKind::Local, _) => Box::new(LocalLauncher::new(credentials)?),
+        #[cfg(feature = "kubernetes")]
         (LauncherKind::Kubernetes, Some(options)) => {
             Box::new(runtime.block_on(crate::fleet::kube::connect(options.clone()))?)
+        }
+        #[cfg(not(feature = "kubernetes"))]
+        (LauncherKind::Kubernetes, Some(_)) => {
+            let _ = runtime;
+            return Err(crate::fleet::kube::not_built().into());
         }
         (LauncherKind::Kubernetes, None) => {
             return Err(usage_error(

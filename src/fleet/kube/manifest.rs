@@ -37,7 +37,7 @@ pub const CONFIG_DIR: &str = "/etc/headroom/config";
 /// Where the TLS Secret is mounted.
 pub const TLS_DIR: &str = "/etc/headroom/tls";
 /// The pod's scratch directory (an emptyDir): the run directory and the run's output.
-pub const RESULTS_DIR: &str = "/results";
+pub use super::worker::RESULTS_DIR;
 /// The worker container's name.
 pub const CONTAINER: &str = "worker";
 /// The label every object of one Job carries, with the Job's name.
@@ -98,7 +98,7 @@ pub fn build(
             crate::fleet::worker::MAX_WORKERS
         )));
     }
-    check_hosts(&plan.settings, options.host_network)?;
+    super::names::check_hosts(&plan.settings, options.host_network)?;
     let (settings, tls_keys) = settings_for_pods(&plan.settings, options)?;
     let config_json = serde_json::to_string_pretty(&settings)
         .map_err(|e| UsageError::new(format!("config.json cannot be written: {e}")))?;
@@ -333,34 +333,6 @@ fn settings_for_pods(
         }
     }
     Ok((settings, keys))
-}
-
-/// A pod cannot reach this machine's loopback: contact points there are a mistake, unless
-/// the pods run on their nodes' network (`host_network`), where loopback is the node's own.
-pub fn check_hosts(settings: &RunSettings, host_network: bool) -> Result<(), UsageError> {
-    if host_network {
-        return Ok(());
-    }
-    for host in &settings.hosts {
-        let bare = host
-            .rsplit_once(':')
-            .filter(|(h, port)| !h.contains(':') && port.parse::<u16>().is_ok())
-            .map_or(host.as_str(), |(h, _)| h);
-        let bare = bare.trim_start_matches('[').trim_end_matches(']');
-        let loopback = bare == "localhost"
-            || bare
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|ip| ip.is_loopback());
-        if loopback {
-            return Err(UsageError::new(format!(
-                "contact point {host} is this machine's loopback, which a pod cannot reach: \
-                 give the cluster's addresses (--hosts) as the pods see them, or run the pods \
-                 on their nodes' network (--host-network) when Cassandra listens on the nodes \
-                 themselves"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// A Job's name must be a DNS label of at most 63 characters (it becomes a label value).

@@ -6,11 +6,18 @@
 //! - [`api`]: the few API calls the launcher makes, behind a trait ([`api::KubeApi`]), with
 //!   kube-rs's client as the real one;
 //! - [`launcher`]: [`KubernetesLauncher`], the [`Launcher`](super::launch::Launcher) that
-//!   creates them, waits, reads each pod's log back into `worker-K` and cleans up.
+//!   creates them, waits, reads each pod's log back into `worker-K` and cleans up;
+//! - `image`, `worker`, `names`: the worker's image, what a pod runs, the checks of names.
+//!
+//! `api`, `launcher` and `manifest` need the Kubernetes client and its types: they are built
+//! with the `kubernetes` feature (on by default). The worker's side needs neither.
 
+#[cfg(feature = "kubernetes")]
 pub mod api;
 pub mod image;
+#[cfg(feature = "kubernetes")]
 pub mod launcher;
+#[cfg(feature = "kubernetes")]
 pub mod manifest;
 pub mod names;
 pub mod pack;
@@ -18,7 +25,18 @@ pub mod worker;
 
 use std::time::Duration;
 
+#[cfg(feature = "kubernetes")]
 pub use launcher::KubernetesLauncher;
+
+/// Whether this build has the Kubernetes launcher and `kube manifest`.
+pub const BUILT: bool = cfg!(feature = "kubernetes");
+
+/// What `--launcher kubernetes` and `kube manifest` say in a build without them.
+pub fn not_built() -> crate::usage::UsageError {
+    crate::usage::UsageError::new(
+        "this headroom was built without Kubernetes support (--no-default-features): build          it with `cargo build --release` for --launcher kubernetes and kube manifest",
+    )
+}
 
 /// How the workers' pods are made: everything of a Job that is not in the plan. A fleet
 /// search keeps it in search.json, so that `--resume` makes the same pods.
@@ -107,6 +125,7 @@ pub struct Credentials {
     pub key: String,
 }
 
+#[cfg(feature = "kubernetes")]
 /// Connects to the cluster of the current kubeconfig (KUBECONFIG, ~/.kube/config) or, inside
 /// a pod, its service account, and returns the launcher `capacity --launcher kubernetes`
 /// uses.

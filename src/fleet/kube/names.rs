@@ -3,6 +3,7 @@
 //! and a request no larger than its limit. The API server would refuse such a Job only
 //! when it is applied, or its pods would never start; here the flag is named at once.
 
+use crate::results::config::RunSettings;
 use crate::usage::UsageError;
 
 use super::{KubeOptions, Resources};
@@ -205,6 +206,34 @@ fn check_resources(resources: &Resources) -> Result<(), UsageError> {
                      Kubernetes refuses such a pod. Give a request at most the limit"
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// A pod cannot reach this machine's loopback: contact points there are a mistake, unless
+/// the pods run on their nodes' network (`host_network`), where loopback is the node's own.
+pub fn check_hosts(settings: &RunSettings, host_network: bool) -> Result<(), UsageError> {
+    if host_network {
+        return Ok(());
+    }
+    for host in &settings.hosts {
+        let bare = host
+            .rsplit_once(':')
+            .filter(|(h, port)| !h.contains(':') && port.parse::<u16>().is_ok())
+            .map_or(host.as_str(), |(h, _)| h);
+        let bare = bare.trim_start_matches('[').trim_end_matches(']');
+        let loopback = bare == "localhost"
+            || bare
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if loopback {
+            return Err(UsageError::new(format!(
+                "contact point {host} is this machine's loopback, which a pod cannot reach: \
+                 give the cluster's addresses (--hosts) as the pods see them, or run the pods \
+                 on their nodes' network (--host-network) when Cassandra listens on the nodes \
+                 themselves"
+            )));
         }
     }
     Ok(())

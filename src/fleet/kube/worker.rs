@@ -14,12 +14,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 
+/// Where a worker's run directory is written in its pod (an emptyDir volume).
+pub const RESULTS_DIR: &str = "/results";
+
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::signal::unix::SignalKind;
 
-use super::manifest::RESULTS_DIR;
 use super::pack;
 
 /// The run's exit codes that leave a whole run directory: done, SLA failed, no verdict,
