@@ -16,6 +16,7 @@ mod error;
 pub mod jars;
 pub mod java;
 mod launch;
+pub mod local_nodes;
 pub mod pauses;
 pub mod probe;
 pub mod process;
@@ -32,6 +33,7 @@ use std::time::{Duration, Instant};
 pub use config::{ClientTls, ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
 use java::Java;
+pub use local_nodes::{LocalNodes, NodeSource};
 use process::Target;
 use state::ClusterState;
 

@@ -31,12 +31,13 @@ use anyhow::Context;
 
 use crate::client::native::{NativeClient, Sender};
 use crate::client::{self, ClientConfig};
+use crate::cluster::{LocalNodes, NodeSource};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::Progress;
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, StopReason};
 use crate::maintenance::runner::{Maintenance, OnNodes};
 use crate::maintenance::{MaintenanceFile, PlanError, Target};
-use crate::metrics::server_pauses::{self, PauseNode, PauseSource, RunSpan};
+use crate::metrics::server_pauses::{self, PauseNode, RunSpan};
 use crate::metrics::server_tables::TablesRecording;
 use crate::results::summary::RunSummary;
 use crate::workload::{AnyWorkload, Workload};
@@ -55,9 +56,10 @@ pub struct RunContext<'a> {
     pub stop: Arc<StopSignal>,
     /// Write the workload's populate rows (false when an earlier run wrote them).
     pub populate: bool,
-    /// Whose server pauses to record (the local cluster headroom started, if the run loads
-    /// it).
-    pub pauses: &'a PauseSource,
+    /// Where to find the local nodes behind the run's hosts (a local cluster headroom
+    /// started, if the run loads it): their server pauses are recorded, nodetool reads their
+    /// tables' figures, and `--during` acts on them.
+    pub local_nodes: &'a NodeSource,
 }
 
 /// How a run that started ended.
@@ -95,7 +97,7 @@ pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
 /// One run, from connecting to the summary, writing its directory as it goes. Errors
 /// before the run starts leave only error.txt in the directory, and only in one of its own.
 /// An observer that ends the measured part makes it count as completed (unless the stop
-/// signal came too). The server pauses of the nodes `context.pauses` names go into
+/// signal came too). The server pauses of the local nodes `context.local_nodes` finds go into
 /// pauses.hlog and pauses.json as the run ends, interrupted or not (see [`server_pauses`]).
 pub async fn execute(
     settings: &RunSettings,
@@ -107,8 +109,10 @@ pub async fn execute(
         note_failure(out, &e);
         e
     };
+    // The local nodes behind the hosts, found once for the whole run.
+    let local_nodes = context.local_nodes.resolve(&settings.hosts);
     let maintenance_targets =
-        maintenance_targets(settings, context.pauses).map_err(|e| failed(e.into()))?;
+        maintenance_targets(settings, &local_nodes).map_err(|e| failed(e.into()))?;
     let client_config = ClientConfig {
         hosts: settings.hosts.clone(),
         request_timeout: Duration::from_secs_f64(settings.request_timeout_s),
@@ -277,8 +281,7 @@ pub async fn execute(
     let mut server_tables = TablesRecording::begin(
         session,
         &settings.workload,
-        context.pauses,
-        &settings.hosts,
+        &local_nodes,
         settings.nodetool_figures,
         out,
     )
@@ -310,7 +313,7 @@ pub async fn execute(
         },
         None => (SystemTime::now(), RealClock::start_now()),
     };
-    let pause_nodes = pause_nodes(context.pauses, &settings.hosts, observer);
+    let pause_nodes = pause_nodes(&local_nodes, observer);
     let files = files::RunFiles::create(
         out,
         started_at,
@@ -450,10 +453,10 @@ fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
 /// The nodes `--during` runs its operations on; none without `--during`.
 fn maintenance_targets(
     settings: &RunSettings,
-    pauses: &PauseSource,
+    local: &LocalNodes,
 ) -> Result<Vec<Target>, PlanError> {
     match &settings.maintenance {
-        Some(m) => crate::maintenance::targets_for(m, pauses, &settings.hosts),
+        Some(m) => crate::maintenance::targets_for(m, local, &settings.hosts),
         None => Ok(Vec::new()),
     }
 }
@@ -502,27 +505,20 @@ fn start_maintenance(
     ))
 }
 
-/// The nodes whose pauses a run against `hosts` records; says why when a running local
-/// cluster is not the one loaded.
-fn pause_nodes(
-    pauses: &PauseSource,
-    hosts: &[String],
-    observer: &mut dyn RunObserver,
-) -> Vec<PauseNode> {
-    match pauses.nodes_for(hosts) {
-        Ok(nodes) => {
-            if !nodes.is_empty() {
-                let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-                observer.note(&format!(
-                    "Server pauses: from the GC logs of {} when the run ends.",
-                    names.join(", ")
-                ));
-            }
-            nodes
-        }
-        Err(why) => {
-            observer.note(&format!("Server pauses are not recorded: {why}."));
-            Vec::new()
-        }
+/// The nodes whose pauses the run records: the local nodes behind its hosts; says why when
+/// a running local cluster is not the one loaded.
+fn pause_nodes(local: &LocalNodes, observer: &mut dyn RunObserver) -> Vec<PauseNode> {
+    if let Some(why) = local.refused() {
+        observer.note(&format!("Server pauses are not recorded: {why}."));
+        return Vec::new();
     }
+    let nodes = PauseNode::all_of(local);
+    if !nodes.is_empty() {
+        let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+        observer.note(&format!(
+            "Server pauses: from the GC logs of {} when the run ends.",
+            names.join(", ")
+        ));
+    }
+    nodes
 }
