@@ -15,6 +15,7 @@
 
 pub(crate) mod files;
 pub mod observer;
+pub mod policy;
 pub mod populate;
 mod start;
 mod stop;
@@ -84,7 +85,7 @@ impl Drop for StopLanes {
 
 /// The async runtime of a run's control: the driver's session (and, with `--sender driver`,
 /// its connections), the collector, the files; `threads` workers
-/// ([`RunSettings::control_threads`]). The load's own threads
+/// ([`policy::control_threads`]). The load's own threads
 /// are the run's lanes ([`crate::lanes`]), started by [`execute`].
 pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -141,12 +142,12 @@ pub async fn execute(
     // The client's threads, for the populate and the measured run alike; stopped however
     // the run ends.
     let lanes = Arc::new(
-        crate::lanes::Lanes::start(settings.run_threads())
+        crate::lanes::Lanes::start(policy::run_threads(settings))
             .context("starting the client's threads")
             .map_err(failed)?,
     );
     let _stop_lanes = StopLanes(lanes.clone());
-    let native = match settings.effective_sender() {
+    let native = match policy::effective_sender(settings) {
         Sender::Driver => None,
         sender => {
             let tls = match &settings.tls {
@@ -186,7 +187,7 @@ pub async fn execute(
                              need more open files than this process may have (ulimit -n): \
                              give fewer --connections or --threads ({reason})",
                             settings.connections,
-                            settings.run_threads()
+                            policy::run_threads(settings)
                         ))
                         .into(),
                     ));

@@ -49,7 +49,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir(&config.workload.name));
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let runtime = run::runtime(config.control_threads())?;
+    let runtime = run::runtime(run::policy::control_threads(&config))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let context = RunContext {
