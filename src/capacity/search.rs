@@ -15,6 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use super::rates::same_rate;
 pub use super::rates::RatePlan;
 use super::record::{ProbeRecord, Record, TrialRecord};
 
@@ -327,13 +328,6 @@ fn first_invalid(records: &[Record]) -> Option<&TrialRecord> {
                 .total_cmp(&b.rate_per_s)
                 .then(a.repeat.cmp(&b.repeat))
         })
-}
-
-/// Whether two rates are the same attempted rate. Rates are compared with a relative
-/// tolerance far below any rate step, so that a rate read back from JSON matches the one
-/// the search computed.
-pub(crate) fn same_rate(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// Where one rate stands.
