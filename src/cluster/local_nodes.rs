@@ -53,62 +53,64 @@ impl NodeSource {
     /// The local nodes behind `hosts` (host:port): none when there is nothing to find, and
     /// why when a running local cluster is not the one the hosts name.
     pub fn resolve(&self, hosts: &[String]) -> LocalNodes {
-        let dir = match self {
-            NodeSource::Nowhere => return LocalNodes::default(),
-            NodeSource::Started { nodes, gc } => {
-                return LocalNodes {
-                    found: Some(Found {
-                        nodes: nodes.clone(),
-                        gc: *gc,
-                        cluster_dir: None,
-                    }),
-                    ..LocalNodes::default()
+        match self {
+            NodeSource::Nowhere => LocalNodes::default(),
+            NodeSource::Started { nodes, gc } => LocalNodes {
+                found: Some(Found {
+                    nodes: nodes.clone(),
+                    gc: *gc,
+                    cluster_dir: None,
+                }),
+                ..LocalNodes::default()
+            },
+            NodeSource::Recorded(dir) => {
+                let (found, refused) = match recorded(dir, hosts) {
+                    Ok(found) => (found, None),
+                    Err(why) => (None, Some(why)),
+                };
+                LocalNodes {
+                    found,
+                    looked_in: Some(dir.clone()),
+                    refused,
                 }
             }
-            NodeSource::Recorded(dir) => dir,
-        };
-        let looked_in = |outcome: Result<Option<Found>, String>| {
-            let (found, refused) = match outcome {
-                Ok(found) => (found, None),
-                Err(why) => (None, Some(why)),
-            };
-            LocalNodes {
-                found,
-                looked_in: Some(dir.clone()),
-                refused,
-            }
-        };
-        // No cluster recorded there, or one that does not run: a run against another
-        // cluster, with nothing to say about it.
-        let Ok(cluster) = LocalCluster::open(dir) else {
-            return looked_in(Ok(None));
-        };
-        if cluster.running_pids().is_empty() {
-            return looked_in(Ok(None));
         }
-        let specs = cluster.nodes();
-        let addresses: Vec<SocketAddr> = specs.iter().map(NodeSpec::native_addr).collect();
-        let outside: Vec<&String> = hosts
-            .iter()
-            .filter(|h| !resolve(h).iter().any(|a| addresses.contains(a)))
-            .collect();
-        if !outside.is_empty() {
-            let local: Vec<String> = addresses.iter().map(ToString::to_string).collect();
-            let outside: Vec<&str> = outside.iter().map(|h| h.as_str()).collect();
-            return looked_in(Err(format!(
-                "the local cluster in {} answers at {}, and the run's hosts {} are not among \
-                 its nodes (give --cluster-dir for the cluster the run loads)",
-                dir.display(),
-                local.join(", "),
-                outside.join(", ")
-            )));
-        }
-        looked_in(Ok(Some(Found {
-            nodes: specs,
-            gc: cluster.config().gc,
-            cluster_dir: Some(cluster.dir().to_path_buf()),
-        })))
     }
+}
+
+/// The nodes of the local cluster recorded in `dir`, when it runs and `hosts` are among its
+/// nodes' CQL addresses; `Err` says why a running cluster is not taken.
+fn recorded(dir: &Path, hosts: &[String]) -> Result<Option<Found>, String> {
+    // No cluster recorded there, or one that does not run: a run against another cluster,
+    // with nothing to say about it.
+    let Ok(cluster) = LocalCluster::open(dir) else {
+        return Ok(None);
+    };
+    if cluster.running_pids().is_empty() {
+        return Ok(None);
+    }
+    let specs = cluster.nodes();
+    let addresses: Vec<SocketAddr> = specs.iter().map(NodeSpec::native_addr).collect();
+    let outside: Vec<&String> = hosts
+        .iter()
+        .filter(|h| !resolve(h).iter().any(|a| addresses.contains(a)))
+        .collect();
+    if !outside.is_empty() {
+        let local: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+        let outside: Vec<&str> = outside.iter().map(|h| h.as_str()).collect();
+        return Err(format!(
+            "the local cluster in {} answers at {}, and the run's hosts {} are not among its \
+             nodes (give --cluster-dir for the cluster the run loads)",
+            dir.display(),
+            local.join(", "),
+            outside.join(", ")
+        ));
+    }
+    Ok(Some(Found {
+        nodes: specs,
+        gc: cluster.config().gc,
+        cluster_dir: Some(cluster.dir().to_path_buf()),
+    }))
 }
 
 /// The local nodes behind a run's `--hosts`, as [`NodeSource::resolve`] found them.
