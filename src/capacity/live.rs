@@ -13,11 +13,10 @@ use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
 use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
-use crate::cluster::{self, LocalCluster, StartOptions};
+use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
 use crate::fleet::launch::{Launcher, WorkerEnd, WorkerPlan};
 use crate::fleet::merge;
-use crate::metrics::server_pauses::PauseSource;
 use crate::results::config::RunSettings;
 use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
@@ -86,11 +85,11 @@ pub fn search(
         }
         _ => None,
     };
-    // The trials record the pauses of the cluster this search restarts, else of the local
-    // cluster headroom started when the trials load it.
-    let pauses = match &cluster {
-        Some(c) => PauseSource::of_cluster(c),
-        None => PauseSource::Discover(
+    // The trials' local nodes are those of the cluster this search restarts, else those of
+    // the local cluster headroom started when the trials load it.
+    let local_nodes = match &cluster {
+        Some(c) => NodeSource::of_cluster(c),
+        None => NodeSource::Recorded(
             config
                 .cluster_dir
                 .clone()
@@ -106,7 +105,7 @@ pub fn search(
         // With the data kept, an earlier part of this search populated it already.
         populated: config.fresh == Fresh::None && !store.records().is_empty(),
         cluster,
-        pauses,
+        local_nodes,
         observer,
         launcher,
     };
@@ -123,8 +122,9 @@ struct LiveRunner<'a, 'o> {
     /// Whether the workload's rows are in the cluster already.
     populated: bool,
     cluster: Option<&'a mut LocalCluster>,
-    /// Whose server pauses each trial records.
-    pauses: PauseSource,
+    /// Where each trial finds the local nodes behind its hosts (their server pauses, their
+    /// tables' figures through nodetool).
+    local_nodes: NodeSource,
     /// Hears every run of the search.
     observer: &'o mut dyn RunObserver,
     /// The fleet that runs each probe and trial, and its size; `None`: this process does.
@@ -176,7 +176,7 @@ impl LiveRunner<'_, '_> {
             credentials: self.credentials.clone(),
             stop: self.stop.clone(),
             populate,
-            pauses: &self.pauses,
+            local_nodes: &self.local_nodes,
         };
         let executed =
             self.runtime

@@ -8,6 +8,13 @@ use crate::units::parse_rate;
 /// The most rates a ladder may hold: each is at least one full trial.
 pub const MAX_RUNGS: usize = 200;
 
+/// Whether two rates are the same attempted rate. Rates are compared with a relative
+/// tolerance far below any rate step, so that a rate read back from JSON matches the one
+/// the search computed.
+pub(crate) fn same_rate(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
 /// Which attempted rates to try (`--rates`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -96,13 +103,6 @@ impl RatePlan {
         }
         Ok(RatePlan::Ladder(rates))
     }
-}
-
-/// Whether two rates are the same attempted rate. Rates are compared with a relative
-/// tolerance far below any rate step, so that a rate read back from JSON matches the one
-/// the search computed.
-pub(crate) fn same_rate(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// A search's rates as the user gave them (`--rates`, `--resolution`) and the plan they make.

@@ -20,6 +20,8 @@ pub mod config;
 mod error;
 pub mod jars;
 pub mod java;
+mod launch;
+pub mod local_nodes;
 pub mod pauses;
 pub mod probe;
 pub mod process;
@@ -35,8 +37,8 @@ use std::time::{Duration, Instant};
 
 pub use config::{ClientTls, ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
-use jars::CassandraJars;
 use java::Java;
+pub use local_nodes::{LocalNodes, NodeSource};
 use process::Target;
 use state::ClusterState;
 
@@ -128,7 +130,7 @@ impl LocalCluster {
         if existing.is_none() {
             // Before anything is written: a refused start leaves no record behind.
             for spec in config.node_specs(dir) {
-                check_ports_free(&spec)?;
+                launch::check_ports_free(&spec)?;
             }
         }
         let jars = jars::resolve(&config.cassandra_version, &options.cache_dir, &say)?;
@@ -546,147 +548,6 @@ impl LocalCluster {
         ));
         Ok(command)
     }
-
-    fn launch_node(
-        &mut self,
-        spec: &NodeSpec,
-        java: &Java,
-        jars: &CassandraJars,
-    ) -> Result<(), ClusterError> {
-        check_ports_free(spec)?;
-        for sub in [
-            "conf",
-            "data",
-            "commitlog",
-            "hints",
-            "saved_caches",
-            "cdc_raw",
-            "logs",
-        ] {
-            let path = spec.dir.join(sub);
-            fs::create_dir_all(&path)
-                .map_err(ClusterError::io(format!("creating {}", path.display())))?;
-        }
-        let conf = spec.conf_dir();
-        write_file(
-            &spec.yaml_path(),
-            &render::cassandra_yaml(&self.state.config, spec),
-        )?;
-        write_file(
-            &conf.join("cassandra-rackdc.properties"),
-            &render::rackdc_properties(&self.state.config, spec),
-        )?;
-        write_file(&conf.join("logback.xml"), &render::logback_xml())?;
-        write_file(
-            &conf.join("logback-tools.xml"),
-            &render::logback_tools_xml(),
-        )?;
-        let args = render::jvm_args(&self.state.config, spec, java, jars);
-        let child = process::launch(&java.path, &args, &spec.log_path())?;
-        let pid = child.id();
-        let slot = spec.index as usize - 1;
-        self.children[slot] = Some(child);
-        self.state.pids[slot] = Some(pid);
-        write_file(&spec.pid_path(), &format!("{pid}\n"))?;
-        self.state.save(&self.dir)
-    }
-
-    fn report_ready(&self, spec: &NodeSpec, started: Instant, say: &dyn Fn(&str)) {
-        say(&format!(
-            "  node {} at {} answers CQL after {:.1} s (pid {})",
-            spec.index,
-            spec.native_addr(),
-            started.elapsed().as_secs_f64(),
-            self.state.pids[spec.index as usize - 1].unwrap_or(0),
-        ));
-    }
-
-    fn wait_until_ready(&mut self, spec: &NodeSpec, timeout: Duration) -> Result<(), ClusterError> {
-        let slot = spec.index as usize - 1;
-        let started = Instant::now();
-        let mut exited = None;
-        let ready = process::wait_until(timeout, || {
-            if let Some(Ok(Some(status))) = self.children[slot].as_mut().map(Child::try_wait) {
-                exited = Some(status);
-                return true;
-            }
-            probe::accepts_connections(spec.native_addr())
-        });
-        if let Some(status) = exited {
-            self.children[slot] = None;
-            self.state.pids[slot] = None;
-            self.state.save(&self.dir)?;
-            return Err(ClusterError::NodeExited {
-                node: spec.index,
-                address: spec.address.to_string(),
-                status: status.to_string(),
-                log: spec.log_path(),
-                tail: process::tail_of_file(&spec.log_path(), 20),
-            });
-        }
-        if !ready {
-            return Err(ClusterError::StartTimeout {
-                node: spec.index,
-                address: spec.address.to_string(),
-                waited: started.elapsed(),
-                log: spec.log_path(),
-                tail: process::tail_of_file(&spec.log_path(), 20),
-            });
-        }
-        Ok(())
-    }
-}
-
-impl LocalCluster {
-    /// Waits until every node lists all the others, with their CQL addresses, in
-    /// `system.peers_v2`. A node opens its CQL port as soon as it has joined, which can be a
-    /// moment before gossip has told it (and the nodes before it) about every peer; a driver
-    /// connecting in that moment would see part of the cluster.
-    fn wait_until_all_see_each_other(&self, timeout: Duration) -> Result<(), ClusterError> {
-        let specs = self.nodes();
-        let others = specs.len() - 1;
-        let login = auth::login(self);
-        let tls = tls::probe_tls(self)?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(ClusterError::io("starting the async runtime"))?;
-        let mut last = String::new();
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            let mut lagging = Vec::new();
-            for spec in &specs {
-                match runtime.block_on(probe::peers_known(
-                    spec.native_addr(),
-                    Duration::from_secs(5),
-                    login.as_ref().map(auth::Credentials::user_and_password),
-                    tls.clone(),
-                )) {
-                    Ok(n) if n == others => {}
-                    Ok(n) => {
-                        lagging.push(format!("node {} sees {n} of {others} peers", spec.index))
-                    }
-                    Err(e) => lagging.push(format!("node {}: {e}", spec.index)),
-                }
-            }
-            if lagging.is_empty() {
-                return Ok(());
-            }
-            last = lagging.join("; ");
-            std::thread::sleep(Duration::from_millis(500));
-        }
-        let first = &specs[0];
-        Err(ClusterError::StartTimeout {
-            node: first.index,
-            address: format!(
-                "{}, waiting for all nodes to see each other: {last}",
-                first.address
-            ),
-            waited: timeout,
-            log: first.log_path(),
-            tail: process::tail_of_file(&first.log_path(), 20),
-        })
-    }
 }
 
 impl Drop for LocalCluster {
@@ -700,25 +561,6 @@ impl Drop for LocalCluster {
             }
         }
     }
-}
-
-/// Refuses a node whose CQL, storage or JMX port is taken.
-fn check_ports_free(spec: &NodeSpec) -> Result<(), ClusterError> {
-    for (what, addr) in [
-        ("CQL", spec.native_addr()),
-        ("storage", spec.storage_addr()),
-        ("JMX", spec.jmx_addr()),
-    ] {
-        // A short grace: a node stopped a moment ago may still be closing its sockets.
-        if !process::wait_until(Duration::from_secs(3), || probe::is_free(addr)) {
-            return Err(ClusterError::PortInUse {
-                node: spec.index,
-                what,
-                addr,
-            });
-        }
-    }
-    Ok(())
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), ClusterError> {

@@ -152,7 +152,7 @@ pub fn sweep(
         config.stable_error * 100.0,
         out.display()
     );
-    let runtime = crate::run::runtime(config.run.control_threads())?;
+    let runtime = crate::run::runtime(crate::run::policy::control_threads(&config.run))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let is_usage = |e: &anyhow::Error| super::exit::exit_code_for(e) == super::exit::EXIT_USAGE;

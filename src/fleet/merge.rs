@@ -38,6 +38,7 @@ use crate::results::summary::{
     ClientCost, Latency, OpSummary, PopulateSummary, RunSummary, SlaSummary, WorkerFigures,
 };
 use crate::run::files::RunFiles;
+use crate::run::policy::run_threads;
 use crate::sla::{ClientFigures, Validity, ValidityVerdict};
 use crate::stats::new_histogram;
 use crate::usage::UsageError;
@@ -143,7 +144,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut settings = first.settings.clone();
     settings.worker = None;
-    settings.threads = workers.iter().map(|w| w.settings.run_threads()).sum();
+    settings.threads = workers.iter().map(|w| run_threads(&w.settings)).sum();
     settings.threads_from_rate = false;
     settings.mode = fleet_mode(settings.mode, workers.len());
     settings.command_line = command_line;
@@ -738,7 +739,7 @@ fn validity(
             .expect("auto-resizing histograms always add");
     }
     let wait = Latency::of(&wait);
-    let threads: usize = workers.iter().map(|w| w.settings.run_threads()).sum();
+    let threads: usize = workers.iter().map(|w| run_threads(&w.settings)).sum();
     let wall_s = workers
         .iter()
         .map(|w| w.summary.warmup_s + w.summary.measured_s)

@@ -5,8 +5,8 @@
 //! does to the service level.
 //!
 //! - [`parse_during`] reads `--during compact@5m,kill:3@20s,restart:3@35s` into a [`Plan`].
-//! - [`targets_for`] finds the nodes: those of a local cluster headroom started (the one the
-//!   run's server pauses come from), or JMX endpoints given with `--jmx`.
+//! - [`targets_for`] finds the nodes: the local nodes behind the run's hosts, found through a
+//!   cluster directory ([`LocalNodes`]), or JMX endpoints given with `--jmx`.
 //! - [`runner`] runs the plan beside the load: one operation at a time, on one node after
 //!   another, and records each in `maintenance.json` ([`MaintenanceFile`]) as it ends.
 
@@ -18,8 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cluster::LocalCluster;
-use crate::metrics::server_pauses::PauseSource;
+use crate::cluster::LocalNodes;
 
 pub use runner::{MaintenanceFile, OperationRecord, Status, MAINTENANCE_JSON};
 
@@ -375,21 +374,22 @@ impl Target {
 /// Cassandra's JMX port, when `--jmx` names a host alone.
 pub const DEFAULT_JMX_PORT: u16 = 7199;
 
-/// The nodes the run's maintenance runs on: the `--jmx` endpoints when given, else the nodes
-/// of the local cluster `pauses` finds for `hosts` (a run against a cluster headroom started).
+/// The nodes the run's maintenance runs on: the `--jmx` endpoints when given, else the
+/// `local` nodes behind `hosts` when they were found through a cluster directory (a run
+/// against a cluster headroom started, whose processes a fault signals).
 pub fn targets_for(
     config: &MaintenanceConfig,
-    pauses: &PauseSource,
+    local: &LocalNodes,
     hosts: &[String],
 ) -> Result<Vec<Target>, PlanError> {
-    let targets = all_targets(config, pauses, hosts)?;
+    let targets = all_targets(config, local, hosts)?;
     check_nodes(&config.plan, &targets)?;
     Ok(targets)
 }
 
 fn all_targets(
     config: &MaintenanceConfig,
-    pauses: &PauseSource,
+    local: &LocalNodes,
     hosts: &[String],
 ) -> Result<Vec<Target>, PlanError> {
     if !config.jmx.is_empty() {
@@ -409,33 +409,29 @@ fn all_targets(
                  headroom did not start"
             .to_string(),
     };
-    let PauseSource::Discover(dir) = pauses else {
+    let Some(dir) = local.looked_in() else {
         return Err(PlanError::Targets(format!(
             "--during needs the cluster's nodes: {advice}"
         )));
     };
-    match pauses.nodes_for(hosts) {
-        Err(why) => Err(PlanError::Targets(format!("--during: {why}; or {advice}"))),
-        Ok(nodes) if nodes.is_empty() => Err(PlanError::Targets(format!(
+    if let Some(why) = local.refused() {
+        return Err(PlanError::Targets(format!("--during: {why}; or {advice}")));
+    }
+    match local.cluster_dir() {
+        Some(cluster) if !local.nodes().is_empty() => Ok(local
+            .nodes()
+            .iter()
+            .map(|n| Target::Local {
+                dir: cluster.to_path_buf(),
+                index: n.index,
+            })
+            .collect()),
+        _ => Err(PlanError::Targets(format!(
             "--during runs nodetool on every node, but --hosts {} is not a running local \
              cluster headroom started (looked in {}; --cluster-dir names another): {advice}",
             hosts.join(","),
             dir.display()
         ))),
-        Ok(_) => {
-            let cluster = LocalCluster::open(dir).map_err(|e| {
-                PlanError::Targets(format!("--during: cannot read the local cluster: {e}"))
-            })?;
-            let dir = cluster.dir().to_path_buf();
-            Ok(cluster
-                .nodes()
-                .iter()
-                .map(|n| Target::Local {
-                    dir: dir.clone(),
-                    index: n.index,
-                })
-                .collect())
-        }
     }
 }
 
@@ -469,6 +465,7 @@ impl crate::usage::Blame for PlanError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::NodeSource;
 
     fn at(plan: &Plan) -> Vec<(Operation, f64)> {
         plan.0.iter().map(|p| (p.operation, p.at_s)).collect()
@@ -646,17 +643,34 @@ mod tests {
             keyspace: "headroom".into(),
         };
         let empty = tempfile::tempdir().unwrap();
-        let source = PauseSource::Discover(empty.path().to_path_buf());
-        let err = targets_for(&config, &source, &["10.1.1.1:9042".into()]).unwrap_err();
+        let hosts = ["10.1.1.1:9042".to_string()];
+        let local = NodeSource::Recorded(empty.path().to_path_buf()).resolve(&hosts);
+        let err = targets_for(&config, &local, &hosts).unwrap_err();
         assert!(err.to_string().contains("--jmx HOST:PORT"), "{err}");
-        let err = targets_for(&config, &PauseSource::None, &[]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("looked in {}", empty.path().display())),
+            "{err}"
+        );
+        let err = targets_for(&config, &NodeSource::Nowhere.resolve(&[]), &[]).unwrap_err();
         assert!(err.to_string().contains("--jmx"), "{err}");
+        // Nodes the caller gave were not found through a cluster directory: no targets.
+        let given = NodeSource::Started {
+            nodes: crate::cluster::ClusterConfig::default().node_specs(empty.path()),
+            gc: crate::cluster::GcKind::G1,
+        };
+        let err = targets_for(&config, &given.resolve(&hosts), &hosts).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("--during needs the cluster's nodes: give --jmx"),
+            "{err}"
+        );
         // A fault has no --jmx way out: the message sends to a local cluster instead.
         let faults = MaintenanceConfig {
             plan: parse_during("kill:1@3s").unwrap(),
             ..config
         };
-        let err = targets_for(&faults, &source, &["10.1.1.1:9042".into()])
+        let err = targets_for(&faults, &local, &hosts)
             .unwrap_err()
             .to_string();
         assert!(err.contains("kill acts on the process of a node"), "{err}");

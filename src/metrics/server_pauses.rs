@@ -15,20 +15,19 @@
 //! last answer. The stopped time is the part of every pause that falls inside that range
 //! (a pause that began in the warmup counts for what reaches past its end).
 //!
-//! Which nodes: those of a local cluster headroom started, given by the caller
-//! ([`PauseSource::Nodes`], e.g. the cluster a capacity search restarts) or found in a
-//! cluster directory ([`PauseSource::Discover`]) when that cluster runs and the run's
-//! `--hosts` are its nodes. A log that is missing or unreadable never fails the run: it
-//! becomes a note in pauses.json.
+//! Which nodes: the local nodes behind the run's `--hosts`, as the run found them
+//! ([`LocalNodes`]: those of a local cluster headroom started, given by the caller or found in
+//! a cluster directory); [`PauseNode::all_of`] makes them pause nodes. A log that is missing or
+//! unreadable never fails the run: it becomes a note in pauses.json.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::pauses::{PauseEvent, PauseLog};
-use crate::cluster::{GcKind, LocalCluster, NodeSpec};
+use crate::cluster::{GcKind, LocalNodes, NodeSpec};
 use crate::stats::{new_histogram, value_at_percentile};
 
 /// How many of the longest pauses each node lists on their own.
@@ -58,94 +57,18 @@ impl PauseNode {
         }
     }
 
+    /// Every node of `local`, in order.
+    pub fn all_of(local: &LocalNodes) -> Vec<PauseNode> {
+        match local.gc() {
+            Some(gc) => local.nodes().iter().map(|n| PauseNode::of(n, gc)).collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// The node's tag in pauses.hlog.
     pub fn tag(&self) -> String {
         format!("{}.pause", self.name)
     }
-}
-
-/// Where a run finds the nodes whose pauses it records.
-#[derive(Debug, Clone, Default)]
-pub enum PauseSource {
-    /// Nowhere: no pause files are written.
-    #[default]
-    None,
-    /// These nodes, whatever the run's hosts (the caller knows it loads them).
-    Nodes(Vec<PauseNode>),
-    /// The local cluster recorded in this directory, if it runs and the run's hosts are
-    /// among its nodes' CQL addresses.
-    Discover(PathBuf),
-}
-
-impl PauseSource {
-    /// Every node of a cluster the caller started.
-    pub fn of_cluster(cluster: &LocalCluster) -> PauseSource {
-        let gc = cluster.config().gc;
-        PauseSource::Nodes(
-            cluster
-                .nodes()
-                .iter()
-                .map(|n| PauseNode::of(n, gc))
-                .collect(),
-        )
-    }
-
-    /// The cluster `headroom cluster` uses: `HEADROOM_CLUSTER_DIR`, else the default
-    /// directory.
-    pub fn discover_default() -> PauseSource {
-        let dir = std::env::var_os("HEADROOM_CLUSTER_DIR")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(crate::cluster::default_dir);
-        PauseSource::Discover(dir)
-    }
-
-    /// The nodes to read for a run against `hosts` (host:port). `Ok` with no nodes when
-    /// there is nothing to record; `Err` says why a running local cluster was not taken.
-    pub fn nodes_for(&self, hosts: &[String]) -> Result<Vec<PauseNode>, String> {
-        let dir = match self {
-            PauseSource::None => return Ok(Vec::new()),
-            PauseSource::Nodes(nodes) => return Ok(nodes.clone()),
-            PauseSource::Discover(dir) => dir,
-        };
-        // No cluster recorded there, or one that does not run: a run against another
-        // cluster, with nothing to say about it.
-        let Ok(cluster) = LocalCluster::open(dir) else {
-            return Ok(Vec::new());
-        };
-        if cluster.running_pids().is_empty() {
-            return Ok(Vec::new());
-        }
-        let specs = cluster.nodes();
-        let addresses: Vec<SocketAddr> = specs.iter().map(NodeSpec::native_addr).collect();
-        let outside: Vec<&String> = hosts
-            .iter()
-            .filter(|h| !resolve(h).iter().any(|a| addresses.contains(a)))
-            .collect();
-        if !outside.is_empty() {
-            let local: Vec<String> = addresses.iter().map(ToString::to_string).collect();
-            let outside: Vec<&str> = outside.iter().map(|h| h.as_str()).collect();
-            return Err(format!(
-                "the local cluster in {} answers at {}, and the run's hosts {} are not among \
-                 its nodes (give --cluster-dir for the cluster the run loads)",
-                dir.display(),
-                local.join(", "),
-                outside.join(", ")
-            ));
-        }
-        let gc = cluster.config().gc;
-        Ok(specs.iter().map(|n| PauseNode::of(n, gc)).collect())
-    }
-}
-
-/// The socket addresses a `host:port` stands for; none when it does not resolve.
-fn resolve(host: &str) -> Vec<SocketAddr> {
-    if let Ok(addr) = host.parse::<SocketAddr>() {
-        return vec![addr];
-    }
-    host.to_socket_addrs()
-        .map(|a| a.collect())
-        .unwrap_or_default()
 }
 
 /// The time base and ranges of a run, as its histograms.hlog has them.
@@ -671,24 +594,5 @@ mod tests {
             "{:?}",
             file.notes
         );
-    }
-
-    #[test]
-    fn a_local_cluster_is_taken_only_for_its_own_hosts() {
-        let dir = tempfile::tempdir().unwrap();
-        // Nothing recorded: nothing to say.
-        let source = PauseSource::Discover(dir.path().to_path_buf());
-        assert_eq!(source.nodes_for(&["10.0.0.1:9042".into()]), Ok(Vec::new()));
-        assert_eq!(PauseSource::None.nodes_for(&[]), Ok(Vec::new()));
-        let given = vec![g1_node(dir.path())];
-        assert_eq!(
-            PauseSource::Nodes(given.clone()).nodes_for(&["10.0.0.1:9042".into()]),
-            Ok(given)
-        );
-        assert_eq!(
-            resolve("127.0.0.5:9042"),
-            vec!["127.0.0.5:9042".parse().unwrap()]
-        );
-        assert!(resolve("no port").is_empty());
     }
 }

@@ -54,7 +54,8 @@ pub struct RunSettings {
     /// Interval length, seconds.
     pub interval_s: f64,
     /// Client threads: exactly these when `--threads` gave them; without it
-    /// (`threads_from_rate`), the most a run takes ([`RunSettings::run_threads`]).
+    /// (`threads_from_rate`), the most a run takes (how many it does take is the run's
+    /// decision, `run::policy::run_threads`).
     pub threads: usize,
     /// No `--threads` was given: an open-loop run takes as many threads as its rate needs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -156,47 +157,7 @@ pub struct FleetOrigin {
     pub dirs: Vec<String>,
 }
 
-/// Without `--threads`, an open-loop run takes one client thread per this many requests a
-/// second: one thread sends 10 000/s at about 7 µs of CPU a request (7% of a core), and
-/// every thread added below what the rate needs only adds wake-ups per request
-/// (docs/PERFORMANCE.md, "One runtime per thread").
-pub const RATE_PER_THREAD: f64 = 20_000.0;
-
 impl RunSettings {
-    /// Worker threads of the runtime that holds the run's control (the driver's session,
-    /// the collector, the files): one when the measured requests go through the native
-    /// sender, whose connections live on the lanes; with the driver's path its connections
-    /// live there, so it gets `threads`. Idle workers of a larger runtime still woke for the
-    /// control's few tasks a second and cost the default 10–15% more CPU per request than
-    /// `--threads 1` at 4000–10 000/s.
-    pub fn control_threads(&self) -> usize {
-        match self.effective_sender() {
-            Sender::Driver => self.threads.max(1),
-            Sender::Auto | Sender::Native => 1,
-        }
-    }
-
-    /// The client threads this run takes: `threads` when given; without `--threads`, one
-    /// per [`RATE_PER_THREAD`] of the open loop's rate this process sends (a fleet's worker:
-    /// its share), at least one and at most `threads` (a closed loop takes `threads`).
-    pub fn run_threads(&self) -> usize {
-        match (self.threads_from_rate, self.mode) {
-            (true, crate::engine::LoadMode::Open { rate_per_s, .. }) => {
-                let sent = rate_per_s / self.share().count as f64;
-                let needed = (sent / RATE_PER_THREAD).ceil();
-                (needed.min(self.threads as f64) as usize).clamp(1, self.threads.max(1))
-            }
-            _ => self.threads.max(1),
-        }
-    }
-
-    /// The sender the measured requests will try: the driver for workloads the native
-    /// sender does not serve, whatever `--sender` asked (`native` is refused for them
-    /// when the settings are made).
-    pub fn effective_sender(&self) -> Sender {
-        self.sender
-    }
-
     /// When the engine ends the run: the warmup, then the duration or the request count.
     pub fn end(&self) -> End {
         End {

@@ -127,8 +127,9 @@ fn validity(
     let wait = Latency::of(&wait);
     let wall_s = (outcome.elapsed_ns as f64 / 1e9).max(1e-9);
     let figures = ClientFigures {
-        threads: config.run_threads(),
-        cpu_share_of_threads: cpu.as_secs_f64() / (wall_s * config.run_threads() as f64),
+        threads: super::policy::run_threads(config),
+        cpu_share_of_threads: cpu.as_secs_f64()
+            / (wall_s * super::policy::run_threads(config) as f64),
         wait_p99_ms: wait.p99_ms,
         wait_p999_ms: wait.p999_ms,
         wait_max_ms: wait.max_ms,

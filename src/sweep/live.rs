@@ -13,8 +13,8 @@ use super::settings::SweepSettings;
 use super::{
     stop_rule, Stability, StabilityRule, StepEnd, StepRecord, SweepFile, SweepStatus, SweepStop,
 };
+use crate::cluster::NodeSource;
 use crate::engine::{Interval, LoadMode, StopReason};
-use crate::metrics::server_pauses::PauseSource;
 use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary};
 use crate::run::template::Load;
@@ -174,13 +174,13 @@ fn run_step(
         stable: false,
     };
     let started = Instant::now();
-    let pauses = PauseSource::discover_default();
+    let local_nodes = NodeSource::recorded_default();
     let context = RunContext {
         out: &dir,
         credentials,
         stop: stop.clone(),
         populate,
-        pauses: &pauses,
+        local_nodes: &local_nodes,
     };
     let executed = runtime.block_on(run::execute(&run_config, &context, &mut watch));
     let mut record = StepRecord {

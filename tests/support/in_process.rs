@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use headroom::cluster::NodeSource;
 use headroom::engine::Interval;
-use headroom::metrics::server_pauses::PauseSource;
 use headroom::metrics::Phase;
 use headroom::results::summary::{PopulateSummary, RunSummary};
 use headroom::run::{self, Control, Finished, RunContext, RunObserver, RunOutcome, RunSettings};
@@ -104,7 +104,7 @@ pub fn execute(settings: &RunSettings, out: &Path) -> (anyhow::Result<RunOutcome
         credentials: None,
         stop: StopSignal::new(),
         populate: true,
-        pauses: &PauseSource::None,
+        local_nodes: &NodeSource::Nowhere,
     };
     let mut recorder = Recorder::default();
     let outcome = runtime.block_on(run::execute(settings, &context, &mut recorder));

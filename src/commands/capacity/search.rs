@@ -157,7 +157,7 @@ pub fn search(
         dir.display()
     );
 
-    let runtime = crate::run::runtime(config.run.control_threads())?;
+    let runtime = crate::run::runtime(crate::run::policy::control_threads(&config.run))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();

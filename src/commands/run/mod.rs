@@ -8,7 +8,7 @@ use crate::commands::exit::EXIT_INTERRUPTED;
 use std::time::Duration;
 
 use crate::cli::RunArgs;
-use crate::metrics::server_pauses::PauseSource;
+use crate::cluster::NodeSource;
 use crate::run::{self, RunContext, RunOutcome};
 use crate::stop::StopSignal;
 
@@ -36,11 +36,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     settings::with_worker(&mut config, &args.fleet)?;
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.hosts)?;
-    let pauses = PauseSource::Discover(cluster_dir);
+    let local_nodes = NodeSource::Recorded(cluster_dir);
     if let Some(maintenance) = &config.maintenance {
         // The nodes --during acts on are known before anything connects: a plan that has
         // none is the user's to mend, with nothing written.
-        crate::maintenance::targets_for(maintenance, &pauses, &config.hosts)?;
+        let local = local_nodes.resolve(&config.hosts);
+        crate::maintenance::targets_for(maintenance, &local, &config.hosts)?;
     }
     let out = args
         .output
@@ -48,7 +49,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir(&config.workload.name));
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let runtime = run::runtime(config.control_threads())?;
+    let runtime = run::runtime(run::policy::control_threads(&config))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let context = RunContext {
@@ -56,7 +57,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         credentials,
         stop: stop.clone(),
         populate: true,
-        pauses: &pauses,
+        local_nodes: &local_nodes,
     };
     let result = runtime.block_on(run::execute(&config, &context, &mut Terminal::new()));
     // A worker may still wait towards a request that will never be sent.

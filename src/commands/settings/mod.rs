@@ -20,6 +20,7 @@ use crate::client;
 use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
+use crate::run::policy::{effective_sender, run_threads};
 use crate::sla::Sla;
 use crate::usage::{usage_error, UsageError};
 use crate::workload::{
@@ -390,9 +391,9 @@ pub fn settings(
 /// nodes (a ring of more is found when connecting); raises the soft limit when the hard one
 /// allows them.
 fn check_open_files(settings: &RunSettings) -> Result<(), UsageError> {
-    let threads = match settings.effective_sender() {
+    let threads = match effective_sender(settings) {
         client::native::Sender::Driver => 0,
-        _ => settings.run_threads(),
+        _ => run_threads(settings),
     };
     let needed = client::open_files::needed(threads, settings.connections, settings.hosts.len());
     client::open_files::make_room(needed).map_err(|(soft, hard)| {
@@ -429,14 +430,14 @@ pub fn check_in_flight(settings: &RunSettings) -> Result<(), UsageError> {
     let LoadMode::Closed { concurrency } = settings.mode else {
         return Ok(());
     };
-    let (threads, per_thread_streams, how) = match settings.effective_sender() {
+    let (threads, per_thread_streams, how) = match effective_sender(settings) {
         client::native::Sender::Driver => (
             1,
             settings.connections * STREAMS_PER_CONNECTION,
             format!("the driver's {} connection(s)", settings.connections),
         ),
         _ => {
-            let threads = settings.run_threads();
+            let threads = run_threads(settings);
             (
                 threads,
                 settings.connections * STREAMS_PER_CONNECTION,

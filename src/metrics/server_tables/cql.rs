@@ -12,7 +12,7 @@ use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancing
 use scylla::statement::unprepared::Statement;
 use scylla::value::{CqlValue, Row};
 
-use crate::metrics::server_pauses::PauseNode;
+use crate::cluster::NodeSpec;
 
 use super::model::{Figure, NodeTables, Snapshot, Unit};
 use super::nodetool::{local_node, nodetool_figures, LocalNode};
@@ -102,15 +102,15 @@ pub struct TablesReader {
 
 impl TablesReader {
     /// A reader for `keyspace.table` over `session`, adding nodetool's figures for the
-    /// local nodes `pause_nodes` names (those a
-    /// [`PauseSource`](crate::metrics::server_pauses::PauseSource) found for the run).
+    /// `local` nodes (those behind the run's hosts,
+    /// [`LocalNodes`](crate::cluster::LocalNodes)).
     pub fn new(
         session: Arc<Session>,
         keyspace: &str,
         table: &str,
-        pause_nodes: &[PauseNode],
+        local: &[NodeSpec],
     ) -> TablesReader {
-        let local = pause_nodes.iter().filter_map(local_node).collect();
+        let local = local.iter().filter_map(local_node).collect();
         TablesReader {
             session,
             keyspace: keyspace.to_string(),

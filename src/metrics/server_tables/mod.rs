@@ -10,8 +10,8 @@
 //!   coordinated for it (`coordinator_read_latency`, `coordinator_write_latency`), rows and
 //!   tombstones read per query, and the largest partition. Latency tables give a count, the
 //!   median, the 99th percentile, the maximum and a rate. This works against any cluster.
-//! - nodetool, only for the nodes of a local cluster headroom started (found as the server
-//!   pauses find theirs, [`PauseSource`](crate::metrics::server_pauses::PauseSource)):
+//! - nodetool, only for the nodes of a local cluster headroom started (the local nodes behind
+//!   the run's hosts, [`LocalNodes`](crate::cluster::LocalNodes), as the server pauses'):
 //!   `tablehistograms <ks> <table>` adds the 75th, 95th and 98th percentiles of the table's
 //!   latencies, sstables per read, and the partition size and cell count distributions of its
 //!   sstables; `proxyhistograms` gives the node's coordinator latencies over every table.

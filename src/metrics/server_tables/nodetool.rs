@@ -11,8 +11,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::cluster::LocalCluster;
-use crate::metrics::server_pauses::PauseNode;
+use crate::cluster::{LocalCluster, NodeSpec};
 
 use super::model::{Figure, Unit};
 
@@ -165,15 +164,13 @@ pub(super) struct LocalNode {
     pub(super) address: SocketAddr,
 }
 
-/// The local node behind a pause node: its directory is `<cluster>/nodeN`, holding `logs`.
-pub(super) fn local_node(node: &PauseNode) -> Option<LocalNode> {
-    let node_dir = node.logs_dir.parent()?;
-    let index = node.name.strip_prefix("node")?.parse().ok()?;
+/// Where nodetool reaches a local node: its directory is `<cluster>/nodeN`.
+pub(super) fn local_node(node: &NodeSpec) -> Option<LocalNode> {
     Some(LocalNode {
-        cluster_dir: node_dir.parent()?.to_path_buf(),
-        index,
-        name: node.name.clone(),
-        address: node.address,
+        cluster_dir: node.dir.parent()?.to_path_buf(),
+        index: node.index,
+        name: format!("node{}", node.index),
+        address: node.native_addr(),
     })
 }
 

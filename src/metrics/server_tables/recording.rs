@@ -15,7 +15,7 @@ use scylla::client::session::Session;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::metrics::server_pauses::PauseSource;
+use crate::cluster::LocalNodes;
 use crate::workload::any::AnyWorkload;
 use crate::workload::WorkloadConfig;
 
@@ -32,14 +32,13 @@ pub struct TablesRecording {
 
 impl TablesRecording {
     /// Reads the "before" figures of the table `workload` loads, over `session`, with
-    /// nodetool's for the local nodes `source` finds for `hosts` when `nodetool` is true.
-    /// Writes server-tables.json
-    /// into `out` at once, so the before figures survive a run that never ends cleanly.
+    /// nodetool's for the run's `local` nodes when `nodetool` is true. Writes
+    /// server-tables.json into `out` at once, so the before figures survive a run that never
+    /// ends cleanly.
     pub async fn begin(
         session: Arc<Session>,
         workload: &WorkloadConfig,
-        source: &PauseSource,
-        hosts: &[String],
+        local: &LocalNodes,
         nodetool: bool,
         out: &Path,
     ) -> TablesRecording {
@@ -55,16 +54,12 @@ impl TablesRecording {
         let reader = match AnyWorkload::table_of(workload) {
             Ok(table) => {
                 file.table = table.clone();
-                let nodes = if nodetool {
-                    source.nodes_for(hosts).unwrap_or_default()
-                } else {
-                    Vec::new()
-                };
+                let nodes = if nodetool { local.nodes() } else { &[] };
                 Some(Arc::new(TablesReader::new(
                     session,
                     &workload.keyspace,
                     &table,
-                    &nodes,
+                    nodes,
                 )))
             }
             Err(e) => {
