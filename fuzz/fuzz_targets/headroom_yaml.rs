@@ -5,7 +5,8 @@
 
 use std::sync::OnceLock;
 
-use headroom::workload::declarative::{self, Arg};
+use headroom::workload::declarative;
+use headroom::workload::declarative::values::Ctx;
 use headroom::workload::common::generators::{request_rng, TextPool};
 use headroom::workload::OpMix;
 use libfuzzer_sys::fuzz_target;
@@ -52,15 +53,18 @@ fuzz_target!(|data: &[u8]| {
     let total: f64 = weights.iter().sum();
     let normalised: Vec<f64> = weights.iter().map(|w| w / total).collect();
     let mix = OpMix::new(&normalised);
+    let named: Vec<_> = checked.named.iter().map(|(_, g)| g.clone()).collect();
     for seq in [0, 1, 2, u64::MAX / 2, u64::MAX] {
-        let mut rng = request_rng(1, seq);
         let op = mix.op_for(seq);
-        for arg in &checked.args[op] {
-            let generator = match arg {
-                Arg::Inline(g) => g,
-                Arg::Named(k) => &checked.named[*k].1,
-            };
-            let _ = generator.draw(seq, &mut rng, pool());
+        let mut ctx = Ctx::new(seq, request_rng(1, seq), pool(), &named);
+        let checked_op = &checked.ops[op];
+        if let Some(batch) = &checked_op.batch {
+            let _ = batch.rows.draw(&mut ctx);
+        }
+        for statement in &checked_op.statements {
+            for generator in &statement.args {
+                let _ = generator.draw(&mut ctx);
+            }
         }
     }
 });

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+#[allow(unused_imports)] // named by the doc comment below
 use headroom::engine::schedule::{Arrivals, End, Share, WorkerSchedule, SKIP_BUDGET};
 use headroom::engine::ArrivalKind;
 use libfuzzer_sys::fuzz_target;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use headroom::workload::common::generators::request_rng;
-use headroom::workload::ycsb::values::{KeyChooser, LengthChooser};
+use headroom::workload::ycsb::values::{KeyChooser, KeySettings, LengthChooser};
 use headroom::workload::ycsb::raw::{self, Origin, Properties};
 use headroom::workload::ycsb::{FieldLengthDistribution, ScanLengthDistribution, YcsbConfig};
 use headroom::workload::OpMix;
@@ -44,14 +44,18 @@ fuzz_target!(|data: &[u8]| {
         "{text:?}: the proportions add up to {total}"
     );
     let mix = OpMix::new(&[w[2], w[0], w[1], w[3], w[4]]);
-    let keys = KeyChooser::new(
-        config.requestdistribution,
-        config.recordcount,
-        config.operationcount as f64 * config.insertproportion,
-        config.zipfianconstant,
-        config.hotspotdatafraction,
-        config.hotspotopnfraction,
-    );
+    let keys = KeyChooser::new(&KeySettings {
+        distribution: config.requestdistribution,
+        start: config.insertstart,
+        count: config.insert_count(),
+        records: config.recordcount,
+        expected_inserts: config.operationcount as f64 * config.insertproportion,
+        theta: config.zipfianconstant,
+        hotspot_data_fraction: config.hotspotdatafraction,
+        hotspot_opn_fraction: config.hotspotopnfraction,
+        exponential_percentile: config.exponential_percentile,
+        exponential_frac: config.exponential_frac,
+    });
     let scan_lengths = match config.scanlengthdistribution {
         ScanLengthDistribution::Uniform => {
             LengthChooser::Uniform(config.minscanlength, config.maxscanlength)
@@ -68,6 +72,9 @@ fuzz_target!(|data: &[u8]| {
         FieldLengthDistribution::Zipfian => {
             LengthChooser::zipfian(config.minfieldlength, config.fieldlength)
         }
+        // Its lengths come from a file (`fieldlengthhistogram`), which a fuzzed text names
+        // but does not hold.
+        FieldLengthDistribution::Histogram => return,
     };
     for seq in [1, config.recordcount.saturating_add(7)] {
         let mut rng = request_rng(1, seq);
@@ -76,7 +83,7 @@ fuzz_target!(|data: &[u8]| {
             .recordcount
             .saturating_add(mix.first_type_count(seq))
             .saturating_sub(1);
-        let _ = keys.choose(newest, &mut rng);
+        let _ = keys.choose(newest, seq, &mut rng);
         let _ = scan_lengths.choose(&mut rng);
         let _ = field_lengths.choose(&mut rng);
     }
