@@ -69,13 +69,14 @@ fn as_coordinator(setup: &Setup, args: &[&str]) -> Command {
     command
 }
 
-/// A capacity search's flags with the kubernetes launcher, pods on the host network.
-fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
+/// A short two-worker capacity search's flags into `out`, the launcher's flags, then `extra`.
+fn search_flags(out: &Path, launcher: &[&str], extra: &[&str]) -> Vec<String> {
+    let hosts = support::hosts();
+    let common = [
         "capacity",
         "keyvalue",
         "--hosts",
-        &support::hosts(),
+        &hosts,
         "--duration",
         "4s",
         "--warmup",
@@ -86,6 +87,20 @@ fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
         "p99<3s",
         "--workers",
         "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    common
+        .iter()
+        .chain(launcher)
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// A capacity search's flags with the kubernetes launcher, pods on the host network.
+fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
+    let launcher = [
         "--launcher",
         "kubernetes",
         "--image",
@@ -99,14 +114,8 @@ fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
         "8s",
         "--cpu",
         "100m",
-        "--out",
-        out.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
+    ];
+    search_flags(out, &launcher, extra)
 }
 
 /// Runs a capacity search made by `args` for an output directory, watching it with `watch`
@@ -266,34 +275,12 @@ fn a_fleet_search_on_kubernetes_sends_what_local_workers_send() {
     assert_cleaned_up(&setup);
 
     // The same search by two processes of this machine.
-    let local_args = |local: &Path| -> Vec<String> {
-        [
-            "capacity",
-            "keyvalue",
-            "--hosts",
-            &support::hosts(),
-            "--duration",
-            "4s",
-            "--warmup",
-            "1s",
-            "--window",
-            "2s",
-            "--sla",
-            "p99<3s",
-            "--workers",
-            "2",
-            "--launcher",
-            "local",
-            "--rates",
-            "200,400",
-            "--populate",
-            "400",
-            "--out",
-            local.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+    let local_args = |local: &Path| {
+        search_flags(
+            local,
+            &["--launcher", "local"],
+            &["--rates", "200,400", "--populate", "400"],
+        )
     };
     let (by_local, local) =
         search_judged(&setup, &setup.runs.path().join("local"), local_args, |_| {});

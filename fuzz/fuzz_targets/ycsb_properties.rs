@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use headroom::workload::common::generators::request_rng;
-use headroom::workload::ycsb::values::{KeyChooser, KeySettings, LengthChooser};
+use headroom::workload::ycsb::values::{KeyChooser, LengthChooser};
 use headroom::workload::ycsb::raw::{self, Origin, Properties};
-use headroom::workload::ycsb::{FieldLengthDistribution, ScanLengthDistribution, YcsbConfig};
+use headroom::workload::ycsb::{self, FieldLengthDistribution, ScanLengthDistribution, YcsbConfig};
 use headroom::workload::OpMix;
 use libfuzzer_sys::fuzz_target;
 
@@ -44,18 +44,7 @@ fuzz_target!(|data: &[u8]| {
         "{text:?}: the proportions add up to {total}"
     );
     let mix = OpMix::new(&[w[2], w[0], w[1], w[3], w[4]]);
-    let keys = KeyChooser::new(&KeySettings {
-        distribution: config.requestdistribution,
-        start: config.insertstart,
-        count: config.insert_count(),
-        records: config.recordcount,
-        expected_inserts: config.operationcount as f64 * config.insertproportion,
-        theta: config.zipfianconstant,
-        hotspot_data_fraction: config.hotspotdatafraction,
-        hotspot_opn_fraction: config.hotspotopnfraction,
-        exponential_percentile: config.exponential_percentile,
-        exponential_frac: config.exponential_frac,
-    });
+    let keys = KeyChooser::new(&ycsb::key_settings(&config));
     let scan_lengths = match config.scanlengthdistribution {
         ScanLengthDistribution::Uniform => {
             LengthChooser::Uniform(config.minscanlength, config.maxscanlength)

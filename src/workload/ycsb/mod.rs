@@ -208,23 +208,29 @@ impl Ycsb {
     }
 }
 
+/// How a YCSB run's keys are chosen, from its properties (the run and the fuzz target of the
+/// properties both build their key chooser from it).
+pub fn key_settings(config: &YcsbConfig) -> KeySettings {
+    KeySettings {
+        distribution: config.requestdistribution,
+        start: config.insertstart,
+        count: config.insert_count(),
+        records: config.recordcount,
+        // YCSB sizes the zipfian's key range by operationcount × insertproportion.
+        expected_inserts: config.operationcount as f64 * config.insertproportion,
+        theta: config.zipfianconstant,
+        hotspot_data_fraction: config.hotspotdatafraction,
+        hotspot_opn_fraction: config.hotspotopnfraction,
+        exponential_percentile: config.exponential_percentile,
+        exponential_frac: config.exponential_frac,
+    }
+}
+
 impl Plan {
     fn new(config: YcsbConfig, seed: u64) -> Plan {
         let weights = config.weights();
         let mix_weights: Vec<f64> = MIX_ORDER.iter().map(|&op| weights[op]).collect();
-        let keys = KeyChooser::new(&KeySettings {
-            distribution: config.requestdistribution,
-            start: config.insertstart,
-            count: config.insert_count(),
-            records: config.recordcount,
-            // YCSB sizes the zipfian's key range by operationcount × insertproportion.
-            expected_inserts: config.operationcount as f64 * config.insertproportion,
-            theta: config.zipfianconstant,
-            hotspot_data_fraction: config.hotspotdatafraction,
-            hotspot_opn_fraction: config.hotspotopnfraction,
-            exponential_percentile: config.exponential_percentile,
-            exponential_frac: config.exponential_frac,
-        });
+        let keys = KeyChooser::new(&key_settings(&config));
         let scan_lengths = match config.scanlengthdistribution {
             ScanLengthDistribution::Uniform => {
                 LengthChooser::Uniform(config.minscanlength, config.maxscanlength)
