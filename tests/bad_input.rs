@@ -886,6 +886,20 @@ const CASES: &[Case] = &[
         ],
         &["--out", "is a file"],
     ),
+    // The worker image: never over a file headroom did not write, never a bad name.
+    with(
+        &["kube", "image", "--out", "{dir}/notes.txt"],
+        &[("notes.txt", Text("notes"))],
+        &["is not an image archive headroom wrote"],
+    ),
+    case(
+        &["kube", "image", "--out", "{dir}/x.tar", "--name", "Not A Name"],
+        &["is not an image reference"],
+    ),
+    case(
+        &["kube", "image", "--out", "{dir}"],
+        &["is a directory: give the file to write"],
+    ),
     // Nothing hung, nothing exhausted: inputs that are not files, or too large to make.
     case(
         &["kube", "unpack", "/dev/zero", "--out", "{dir}/o"],
