@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::degraded::DownRecord;
+
 /// The share of the attempted rate a trial must achieve to pass (METHOD.md §4): below it the
 /// cluster did not carry the load, whatever its latencies.
 pub const ACHIEVED_FRACTION: f64 = 0.99;
@@ -40,6 +42,9 @@ pub struct ProbeRecord {
     pub seconds: f64,
     /// The directory holding the probe's own run files, relative to the search's directory.
     pub dir: String,
+    /// The node kept down during the probe, in a degraded search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<DownRecord>,
 }
 
 /// One run at a fixed attempted rate.
@@ -73,6 +78,9 @@ pub struct TrialRecord {
     pub dir: String,
     /// Wall-clock seconds the trial took, preparation included.
     pub wall_s: f64,
+    /// The node kept down during the trial, in a degraded search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<DownRecord>,
 }
 
 /// One line of `capacity.jsonl`.
@@ -171,6 +179,7 @@ mod tests {
             achieved_per_s: 12_345.5,
             seconds: 60.0,
             dir: "probe".to_string(),
+            down: None,
         });
         let text = serde_json::to_string(&probe).unwrap();
         assert!(
@@ -198,6 +207,7 @@ mod tests {
             invalid: None,
             dir: "trial-8000-2".to_string(),
             wall_s: 95.25,
+            down: None,
         });
         let text = serde_json::to_string(&trial).unwrap();
         assert!(

@@ -17,7 +17,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 72] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 73] = [
     "image",
     "host_network",
     "namespace",
@@ -90,6 +90,7 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 72] = [
     "connections",
     "sender",
     "force",
+    "degraded",
 ];
 
 /// `headroom capacity`
@@ -151,6 +152,16 @@ pub struct CapacityArgs {
     /// [default: the one `headroom cluster` uses; with --matrix, cluster/ in --out]
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
+
+    /// Keep N nodes of the local cluster down in every probe and trial: the capacity on the
+    /// day a node is down (0: all up; 1 is the most). The last node of the first contact
+    /// point's data centre is stopped (SIGTERM: it drains) before each run, warmup included,
+    /// and started again after it; the next run waits until the other nodes have delivered
+    /// the hints they kept for it. Only for a local cluster headroom started (see
+    /// --cluster-dir): for another, stop a node yourself, give --hosts without it and a
+    /// --label. See docs/capacity.md.
+    #[arg(long, value_name = "N")]
+    pub degraded: Option<u32>,
 
     /// The service level and its windows.
     #[command(flatten)]

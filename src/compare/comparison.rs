@@ -622,6 +622,7 @@ pub(crate) mod tests {
                     invalid: None,
                     dir: run_dir,
                     wall_s: 20.0,
+                    down: None,
                 }))
                 .unwrap();
         }
