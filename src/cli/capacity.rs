@@ -198,7 +198,9 @@ pub struct CapacityArgs {
 
     /// Run the whole search once per configuration of a local cluster that headroom starts,
     /// restarts and removes itself: KEY=V1,V2,... with KEY one of gc (g1, zgc, shenandoah,
-    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3) or version (Cassandra versions).
+    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3), version (Cassandra versions) or
+    /// degraded (nodes down in every trial, 0 or 1, as --degraded: degraded=0,1 gives the
+    /// capacity with every node up and with one down side by side).
     /// Repeat the flag for more keys; every combination runs, in the order given. All
     /// results go in one directory (--out) with matrix.json, one search directory per
     /// configuration, compare.json and one report. With --rates auto every configuration
