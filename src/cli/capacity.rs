@@ -17,7 +17,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 73] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 74] = [
     "image",
     "host_network",
     "namespace",
@@ -91,6 +91,7 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 73] = [
     "sender",
     "force",
     "degraded",
+    "size_for",
 ];
 
 /// `headroom capacity`
@@ -290,6 +291,13 @@ pub struct CostArgs {
     /// the SLA, and what they cost a year, assuming capacity grows with the nodes.
     #[arg(long, value_name = "RATE", help_heading = "Cost")]
     pub target_load: Option<String>,
+
+    /// The capacity the cost is sized by: healthy (each configuration's own), or degraded
+    /// (each healthy configuration is priced by the capacity of its twin searched with a
+    /// node down: the same workload, SLA and cluster, --degraded 1 or --matrix
+    /// degraded=0,1).
+    #[arg(long, value_name = "CAPACITY", value_enum, help_heading = "Cost")]
+    pub size_for: Option<crate::compare::cost::SizeFor>,
 }
 
 #[cfg(test)]

@@ -34,6 +34,16 @@ const STOP_GRACE: Duration = Duration::from_secs(60);
 pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
     let compare_options = crate::commands::compare::options(&args.cost)?;
+    if compare_options.size_for == crate::compare::cost::SizeFor::Degraded
+        && !axes
+            .iter()
+            .any(|a| a.key == "degraded" && a.values.len() > 1)
+    {
+        return Err(usage_error(
+            "--size-for degraded prices each healthy configuration by its twin with a node \
+             down: add the axis --matrix degraded=0,1",
+        ));
+    }
     let search = capacity_command::search_settings(args)?;
     let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
