@@ -892,7 +892,11 @@ pub(crate) mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("Sized for"), "{text}");
+        assert!(text.contains("2 000/s with node 3 down (zgc)"), "{text}");
+        assert!(
+            text.contains("2 000/s with node 3 down (its own)"),
+            "{text}"
+        );
         assert!(
             text.contains("zgc: every probe and trial ran with node 3 (127.0.0.3) down"),
             "{text}"

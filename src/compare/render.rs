@@ -349,12 +349,16 @@ fn sized_for(f: &super::comparison::ConfigFigures) -> String {
     let rate = |c: Option<f64>| c.map_or("none".to_string(), |c| format!("{}/s", format_rate(c)));
     match (&f.sized_for, &f.degraded) {
         (Some(s), _) => format!(
-            "{} ({} down: {})",
+            "{} with node {} down ({})",
             rate(s.capacity_per_s),
-            s.degraded.node_name(),
+            s.degraded.node,
             s.twin
         ),
-        (None, Some(d)) => format!("{} ({} down)", rate(f.capacity_per_s), d.node_name()),
+        (None, Some(d)) => format!(
+            "{} with node {} down (its own)",
+            rate(f.capacity_per_s),
+            d.node
+        ),
         (None, None) => rate(f.capacity_per_s),
     }
 }
