@@ -13,7 +13,7 @@ use super::degraded::DownRecord;
 use super::node_down::NodeDown;
 use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
-use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
+use super::{ProbeRecord, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
@@ -24,7 +24,7 @@ use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
 use crate::run::template::Load;
 use crate::run::{self, RunContext, RunObserver, RunOutcome};
-use crate::sla::{Judgement, Value};
+use crate::sla::Judgement;
 use crate::stop::StopSignal;
 
 /// What a search needs besides its settings and directory.
@@ -433,7 +433,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
         let Some(summary) = self.execute(&config, &out)? else {
             return Ok(None);
         };
-        let mut record = trial_record(
+        let mut record = TrialRecord::from_summary(
             &summary,
             rate_per_s,
             repeat,
@@ -518,94 +518,6 @@ fn describe_fleet(summary: &RunSummary) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// A trial's record, from its run's summary.
-fn trial_record(
-    summary: &RunSummary,
-    rate_per_s: f64,
-    repeat: u32,
-    dir: String,
-    wall: Duration,
-) -> TrialRecord {
-    let requests: u64 = summary.ops.iter().map(|o| o.requests).sum();
-    let errors: u64 = summary.ops.iter().map(|o| o.requests - o.ok).sum();
-    let verdict = summary.sla.as_ref().map(|s| &s.verdict);
-    let sla_pass = verdict.is_some_and(|v| v.pass);
-    let terms = verdict
-        .map(|v| {
-            v.worst
-                .iter()
-                .map(|w| {
-                    let (value, unit) = match w.value {
-                        Some(Value::LatencyNs(ns)) => (ns as f64 / 1e6, "ms"),
-                        Some(Value::Fraction(f)) => (f * 100.0, "%"),
-                        None => (0.0, "ms"),
-                    };
-                    TermValue {
-                        term: w.term.clone(),
-                        value,
-                        unit: unit.to_string(),
-                        pass: w.failing_windows == 0,
-                        failed_percent: if unit == "ms" {
-                            w.failed_share * 100.0
-                        } else {
-                            0.0
-                        },
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let completed = summary.stop == StopReason::Completed;
-    let (pass, mut reason) =
-        super::trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
-    // A client-bound trial is neither a pass nor a fail: it has no verdict; nor has one
-    // whose SLA had nothing to judge (a term's operation never sent).
-    let mut invalid = summary
-        .validity
-        .as_ref()
-        .filter(|v| !v.is_valid())
-        .map(|v| v.reasons.clone());
-    if let Some(Judgement::NoVerdict(why)) = verdict.map(|v| v.judgement()) {
-        invalid
-            .get_or_insert_with(Vec::new)
-            .push(format!("no verdict on the SLA: {why}"));
-    }
-    let pass = pass && invalid.is_none();
-    if let Some(v) = verdict {
-        if !v.pass {
-            let failed: Vec<String> = v
-                .worst
-                .iter()
-                .filter(|w| w.failing_windows > 0)
-                .map(|w| {
-                    format!(
-                        "{} failed in {} of {} windows",
-                        w.term, w.failing_windows, v.windows
-                    )
-                })
-                .collect();
-            if !failed.is_empty() {
-                reason = Some(failed.join("; "));
-            }
-        }
-    }
-    TrialRecord {
-        rate_per_s,
-        repeat,
-        achieved_per_s: summary.achieved_rate_per_s,
-        requests,
-        errors,
-        sla_pass,
-        terms,
-        pass,
-        reason: if invalid.is_some() { None } else { reason },
-        invalid,
-        dir,
-        wall_s: wall.as_secs_f64(),
-        down: None,
-    }
 }
 
 /// Empties the workload's table (if it exists yet).

@@ -63,6 +63,41 @@ pub fn degraded_twins(searches: &[SearchData]) -> Result<Vec<Option<usize>>, Str
     Ok(twins)
 }
 
+/// `--size-for degraded`: each healthy search's degraded twin. Refused when a healthy
+/// search has none (or several): its cost could not be sized as asked.
+pub fn sized_by_twins(searches: &[SearchData]) -> anyhow::Result<Vec<Option<usize>>> {
+    let twins = degraded_twins(searches).map_err(anyhow::Error::msg)?;
+    let healthy: Vec<usize> = (0..searches.len())
+        .filter(|&i| {
+            searches[i]
+                .settings
+                .as_ref()
+                .is_some_and(|s| s.degraded.is_none())
+        })
+        .collect();
+    let alone: Vec<&str> = healthy
+        .iter()
+        .filter(|&&i| twins[i].is_none())
+        .map(|&i| searches[i].label.as_str())
+        .collect();
+    if healthy.len() == alone.len() {
+        anyhow::bail!(
+            "--size-for degraded prices each configuration by its capacity with a node down, \
+             and none of these searches has a twin searched so (the same workload, SLA and \
+             cluster with --degraded 1, or --matrix degraded=0,1)"
+        );
+    }
+    if !alone.is_empty() {
+        anyhow::bail!(
+            "--size-for degraded: {} has no twin searched with a node down (the same \
+             workload, SLA and cluster with --degraded 1): add one, or leave it out of the \
+             comparison",
+            alone.join(", ")
+        );
+    }
+    Ok(twins)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
