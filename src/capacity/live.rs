@@ -464,7 +464,9 @@ fn trial_record(
                 .map(|w| {
                     format!(
                         "{} failed in {} of {} windows",
-                        w.term, w.failing_windows, v.windows
+                        w.term,
+                        w.failing_windows,
+                        v.windows_of(w)
                     )
                 })
                 .collect();
