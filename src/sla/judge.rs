@@ -270,7 +270,12 @@ fn error_share<'a>(stats: impl Iterator<Item = &'a OpHistograms>) -> (Value, u64
 /// Checks that a window is a whole multiple of the interval, so that intervals add up to
 /// windows exactly.
 pub fn check_window(window: Duration, interval: Duration) -> Result<(), String> {
-    check_window_of(window, interval, "the SLA window", "--window, or window= in --sla")
+    check_window_of(
+        window,
+        interval,
+        "the SLA window",
+        "--window, or window= in --sla",
+    )
 }
 
 /// [`check_window`] for every window length of `sla`, naming the terms of a window of their

@@ -944,7 +944,10 @@ mod tests {
     fn terms_with_windows_of_their_own() {
         let tussle = parse("p99<20ms@10s, p99.9<50ms@60s, p99.99<200ms@5m, errors<0.1%@10s");
         assert_eq!(tussle.window, Duration::from_secs(10), "the default window");
-        assert_eq!(tussle.terms[0].window, None, "the SLA's own window is written once");
+        assert_eq!(
+            tussle.terms[0].window, None,
+            "the SLA's own window is written once"
+        );
         assert_eq!(tussle.terms[1].window, Some(Duration::from_secs(60)));
         assert_eq!(tussle.terms[2].window, Some(Duration::from_secs(300)));
         assert_eq!(tussle.terms[2].name(), "p99.99<200ms@5m");
@@ -956,7 +959,10 @@ mod tests {
             tussle.windows(),
             [10, 60, 300].map(Duration::from_secs).to_vec()
         );
-        assert_eq!(tussle.over(Duration::from_secs(10)).to_terms_string(), "p99<20ms, errors<0.1%");
+        assert_eq!(
+            tussle.over(Duration::from_secs(10)).to_terms_string(),
+            "p99<20ms, errors<0.1%"
+        );
         assert!(tussle.has_own_windows());
         // Every canonical form reads back as the same SLA.
         for spec in [
@@ -969,7 +975,10 @@ mod tests {
             let sla = parse(spec);
             let again = parse(&sla.to_string());
             assert_eq!(again, sla, "{spec} -> {sla}");
-            assert!(sla.terms.iter().any(|t| t.window.is_none()), "{spec}: one uses window=");
+            assert!(
+                sla.terms.iter().any(|t| t.window.is_none()),
+                "{spec}: one uses window="
+            );
         }
         // Every term with its own window: the first one's is the SLA's.
         let all_own = parse("p99.9<50ms@1m, p99<20ms@10s");
@@ -978,7 +987,10 @@ mod tests {
         // The same metric over two horizons is two rules.
         assert_eq!(parse("p99<20ms@10s, p99<50ms@1m").terms.len(), 2);
         // An own window equal to the SLA's is the SLA's.
-        assert_eq!(parse("p99<1ms@10s, window=10s").to_string(), "p99<1ms, window=10s");
+        assert_eq!(
+            parse("p99<1ms@10s, window=10s").to_string(),
+            "p99<1ms, window=10s"
+        );
         let json = serde_json::to_value(&tussle).unwrap();
         assert_eq!(json["terms"][2]["window_ms"], 300_000);
         assert!(json["terms"][0].get("window_ms").is_none());
@@ -992,8 +1004,16 @@ mod tests {
             ("p99<10ms@0s", 9, "the window must be longer than zero"),
             ("p99<10ms@1m@2m", 11, "'@' once"),
             ("p99<10ms@1.5ms", 9, "whole number of milliseconds"),
-            ("p99<10ms@1m, p99<20ms@60s", 13, "'p99' is given twice over 1m windows"),
-            ("read:window@1m", 5, "give one term a window of its own with @"),
+            (
+                "p99<10ms@1m, p99<20ms@60s",
+                13,
+                "'p99' is given twice over 1m windows",
+            ),
+            (
+                "read:window@1m",
+                5,
+                "give one term a window of its own with @",
+            ),
         ] {
             let e = Sla::parse(spec, DEFAULT_WINDOW).unwrap_err();
             assert!(e.message.contains(message), "{spec}: {}", e.message);

@@ -69,7 +69,7 @@ impl StreamingJudge {
             .into_iter()
             .map(|window| Lane {
                 sla: sla.over(window),
-                own_ms: (window != sla.window).then(|| window.as_millis() as u64),
+                own_ms: (window != sla.window).then_some(window.as_millis() as u64),
                 windows: WindowAccumulator::new(op_names.clone(), window.as_nanos() as u64),
                 last: None,
             })
@@ -120,8 +120,7 @@ impl StreamingJudge {
                 },
                 measured_ns => match lane_ref.windows.push(start, length, measured()) {
                     Some(window)
-                        if measured_ns
-                            .is_some_and(|m| window.start_ns + window.length_ns >= m) =>
+                        if measured_ns.is_some_and(|m| window.start_ns + window.length_ns >= m) =>
                     {
                         lane_ref.last = Some(window);
                         None
@@ -147,10 +146,8 @@ impl StreamingJudge {
         let mut judged = Vec::new();
         for lane in 0..self.lanes.len() {
             let lane_ref = &mut self.lanes[lane];
-            let windows = std::mem::replace(
-                &mut lane_ref.windows,
-                WindowAccumulator::new(Vec::new(), 1),
-            );
+            let windows =
+                std::mem::replace(&mut lane_ref.windows, WindowAccumulator::new(Vec::new(), 1));
             let window_ns = windows.window_ns();
             let open = windows.finish();
             let window = match (lane_ref.last.take(), open) {
@@ -333,7 +330,10 @@ mod tests {
         // 150 requests at 30 ms in second 25: 1.5% of its 10 s window, none above 50 ms.
         let (judged, verdict) = minute(|s| if s == 25 { (150, 30) } else { (0, 1) });
         assert_eq!(judged.len(), 7, "six 10 s windows and one of a minute");
-        let minute_window = judged.iter().find(|j| j.verdict.window_ms.is_some()).unwrap();
+        let minute_window = judged
+            .iter()
+            .find(|j| j.verdict.window_ms.is_some())
+            .unwrap();
         assert_eq!(minute_window.verdict.window_ms, Some(60_000));
         assert_eq!(minute_window.window.length_ns, 60 * SECOND);
         assert_eq!(minute_window.verdict.outcomes.len(), 1);
@@ -346,7 +346,10 @@ mod tests {
         assert_eq!(verdict.windows, 6);
         assert_eq!(verdict.worst[0].failing_windows, 1);
         assert_eq!(verdict.worst[1].term, "p99.9<50ms@1m");
-        assert_eq!((verdict.worst[1].windows, verdict.worst[1].failing_windows), (Some(1), 0));
+        assert_eq!(
+            (verdict.worst[1].windows, verdict.worst[1].failing_windows),
+            (Some(1), 0)
+        );
         assert_eq!(verdict.worst[1].window_ms, Some(60_000));
         assert_eq!(verdict.judgement(), Judgement::Fail);
 

@@ -226,6 +226,36 @@ impl RunVerdict {
         Judgement::Pass
     }
 
+    /// The failing windows out of those judged, in words: `3 of 6 windows`, and with terms
+    /// over windows of their own, each length apart: `3 of 6 windows, 1 of 1 windows of 1m`.
+    pub fn failing_in_words(&self) -> String {
+        let mut words = vec![format!(
+            "{} of {} windows",
+            self.failing
+                .iter()
+                .filter(|w| w.window_ms.is_none())
+                .count(),
+            self.windows
+        )];
+        let mut seen = Vec::new();
+        for term in &self.worst {
+            let Some(ms) = term.window_ms.filter(|ms| !seen.contains(ms)) else {
+                continue;
+            };
+            seen.push(ms);
+            words.push(format!(
+                "{} of {} windows of {}",
+                self.failing
+                    .iter()
+                    .filter(|w| w.window_ms == Some(ms))
+                    .count(),
+                self.windows_of(term),
+                humantime::format_duration(std::time::Duration::from_millis(ms))
+            ));
+        }
+        words.join(", ")
+    }
+
     /// Windows judged for `term`: its own count when it has a window of its own.
     pub fn windows_of(&self, term: &WorstTerm) -> u64 {
         term.windows.unwrap_or(self.windows)

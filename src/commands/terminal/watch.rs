@@ -493,9 +493,8 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
     let v = &sla.verdict;
     let verdict = if !valid {
         format!(
-            "NO VERDICT (the run was client-bound; as judged, {} of {} windows failed)",
-            v.failing.len(),
-            v.windows
+            "NO VERDICT (the run was client-bound; as judged, {} failed)",
+            v.failing_in_words()
         )
     } else if let Judgement::NoVerdict(why) = v.judgement() {
         format!("NO VERDICT ({why})")
@@ -503,14 +502,13 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
         "PASS".to_string()
     } else if v.failing_by_failures > 0 {
         format!(
-            "FAIL in {} of {} windows ({} of them on failed requests alone: a failed request \
-             counts as slower than any threshold)",
-            v.failing.len(),
-            v.windows,
+            "FAIL in {} ({} of them on failed requests alone: a failed request counts as \
+             slower than any threshold)",
+            v.failing_in_words(),
             v.failing_by_failures
         )
     } else {
-        format!("FAIL in {} of {} windows", v.failing.len(), v.windows)
+        format!("FAIL in {}", v.failing_in_words())
     };
     println!("  SLA {}: {verdict}", sla.spec);
     for worst in &v.worst {
@@ -547,7 +545,7 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
             )
         });
         println!(
-            "    {:<16} worst window {} (window {}{of}), failed in {} of {windows} windows{of}{on_max}",
+            "    {:<16} worst window {} (window {}{of}), failed in {} of {windows} windows{on_max}",
             worst.term,
             value,
             worst.window_index.map_or(0, |i| i + 1),
