@@ -14,7 +14,7 @@
 //! A term may be judged over a window of its own, written after it with `@`:
 //! `p99<20ms@10s, p99.9<50ms@1m, p99.99<200ms@5m` (Tussle's several horizons). `window=10s`
 //! (or `window 10s`) sets the window of the terms without one; when every term has its own,
-//! the first term's is the SLA's window. Spaces are allowed between tokens.
+//! the first term's is the SLA's window (and a `window=` would judge nothing). Spaces are allowed between tokens.
 //! Each term has a canonical spelling ([`Term`]'s `Display`), its name in every output.
 //!
 //! The parser is apart from the types it builds (`spec.rs`) so that the code that only reads
@@ -191,11 +191,12 @@ impl<'a> Parser<'a> {
             ));
         }
         let window = match window {
-            Some(length) => length,
-            // Every term has its own window: the first one's is the SLA's.
-            None if terms.iter().all(|(_, t)| t.window.is_some()) => {
+            // Every term has its own window: the first one's is the SLA's (a window= no term
+            // uses would judge nothing).
+            _ if terms.iter().all(|(_, t)| t.window.is_some()) => {
                 terms[0].1.window.expect("checked")
             }
+            Some(length) => length,
             None => check_window_length(default_window).map_err(|reason| {
                 self.error(0, format!("the default window is not valid: {reason}"))
             })?,
@@ -971,6 +972,8 @@ mod tests {
             "read:p99 < 5ms @ 1m, p99<10ms, window=5s",
             "p99<20ms@10s, p99<50ms@1m",
             "p99<1ms@10s, window=10s",
+            "p99<1ms@1500ms, window=1s",
+            "max<1s @ 2m 30s, errors<1%",
         ] {
             let sla = parse(spec);
             let again = parse(&sla.to_string());
