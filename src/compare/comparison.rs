@@ -56,6 +56,10 @@ pub struct Comparison {
     pub cost_assumptions: Option<String>,
     /// What the reader should know: differing workloads, missing files, untested figures.
     pub notes: Vec<String>,
+    /// How capacity grows with nodes, per group of configurations that differ in size
+    /// ([`super::scaling`]); empty when none do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scaling: Vec<super::scaling::Scaling>,
 }
 
 /// One configuration's figures.
@@ -407,6 +411,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         }
     }
     notes.dedup();
+    let scaling = super::scaling::scaling(searches, &configs, options);
     Ok(Comparison {
         baseline: baseline.label.clone(),
         sla: baseline.sla.as_ref().map(ToString::to_string),
@@ -417,6 +422,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         rates: rate_rows,
         cost_assumptions,
         notes,
+        scaling,
     })
 }
 
