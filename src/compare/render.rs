@@ -72,16 +72,25 @@ fn scaling(s: &super::scaling::Scaling) -> Table {
                 },
                 point.map_or("-".to_string(), |p| format_rate(p.capacity_per_s)),
                 point.map_or("-".to_string(), |p| {
-                    format!("{} – {}", format_rate(p.low_per_s), format_rate(p.high_per_s))
+                    format!(
+                        "{} – {}",
+                        format_rate(p.low_per_s),
+                        format_rate(p.high_per_s)
+                    )
                 }),
             ]
         })
         .collect();
     Table {
         title: format!("Capacity against nodes ({})", s.group),
-        header: ["Nodes", "Measured/s (each repeat)", "Model/s", "Model interval/s"]
-            .map(String::from)
-            .to_vec(),
+        header: [
+            "Nodes",
+            "Measured/s (each repeat)",
+            "Model/s",
+            "Model interval/s",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
         footer: s.statements.clone(),
     }

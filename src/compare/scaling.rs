@@ -14,7 +14,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::comparison::{CompareOptions, ConfigFigures};
 use super::cost::{NodePrice, HOURS_PER_YEAR};
 use crate::capacity::dir::SearchData;
 use crate::stats::usl::{self, Analysis, Fit, Observation, Peak, Settings};
@@ -81,19 +80,35 @@ pub const ONE_MACHINE: &str = "Every node of these clusters ran on this one mach
      its cores, memory and disk: the fit describes how this machine divides among nodes, not \
      how a cluster of separate machines scales. Fit searches of real clusters for sizing.";
 
-/// The fits of `configs` (figures of `searches`, in the same order), one per group with at
-/// least two sizes; empty when no two configurations differ in node count.
+/// One configuration of a comparison, as the fit needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Member<'a> {
+    /// Its search.
+    pub search: &'a SearchData,
+    /// Its name.
+    pub label: &'a str,
+    /// Nodes tested, when known.
+    pub nodes: Option<u32>,
+    /// The search's capacity.
+    pub capacity_per_s: Option<f64>,
+    /// The local cluster's description, when headroom started it.
+    pub cluster: Option<&'a str>,
+}
+
+/// The fits of `configs`, one per group with at least two sizes; empty when no two
+/// configurations differ in node count. `prices` and `target_per_s` are `compare`'s
+/// `--node-price` and `--target-load`.
 pub fn scaling(
-    searches: &[SearchData],
-    configs: &[ConfigFigures],
-    options: &CompareOptions,
+    configs: &[Member],
+    prices: &[NodePrice],
+    target_per_s: Option<f64>,
 ) -> Vec<Scaling> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, search) in searches.iter().enumerate() {
-        if configs[i].nodes.is_none() {
+    for (i, config) in configs.iter().enumerate() {
+        if config.nodes.is_none() {
             continue;
         }
-        let key = group_of(search, &configs[i]);
+        let key = group_of(config);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
@@ -107,13 +122,13 @@ pub fn scaling(
             sizes.dedup();
             sizes.len() >= 2
         })
-        .map(|(group, members)| fit_group(group, &members, searches, configs, options))
+        .map(|(group, members)| fit_group(group, &members, configs, prices, target_per_s))
         .collect()
 }
 
 /// What a configuration is apart from its size.
-fn group_of(search: &SearchData, config: &ConfigFigures) -> String {
-    let cluster = config.cluster.as_deref().map(|c| {
+fn group_of(config: &Member) -> String {
+    let cluster = config.cluster.map(|c| {
         c.split(", ")
             .filter(|part| !part.starts_with("heap "))
             .map(|part| part.split_once(" × ").map_or(part, |(_, rest)| rest))
@@ -121,7 +136,7 @@ fn group_of(search: &SearchData, config: &ConfigFigures) -> String {
             .join(", ")
     });
     let mut key = cluster.unwrap_or_else(|| "clusters headroom did not start".to_string());
-    if let Some(workload) = search.workload() {
+    if let Some(workload) = config.search.workload() {
         key.push_str(&format!(", workload {workload}"));
     }
     key
@@ -130,14 +145,14 @@ fn group_of(search: &SearchData, config: &ConfigFigures) -> String {
 fn fit_group(
     group: String,
     members: &[usize],
-    searches: &[SearchData],
-    configs: &[ConfigFigures],
-    options: &CompareOptions,
+    configs: &[Member],
+    prices: &[NodePrice],
+    target_per_s: Option<f64>,
 ) -> Scaling {
     let mut observations = Vec::new();
     for &i in members {
         let nodes = configs[i].nodes.unwrap_or(1);
-        let capacities = repeat_capacities(&searches[i], configs[i].capacity_per_s);
+        let capacities = repeat_capacities(configs[i].search, configs[i].capacity_per_s);
         let several = capacities.len() > 1;
         for (r, capacity) in capacities.into_iter().enumerate() {
             observations.push(Observation {
@@ -146,27 +161,31 @@ fn fit_group(
                 label: if several {
                     format!("{} repeat {}", configs[i].label, r + 1)
                 } else {
-                    configs[i].label.clone()
+                    configs[i].label.to_string()
                 },
             });
         }
     }
     let analysis = usl::analyze(&observations, &Settings::default());
-    let one_machine = members
-        .iter()
-        .all(|&i| searches[i].settings.as_ref().is_some_and(on_this_machine));
+    let one_machine = members.iter().all(|&i| {
+        configs[i]
+            .search
+            .settings
+            .as_ref()
+            .is_some_and(on_this_machine)
+    });
     let largest = members
         .iter()
         .max_by_key(|&&i| configs[i].nodes)
-        .map(|&i| configs[i].label.clone())
+        .map(|&i| configs[i].label.to_string())
         .unwrap_or_default();
-    let price = NodePrice::for_label(&options.prices, &largest);
+    let price = NodePrice::for_label(prices, &largest);
     let mut statements = Vec::new();
     let (curve, sizing) = match &analysis {
         Analysis::Fitted(fit) => {
             statements.extend(describe_fit(fit));
             let curve = curve(fit, &observations);
-            let sizing = options.target_per_s.map(|load| size(fit, load, price));
+            let sizing = target_per_s.map(|load| size(fit, load, price));
             if let Some(sizing) = &sizing {
                 statements.extend(describe_sizing(sizing, fit));
             }
@@ -261,7 +280,8 @@ fn curve(fit: &Fit, observations: &[Observation]) -> Vec<CurvePoint> {
 fn size(fit: &Fit, load_per_s: f64, price: Option<f64>) -> Sizing {
     let answer = fit.nodes_for(load_per_s);
     let per_year = |nodes: Option<u32>| {
-        price.zip(nodes)
+        price
+            .zip(nodes)
             .map(|(p, n)| p * f64::from(n) * HOURS_PER_YEAR)
     };
     Sizing {
@@ -337,9 +357,7 @@ fn describe_sizing(sizing: &Sizing, fit: &Fit) -> Vec<String> {
     let model = match sizing.nodes {
         Some(n) => format!(
             "the model needs {n} nodes [{} – {}]{}",
-            sizing
-                .low_nodes
-                .map_or("?".to_string(), |n| n.to_string()),
+            sizing.low_nodes.map_or("?".to_string(), |n| n.to_string()),
             sizing
                 .high_nodes
                 .map_or("never".to_string(), |n| n.to_string()),
@@ -379,101 +397,4 @@ fn sentence(statement: &usl::Statement) -> String {
 
 fn money(amount: f64) -> String {
     crate::format::format_money(amount)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::compare::comparison::tests::{write_search, Fake};
-    use crate::compare::{compare, render};
-
-    /// Searches of 1 to `sizes` nodes whose capacities follow λ = 1000/s, σ = 0.1,
-    /// κ = 0.01 on a ladder of 100/s steps; a failed size passes nothing.
-    fn searches(sizes: &[u32], failed: Option<u32>) -> (tempfile::TempDir, Vec<SearchData>) {
-        let root = tempfile::tempdir().unwrap();
-        let truth = |n: f64| 1000.0 * n / (1.0 + 0.1 * (n - 1.0) + 0.01 * n * (n - 1.0));
-        let mut data = Vec::new();
-        for (i, &nodes) in sizes.iter().enumerate() {
-            let capacity = (truth(f64::from(nodes)) / 100.0).floor() * 100.0;
-            let passes: Vec<f64> = if failed == Some(nodes) {
-                Vec::new()
-            } else {
-                vec![capacity]
-            };
-            let label: &'static str = Box::leak(format!("n{nodes}-{i}").into_boxed_str());
-            let dir = write_search(
-                root.path(),
-                &Fake {
-                    label,
-                    mean_ms: 1.0,
-                    passes,
-                    fails: vec![capacity + 100.0],
-                    seed: u64::from(nodes),
-                },
-            );
-            let mut search = SearchData::load(&dir).unwrap();
-            search.settings.as_mut().unwrap().nodes = Some(nodes);
-            data.push(search);
-        }
-        (root, data)
-    }
-
-    fn options(target: Option<f64>) -> CompareOptions {
-        CompareOptions {
-            baseline: None,
-            prices: vec![NodePrice::parse("1/h").unwrap()],
-            nodes: None,
-            target_per_s: target,
-        }
-    }
-
-    #[test]
-    fn sizes_that_follow_the_law_give_a_fit_and_a_sizing_beside_the_linear_rule() {
-        let (_root, data) = searches(&[1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6], None);
-        let c = compare(&data, &options(Some(3000.0))).unwrap();
-        assert_eq!(c.scaling.len(), 1);
-        let s = &c.scaling[0];
-        assert_eq!(s.observations.len(), 12);
-        let Analysis::Fitted(fit) = &s.analysis else {
-            panic!("{:?}", s.statements)
-        };
-        assert!((fit.lambda_per_s.value - 1000.0).abs() < 100.0, "{fit:?}");
-        let sizing = s.sizing.as_ref().unwrap();
-        // Six nodes measure 3100/s at most; the linear rule, 517/s per node, says 6.
-        assert_eq!(sizing.linear_nodes, Some(6));
-        assert_eq!(sizing.linear_per_year, Some(6.0 * HOURS_PER_YEAR));
-        assert!(s.statements.iter().any(|l| l.contains("The cost table's figures use the linear rule")));
-        assert!(s.curve.iter().any(|p| p.nodes == 6 && p.measured));
-        // The shared machine is said: the fixture's hosts are loopback addresses.
-        assert!(s.one_machine);
-        assert!(s.statements.iter().any(|l| l == ONE_MACHINE));
-        let text = render::text(&c);
-        assert!(text.contains("Capacity against nodes ("), "{text}");
-        assert!(text.contains("N* = √((1−σ)/κ)") || text.contains("κ = 0"), "{text}");
-    }
-
-    #[test]
-    fn two_sizes_and_a_failed_size_are_stated_not_fitted() {
-        let (_root, data) = searches(&[1, 2], None);
-        let c = compare(&data, &options(Some(3000.0))).unwrap();
-        let s = &c.scaling[0];
-        assert!(matches!(s.analysis, Analysis::NoModel { .. }));
-        assert!(s.sizing.is_none() && s.curve.is_empty());
-        assert!(
-            s.statements[0].contains("cannot fit three parameters"),
-            "{:?}",
-            s.statements
-        );
-        let (_root, data) = searches(&[1, 2, 3], Some(3));
-        let s = &compare(&data, &options(None)).unwrap().scaling[0];
-        assert!(matches!(s.analysis, Analysis::NoModel { .. }));
-        assert!(
-            s.statements.iter().any(|l| l.contains('3') && l.contains("fail")),
-            "{:?}",
-            s.statements
-        );
-        // One size: nothing to fit, no section.
-        let (_root, data) = searches(&[3, 3], None);
-        assert!(compare(&data, &options(None)).unwrap().scaling.is_empty());
-    }
 }

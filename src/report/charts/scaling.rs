@@ -161,7 +161,10 @@ mod tests {
             statements: vec!["two sizes cannot fit three parameters".into()],
         };
         let c = chart(0, &s);
-        assert_eq!(c.series_named("each repeat's capacity").unwrap().points, [(1.0, 1000.0)]);
+        assert_eq!(
+            c.series_named("each repeat's capacity").unwrap().points,
+            [(1.0, 1000.0)]
+        );
         assert_eq!(c.series_named("USL fit").unwrap().points.len(), 2);
         assert_eq!(
             c.series_named("the fit's interval").unwrap().points,

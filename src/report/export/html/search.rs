@@ -73,7 +73,9 @@ fn comparison_tables(page: &mut Page, compared: &Compared) {
     put_tables(page, &compare_render::tables(comparison), &comparison.notes);
     for chart in charts::capacity_vs_nodes(comparison) {
         if let Err(e) = page.figure(chart) {
-            page.note(&format!("The capacity-against-nodes chart could not be drawn: {e:#}"));
+            page.note(&format!(
+                "The capacity-against-nodes chart could not be drawn: {e:#}"
+            ));
         }
     }
 }
