@@ -1066,6 +1066,39 @@ const CASES: &[Case] = &[
     case(&["capacity", "keyvalue", "--node-price", "1/h", "--node-price", "2/h"], &["--node-price is given twice"]),
     case(&["capacity", "keyvalue", "--target-load", "10k"], &["--target-load needs --node-price"]),
     case(&["capacity", "keyvalue", "--node-price", "1/h", "--target-load", "lots"], &["--target-load 'lots'"]),
+    // A node down: how many, on which cluster, with which replicas, and the cost sized by it.
+    case(&["capacity", "keyvalue", "--degraded", "2"], &["--degraded 2: headroom takes one node down", "stop the nodes yourself"]),
+    case(&["capacity", "keyvalue", "--degraded", "x"], &["invalid value 'x' for '--degraded"]),
+    case(&["capacity", "keyvalue", "--degraded", "1"], &["--degraded 1: with 1 replica(s)", "--replication simple:3"]),
+    case(&["capacity", "keyvalue", "--degraded", "1", "--replication", "simple:3", "--consistency", "ALL"], &["--consistency ALL needs 3"]),
+    case(
+        &["capacity", "keyvalue", "--degraded", "1", "--replication", "simple:3"],
+        &["stops a node of a local cluster headroom started", "none runs in", "nodetool drain", "--hosts without it", "--label"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--degraded", "1", "--replication", "simple:3", "--hosts", "10.0.0.1"],
+        &["stops a node of a local cluster headroom started", "nodetool status", "--label"],
+    ),
+    case(&["capacity", "keyvalue", "--degraded", "1", "--matrix", "nodes=3"], &["make it an axis of the matrix", "--matrix degraded=0,1"]),
+    case(&["capacity", "keyvalue", "--degraded", "1", "--workers", "2"], &["--degraded with --workers"]),
+    case(&["capacity", "keyvalue", "--matrix", "degraded=2"], &["--matrix degraded=2: headroom takes one node down"]),
+    case(&["capacity", "keyvalue", "--matrix", "degraded=0,one"], &["--matrix degraded=one", "0 (every node up) or 1"]),
+    case(
+        &["capacity", "keyvalue", "--matrix", "degraded=1", "--matrix", "nodes=1", "--replication", "simple:3", "--heap", "1G"],
+        &["--matrix configuration", "no other node to stop"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--matrix", "degraded=0,1", "--matrix", "nodes=3", "--heap", "1G"],
+        &["--matrix configuration 1 node down", "--replication simple:3"],
+    ),
+    case(&["capacity", "keyvalue", "--size-for", "degraded"], &["--size-for degraded sizes the cost", "--node-price"]),
+    case(&["capacity", "keyvalue", "--size-for", "worst"], &["invalid value 'worst' for '--size-for"]),
+    case(&["capacity", "keyvalue", "--node-price", "1/h", "--size-for", "degraded"], &["a single search has none", "--matrix degraded=0,1"]),
+    case(
+        &["capacity", "keyvalue", "--matrix", "gc=g1,zgc", "--node-price", "1/h", "--size-for", "degraded"],
+        &["add the axis --matrix degraded=0,1"],
+    ),
+    case(&["capacity", "--resume", "{dir}/s", "--degraded", "1"], &["--resume", "cannot be used with"]),
     // The pods of a fleet: what Kubernetes would refuse.
     with(
         &["kube", "manifest", "--config", "{dir}/config.json", "--workers", "99999", "--image", "h:1"],
@@ -1206,6 +1239,26 @@ const CASES: &[Case] = &[
             ("b/search.json", Fixture("report/capacity/search.json")),
         ],
         &["--node-price 'free' is not a price"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--node-price", "1/h", "--size-for", "degraded"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["--size-for degraded", "none of these searches has a twin", "--degraded 1"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--size-for", "degraded"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["--size-for degraded sizes the cost", "give --node-price"],
     ),
     with(
         &["compare", "{dir}/r1", "{dir}/r2", "--node-price", "1/h"],

@@ -12,6 +12,7 @@ mod capacity;
 mod cluster;
 mod compare;
 mod datacenters;
+mod degraded;
 mod fleet;
 mod hdr_tools;
 mod kubernetes;

@@ -9,9 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context};
 
+use super::degraded::DownRecord;
+use super::node_down::NodeDown;
 use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
-use super::{ProbeRecord, TermValue, TrialRecord, TrialRunner};
+use super::{ProbeRecord, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
@@ -22,7 +24,7 @@ use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
 use crate::run::template::Load;
 use crate::run::{self, RunContext, RunObserver, RunOutcome};
-use crate::sla::{Judgement, Value};
+use crate::sla::Judgement;
 use crate::stop::StopSignal;
 
 /// What a search needs besides its settings and directory.
@@ -68,15 +70,21 @@ pub fn search(
         // A cluster the caller started (the quickstart, a matrix) is the one measured,
         // whatever --fresh says: its nodes' logs tell the server's side.
         (_, Some(c)) => Some(c),
-        (Fresh::Restart, None) => {
+        // One this search restarts, or whose node it stops.
+        (fresh, None) if fresh == Fresh::Restart || config.degraded.is_some() => {
             let cluster_dir = config
                 .cluster_dir
                 .clone()
                 .unwrap_or_else(cluster::default_dir);
             opened = LocalCluster::open(&cluster_dir)?;
             if opened.running_pids().is_empty() {
+                let flag = if fresh == Fresh::Restart {
+                    "--fresh restart"
+                } else {
+                    "--degraded"
+                };
                 bail!(
-                    "--fresh restart needs the local cluster in {} running; start it with `headroom cluster start --dir {}`",
+                    "{flag} needs the local cluster in {} running; start it with `headroom cluster start --dir {}`",
                     cluster_dir.display(),
                     cluster_dir.display()
                 );
@@ -84,6 +92,11 @@ pub fn search(
             Some(&mut opened)
         }
         _ => None,
+    };
+    let down = match (&config.degraded, &cluster) {
+        (Some(degraded), Some(c)) => Some(NodeDown::new(degraded, c, stop.clone())?),
+        (Some(_), None) => bail!("a search with a node down needs its local cluster"),
+        (None, _) => None,
     };
     // The trials' local nodes are those of the cluster this search restarts, else those of
     // the local cluster headroom started when the trials load it.
@@ -108,8 +121,14 @@ pub fn search(
         local_nodes,
         observer,
         launcher,
+        down,
+        last_down: None,
     };
-    super::drive(&config.plan(), &mut runner, store, on_record)
+    let status = super::drive(&config.plan(), &mut runner, store, on_record);
+    // A search that ended leaves the cluster whole; one interrupted or failed, at least its
+    // node up (the Drop below, for a panic too).
+    runner.restore(matches!(status, Ok(Status::Complete | Status::Invalid)));
+    status
 }
 
 /// Runs trials as real runs against the cluster.
@@ -129,6 +148,16 @@ struct LiveRunner<'a, 'o> {
     observer: &'o mut dyn RunObserver,
     /// The fleet that runs each probe and trial, and its size; `None`: this process does.
     launcher: Option<(&'a dyn Launcher, u32)>,
+    /// The node kept down in every run of a degraded search.
+    down: Option<NodeDown>,
+    /// What the last run recorded of its node down, for its record.
+    last_down: Option<DownRecord>,
+}
+
+impl Drop for LiveRunner<'_, '_> {
+    fn drop(&mut self) {
+        self.restore(false);
+    }
 }
 
 impl LiveRunner<'_, '_> {
@@ -158,16 +187,102 @@ impl LiveRunner<'_, '_> {
         }
     }
 
-    /// One run in `out`; `None` when it was interrupted.
+    /// One run in `out`; `None` when it was interrupted. In a degraded search, the node is
+    /// brought back (hints replayed) before the data is made fresh and populated, then
+    /// stopped for the run ([`NodeDown`]).
     fn execute(&mut self, config: &RunSettings, out: &Path) -> anyhow::Result<Option<RunSummary>> {
         // An interrupted attempt at this same trial is done again; a finished one never:
         // its record is missing only when capacity.jsonl was damaged.
         let finished = RunSummary::read(out).is_ok_and(|s| s.stop != StopReason::Interrupted);
         crate::output_dir::replace_unfinished(out, finished)?;
-        let populate = self.prepare()?;
+        self.last_down = None;
+        // --fresh restart starts every node anew, with no hints to wait for.
+        let restarts = self.config.fresh == Fresh::Restart;
+        if !restarts && !self.bring_back(true)? {
+            return Ok(None);
+        }
+        let mut populate = self.prepare()?;
         if self.stop.is_set() {
             return Ok(None);
         }
+        let mut config = std::borrow::Cow::Borrowed(config);
+        if self.down.is_some() {
+            if restarts {
+                self.bring_back(false)?;
+            }
+            if populate && config.phase != RunPhase::Run && config.workload.populate > 0 {
+                // Written with every node up: a node that goes down holds the data, as
+                // it would in production; the run reuses its keyspace.
+                if !self.populate_whole(&config, out)? {
+                    return Ok(None);
+                }
+                populate = false;
+                config.to_mut().workload.drop = false;
+            }
+            if let (Some(down), Some(cluster)) = (&mut self.down, self.cluster.as_deref_mut()) {
+                down.take_down(cluster, &mut *self.observer)?;
+            }
+        }
+        let ran = self.run_once(&config, out, populate);
+        if let (Some(down), Some(cluster)) = (&mut self.down, self.cluster.as_deref()) {
+            self.last_down = down.after_run(cluster);
+        }
+        ran
+    }
+
+    /// The degraded search's node up again, with (`wait_hints`) the other nodes' hints for
+    /// it delivered; `Ok(false)` when the stop signal came meanwhile. Nothing to do in a
+    /// healthy search.
+    fn bring_back(&mut self, wait_hints: bool) -> anyhow::Result<bool> {
+        match (&mut self.down, self.cluster.as_deref_mut()) {
+            (Some(down), Some(cluster)) => {
+                down.bring_back(cluster, wait_hints, &mut *self.observer)
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// At the end of the search (or on its way out): the node this search left down started
+    /// again; with `wait_hints`, its hints delivered.
+    fn restore(&mut self, wait_hints: bool) {
+        if let (Some(down), Some(cluster)) = (&mut self.down, self.cluster.as_deref_mut()) {
+            down.restore(cluster, wait_hints, &mut *self.observer);
+        }
+    }
+
+    /// The populate of a degraded search's run, into `out`/populate, with every node up;
+    /// false when it was stopped.
+    fn populate_whole(&mut self, config: &RunSettings, out: &Path) -> anyhow::Result<bool> {
+        let mut load = config.clone();
+        load.phase = RunPhase::Load;
+        self.observer.note(&format!(
+            "Populate: {} rows with every node up, before the node goes down.",
+            config.workload.populate
+        ));
+        let context = RunContext {
+            out: &out.join("populate"),
+            credentials: self.credentials.clone(),
+            stop: self.stop.clone(),
+            populate: true,
+            local_nodes: &self.local_nodes,
+        };
+        let loaded = self
+            .runtime
+            .block_on(run::execute(&load, &context, &mut *self.observer))?;
+        if matches!(loaded, RunOutcome::LoadedOnly) && !self.stop.is_set() {
+            self.populated = true;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// One run in `out` by this process or the fleet, populating first when asked.
+    fn run_once(
+        &mut self,
+        config: &RunSettings,
+        out: &Path,
+        populate: bool,
+    ) -> anyhow::Result<Option<RunSummary>> {
         if let Some((launcher, workers)) = self.launcher {
             return self.execute_fleet(launcher, workers, config, out, populate);
         }
@@ -295,6 +410,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
             achieved_per_s: summary.achieved_rate_per_s,
             seconds: started.elapsed().as_secs_f64(),
             dir: self.relative(&out),
+            down: self.last_down.take(),
         }))
     }
 
@@ -317,13 +433,15 @@ impl TrialRunner for LiveRunner<'_, '_> {
         let Some(summary) = self.execute(&config, &out)? else {
             return Ok(None);
         };
-        Ok(Some(trial_record(
+        let mut record = TrialRecord::from_summary(
             &summary,
             rate_per_s,
             repeat,
             self.relative(&out),
             started.elapsed(),
-        )))
+        );
+        record.down = self.last_down.take();
+        Ok(Some(record))
     }
 }
 
@@ -400,95 +518,6 @@ fn describe_fleet(summary: &RunSummary) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// A trial's record, from its run's summary.
-fn trial_record(
-    summary: &RunSummary,
-    rate_per_s: f64,
-    repeat: u32,
-    dir: String,
-    wall: Duration,
-) -> TrialRecord {
-    let requests: u64 = summary.ops.iter().map(|o| o.requests).sum();
-    let errors: u64 = summary.ops.iter().map(|o| o.requests - o.ok).sum();
-    let verdict = summary.sla.as_ref().map(|s| &s.verdict);
-    let sla_pass = verdict.is_some_and(|v| v.pass);
-    let terms = verdict
-        .map(|v| {
-            v.worst
-                .iter()
-                .map(|w| {
-                    let (value, unit) = match w.value {
-                        Some(Value::LatencyNs(ns)) => (ns as f64 / 1e6, "ms"),
-                        Some(Value::Fraction(f)) => (f * 100.0, "%"),
-                        None => (0.0, "ms"),
-                    };
-                    TermValue {
-                        term: w.term.clone(),
-                        value,
-                        unit: unit.to_string(),
-                        pass: w.failing_windows == 0,
-                        failed_percent: if unit == "ms" {
-                            w.failed_share * 100.0
-                        } else {
-                            0.0
-                        },
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let completed = summary.stop == StopReason::Completed;
-    let (pass, mut reason) =
-        super::trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
-    // A client-bound trial is neither a pass nor a fail: it has no verdict; nor has one
-    // whose SLA had nothing to judge (a term's operation never sent).
-    let mut invalid = summary
-        .validity
-        .as_ref()
-        .filter(|v| !v.is_valid())
-        .map(|v| v.reasons.clone());
-    if let Some(Judgement::NoVerdict(why)) = verdict.map(|v| v.judgement()) {
-        invalid
-            .get_or_insert_with(Vec::new)
-            .push(format!("no verdict on the SLA: {why}"));
-    }
-    let pass = pass && invalid.is_none();
-    if let Some(v) = verdict {
-        if !v.pass {
-            let failed: Vec<String> = v
-                .worst
-                .iter()
-                .filter(|w| w.failing_windows > 0)
-                .map(|w| {
-                    format!(
-                        "{} failed in {} of {} windows",
-                        w.term,
-                        w.failing_windows,
-                        v.windows_of(w)
-                    )
-                })
-                .collect();
-            if !failed.is_empty() {
-                reason = Some(failed.join("; "));
-            }
-        }
-    }
-    TrialRecord {
-        rate_per_s,
-        repeat,
-        achieved_per_s: summary.achieved_rate_per_s,
-        requests,
-        errors,
-        sla_pass,
-        terms,
-        pass,
-        reason: if invalid.is_some() { None } else { reason },
-        invalid,
-        dir,
-        wall_s: wall.as_secs_f64(),
-    }
 }
 
 /// Empties the workload's table (if it exists yet).

@@ -4,10 +4,14 @@
 //! The choice of the next run ([`search`]), the settings, records and directory of a search
 //! ([`settings`], [`record`], [`store`]), the result table ([`table`]) and [`drive`], which
 //! asks a [`TrialRunner`] for each run in turn; [`live`] is the runner that drives a real
-//! cluster, each trial a full [`crate::run::execute`].
+//! cluster, each trial a full [`crate::run::execute`]. A search with a node down:
+//! [`degraded`] (which node, the checks, the records) and [`node_down`] (the node stopped
+//! before each run and brought back with its hints replayed).
 
+pub mod degraded;
 pub mod dir;
 pub mod live;
+pub mod node_down;
 pub mod pauses;
 pub mod rates;
 pub mod record;

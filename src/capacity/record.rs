@@ -1,8 +1,16 @@
 //! What a capacity search records about each run, one JSON object per line of
 //! `capacity.jsonl`: the probe of the ceiling and every trial at a fixed attempted rate. These
-//! types are the file format; the search's next step is a function of them alone.
+//! types are the file format; the search's next step is a function of them alone. A trial's
+//! record is made from its run's summary here ([`TrialRecord::from_summary`]).
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+pub use super::degraded::DownRecord;
+use crate::engine::StopReason;
+use crate::results::summary::RunSummary;
+use crate::sla::{Judgement, Value};
 
 /// The share of the attempted rate a trial must achieve to pass (METHOD.md §4): below it the
 /// cluster did not carry the load, whatever its latencies.
@@ -40,6 +48,9 @@ pub struct ProbeRecord {
     pub seconds: f64,
     /// The directory holding the probe's own run files, relative to the search's directory.
     pub dir: String,
+    /// The node kept down during the probe, in a degraded search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<DownRecord>,
 }
 
 /// One run at a fixed attempted rate.
@@ -73,6 +84,102 @@ pub struct TrialRecord {
     pub dir: String,
     /// Wall-clock seconds the trial took, preparation included.
     pub wall_s: f64,
+    /// The node kept down during the trial, in a degraded search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<DownRecord>,
+}
+
+impl TrialRecord {
+    /// A trial's record, from its run's summary: the SLA's worst windows, the verdict
+    /// ([`trial_passes`]) and why it failed or has none.
+    pub fn from_summary(
+        summary: &RunSummary,
+        rate_per_s: f64,
+        repeat: u32,
+        dir: String,
+        wall: Duration,
+    ) -> TrialRecord {
+        let requests: u64 = summary.ops.iter().map(|o| o.requests).sum();
+        let errors: u64 = summary.ops.iter().map(|o| o.requests - o.ok).sum();
+        let verdict = summary.sla.as_ref().map(|s| &s.verdict);
+        let sla_pass = verdict.is_some_and(|v| v.pass);
+        let terms = verdict
+            .map(|v| {
+                v.worst
+                    .iter()
+                    .map(|w| {
+                        let (value, unit) = match w.value {
+                            Some(Value::LatencyNs(ns)) => (ns as f64 / 1e6, "ms"),
+                            Some(Value::Fraction(f)) => (f * 100.0, "%"),
+                            None => (0.0, "ms"),
+                        };
+                        TermValue {
+                            term: w.term.clone(),
+                            value,
+                            unit: unit.to_string(),
+                            pass: w.failing_windows == 0,
+                            failed_percent: if unit == "ms" {
+                                w.failed_share * 100.0
+                            } else {
+                                0.0
+                            },
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let completed = summary.stop == StopReason::Completed;
+        let (pass, mut reason) =
+            trial_passes(rate_per_s, summary.achieved_rate_per_s, sla_pass, completed);
+        // A client-bound trial is neither a pass nor a fail: it has no verdict; nor has one
+        // whose SLA had nothing to judge (a term's operation never sent).
+        let mut invalid = summary
+            .validity
+            .as_ref()
+            .filter(|v| !v.is_valid())
+            .map(|v| v.reasons.clone());
+        if let Some(Judgement::NoVerdict(why)) = verdict.map(|v| v.judgement()) {
+            invalid
+                .get_or_insert_with(Vec::new)
+                .push(format!("no verdict on the SLA: {why}"));
+        }
+        let pass = pass && invalid.is_none();
+        if let Some(v) = verdict {
+            if !v.pass {
+                let failed: Vec<String> = v
+                    .worst
+                    .iter()
+                    .filter(|w| w.failing_windows > 0)
+                    .map(|w| {
+                        format!(
+                            "{} failed in {} of {} windows",
+                            w.term,
+                            w.failing_windows,
+                            v.windows_of(w)
+                        )
+                    })
+                    .collect();
+                if !failed.is_empty() {
+                    reason = Some(failed.join("; "));
+                }
+            }
+        }
+        TrialRecord {
+            rate_per_s,
+            repeat,
+            achieved_per_s: summary.achieved_rate_per_s,
+            requests,
+            errors,
+            sla_pass,
+            terms,
+            pass,
+            reason: if invalid.is_some() { None } else { reason },
+            invalid,
+            dir,
+            wall_s: wall.as_secs_f64(),
+            down: None,
+        }
+    }
 }
 
 /// One line of `capacity.jsonl`.
@@ -171,6 +278,7 @@ mod tests {
             achieved_per_s: 12_345.5,
             seconds: 60.0,
             dir: "probe".to_string(),
+            down: None,
         });
         let text = serde_json::to_string(&probe).unwrap();
         assert!(
@@ -198,6 +306,7 @@ mod tests {
             invalid: None,
             dir: "trial-8000-2".to_string(),
             wall_s: 95.25,
+            down: None,
         });
         let text = serde_json::to_string(&trial).unwrap();
         assert!(

@@ -413,6 +413,7 @@ mod tests {
             achieved_per_s: 5_000.0,
             seconds: 20.0,
             dir: "probe".into(),
+            down: None,
         });
         assert_eq!(
             next_step(&shared, std::slice::from_ref(&probe)),

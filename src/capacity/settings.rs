@@ -68,6 +68,10 @@ pub struct SearchSettings {
     /// processes and merged; `None`: by this process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<crate::fleet::settings::FleetSettings>,
+    /// `--degraded 1` (or a matrix's `degraded=1`): the node of the local cluster kept down
+    /// in every probe and trial; `None`: every node up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<super::degraded::Degraded>,
 }
 
 impl SearchSettings {
@@ -90,12 +94,23 @@ impl SearchSettings {
         let settings = self.plan();
         let trials = super::estimate_trials(&settings) as f64;
         // Connecting, schema checks and writing files: a few seconds per trial.
-        let per_trial = self.warmup_s + self.duration_s + 3.0 + self.fresh_cost_s();
+        let per_trial =
+            self.warmup_s + self.duration_s + 3.0 + self.fresh_cost_s() + self.down_cost_s();
         let probe = match settings.plan {
             RatePlan::Auto { .. } => self.probe_duration_s * 1.25 + 3.0,
             RatePlan::Ladder(_) => 0.0,
         };
         Duration::from_secs_f64(trials * per_trial + probe)
+    }
+
+    /// A node stopped before each run (it drains), started again after it and its hints
+    /// delivered: about 35 s on the development machine.
+    fn down_cost_s(&self) -> f64 {
+        if self.degraded.is_some() {
+            35.0
+        } else {
+            0.0
+        }
     }
 
     fn fresh_cost_s(&self) -> f64 {

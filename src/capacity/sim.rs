@@ -83,6 +83,7 @@ impl Simulated {
             invalid,
             dir: format!("trial-{rate}-{repeat}"),
             wall_s: 75.0,
+            down: None,
         })
     }
 
@@ -104,6 +105,7 @@ impl TrialRunner for Simulated {
             achieved_per_s: self.probe_achieved,
             seconds: 30.0,
             dir: "probe".to_string(),
+            down: None,
         }))
     }
 

@@ -17,7 +17,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 72] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 74] = [
     "image",
     "host_network",
     "namespace",
@@ -90,6 +90,8 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 72] = [
     "connections",
     "sender",
     "force",
+    "degraded",
+    "size_for",
 ];
 
 /// `headroom capacity`
@@ -152,6 +154,16 @@ pub struct CapacityArgs {
     #[arg(long, env = "HEADROOM_CLUSTER_DIR", value_name = "DIR")]
     pub cluster_dir: Option<PathBuf>,
 
+    /// Keep N nodes of the local cluster down in every probe and trial: the capacity on the
+    /// day a node is down (0: all up; 1 is the most). The last node of the first contact
+    /// point's data centre is stopped (SIGTERM: it drains) before each run, warmup included,
+    /// and started again after it; the next run waits until the other nodes have delivered
+    /// the hints they kept for it. Only for a local cluster headroom started (see
+    /// --cluster-dir): for another, stop a node yourself, give --hosts without it and a
+    /// --label. See docs/capacity.md.
+    #[arg(long, value_name = "N")]
+    pub degraded: Option<u32>,
+
     /// The service level and its windows.
     #[command(flatten)]
     pub sla: SlaArgs,
@@ -187,7 +199,9 @@ pub struct CapacityArgs {
 
     /// Run the whole search once per configuration of a local cluster that headroom starts,
     /// restarts and removes itself: KEY=V1,V2,... with KEY one of gc (g1, zgc, shenandoah,
-    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3) or version (Cassandra versions).
+    /// parallel), heap (e.g. 1G,2G), nodes (e.g. 1,3), version (Cassandra versions) or
+    /// degraded (nodes down in every trial, 0 or 1, as --degraded: degraded=0,1 gives the
+    /// capacity with every node up and with one down side by side).
     /// Repeat the flag for more keys; every combination runs, in the order given. All
     /// results go in one directory (--out) with matrix.json, one search directory per
     /// configuration, compare.json and one report. With --rates auto every configuration
@@ -277,6 +291,13 @@ pub struct CostArgs {
     /// the SLA, and what they cost a year, assuming capacity grows with the nodes.
     #[arg(long, value_name = "RATE", help_heading = "Cost")]
     pub target_load: Option<String>,
+
+    /// The capacity the cost is sized by: healthy (each configuration's own), or degraded
+    /// (each healthy configuration is priced by the capacity of its twin searched with a
+    /// node down: the same workload, SLA and cluster, --degraded 1 or --matrix
+    /// degraded=0,1).
+    #[arg(long, value_name = "CAPACITY", value_enum, help_heading = "Cost")]
+    pub size_for: Option<crate::compare::cost::SizeFor>,
 }
 
 #[cfg(test)]

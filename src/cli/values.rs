@@ -7,6 +7,7 @@ use clap::ValueEnum;
 use crate::capacity::settings::Fresh;
 use crate::client::native::Sender;
 use crate::cluster::GcKind;
+use crate::compare::cost::SizeFor;
 use crate::engine::ArrivalKind;
 use crate::fleet::settings::LauncherKind;
 use crate::results::config::RunPhase;
@@ -66,6 +67,11 @@ value_enum!(Fresh {
     None => "none": "Keep the data of earlier trials",
 });
 
+value_enum!(SizeFor {
+    Healthy => "healthy": "Each configuration's own capacity, every node up",
+    Degraded => "degraded": "The capacity of each configuration's twin searched with a node down",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +92,7 @@ mod tests {
         check::<Sender>();
         check::<RunPhase>();
         check::<Fresh>();
+        check::<SizeFor>();
     }
 }
 

@@ -458,6 +458,11 @@ impl NodeSpec {
     pub fn gc_log_path(&self) -> PathBuf {
         self.logs_dir().join("gc.log")
     }
+    /// Where the node keeps the hints it holds for other nodes (cassandra.yaml's
+    /// `hints_directory`).
+    pub fn hints_dir(&self) -> PathBuf {
+        self.dir.join("hints")
+    }
     /// The pid file headroom writes when it launches the node.
     pub fn pid_path(&self) -> PathBuf {
         self.dir.join("cassandra.pid")

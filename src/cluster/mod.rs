@@ -18,6 +18,7 @@
 pub mod auth;
 pub mod config;
 mod error;
+pub mod hints;
 pub mod jars;
 pub mod java;
 mod launch;
@@ -290,6 +291,33 @@ impl LocalCluster {
         self.launch_node(&spec, &java, &jars)?;
         self.wait_until_ready(&spec, timeout)?;
         Ok(self.state.pids[index as usize - 1].unwrap_or(0))
+    }
+
+    /// Stops node `index` alone as an operator stops a node for maintenance: SIGTERM, on
+    /// which Cassandra drains (flushes its tables, tells its peers it is shutting down) and
+    /// exits; SIGKILL after `grace`. Returns the pid it stopped, `None` when it was not
+    /// running. The others keep running; `cluster start` or [`Self::restart_node`] starts
+    /// it again.
+    pub fn stop_node(&mut self, index: u32, grace: Duration) -> Result<Option<u32>, ClusterError> {
+        let spec = self.node(index)?;
+        let Some(pid) = self.pid(index) else {
+            return Ok(None);
+        };
+        process::stop_all(
+            &[Target {
+                node: index,
+                pid,
+                marker: spec.command_line_marker(),
+            }],
+            grace,
+        )?;
+        let slot = index as usize - 1;
+        if let Some(mut child) = self.children[slot].take() {
+            let _ = child.wait();
+        }
+        self.state.pids[slot] = None;
+        self.state.save(&self.dir)?;
+        Ok(Some(pid))
     }
 
     /// Sends `signal` to node `index`'s process; its pid, or an error if it is not running.

@@ -168,7 +168,7 @@ fn base_yaml(config: &ClusterConfig, node: &NodeSpec) -> String {
         tokens = quoted(tokens.join(",")),
         data = dir("data"),
         commitlog = dir("commitlog"),
-        hints = dir("hints"),
+        hints = path_text(&node.hints_dir()),
         saved_caches = dir("saved_caches"),
         cdc_raw = dir("cdc_raw"),
         seed = seeds.join(","),

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{CompareArgs, CostArgs};
-use crate::compare::cost::{parse_target_load, NodePrice};
+use crate::compare::cost::{parse_target_load, NodePrice, SizeFor};
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
 use crate::report::load::Input;
@@ -110,11 +110,20 @@ pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
     if cost.nodes == Some(0) {
         return Err(usage_error("--nodes must be at least 1".to_string()));
     }
+    let size_for = cost.size_for.unwrap_or_default();
+    if size_for == SizeFor::Degraded && prices.is_empty() {
+        return Err(usage_error(
+            "--size-for degraded sizes the cost by the capacity with a node down: give \
+             --node-price (and --target-load for the nodes it takes)"
+                .to_string(),
+        ));
+    }
     Ok(CompareOptions {
         baseline: None,
         prices,
         nodes: cost.nodes,
         target_per_s,
+        size_for,
     })
 }
 

@@ -7,8 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cost::{self, Cost, NodePrice, ASSUMPTIONS};
+use super::cost::{self, Cost, NodePrice, SizeFor, ASSUMPTIONS};
 use super::samples::{run_windows, RunWindows};
+use super::twins;
+use crate::capacity::degraded::Degraded;
 use crate::capacity::dir::SearchData;
 use crate::capacity::pauses::{search_pauses, PauseFigures};
 use crate::capacity::rates::same_rate;
@@ -33,6 +35,10 @@ pub struct CompareOptions {
     pub nodes: Option<u32>,
     /// `--target-load`, requests per second.
     pub target_per_s: Option<f64>,
+    /// `--size-for`: price each healthy configuration by its own capacity, or by that of its
+    /// twin searched with a node down.
+    #[serde(default)]
+    pub size_for: SizeFor,
 }
 
 /// A comparison, as compare.json holds it.
@@ -94,6 +100,24 @@ pub struct ConfigFigures {
     /// Its nodes' stop-the-world pauses over every trial, when the trials recorded them
     /// (local clusters headroom started).
     pub pauses: Option<PauseFigures>,
+    /// The node its search kept down in every probe and trial, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<Degraded>,
+    /// With `--size-for degraded`: the capacity its cost is sized by, its twin's with a node
+    /// down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sized_for: Option<SizedFor>,
+}
+
+/// The capacity a healthy configuration's cost is sized by under `--size-for degraded`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizedFor {
+    /// The twin searched with a node down.
+    pub twin: String,
+    /// Its capacity, requests/s.
+    pub capacity_per_s: Option<f64>,
+    /// The node it kept down.
+    pub degraded: Degraded,
 }
 
 /// Capacity against the baseline's. A search only brackets capacity between the highest
@@ -358,6 +382,10 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         .map(|s| s.probe.as_ref().map(run_windows))
         .collect();
 
+    let twins = match options.size_for {
+        SizeFor::Healthy => None,
+        SizeFor::Degraded => Some(twins::sized_by_twins(searches)?),
+    };
     let base_bracket = bracket(baseline);
     let mut configs = Vec::new();
     for (c, search) in searches.iter().enumerate() {
@@ -370,8 +398,25 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
             _ => None,
         };
         let nodes = recorded_nodes(search).or(options.nodes);
-        let cost = NodePrice::for_label(&options.prices, &search.label)
-            .map(|price| cost::cost(nodes.unwrap_or(1), price, capacity, options.target_per_s));
+        let degraded = search.settings.as_ref().and_then(|s| s.degraded.clone());
+        let sized_for = twins.as_ref().and_then(|t| t[c]).map(|twin| SizedFor {
+            twin: searches[twin].label.clone(),
+            capacity_per_s: searches[twin].summary.outcome.capacity_per_s,
+            degraded: searches[twin]
+                .settings
+                .as_ref()
+                .and_then(|s| s.degraded.clone())
+                .expect("a twin is degraded"),
+        });
+        let priced_capacity = sized_for.as_ref().map_or(capacity, |s| s.capacity_per_s);
+        let cost = NodePrice::for_label(&options.prices, &search.label).map(|price| {
+            cost::cost(
+                nodes.unwrap_or(1),
+                price,
+                priced_capacity,
+                options.target_per_s,
+            )
+        });
         if cost.is_some() && nodes.is_none() {
             notes.push(format!(
                 "{}: the number of nodes is not recorded; cost assumes 1 (give --nodes).",
@@ -393,6 +438,8 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
             probe_change,
             cost,
             pauses: search_pauses(search).map(|p| p.overall),
+            degraded,
+            sized_for,
         });
     }
     let cost_assumptions = configs
@@ -639,6 +686,7 @@ pub(crate) mod tests {
                     invalid: None,
                     dir: run_dir,
                     wall_s: 20.0,
+                    down: None,
                 }))
                 .unwrap();
         }
@@ -753,6 +801,7 @@ pub(crate) mod tests {
             ],
             nodes: None,
             target_per_s: Some(10_000.0),
+            size_for: SizeFor::Healthy,
         };
         let c = compare(&searches, &options).unwrap();
         assert_eq!(c.baseline, "zgc");
@@ -780,6 +829,70 @@ pub(crate) mod tests {
         let text = render::text(&c);
         assert!(text.contains("Nodes for 10 000/s"), "{text}");
         assert!(text.contains("in proportion to the number of"), "{text}");
+    }
+
+    /// `--size-for degraded`: each healthy configuration is priced by its twin's capacity
+    /// with a node down, and the table says so beside the figures.
+    #[test]
+    fn sized_for_a_node_down_the_cost_uses_the_degraded_twins_capacity() {
+        let root = tempfile::tempdir().unwrap();
+        let mut searches = three(root.path());
+        // zgc (2000/s) stands for the searches' twin with node 3 down.
+        let down = Degraded {
+            nodes_down: 1,
+            node: 3,
+            address: "127.0.0.3".into(),
+            chosen: crate::capacity::degraded::CHOSEN.into(),
+        };
+        searches[1].settings.as_mut().unwrap().degraded = Some(down.clone());
+        let options = CompareOptions {
+            prices: vec![NodePrice::parse("1/h").unwrap()],
+            target_per_s: Some(10_000.0),
+            size_for: SizeFor::Degraded,
+            ..CompareOptions::default()
+        };
+        let c = compare(&searches, &options).unwrap();
+        let g1 = &c.configs[0];
+        let sized = g1.sized_for.as_ref().unwrap();
+        assert_eq!(
+            (sized.twin.as_str(), sized.capacity_per_s),
+            ("zgc", Some(2000.0))
+        );
+        assert_eq!(g1.capacity_per_s, Some(3000.0), "its own capacity stays");
+        // 2000/s on 3 nodes: 15 nodes for 10k/s, where its own 3000/s would need 10.
+        let target = g1.cost.as_ref().unwrap().target.as_ref().unwrap();
+        assert_eq!(target.nodes, Some(15));
+        assert_eq!(c.configs[2].sized_for.as_ref().unwrap().twin, "zgc");
+        assert_eq!(c.configs[1].sized_for, None);
+        assert_eq!(c.configs[1].degraded.as_ref(), Some(&down));
+        let text = render::text(&c);
+        assert!(text.contains("Cost, sized for one node down"), "{text}");
+        assert!(
+            text.contains(
+                "g1: sized for one node down: capacity 2 000/s with node 3 (127.0.0.3) \
+                 stopped (its twin zgc)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("2 000/s with node 3 down (zgc)"), "{text}");
+        assert!(
+            text.contains("2 000/s with node 3 down (its own)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("zgc: every probe and trial ran with node 3 (127.0.0.3) down"),
+            "{text}"
+        );
+
+        // Without a degraded search there is nothing to size by.
+        searches[1].settings.as_mut().unwrap().degraded = None;
+        let e = compare(&searches, &options).unwrap_err().to_string();
+        assert!(e.contains("none of these searches has a twin"), "{e}");
+        // A healthy configuration left without a twin is named.
+        searches[1].settings.as_mut().unwrap().degraded = Some(down);
+        searches[2].settings.as_mut().unwrap().run.workload.seed += 1;
+        let e = compare(&searches, &options).unwrap_err().to_string();
+        assert!(e.contains("g1-again has no twin"), "{e}");
     }
 
     #[test]
@@ -844,6 +957,7 @@ pub(crate) mod tests {
                 prices: vec![NodePrice::parse("1/h").unwrap()],
                 nodes: None,
                 target_per_s: target,
+                size_for: Default::default(),
             }
         }
 

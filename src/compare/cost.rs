@@ -87,6 +87,18 @@ impl NodePrice {
     }
 }
 
+/// Which capacity the cost is sized by (`--size-for`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeFor {
+    /// Each configuration's own capacity, every node up.
+    #[default]
+    Healthy,
+    /// For each configuration searched with every node up, the capacity of its twin
+    /// searched with a node down (the day a node is down).
+    Degraded,
+}
+
 /// Reads `--target-load`, a rate such as 50k.
 pub fn parse_target_load(text: &str) -> Result<f64, String> {
     parse_rate(text).map_err(|e| format!("--target-load '{}': {e}", text.trim()))

@@ -18,8 +18,12 @@ pub const MATRIX_FILE: &str = "matrix.json";
 /// The most combinations a matrix may have: each is a whole capacity search.
 pub const MAX_COMBINATIONS: usize = 64;
 
-/// The keys a matrix varies.
-const KEYS: [&str; 4] = ["gc", "heap", "nodes", "version"];
+/// The keys a matrix varies: the local cluster's (gc, heap, nodes, version), and the nodes
+/// its searches keep down (degraded).
+const KEYS: [&str; 5] = ["gc", "heap", "nodes", "version", "degraded"];
+
+/// The matrix key of the nodes kept down.
+const DEGRADED: &str = "degraded";
 
 /// One `--matrix KEY=V1,V2`: a key and its values, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +40,8 @@ pub struct Combination {
     /// (key, value) per axis, in the axes' order.
     pub settings: Vec<(String, String)>,
     /// The configuration's name, from the axes that vary: the value alone when one axis
-    /// varies (`zgc`), else `key=value` pairs (`gc=zgc heap=2G`).
+    /// varies (`zgc`), else `key=value` pairs (`gc=zgc heap=2G`); nodes down read as
+    /// `healthy` or `1 node down` (`gc=zgc 1 node down`).
     pub label: String,
     /// The configuration's directory name, from the same settings, with anything but
     /// letters, digits, `.` and `-` made `-` (`gc-zgc_heap-2G`).
@@ -57,10 +62,14 @@ impl Combination {
             named = settings.iter().collect();
         }
         let label = match named.as_slice() {
+            [(key, value)] if key == DEGRADED => degraded_label(value),
             [(_, value)] => value.clone(),
             _ => named
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| match k.as_str() {
+                    DEGRADED => degraded_label(v),
+                    _ => format!("{k}={v}"),
+                })
                 .collect::<Vec<_>>()
                 .join(" "),
         };
@@ -101,11 +110,42 @@ impl Combination {
                 }
                 "nodes" => args.nodes = Some(parse_nodes(value)?),
                 "version" => args.cassandra_version = Some(value.clone()),
+                // Not the cluster's: its searches'.
+                DEGRADED => {
+                    parse_nodes_down(value)?;
+                }
                 other => return Err(format!("--matrix: unknown key '{other}'")),
             }
         }
         Ok(args)
     }
+
+    /// The nodes this configuration's search keeps down (`degraded=1`); `None` for every
+    /// node up.
+    pub fn nodes_down(&self) -> Option<u32> {
+        self.settings
+            .iter()
+            .find(|(key, _)| key == DEGRADED)
+            .and_then(|(_, value)| parse_nodes_down(value).ok().flatten())
+    }
+}
+
+/// `degraded=N` in a configuration's name: `healthy`, `1 node down`.
+fn degraded_label(value: &str) -> String {
+    match parse_nodes_down(value) {
+        Ok(None) => "healthy".to_string(),
+        Ok(Some(1)) => "1 node down".to_string(),
+        Ok(Some(n)) => format!("{n} nodes down"),
+        Err(_) => format!("{DEGRADED}={value}"),
+    }
+}
+
+fn parse_nodes_down(value: &str) -> Result<Option<u32>, String> {
+    let n = value.parse::<u32>().map_err(|_| {
+        format!("--matrix degraded={value}: write the nodes kept down, 0 (every node up) or 1")
+    })?;
+    crate::capacity::degraded::parse_nodes_down(n)
+        .map_err(|why| format!("--matrix {DEGRADED}={value}: {why}"))
 }
 
 fn parse_gc(value: &str) -> Result<GcKind, String> {
@@ -317,6 +357,37 @@ mod tests {
     }
 
     #[test]
+    fn nodes_down_name_the_configuration_and_leave_the_cluster_as_it_is() {
+        let axes = parse(&flags(&["degraded=0,1"])).unwrap();
+        let all = combinations(&axes);
+        let labels: Vec<&str> = all.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["healthy", "1 node down"]);
+        assert_eq!(all[1].dir_name, "degraded-1");
+        assert_eq!((all[0].nodes_down(), all[1].nodes_down()), (None, Some(1)));
+        let base = ClusterSettings {
+            nodes: Some(3),
+            ..ClusterSettings::default()
+        };
+        assert_eq!(all[1].apply(&base).unwrap(), base);
+        let two = combinations(&parse(&flags(&["gc=g1,zgc", "degraded=0,1"])).unwrap());
+        let labels: Vec<&str> = two.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "gc=g1 healthy",
+                "gc=g1 1 node down",
+                "gc=zgc healthy",
+                "gc=zgc 1 node down"
+            ]
+        );
+        assert_eq!(two[3].dir_name, "gc-zgc_degraded-1");
+        // A fixed degraded=1 is part of every configuration, not of its name.
+        let fixed = combinations(&parse(&flags(&["gc=g1,zgc", "degraded=1"])).unwrap());
+        assert_eq!(fixed[1].label, "zgc");
+        assert_eq!(fixed[1].nodes_down(), Some(1));
+    }
+
+    #[test]
     fn bad_matrices_are_refused_with_the_flag_named() {
         for (bad, says) in [
             ("gc", "write KEY=V1,V2"),
@@ -326,6 +397,11 @@ mod tests {
             ("gc=cms", "not a collector"),
             ("nodes=0", "at least 1"),
             ("heap=lots", "heap"),
+            (
+                "degraded=2",
+                "--matrix degraded=2: headroom takes one node down",
+            ),
+            ("degraded=one", "0 (every node up) or 1"),
         ] {
             let e = parse(&flags(&[bad])).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");

@@ -5,9 +5,10 @@
 //! intervals for latency percentiles and their differences, and the verdict of one
 //! difference) are in [`crate::stats::difference`]; [`samples`] reads a run's windows;
 //! [`comparison`] compares capacity searches into what compare.json holds, [`runs`] runs
-//! side by side; [`cost`] prices them; [`scaling`] fits how capacity grows with nodes across
-//! configurations of several sizes; [`render`] makes the tables the terminal and the report
-//! show. The server's own pauses come from [`crate::cluster::pauses`].
+//! side by side; [`cost`] prices them, by each configuration's own capacity or, with
+//! `--size-for degraded`, by its [`twins`]' with a node down; [`scaling`] fits how capacity
+//! grows with nodes across configurations of several sizes; [`render`] makes the tables the
+//! terminal and the report show. The server's own pauses come from [`crate::cluster::pauses`].
 //! docs/compare.md describes the method.
 
 pub mod comparison;
@@ -17,6 +18,7 @@ pub mod render;
 pub mod runs;
 pub mod samples;
 pub mod scaling;
+pub mod twins;
 
 pub use comparison::{compare, CompareOptions, Comparison};
 pub use runs::{compare_runs, RunComparison};

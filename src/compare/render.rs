@@ -190,6 +190,16 @@ fn configurations(c: &Comparison) -> Table {
          overlap. Whether that is more than run-to-run noise, only --repeats can tell."
             .to_string(),
     ];
+    for f in &c.configs {
+        if let Some(d) = &f.degraded {
+            footer.push(format!(
+                "{}: every probe and trial ran {}, stopped before its warmup and started \
+                 again after it, with its hints delivered before the next.",
+                f.label,
+                d.describe()
+            ));
+        }
+    }
     if c.configs.iter().any(|f| f.probe_change.is_some()) {
         footer.push(format!(
             "Probe: closed-loop throughput; its change is tested with Welch's t-test on \
@@ -308,6 +318,11 @@ fn cost(c: &Comparison) -> Option<Table> {
     ]
     .map(String::from)
     .to_vec();
+    // --size-for degraded: the capacity each row is priced by, said beside its figures.
+    let sized = c.configs.iter().any(|f| f.sized_for.is_some());
+    if sized {
+        header.insert(1, "Sized for".to_string());
+    }
     if let Some(load) = target {
         header.push(format!("Nodes for {}/s", format_rate(load)));
         header.push("Per year".to_string());
@@ -321,14 +336,17 @@ fn cost(c: &Comparison) -> Option<Table> {
                 cells.resize(header.len(), "-".to_string());
                 return cells;
             };
-            let mut cells = vec![
-                f.label.clone(),
+            let mut cells = vec![f.label.clone()];
+            if sized {
+                cells.push(sized_for(f));
+            }
+            cells.extend([
                 cost.nodes.to_string(),
                 format_money(cost.node_price_per_hour),
                 format_money(cost.cluster_per_hour),
                 cost.capacity_per_dollar_hour
                     .map_or("-".to_string(), format_rate),
-            ];
+            ]);
             if target.is_some() {
                 let t = cost.target.as_ref();
                 cells.push(
@@ -343,12 +361,57 @@ fn cost(c: &Comparison) -> Option<Table> {
             cells
         })
         .collect();
+    let mut footer: Vec<String> = Vec::new();
+    for f in &c.configs {
+        if let Some(s) = &f.sized_for {
+            footer.push(format!(
+                "{}: sized for one node down: capacity {} with {} stopped (its twin {}).",
+                f.label,
+                s.capacity_per_s
+                    .map_or("none".to_string(), |c| format!("{}/s", format_rate(c))),
+                s.degraded.node_name(),
+                s.twin
+            ));
+        }
+    }
+    if sized {
+        footer.push(
+            "Sized for one node down, the cost assumes the capacity with a node down grows \
+             in proportion to the nodes too; with more nodes one down is a smaller share, so \
+             this errs towards more nodes."
+                .to_string(),
+        );
+    }
+    footer.extend(c.cost_assumptions.iter().cloned());
     Some(Table {
-        title: "Cost".to_string(),
+        title: if sized {
+            "Cost, sized for one node down".to_string()
+        } else {
+            "Cost".to_string()
+        },
         header,
         rows,
-        footer: c.cost_assumptions.iter().cloned().collect(),
+        footer,
     })
+}
+
+/// The capacity a row of the cost table is priced by, under `--size-for degraded`.
+fn sized_for(f: &super::comparison::ConfigFigures) -> String {
+    let rate = |c: Option<f64>| c.map_or("none".to_string(), |c| format!("{}/s", format_rate(c)));
+    match (&f.sized_for, &f.degraded) {
+        (Some(s), _) => format!(
+            "{} with node {} down ({})",
+            rate(s.capacity_per_s),
+            s.degraded.node,
+            s.twin
+        ),
+        (None, Some(d)) => format!(
+            "{} with node {} down (its own)",
+            rate(f.capacity_per_s),
+            d.node
+        ),
+        (None, None) => rate(f.capacity_per_s),
+    }
 }
 
 /// `+12.3% better (p=0.001)`.

@@ -6,8 +6,8 @@
 //!
 //! Configurations are grouped by what they are apart from their size: the cluster's
 //! description without its node count and heap (a local matrix gives each size its share of
-//! this machine's memory), the workload and whether a node was down. Each group with at
-//! least two sizes gets a fit or the statement of what its data cannot tell.
+//! this machine's memory), the workload, and whether a node was down (`--degraded`). Each
+//! group with at least two sizes gets a fit or the statement of what its data cannot tell.
 //!
 //! Every repeat is an observation: a search with `--repeats 3` gives three capacities, each
 //! the highest rate that repeat passed with every lower rate it tried passing too.
@@ -138,6 +138,15 @@ fn group_of(config: &Member) -> String {
     let mut key = cluster.unwrap_or_else(|| "clusters headroom did not start".to_string());
     if let Some(workload) = config.search.workload() {
         key.push_str(&format!(", workload {workload}"));
+    }
+    // A search with a node down is another curve than the healthy one.
+    if config
+        .search
+        .settings
+        .as_ref()
+        .is_some_and(|s| s.degraded.is_some())
+    {
+        key.push_str(", one node down");
     }
     key
 }

@@ -2,7 +2,9 @@
 //! cluster. For each combination the matrix starts a fresh local cluster with that
 //! configuration, runs the search into its own directory, keeps the nodes' GC and system logs
 //! there, and removes the cluster again, whatever happened. At the end it compares the
-//! configurations (compare.json, the tables) and writes one report of them all.
+//! configurations (compare.json, the tables) and writes one report of them all. The
+//! `degraded` axis changes the search, not the cluster: `degraded=1` keeps one node of the
+//! configuration's cluster down in every probe and trial (`capacity --degraded 1`).
 //!
 //! matrix.json is rewritten after every configuration; `--resume` keeps the finished ones
 //! and starts the interrupted one again (its cluster is gone, so its data would be too).
@@ -15,6 +17,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::search as capacity_command;
+use crate::capacity::degraded;
 use crate::capacity::dir::SearchData;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{RatePlan, Status, Store};
@@ -31,6 +34,16 @@ const STOP_GRACE: Duration = Duration::from_secs(60);
 pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
     let compare_options = crate::commands::compare::options(&args.cost)?;
+    if compare_options.size_for == crate::compare::cost::SizeFor::Degraded
+        && !axes
+            .iter()
+            .any(|a| a.key == "degraded" && a.values.len() > 1)
+    {
+        return Err(usage_error(
+            "--size-for degraded prices each healthy configuration by its twin with a node \
+             down: add the axis --matrix degraded=0,1",
+        ));
+    }
     let search = capacity_command::search_settings(args)?;
     let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
@@ -43,6 +56,9 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
         let start = combination.apply(&base_cluster).map_err(UsageError::new)?;
         // Every configuration is checked before the first one starts.
         let config = ClusterConfig::from_settings(&start, None)?;
+        if let Some(nodes_down) = combination.nodes_down() {
+            check_degraded(&search, &config, nodes_down, &combination.label)?;
+        }
         entries.push(Entry {
             label: combination.label.clone(),
             dir: combination.dir_name.clone(),
@@ -308,7 +324,13 @@ fn run_entry(
         .iter()
         .map(|a| a.to_string())
         .collect();
-    if config.fresh == Fresh::Restart {
+    config.degraded = entry
+        .combination
+        .nodes_down()
+        .map(|n| degraded::choose(&cluster.nodes(), cluster.config().dcs, &config.run.hosts, n))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    if config.fresh == Fresh::Restart || config.degraded.is_some() {
         config.cluster_dir = Some(cluster_dir.to_path_buf());
     }
     let result = Store::create(entry_dir, serde_json::to_value(&config)?).and_then(|store| {
@@ -318,6 +340,22 @@ fn run_entry(
     println!("Removing the cluster of {}...", entry.label);
     cluster.destroy(STOP_GRACE)?;
     result.map(|(status, _)| status)
+}
+
+/// Checks a configuration that keeps `nodes_down` nodes down before any starts: its
+/// cluster has another node than the contact point to stop, and its keyspace keeps enough
+/// replicas for the consistency level.
+fn check_degraded(
+    search: &SearchSettings,
+    config: &ClusterConfig,
+    nodes_down: u32,
+    label: &str,
+) -> anyhow::Result<()> {
+    let specs = config.node_specs(Path::new("cluster"));
+    let hosts: Vec<String> = specs.iter().map(|n| n.native_addr().to_string()).collect();
+    degraded::choose(&specs, config.dcs, &hosts, nodes_down)
+        .and_then(|_| degraded::check_replicas(&search.run.workload, nodes_down))
+        .map_err(|why| usage_error(format!("--matrix configuration {label}: {why}")))
 }
 
 /// Copies each node's logs (gc.log*, system.log) into `<dir>/server/node<i>/`: the cluster's

@@ -93,6 +93,14 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
 /// configuration (a price per configuration label is for `--matrix`).
 fn single_search_price(args: &CapacityArgs) -> anyhow::Result<Option<(f64, Option<f64>)>> {
     let options = crate::commands::compare::options(&args.cost)?;
+    if options.size_for == crate::compare::cost::SizeFor::Degraded {
+        return Err(crate::usage::usage_error(
+            "--size-for degraded prices a configuration by its twin searched with a node down: \
+             a single search has none. Search both with --matrix degraded=0,1, or price the \
+             degraded search itself (--degraded 1 --node-price ...), or compare the two searches \
+             with `headroom compare HEALTHY DEGRADED --size-for degraded`",
+        ));
+    }
     if let Some(labelled) = options.prices.iter().find(|p| p.label.is_some()) {
         return Err(crate::usage::usage_error(format!(
             "--node-price {}={}/h prices one configuration of a --matrix by its label; a single \

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::capacity::degraded::{self, Degraded};
 use crate::capacity::rates::Rates;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{self, RatePlan, Status, Store};
@@ -16,6 +17,7 @@ use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
 use crate::fleet::local::LocalLauncher;
 use crate::fleet::settings::{FleetSettings, LauncherKind};
+use crate::results::config::RunSettings;
 use crate::run::template::RunTemplate;
 use crate::stop::StopSignal;
 use crate::usage::{usage_error, UsageError};
@@ -96,6 +98,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             },
         }),
     };
+    let degraded = degraded_node(args, &run)?;
     if args.fresh == Fresh::Restart && !args.connection.hosts.is_empty() {
         return Err(usage_error(
             "--fresh restart restarts a local cluster headroom started (see --cluster-dir); \
@@ -112,11 +115,17 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         probe_concurrency: args.probe_concurrency,
         probe_duration_s: args.probe_duration.as_secs_f64(),
         fresh: args.fresh,
-        cluster_dir: match args.fresh {
-            Fresh::Restart => Some(
+        cluster_dir: match (args.fresh, &degraded) {
+            (Fresh::Restart, _) => Some(
                 args.cluster_dir
                     .clone()
                     .unwrap_or_else(cluster::default_dir),
+            ),
+            // Where a resumed search finds the node it stops.
+            (_, Some(_)) => Some(
+                args.cluster_dir
+                    .clone()
+                    .unwrap_or_else(settings::local_cluster_dir),
             ),
             _ => args.cluster_dir.clone(),
         },
@@ -125,7 +134,98 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         nodes: args.cost.nodes,
         cluster: None,
         fleet,
+        degraded,
     })
+}
+
+/// `--degraded N`: the node of the local cluster the search keeps down, chosen now; `None`
+/// for every node up. Refused for a cluster headroom did not start (it cannot stop one of
+/// its nodes), with a matrix (an axis of its own) or a fleet.
+fn degraded_node(args: &CapacityArgs, run: &RunSettings) -> anyhow::Result<Option<Degraded>> {
+    let Some(value) = args.degraded else {
+        return Ok(None);
+    };
+    let Some(nodes_down) = degraded::parse_nodes_down(value)
+        .map_err(|why| usage_error(format!("--degraded {value}: {why}")))?
+    else {
+        return Ok(None);
+    };
+    if !args.matrix.is_empty() {
+        return Err(usage_error(format!(
+            "--degraded {nodes_down} with --matrix: make it an axis of the matrix, --matrix \
+             degraded=0,{nodes_down} (every node up, then {nodes_down} down) or --matrix \
+             degraded={nodes_down}"
+        )));
+    }
+    if args.workers.is_some() {
+        return Err(usage_error(
+            "--degraded with --workers: a fleet's search cannot keep a node down yet; search \
+             with one client process",
+        ));
+    }
+    let refused = |why: String| usage_error(format!("--degraded {nodes_down}: {why}"));
+    degraded::check_replicas(&run.workload, nodes_down).map_err(refused)?;
+    let cluster_dir = args
+        .cluster_dir
+        .clone()
+        .unwrap_or_else(settings::local_cluster_dir);
+    let refuse = |why: String| {
+        usage_error(format!(
+            "--degraded {nodes_down} stops a node of a local cluster headroom started, and \
+             {why}. For another cluster, stop a node yourself (`nodetool drain` on it, then \
+             stop its service; `nodetool status` shows it DN), give --hosts without it, and \
+             name the search, e.g. --label '3 nodes, 1 down' (docs/capacity.md)"
+        ))
+    };
+    let cluster = match LocalCluster::open(&cluster_dir) {
+        Ok(cluster) if !cluster.running_pids().is_empty() => cluster,
+        _ => {
+            return Err(refuse(format!(
+                "none runs in {} (--cluster-dir)",
+                cluster_dir.display()
+            )))
+        }
+    };
+    if !cluster.serves(&run.hosts) {
+        let nodes: Vec<String> = cluster
+            .contact_points()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        return Err(refuse(format!(
+            "--hosts {} are not the nodes of the one in {} ({})",
+            run.hosts.join(","),
+            cluster_dir.display(),
+            nodes.join(", ")
+        )));
+    }
+    let chosen = degraded::choose(
+        &cluster.nodes(),
+        cluster.config().dcs,
+        &run.hosts,
+        nodes_down,
+    )
+    .map_err(refused)?;
+    // Exactly the chosen node down in every run: no other may be down already (the chosen
+    // one may, left so by a search that was killed; the search starts it first).
+    let down: Vec<String> = cluster
+        .nodes()
+        .iter()
+        .filter(|n| n.index != chosen.node && cluster.pid(n.index).is_none())
+        .map(|n| format!("{} ({})", n.index, n.address))
+        .collect();
+    if !down.is_empty() {
+        return Err(usage_error(format!(
+            "--degraded {nodes_down}: node(s) {} of the local cluster in {} are down already; \
+             start them (`headroom cluster start --dir {}`) so that every run has exactly \
+             {} down",
+            down.join(", "),
+            cluster_dir.display(),
+            cluster_dir.display(),
+            chosen.node_name()
+        )));
+    }
+    Ok(Some(chosen))
 }
 
 /// Runs a whole search, printing the table as it grows; returns how it ended and its
@@ -151,6 +251,15 @@ pub fn search(
     let remaining = config.estimate().saturating_sub(Duration::from_secs_f64(
         store.records().len() as f64 * (config.warmup_s + config.duration_s + 3.0),
     ));
+    if let Some(degraded) = &config.degraded {
+        println!(
+            "With {} down in every probe and trial: {}. It is stopped (it drains) before each \
+             run, warmup included, and started again after it; the next run waits until the \
+             other nodes have delivered the hints they kept for it.",
+            degraded.node_name(),
+            degraded.chosen
+        );
+    }
     println!(
         "This takes about {} minutes. Results: {}",
         (remaining.as_secs_f64() / 60.0).ceil().max(1.0),
@@ -161,6 +270,12 @@ pub fn search(
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
     let terms: Vec<String> = config.sla.terms.iter().map(|t| t.name()).collect();
+    // Over every table of a degraded search: what its figures are of.
+    let heading = config
+        .degraded
+        .as_ref()
+        .map(|d| format!("Capacity {}:\n", d.describe()))
+        .unwrap_or_default();
     let mut printed = false;
     let launcher: Option<Box<dyn Launcher>> = match &config.fleet {
         None => None,
@@ -186,7 +301,7 @@ pub fn search(
         context,
         &mut Terminal::new(),
         |outcome| {
-            println!("\n{}", capacity::table::render(outcome, &terms));
+            println!("\n{heading}{}", capacity::table::render(outcome, &terms));
             printed = true;
         },
     );
@@ -194,7 +309,7 @@ pub fn search(
     let status = status?;
     let outcome = capacity::outcome(store.records(), config.repeats);
     if !printed {
-        println!("\n{}", capacity::table::render(&outcome, &terms));
+        println!("\n{heading}{}", capacity::table::render(&outcome, &terms));
     }
     write_report(&dir);
     match status {

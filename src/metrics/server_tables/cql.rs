@@ -187,6 +187,15 @@ impl TablesReader {
                     Ok(Some(columns)) => figures.push(figure_from_row(view, unit, &columns)),
                     // No row yet: the table has no such figure on this node.
                     Ok(None) => {}
+                    // Down (a node lost, or kept down by a degraded search): one note for
+                    // the node, not one per view.
+                    Err(e) if !node.is_connected() => {
+                        notes.push(format!(
+                            "{address}: the node is down (no connection), no system_views \
+                             figures: {e}"
+                        ));
+                        break;
+                    }
                     Err(e) => notes.push(format!(
                         "{address}: system_views.{view} could not be read: {e}"
                     )),

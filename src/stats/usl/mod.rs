@@ -307,6 +307,9 @@ impl fmt::Display for Statement {
                 nodes,
                 per_node_capacity_per_s: per_node,
             } => {
+                if nodes.is_empty() {
+                    return f.write_str("no size has a capacity: nothing to fit");
+                }
                 let (count, at) = (nodes.len(), list(nodes));
                 let noun = if count == 1 { "size" } else { "sizes" };
                 write!(f, "{count} {noun} cannot fit three parameters (λ, σ, κ): ")?;
@@ -319,7 +322,7 @@ impl fmt::Display for Statement {
             FailedSize { nodes, labels } => {
                 let labels = list(labels);
                 write!(f, "N={nodes} found no capacity in any observation ")?;
-                write!(f, "({labels}): the configuration failed; left out")
+                write!(f, "({labels}: every rate failed, or no verdict); left out")
             }
             PartlyFailedSize { nodes, failed } => {
                 write!(f, "N={nodes}: {failed} failed repeat(s) left out")
@@ -1061,7 +1064,7 @@ mod tests {
         assert_eq!(fit.predict(4), Err(four.clone()));
         assert!(four
             .to_string()
-            .starts_with("N=4 found no capacity in any observation (four-0, four-1)"));
+            .starts_with("N=4 found no capacity in any observation (four-0, four-1: "));
         assert!(fit.predict(5).is_ok());
 
         // With only two sizes left, no model: the failed size is named with the refusal.

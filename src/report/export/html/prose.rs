@@ -85,9 +85,16 @@ pub(super) fn search_sentence(search: &SearchData) -> String {
             search.repeats()
         );
     };
+    let down = settings.degraded.as_ref().map_or(String::new(), |d| {
+        format!(
+            " Every probe and trial ran {}: it was stopped before the warmup and started \
+             again after the run, its hints delivered before the next.",
+            d.describe()
+        )
+    });
     format!(
         "{}: a capacity search under the SLA {}, trials of {} s after {} s of warmup, {} \
-         repeat(s) per rate, rates {}.",
+         repeat(s) per rate, rates {}.{down}",
         workload_sentence(&settings.run),
         charts::sla_words(&settings.sla),
         format_number(settings.duration_s),
