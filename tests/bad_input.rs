@@ -388,6 +388,18 @@ const CASES: &[Case] = &[
         &["run", "keyvalue", "--sla", "max<"],
         &["missing threshold after '<'"],
     ),
+    // A term's own window, after '@': the caret under what is wrong.
+    case(&["run", "keyvalue", "--sla", "p99<10ms@"], &["missing a term's window", "  p99<10ms@\n           ^"]),
+    case(&["run", "keyvalue", "--sla", "p99<10ms@soon"], &["the window 'soon' is not a duration", "  p99<10ms@soon\n           ^"]),
+    case(&["run", "keyvalue", "--sla", "p99<10ms@0s"], &["the window must be longer than zero", "\n           ^"]),
+    case(&["run", "keyvalue", "--sla", "p99<10ms@1m@2m"], &["write its '@' once", "\n             ^"]),
+    case(&["run", "keyvalue", "--sla", "p99<10ms@1m, p99<20ms@60s"], &["'p99' is given twice over 1m windows", "\n               ^"]),
+    case(&["run", "keyvalue", "--sla", "read:window@1m"], &["give one term a window of its own with @"]),
+    case(&["run", "keyvalue", "--sla", "p99<10ms@1500us"], &["whole number of milliseconds"]),
+    case(&["run", "keyvalue", "--rate", "100", "--duration", "30s", "--sla", "p99<1s, p99.9<1s@1m"], &["--duration 30s is shorter than one window of p99.9<1s@1m (1m)"]),
+    case(&["run", "keyvalue", "--rate", "100", "--duration", "90s", "--sla", "p99<1s, p99.9<1s@1m"], &["--duration 1m 30s is not a whole number of the windows of p99.9<1s@1m (1m)", "1m or 2m"]),
+    case(&["run", "keyvalue", "--rate", "100", "--duration", "60s", "--interval", "7s", "--sla", "p99<1s@14s, p99.9<1s@1m"], &["the window of p99.9<1s@1m (1m) must be a whole multiple of the --interval (7s)", "after the term's @"]),
+    case(&["capacity", "keyvalue", "--duration", "30s", "--sla", "p99<1s, p99.99<1s@5m"], &["shorter than one window of p99.99<1s@5m (5m)"]),
     case(
         &["run", "keyvalue", "--sla", "p99<1s", "--window", "0s"],
         &["--window 0s"],

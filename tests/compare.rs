@@ -259,3 +259,75 @@ fn bad_comparisons_are_refused_before_anything_starts() {
         );
     }
 }
+
+/// `--matrix nodes=1,2`: a cluster of each size, the scaling section with the statement that
+/// two sizes cannot fit the model's three parameters, that the nodes shared this machine,
+/// and the capacity-against-nodes chart in the report.
+#[test]
+fn a_nodes_matrix_says_what_two_sizes_cannot_fit() {
+    let _machine = support::exclusive();
+    let cluster_dir = support::cluster_dir("matrix-nodes");
+    let _guard = support::StopOnDrop(cluster_dir.clone());
+    let runs = tempfile::tempdir().unwrap();
+    let out = runs.path().join("nodes");
+    let address = support::address().to_string();
+    let matrix = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--matrix",
+        "nodes=1,2",
+        "--heap",
+        "512M",
+        "--first-address",
+        &address,
+        "--cluster-dir",
+        cluster_dir.to_str().unwrap(),
+        "--rates",
+        "200,400",
+        "--duration",
+        "4s",
+        "--warmup",
+        "1s",
+        "--window",
+        "2s",
+        "--sla",
+        "p99<500ms",
+        "--target-load",
+        "10k",
+        "--node-price",
+        "0.5/h",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(matrix.status.success(), "{}", stderr(&matrix));
+    let text = stdout(&matrix);
+    for line in [
+        "Capacity against nodes (",
+        "2 sizes cannot fit three parameters (λ, σ, κ)",
+        "Every node of these clusters ran on this one machine",
+    ] {
+        assert!(text.contains(line), "'{line}' in:\n{text}");
+    }
+    let compare = read_json(&out.join("compare.json"));
+    let scaling = &compare["scaling"][0];
+    assert_eq!(scaling["analysis"]["outcome"], "no_model", "{scaling}");
+    assert_eq!(
+        scaling["analysis"]["statements"][0]["statement"],
+        "too_few_sizes"
+    );
+    let sizes: Vec<u64> = scaling["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["nodes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [1, 2]);
+    assert_eq!(scaling["one_machine"], true);
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Capacity against nodes:"), "the chart");
+    assert!(
+        LocalCluster::open(&cluster_dir).is_err(),
+        "the matrix left its cluster in {}",
+        cluster_dir.display()
+    );
+}

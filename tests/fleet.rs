@@ -476,7 +476,7 @@ fn a_fleet_capacity_search_of_two_local_workers() {
         "--window",
         "2s",
         "--sla",
-        "p99<3s",
+        "p99<3s, p99.9<3s@4s",
         "--populate",
         "400",
         "--workers",
@@ -511,6 +511,11 @@ fn a_fleet_capacity_search_of_two_local_workers() {
         );
         let merged = read_json(&trial.join("summary.json"));
         assert_eq!(merged["workers"].as_array().unwrap().len(), 2);
+        // The merge judges each term over its own windows: two of 2 s, one of 4 s.
+        let verdict = &merged["sla"]["verdict"];
+        assert_eq!(verdict["windows"], 2, "{verdict}");
+        assert_eq!(verdict["worst"][1]["term"], "p99.9<3s@4s", "{verdict}");
+        assert_eq!(verdict["worst"][1]["windows"], 1, "{verdict}");
         assert_eq!(merged["achieved_rate_per_s"], record["achieved_per_s"]);
         let mut sent = 0;
         for k in 1..=2 {

@@ -2,6 +2,9 @@
 //! garbagecollect while the documents workload inserts, records them in maintenance.json on
 //! the run's time base, and the report shades them on the timeline and lists them; the same
 //! through `--jmx` for a cluster headroom did not start; and the refusal without either.
+//! A node frozen for 0.4 s judged by an SLA over two horizons: it fails a 10 s p99 and not a
+//! minute's p99.9 of 2 s, and the minute's p99.9 of 100 ms of the writes but not their 10 s
+//! p99 of 1 s.
 
 use std::fs;
 
@@ -133,6 +136,78 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
         Status::Ok,
         "{:?}",
         file.operations
+    );
+
+    // A stall judged over two horizons: node 1 frozen 0.4 s, 35 s into the measured minute.
+    let out = runs.path().join("stall");
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            "500",
+            "--warmup",
+            "5s",
+            "--duration",
+            "60s",
+            "--during",
+            "stop:1@40s,cont:1@40400ms",
+            "--sla",
+            "p99<50ms, p99.9<2s@1m, write:p99<1s, write:p99.9<100ms@1m",
+        ],
+    );
+    let stdout = support::stdout(&run);
+    // 3: the SLA failed; 4: a busy machine made the client late (no verdict), the windows
+    // judged all the same.
+    assert!(
+        matches!(run.status.code(), Some(3 | 4)),
+        "{stdout}\n{}",
+        support::stderr(&run)
+    );
+    assert!(stdout.contains("1 of 1 windows of 1m"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let verdict = &summary["sla"]["verdict"];
+    let worst = |term: &str| {
+        verdict["worst"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["term"] == term)
+            .unwrap_or_else(|| panic!("{term} in {verdict}"))
+            .clone()
+    };
+    // The stall's 10 s window fails p99<50ms (another may, on a busy machine: not asserted).
+    let failing = verdict["failing"].as_array().unwrap();
+    assert!(
+        failing.iter().any(|w| w["index"] == 3
+            && w.get("window_ms").is_none()
+            && w["outcomes"][0]["term"] == "p99<50ms"
+            && w["outcomes"][0]["pass"] == false),
+        "the window of 30-40 s: {verdict}"
+    );
+    assert_eq!(verdict["windows"], 6);
+    let minute = worst("p99.9<2s@1m");
+    assert_eq!(
+        (&minute["windows"], &minute["failing_windows"]),
+        (&1.into(), &0.into())
+    );
+    assert_eq!(minute["window_ms"], 60_000);
+    assert_eq!(worst("write:p99<1s")["failing_windows"], 0, "{verdict}");
+    let writes = worst("write:p99.9<100ms@1m");
+    assert_eq!(
+        (&writes["windows"], &writes["failing_windows"]),
+        (&1.into(), &1.into())
+    );
+    assert!(
+        stdout.contains("write:p99.9<100ms@1m"),
+        "the verdict names each term with its window: {stdout}"
+    );
+    assert_eq!(
+        failing.iter().filter(|w| w["window_ms"] == 60_000).count(),
+        1,
+        "{verdict}"
     );
 
     // Neither a local cluster nor --jmx: refused before any load, exit 2.

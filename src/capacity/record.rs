@@ -153,7 +153,9 @@ impl TrialRecord {
                     .map(|w| {
                         format!(
                             "{} failed in {} of {} windows",
-                            w.term, w.failing_windows, v.windows
+                            w.term,
+                            w.failing_windows,
+                            v.windows_of(w)
                         )
                     })
                     .collect();

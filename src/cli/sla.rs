@@ -17,12 +17,15 @@ pub struct SlaArgs {
     /// of every trial), e.g.
     /// 'p99.9<100ms, max<1s, errors<0.1%'. Terms: pNN (percentile of response time),
     /// max, mean, errors (failed / all requests, as a percentage); `op:term` judges one
-    /// operation type only, e.g. read:p99<10ms.
+    /// operation type only, e.g. read:p99<10ms. `term@WINDOW` judges a term over windows of
+    /// its own length (tumbling, like Azul's Tussle), so one SLA can hold several horizons:
+    /// 'p99<20ms@10s, p99.9<50ms@1m, p99.99<200ms@5m'; a term without @ uses --window.
     #[arg(long = "sla", id = "sla", value_name = "TERMS")]
     pub terms: Option<String>,
 
-    /// Length of the windows the SLA is judged on, aligned to the end of the warmup; a
-    /// whole number of intervals.
+    /// Length of the windows the SLA's terms without an @WINDOW of their own are judged on,
+    /// aligned to the end of the warmup; a whole number of intervals. Every window, the
+    /// terms' own too, must fit the run's --duration a whole number of times.
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub window: Duration,
 }

@@ -151,6 +151,7 @@ mod tests {
             index: 0,
             start_ns: 0,
             length_ns: 1_000_000_000,
+            window_ms: None,
             pass: false,
             outcomes: Vec::new(),
         });

@@ -62,6 +62,10 @@ pub struct Comparison {
     pub cost_assumptions: Option<String>,
     /// What the reader should know: differing workloads, missing files, untested figures.
     pub notes: Vec<String>,
+    /// How capacity grows with nodes, per group of configurations that differ in size
+    /// ([`super::scaling`]); empty when none do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scaling: Vec<super::scaling::Scaling>,
 }
 
 /// One configuration's figures.
@@ -454,6 +458,18 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         }
     }
     notes.dedup();
+    let members: Vec<super::scaling::Member> = searches
+        .iter()
+        .zip(&configs)
+        .map(|(search, config)| super::scaling::Member {
+            search,
+            label: &config.label,
+            nodes: config.nodes,
+            capacity_per_s: config.capacity_per_s,
+            cluster: config.cluster.as_deref(),
+        })
+        .collect();
+    let scaling = super::scaling::scaling(&members, &options.prices, options.target_per_s);
     Ok(Comparison {
         baseline: baseline.label.clone(),
         sla: baseline.sla.as_ref().map(ToString::to_string),
@@ -464,6 +480,7 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         rates: rate_rows,
         cost_assumptions,
         notes,
+        scaling,
     })
 }
 
@@ -892,5 +909,114 @@ pub(crate) mod tests {
             e.contains("'cms' is none of the configurations: g1, zgc, g1-again"),
             "{e}"
         );
+    }
+
+    /// The scaling section of a comparison, from searches of several sizes.
+    mod scaling {
+        use super::{write_search, Fake};
+        use crate::capacity::dir::SearchData;
+        use crate::compare::cost::{NodePrice, HOURS_PER_YEAR};
+        use crate::compare::scaling::ONE_MACHINE;
+        use crate::compare::{compare, render, CompareOptions};
+        use crate::stats::usl::Analysis;
+
+        /// Searches of 1 to `sizes` nodes whose capacities follow λ = 1000/s, σ = 0.1,
+        /// κ = 0.01 on a ladder of 100/s steps; a failed size passes nothing.
+        fn searches(sizes: &[u32], failed: Option<u32>) -> (tempfile::TempDir, Vec<SearchData>) {
+            let root = tempfile::tempdir().unwrap();
+            let truth = |n: f64| 1000.0 * n / (1.0 + 0.1 * (n - 1.0) + 0.01 * n * (n - 1.0));
+            let mut data = Vec::new();
+            for (i, &nodes) in sizes.iter().enumerate() {
+                let capacity = (truth(f64::from(nodes)) / 100.0).floor() * 100.0;
+                let passes: Vec<f64> = if failed == Some(nodes) {
+                    Vec::new()
+                } else {
+                    vec![capacity]
+                };
+                let label: &'static str = Box::leak(format!("n{nodes}-{i}").into_boxed_str());
+                let dir = write_search(
+                    root.path(),
+                    &Fake {
+                        label,
+                        mean_ms: 1.0,
+                        passes,
+                        fails: vec![capacity + 100.0],
+                        seed: u64::from(nodes),
+                    },
+                );
+                let mut search = SearchData::load(&dir).unwrap();
+                search.settings.as_mut().unwrap().nodes = Some(nodes);
+                data.push(search);
+            }
+            (root, data)
+        }
+
+        fn options(target: Option<f64>) -> CompareOptions {
+            CompareOptions {
+                baseline: None,
+                prices: vec![NodePrice::parse("1/h").unwrap()],
+                nodes: None,
+                target_per_s: target,
+                size_for: Default::default(),
+            }
+        }
+
+        #[test]
+        fn sizes_that_follow_the_law_give_a_fit_and_a_sizing_beside_the_linear_rule() {
+            let (_root, data) = searches(&[1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6], None);
+            let c = compare(&data, &options(Some(3000.0))).unwrap();
+            assert_eq!(c.scaling.len(), 1);
+            let s = &c.scaling[0];
+            assert_eq!(s.observations.len(), 12);
+            let Analysis::Fitted(fit) = &s.analysis else {
+                panic!("{:?}", s.statements)
+            };
+            assert!((fit.lambda_per_s.value - 1000.0).abs() < 100.0, "{fit:?}");
+            let sizing = s.sizing.as_ref().unwrap();
+            // Six nodes measure 3100/s at most; the linear rule, 517/s per node, says 6.
+            assert_eq!(sizing.linear_nodes, Some(6));
+            assert_eq!(sizing.linear_per_year, Some(6.0 * HOURS_PER_YEAR));
+            assert!(s
+                .statements
+                .iter()
+                .any(|l| l.contains("The cost table's figures use the linear rule")));
+            assert!(s.curve.iter().any(|p| p.nodes == 6 && p.measured));
+            // The shared machine is said: the fixture's hosts are loopback addresses.
+            assert!(s.one_machine);
+            assert!(s.statements.iter().any(|l| l == ONE_MACHINE));
+            let text = render::text(&c);
+            assert!(text.contains("Capacity against nodes ("), "{text}");
+            assert!(
+                text.contains("N* = √((1−σ)/κ)") || text.contains("κ = 0"),
+                "{text}"
+            );
+        }
+
+        #[test]
+        fn two_sizes_and_a_failed_size_are_stated_not_fitted() {
+            let (_root, data) = searches(&[1, 2], None);
+            let c = compare(&data, &options(Some(3000.0))).unwrap();
+            let s = &c.scaling[0];
+            assert!(matches!(s.analysis, Analysis::NoModel { .. }));
+            assert!(s.sizing.is_none() && s.curve.is_empty());
+            assert!(
+                s.statements[0].contains("cannot fit three parameters"),
+                "{:?}",
+                s.statements
+            );
+            let (_root, data) = searches(&[1, 2, 3], Some(3));
+            let s = &compare(&data, &options(None)).unwrap().scaling[0];
+            assert!(matches!(s.analysis, Analysis::NoModel { .. }));
+            assert!(
+                s.statements
+                    .iter()
+                    .any(|l| l.contains('3') && l.contains("fail")),
+                "{:?}",
+                s.statements
+            );
+            // One size: nothing to fit, no section.
+            let (_root, data) = searches(&[3, 3], None);
+            assert!(compare(&data, &options(None)).unwrap().scaling.is_empty());
+        }
     }
 }

@@ -6,7 +6,8 @@
 //! difference) are in [`crate::stats::difference`]; [`samples`] reads a run's windows;
 //! [`comparison`] compares capacity searches into what compare.json holds, [`runs`] runs
 //! side by side; [`cost`] prices them, by each configuration's own capacity or, with
-//! `--size-for degraded`, by its [`twins`]' with a node down; [`render`] makes the tables the
+//! `--size-for degraded`, by its [`twins`]' with a node down; [`scaling`] fits how capacity
+//! grows with nodes across configurations of several sizes; [`render`] makes the tables the
 //! terminal and the report show. The server's own pauses come from [`crate::cluster::pauses`].
 //! docs/compare.md describes the method.
 
@@ -16,6 +17,7 @@ pub mod matrix;
 pub mod render;
 pub mod runs;
 pub mod samples;
+pub mod scaling;
 pub mod twins;
 
 pub use comparison::{compare, CompareOptions, Comparison};

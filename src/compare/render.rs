@@ -42,7 +42,58 @@ pub fn tables(c: &Comparison) -> Vec<Table> {
     if let Some(cost) = cost(c) {
         out.push(cost);
     }
+    out.extend(c.scaling.iter().map(scaling));
     out
+}
+
+/// Capacity against nodes for one group: what each size measured, what the model gives, and
+/// the statements under it.
+fn scaling(s: &super::scaling::Scaling) -> Table {
+    let mut sizes: Vec<u32> = s.observations.iter().map(|o| o.nodes).collect();
+    sizes.extend(s.curve.iter().map(|p| p.nodes));
+    sizes.sort_unstable();
+    sizes.dedup();
+    let rows = sizes
+        .iter()
+        .map(|&nodes| {
+            let measured: Vec<String> = s
+                .observations
+                .iter()
+                .filter(|o| o.nodes == nodes)
+                .map(|o| o.capacity_per_s.map_or("none".to_string(), format_rate))
+                .collect();
+            let point = s.curve.iter().find(|p| p.nodes == nodes);
+            vec![
+                nodes.to_string(),
+                if measured.is_empty() {
+                    "-".to_string()
+                } else {
+                    measured.join(", ")
+                },
+                point.map_or("-".to_string(), |p| format_rate(p.capacity_per_s)),
+                point.map_or("-".to_string(), |p| {
+                    format!(
+                        "{} – {}",
+                        format_rate(p.low_per_s),
+                        format_rate(p.high_per_s)
+                    )
+                }),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Capacity against nodes ({})", s.group),
+        header: [
+            "Nodes",
+            "Measured/s (each repeat)",
+            "Model/s",
+            "Model interval/s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        footer: s.statements.clone(),
+    }
 }
 
 /// The nodes' stop-the-world pauses per configuration, over every trial (Azul's HotSpot and Zing

@@ -70,10 +70,10 @@ impl RunFiles {
         })
     }
 
-    /// Writes one interval and judges the window it completes, if any. A write that fails
-    /// is returned once (the run goes on, its files incomplete) and kept for
-    /// [`RunFiles::finish`].
-    pub(crate) fn interval(&mut self, interval: &Interval) -> (Option<Judged>, Option<String>) {
+    /// Writes one interval and judges the windows it completes (at most one per window
+    /// length of the SLA). A write that fails is returned once (the run goes on, its files
+    /// incomplete) and kept for [`RunFiles::finish`].
+    pub(crate) fn interval(&mut self, interval: &Interval) -> (Vec<Judged>, Option<String>) {
         self.spans.push((interval.start_ns, interval.length_ns));
         let mut failed = None;
         if self.error.is_none() {
@@ -82,22 +82,26 @@ impl RunFiles {
                 self.error = Some(e);
             }
         }
-        let judged = self
-            .judge
-            .as_mut()
-            .and_then(|judge| judge.interval(interval.start_ns, interval.length_ns, &interval.ops));
-        if let Some(judged) = &judged {
-            self.window_row(judged);
+        let judged = self.judge.as_mut().map_or_else(Vec::new, |judge| {
+            judge.interval(interval.start_ns, interval.length_ns, &interval.ops)
+        });
+        for window in &judged {
+            self.window_row(window);
         }
         (judged, failed)
     }
 
-    /// Judges the last window, if not yet done; the run is over, `completed` when it ran
+    /// Judges the last windows, if not yet done; the run is over, `completed` when it ran
     /// its measured part to the end (see [`crate::sla::StreamingJudge::finish`]).
-    pub(crate) fn judge_last(&mut self, completed: bool) -> Option<Judged> {
-        let judged = self.judge.as_mut()?.finish(completed)?;
-        self.window_row(&judged);
-        Some(judged)
+    pub(crate) fn judge_last(&mut self, completed: bool) -> Vec<Judged> {
+        let judged = self
+            .judge
+            .as_mut()
+            .map_or_else(Vec::new, |judge| judge.finish(completed));
+        for window in &judged {
+            self.window_row(window);
+        }
+        judged
     }
 
     /// Failing windows that the client's own wait decided.

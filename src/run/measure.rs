@@ -206,7 +206,7 @@ impl IntervalSink for IntervalDispatch<'_> {
                 "Error: {error}; the run goes on, but its files are incomplete"
             ));
         }
-        if let Some(judged) = &judged {
+        for judged in &judged {
             self.observer.window(judged);
         }
         if control == Control::End && !self.ended {

@@ -215,7 +215,7 @@ async fn finish(
         watcher,
     } = measured;
     let server_tables = server_tables.end(out).await;
-    if let Some(judged) = files.judge_last(outcome.stop == StopReason::Completed) {
+    for judged in files.judge_last(outcome.stop == StopReason::Completed) {
         observer.window(&judged);
     }
     let client = summary::Client {

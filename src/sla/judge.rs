@@ -134,9 +134,14 @@ pub struct WindowVerdict {
     pub start_ns: u64,
     /// Length, ns.
     pub length_ns: u64,
+    /// The window length its terms are judged over, ms, when it is not the SLA's own (the
+    /// terms have windows of their own: `p99.99<200ms@5m`); its index counts windows of
+    /// that length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_ms: Option<u64>,
     /// Whether every term passed.
     pub pass: bool,
-    /// One per term of the SLA.
+    /// One per term judged over this window's length, in the SLA's order.
     pub outcomes: Vec<TermOutcome>,
 }
 
@@ -153,7 +158,8 @@ impl WindowVerdict {
     }
 }
 
-/// Judges one window against every term of `sla`.
+/// Judges one window against every term of `sla` (whatever their windows: the caller hands
+/// each window to the terms of its length, [`Sla::over`]).
 ///
 /// A failed request never helps a window pass (METHOD.md §3): it counts as slower than any
 /// threshold. So `pQ<T` passes only if the requests slower than T or failed are at most
@@ -175,6 +181,7 @@ pub fn judge_window(sla: &Sla, window: &WindowStats) -> WindowVerdict {
         index: window.index,
         start_ns: window.start_ns,
         length_ns: window.length_ns,
+        window_ms: None,
         pass: outcomes.iter().all(|o| o.pass),
         outcomes,
     }
@@ -263,6 +270,39 @@ fn error_share<'a>(stats: impl Iterator<Item = &'a OpHistograms>) -> (Value, u64
 /// Checks that a window is a whole multiple of the interval, so that intervals add up to
 /// windows exactly.
 pub fn check_window(window: Duration, interval: Duration) -> Result<(), String> {
+    check_window_of(
+        window,
+        interval,
+        "the SLA window",
+        "--window, or window= in --sla",
+    )
+}
+
+/// [`check_window`] for every window length of `sla`, naming the terms of a window of their
+/// own.
+pub fn check_windows(sla: &Sla, interval: Duration) -> Result<(), String> {
+    for window in sla.windows() {
+        if window == sla.window {
+            check_window(window, interval)?;
+        } else {
+            let terms = sla.over(window).to_terms_string();
+            check_window_of(
+                window,
+                interval,
+                &format!("the window of {terms}"),
+                "after the term's @",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn check_window_of(
+    window: Duration,
+    interval: Duration,
+    what: &str,
+    where_given: &str,
+) -> Result<(), String> {
     let (w, i) = (window.as_nanos(), interval.as_nanos());
     if i == 0 {
         return Err("the interval must be longer than zero".to_string());
@@ -278,8 +318,8 @@ pub fn check_window(window: Duration, interval: Duration) -> Result<(), String> 
         format!("{} or {}", show(below), show(below + i))
     };
     Err(format!(
-        "the SLA window ({}) must be a whole multiple of the --interval ({}): give a window of \
-         {suggestion} (--window, or window= in --sla), or another --interval",
+        "{what} ({}) must be a whole multiple of the --interval ({}): give a window of \
+         {suggestion} ({where_given}), or another --interval",
         show(w),
         show(i)
     ))

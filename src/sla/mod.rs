@@ -17,7 +17,8 @@ pub mod validity;
 pub mod verdict;
 
 pub use judge::{
-    check_window, judge_window, TermOutcome, Value, WindowAccumulator, WindowStats, WindowVerdict,
+    check_window, check_windows, judge_window, TermOutcome, Value, WindowAccumulator, WindowStats,
+    WindowVerdict,
 };
 pub use parse::SlaParseError;
 pub use spec::{Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};

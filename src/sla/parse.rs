@@ -11,7 +11,10 @@
 //! - an optional op type qualifier (`read:p99<10ms`) judges only that op type; without one a
 //!   term judges every op type together.
 //!
-//! `window=10s` (or `window 10s`) sets the window length. Spaces are allowed between tokens.
+//! A term may be judged over a window of its own, written after it with `@`:
+//! `p99<20ms@10s, p99.9<50ms@1m, p99.99<200ms@5m` (Tussle's several horizons). `window=10s`
+//! (or `window 10s`) sets the window of the terms without one; when every term has its own,
+//! the first term's is the SLA's window (and a `window=` would judge nothing). Spaces are allowed between tokens.
 //! Each term has a canonical spelling ([`Term`]'s `Display`), its name in every output.
 //!
 //! The parser is apart from the types it builds (`spec.rs`) so that the code that only reads
@@ -160,7 +163,8 @@ impl<'a> Parser<'a> {
                 "the SLA is empty; write terms such as p99.9<100ms, errors<0.1%",
             ));
         }
-        let mut terms: Vec<Term> = Vec::new();
+        // Each term with where it starts, for the duplicates' caret.
+        let mut terms: Vec<(usize, Term)> = Vec::new();
         let mut window = None;
         loop {
             self.skip_spaces();
@@ -170,18 +174,7 @@ impl<'a> Parser<'a> {
                     return Err(self.error(start, "the window is given twice"));
                 }
                 Item::Window(length) => window = Some(length),
-                Item::Term(term) => {
-                    let subject = term.subject();
-                    if terms.iter().any(|t| t.subject() == subject) {
-                        return Err(self.error(
-                            start,
-                            format!(
-                                "'{subject}' is given twice; state each metric once per op type"
-                            ),
-                        ));
-                    }
-                    terms.push(term);
-                }
+                Item::Term(term) => terms.push((start, term)),
             }
             self.skip_spaces();
             if self.peek().is_none() {
@@ -198,12 +191,38 @@ impl<'a> Parser<'a> {
             ));
         }
         let window = match window {
+            // Every term has its own window: the first one's is the SLA's (a window= no term
+            // uses would judge nothing).
+            _ if terms.iter().all(|(_, t)| t.window.is_some()) => {
+                terms[0].1.window.expect("checked")
+            }
             Some(length) => length,
             None => check_window_length(default_window).map_err(|reason| {
                 self.error(0, format!("the default window is not valid: {reason}"))
             })?,
         };
-        Ok(Sla { terms, window })
+        let mut seen: Vec<(String, Duration)> = Vec::new();
+        for (start, term) in &mut terms {
+            // One spelling per service level: a term's own window equal to the SLA's is none.
+            term.window = term.window.filter(|w| *w != window);
+            let key = (term.subject(), term.window.unwrap_or(window));
+            if seen.contains(&key) {
+                return Err(self.error(
+                    *start,
+                    format!(
+                        "'{}' is given twice over {} windows; state each metric once per op \
+                         type and window",
+                        key.0,
+                        humantime::format_duration(key.1)
+                    ),
+                ));
+            }
+            seen.push(key);
+        }
+        Ok(Sla {
+            terms: terms.into_iter().map(|(_, t)| t).collect(),
+            window,
+        })
     }
 
     /// Text where a comma or the end was expected.
@@ -244,7 +263,10 @@ impl<'a> Parser<'a> {
         if metric.eq_ignore_ascii_case("window") {
             return Err(self.error(
                 metric_start,
-                "the window applies to the whole SLA, not to one op type",
+                format!(
+                    "window= applies to the whole SLA; give one term a window of its own with \
+                     @, e.g. {word}:p99<10ms@1m"
+                ),
             ));
         }
         self.term(Some(word), metric_start, &metric).map(Item::Term)
@@ -274,11 +296,18 @@ impl<'a> Parser<'a> {
         };
         let bound = self.bound(&subject, metric)?;
         let threshold = self.threshold(metric, bound)?;
+        self.skip_spaces();
+        let window = if self.eat('@') {
+            Some(self.window_length("a term's window, e.g. p99<10ms@1m")?)
+        } else {
+            None
+        };
         Ok(Term {
             op,
             metric,
             bound,
             threshold,
+            window,
         })
     }
 
@@ -358,12 +387,23 @@ impl<'a> Parser<'a> {
         if !self.eat('=') {
             self.eat(':');
         }
+        self.window_length("window length, e.g. window=10s")
+    }
+
+    /// A window's length, up to the next comma; `what` names it when it is missing.
+    fn window_length(&mut self, what: &str) -> Result<Duration, SlaParseError> {
         self.skip_spaces();
         let pos = self.pos;
         let text = self.take_while(|c| c != ',');
         let text = text.trim_end();
         if text.is_empty() {
-            return Err(self.error(pos, "missing window length, e.g. window=10s"));
+            return Err(self.error(pos, format!("missing {what}")));
+        }
+        if text.contains('@') {
+            return Err(self.error(
+                pos + text.find('@').map_or(0, |i| text[..i].chars().count()),
+                "a term has one window: write its '@' once",
+            ));
         }
         let length = parse_duration(text).map_err(|e| {
             self.error(
@@ -616,6 +656,7 @@ mod tests {
                 metric: percentile(99_900),
                 bound: Bound::Below,
                 threshold: Threshold::LatencyNs(100_000_000),
+                window: None,
             }]
         );
         assert_eq!(sla.window, Duration::from_secs(10));
@@ -898,5 +939,88 @@ mod tests {
         assert_error("read:window=10s", 5, "applies to the whole SLA");
         let e = Sla::parse("p99<1ms", Duration::ZERO).unwrap_err();
         assert!(e.message.contains("default window"), "{e}");
+    }
+
+    #[test]
+    fn terms_with_windows_of_their_own() {
+        let tussle = parse("p99<20ms@10s, p99.9<50ms@60s, p99.99<200ms@5m, errors<0.1%@10s");
+        assert_eq!(tussle.window, Duration::from_secs(10), "the default window");
+        assert_eq!(
+            tussle.terms[0].window, None,
+            "the SLA's own window is written once"
+        );
+        assert_eq!(tussle.terms[1].window, Some(Duration::from_secs(60)));
+        assert_eq!(tussle.terms[2].window, Some(Duration::from_secs(300)));
+        assert_eq!(tussle.terms[2].name(), "p99.99<200ms@5m");
+        assert_eq!(
+            tussle.to_string(),
+            "p99<20ms, p99.9<50ms@1m, p99.99<200ms@5m, errors<0.1%, window=10s"
+        );
+        assert_eq!(
+            tussle.windows(),
+            [10, 60, 300].map(Duration::from_secs).to_vec()
+        );
+        assert_eq!(
+            tussle.over(Duration::from_secs(10)).to_terms_string(),
+            "p99<20ms, errors<0.1%"
+        );
+        assert!(tussle.has_own_windows());
+        // Every canonical form reads back as the same SLA.
+        for spec in [
+            "p99<20ms@10s, p99.9<50ms@60s, p99.99<200ms@5m",
+            "p99.9<50ms@1m, p99<20ms@10s",
+            "read:p99 < 5ms @ 1m, p99<10ms, window=5s",
+            "p99<20ms@10s, p99<50ms@1m",
+            "p99<1ms@10s, window=10s",
+            "p99<1ms@1500ms, window=1s",
+            "max<1s @ 2m 30s, errors<1%",
+        ] {
+            let sla = parse(spec);
+            let again = parse(&sla.to_string());
+            assert_eq!(again, sla, "{spec} -> {sla}");
+            assert!(
+                sla.terms.iter().any(|t| t.window.is_none()),
+                "{spec}: one uses window="
+            );
+        }
+        // Every term with its own window: the first one's is the SLA's.
+        let all_own = parse("p99.9<50ms@1m, p99<20ms@10s");
+        assert_eq!(all_own.window, Duration::from_secs(60));
+        assert_eq!(all_own.to_string(), "p99.9<50ms, p99<20ms@10s, window=1m");
+        // The same metric over two horizons is two rules.
+        assert_eq!(parse("p99<20ms@10s, p99<50ms@1m").terms.len(), 2);
+        // An own window equal to the SLA's is the SLA's.
+        assert_eq!(
+            parse("p99<1ms@10s, window=10s").to_string(),
+            "p99<1ms, window=10s"
+        );
+        let json = serde_json::to_value(&tussle).unwrap();
+        assert_eq!(json["terms"][2]["window_ms"], 300_000);
+        assert!(json["terms"][0].get("window_ms").is_none());
+    }
+
+    #[test]
+    fn bad_term_windows_point_at_the_window() {
+        for (spec, at, message) in [
+            ("p99<10ms@", 9, "missing a term's window"),
+            ("p99<10ms@soon", 9, "the window 'soon' is not a duration"),
+            ("p99<10ms@0s", 9, "the window must be longer than zero"),
+            ("p99<10ms@1m@2m", 11, "'@' once"),
+            ("p99<10ms@1.5ms", 9, "whole number of milliseconds"),
+            (
+                "p99<10ms@1m, p99<20ms@60s",
+                13,
+                "'p99' is given twice over 1m windows",
+            ),
+            (
+                "read:window@1m",
+                5,
+                "give one term a window of its own with @",
+            ),
+        ] {
+            let e = Sla::parse(spec, DEFAULT_WINDOW).unwrap_err();
+            assert!(e.message.contains(message), "{spec}: {}", e.message);
+            assert_eq!(e.position, at, "{spec}: {e}");
+        }
     }
 }

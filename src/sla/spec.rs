@@ -1,6 +1,7 @@
-//! The service level as typed values: an [`Sla`] is terms that must all hold in every window,
-//! each [`Term`] an upper bound ([`Bound`], [`Threshold`]) on one [`Metric`] of the window,
-//! optionally for one op type. Each type has a canonical spelling (its `Display`), its name in
+//! The service level as typed values: an [`Sla`] is terms that must all hold, each in every
+//! window of its length; each [`Term`] an upper bound ([`Bound`], [`Threshold`]) on one
+//! [`Metric`] of the window, optionally for one op type, optionally over a window of its own
+//! (`p99.99<200ms@5m`, the way Azul's Tussle states a service level over several horizons). Each type has a canonical spelling (its `Display`), its name in
 //! every output, and the JSON form the result files hold.
 //!
 //! The text syntax and its parser (`Sla::parse`, `SlaParseError`) are in `parse.rs`: the
@@ -170,6 +171,10 @@ pub struct Term {
     pub bound: Bound,
     /// The limit; a latency for latency metrics, a fraction for `errors`.
     pub threshold: Threshold,
+    /// The term's own window (`@5m`), when it differs from the SLA's; `None`: the SLA's
+    /// window ([`Sla::window_of`]). The parser keeps it `None` when it equals the SLA's, so
+    /// that one service level has one spelling.
+    pub window: Option<Duration>,
 }
 
 impl Term {
@@ -178,7 +183,7 @@ impl Term {
         self.to_string()
     }
 
-    /// What the term measures, e.g. `read:p99`: two terms must not measure the same.
+    /// What the term measures, e.g. `read:p99`.
     pub(super) fn subject(&self) -> String {
         match &self.op {
             Some(op) => format!("{op}:{}", self.metric),
@@ -188,34 +193,83 @@ impl Term {
 }
 
 impl fmt::Display for Term {
+    /// `read:p99<10ms`, and `@5m` after a window of its own.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}{}", self.subject(), self.bound, self.threshold)
+        write!(f, "{}{}{}", self.subject(), self.bound, self.threshold)?;
+        if let Some(window) = self.window {
+            write!(f, "@{}", humantime::format_duration(window))?;
+        }
+        Ok(())
     }
 }
 
 impl Serialize for Term {
     /// The canonical name plus its parts.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Term", 5)?;
+        let mut s = serializer.serialize_struct("Term", 6)?;
         s.serialize_field("name", &self.name())?;
         s.serialize_field("op", &self.op)?;
         s.serialize_field("metric", &self.metric)?;
         s.serialize_field("bound", &self.bound)?;
         s.serialize_field("threshold", &self.threshold)?;
+        if let Some(window) = self.window {
+            s.serialize_field("window_ms", &(window.as_millis() as u64))?;
+        } else {
+            s.skip_field("window_ms")?;
+        }
         s.end()
     }
 }
 
-/// A service level: terms that must all hold in every window.
+/// A service level: terms that must all hold, each in every window of its length.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sla {
     /// The terms, in the order given.
     pub terms: Vec<Term>,
-    /// Length of a window: > 0 and a whole number of milliseconds.
+    /// Length of a window of the terms without one of their own: > 0 and a whole number of
+    /// milliseconds. At least one term uses it (the parser makes it so).
     pub window: Duration,
 }
 
 impl Sla {
+    /// The window `term` is judged over: its own, or the SLA's.
+    pub fn window_of(&self, term: &Term) -> Duration {
+        term.window.unwrap_or(self.window)
+    }
+
+    /// The terms alone, comma-separated in canonical form, without the SLA's window.
+    pub fn to_terms_string(&self) -> String {
+        let names: Vec<String> = self.terms.iter().map(Term::name).collect();
+        names.join(", ")
+    }
+
+    /// Every window length a term is judged over, shortest first, each once.
+    pub fn windows(&self) -> Vec<Duration> {
+        let mut windows: Vec<Duration> = self.terms.iter().map(|t| self.window_of(t)).collect();
+        windows.sort();
+        windows.dedup();
+        windows
+    }
+
+    /// Whether terms are judged over more than one window length.
+    pub fn has_own_windows(&self) -> bool {
+        self.terms.iter().any(|t| t.window.is_some())
+    }
+
+    /// The terms judged over `window`, as an SLA of their own whose window is `window`; the
+    /// terms keep their names (their own windows stay written on them).
+    pub fn over(&self, window: Duration) -> Sla {
+        Sla {
+            terms: self
+                .terms
+                .iter()
+                .filter(|t| self.window_of(t) == window)
+                .cloned()
+                .collect(),
+            window,
+        }
+    }
+
     /// Checks that every op type a term names is one of the workload's `op_names`.
     pub fn check_ops(&self, op_names: &[&str]) -> Result<(), String> {
         let unknown = self
@@ -238,7 +292,8 @@ impl Sla {
 }
 
 impl fmt::Display for Sla {
-    /// The canonical terms and the window: `p99.9<100ms, errors<0.1%, window=10s`.
+    /// The canonical terms and the window: `p99.9<100ms, errors<0.1%, window=10s`, a term
+    /// with a window of its own followed by it: `p99.99<200ms@5m`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for term in &self.terms {
             write!(f, "{term}, ")?;

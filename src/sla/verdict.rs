@@ -34,6 +34,13 @@ pub struct WorstTerm {
     /// verdict ([`RunVerdict::judgement`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
+    /// The term's own window, ms, when it differs from the SLA's (`p99.99<200ms@5m`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_ms: Option<u64>,
+    /// Windows of its own length judged for a term with a window of its own; `None`: the
+    /// run's [`RunVerdict::windows`] ([`RunVerdict::windows_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<u64>,
     /// How bad the worst window is, to compare the next ones with.
     #[serde(skip)]
     badness: Kept,
@@ -105,9 +112,10 @@ impl Badness {
 pub struct RunVerdict {
     /// Every judged window passed, and there was at least one.
     pub pass: bool,
-    /// Windows judged.
+    /// Windows of the SLA's window length judged (a term with a window of its own counts its
+    /// own: [`WorstTerm::windows`]).
     pub windows: u64,
-    /// Every failing window, in order.
+    /// Every failing window, of every length, in the order they were judged.
     pub failing: Vec<WindowVerdict>,
     /// Per term, in the SLA's order: its worst window.
     pub worst: Vec<WorstTerm>,
@@ -141,6 +149,8 @@ impl RunVerdict {
             .terms
             .iter()
             .map(|term| WorstTerm {
+                window_ms: term.window.map(|w| w.as_millis() as u64),
+                windows: term.window.map(|_| 0),
                 term: term.name(),
                 value: None,
                 window_index: None,
@@ -180,6 +190,25 @@ impl RunVerdict {
                 }
             });
         }
+        let short: Vec<String> = self
+            .worst
+            .iter()
+            .filter(|w| w.windows == Some(0))
+            .map(|w| {
+                let window = std::time::Duration::from_millis(w.window_ms.unwrap_or(0));
+                format!(
+                    "{} had no complete window of {} to judge",
+                    w.term,
+                    humantime::format_duration(window)
+                )
+            })
+            .collect();
+        if !short.is_empty() {
+            return Judgement::NoVerdict(format!(
+                "{}: make the run at least as long as each term's window",
+                short.join(", ")
+            ));
+        }
         let unjudged: Vec<&str> = self
             .worst
             .iter()
@@ -197,10 +226,47 @@ impl RunVerdict {
         Judgement::Pass
     }
 
-    /// Adds one window's verdict, judged against the same SLA.
+    /// The failing windows out of those judged, in words: `3 of 6 windows`, and with terms
+    /// over windows of their own, each length apart: `3 of 6 windows, 1 of 1 windows of 1m`.
+    pub fn failing_in_words(&self) -> String {
+        let mut words = vec![format!(
+            "{} of {} windows",
+            self.failing
+                .iter()
+                .filter(|w| w.window_ms.is_none())
+                .count(),
+            self.windows
+        )];
+        let mut seen = Vec::new();
+        for term in &self.worst {
+            let Some(ms) = term.window_ms.filter(|ms| !seen.contains(ms)) else {
+                continue;
+            };
+            seen.push(ms);
+            words.push(format!(
+                "{} of {} windows of {}",
+                self.failing
+                    .iter()
+                    .filter(|w| w.window_ms == Some(ms))
+                    .count(),
+                self.windows_of(term),
+                humantime::format_duration(std::time::Duration::from_millis(ms))
+            ));
+        }
+        words.join(", ")
+    }
+
+    /// Windows judged for `term`: its own count when it has a window of its own.
+    pub fn windows_of(&self, term: &WorstTerm) -> u64 {
+        term.windows.unwrap_or(self.windows)
+    }
+
+    /// Adds one window's verdict, judged against terms of the same SLA (those of its
+    /// length).
     pub fn add(&mut self, window: &WindowVerdict) {
-        debug_assert_eq!(window.outcomes.len(), self.worst.len(), "another SLA");
-        self.windows += 1;
+        if window.window_ms.is_none() {
+            self.windows += 1;
+        }
         if !window.pass {
             self.failing.push(window.clone());
             let by_failures = window
@@ -210,11 +276,17 @@ impl RunVerdict {
                 .all(|o| o.failures_decided);
             self.failing_by_failures += u64::from(by_failures);
         }
-        for (worst, outcome) in self.worst.iter_mut().zip(&window.outcomes) {
+        for outcome in &window.outcomes {
+            let Some(worst) = self.worst.iter_mut().find(|w| w.term == outcome.term) else {
+                debug_assert!(false, "{} is not a term of this SLA", outcome.term);
+                continue;
+            };
             if let Some(requests) = &mut worst.requests {
                 *requests += outcome.requests;
             }
-            debug_assert_eq!(worst.term, outcome.term, "another SLA");
+            if let Some(windows) = &mut worst.windows {
+                *windows += 1;
+            }
             let badness = Badness::of(outcome);
             let is_worse = match (worst.badness.0, worst.value) {
                 (Some(so_far), _) => badness > so_far,

@@ -4,6 +4,7 @@
 
 pub mod difference;
 pub mod histogram;
+pub mod usl;
 
 pub use histogram::{
     new_histogram, percentile_rank, percentiles_and_mean, value_at_percentile, value_at_rank,

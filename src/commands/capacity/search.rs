@@ -49,7 +49,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         &run,
     )?
     .expect("an SLA was given");
-    settings::check_duration_in_windows(args.duration, sla.window)?;
+    settings::check_duration_in_windows(args.duration, &sla)?;
     if args
         .label
         .as_deref()

@@ -507,22 +507,44 @@ pub fn sla_settings(
             }
         }
     }
-    crate::sla::check_window(sla.window, Duration::from_secs_f64(config.interval_s))
+    crate::sla::check_windows(&sla, Duration::from_secs_f64(config.interval_s))
         .map_err(UsageError::new)?;
     if let Some(duration_s) = config.duration_s {
-        check_duration_in_windows(Duration::from_secs_f64(duration_s), sla.window)?;
+        check_duration_in_windows(Duration::from_secs_f64(duration_s), &sla)?;
     }
     Ok(Some(sla))
 }
 
-/// A measured duration must be a whole number of SLA windows: windows are judged whole, so
-/// the part of a last window would never be judged.
-pub fn check_duration_in_windows(duration: Duration, window: Duration) -> Result<(), UsageError> {
+/// A measured duration must be a whole number of every SLA window (each term's): windows
+/// are judged whole, so the part of a last window would never be judged, and a term whose
+/// window is longer than the run would have no verdict.
+pub fn check_duration_in_windows(duration: Duration, sla: &Sla) -> Result<(), UsageError> {
+    for window in sla.windows() {
+        let (one, whose) = if window == sla.window {
+            ("one SLA window".to_string(), "SLA windows".to_string())
+        } else {
+            let terms = sla.over(window).to_terms_string();
+            (
+                format!("one window of {terms}"),
+                format!("the windows of {terms}"),
+            )
+        };
+        check_duration_in(duration, window, &one, &whose)?;
+    }
+    Ok(())
+}
+
+fn check_duration_in(
+    duration: Duration,
+    window: Duration,
+    one: &str,
+    whose: &str,
+) -> Result<(), UsageError> {
     let show = |d: Duration| humantime::format_duration(d).to_string();
     let (d, w) = (duration.as_nanos(), window.as_nanos().max(1));
     if d < w {
         return Err(UsageError::new(format!(
-            "--duration {} is shorter than one SLA window ({}): no window could be judged; \
+            "--duration {} is shorter than {one} ({}): no such window could be judged; \
              give --duration {} or more, or a shorter window",
             show(duration),
             show(window),
@@ -532,7 +554,7 @@ pub fn check_duration_in_windows(duration: Duration, window: Duration) -> Result
     if !d.is_multiple_of(w) {
         let below = Duration::from_nanos(((d / w) * w) as u64);
         return Err(UsageError::new(format!(
-            "--duration {} is not a whole number of SLA windows ({}): its last {} would never \
+            "--duration {} is not a whole number of {whose} ({}): its last {} would never \
              be judged; give --duration {} or {}",
             show(duration),
             show(window),

@@ -200,8 +200,14 @@ impl RunObserver for Terminal {
             return;
         }
         let window = &judged.window;
+        let of = judged.verdict.window_ms.map_or(String::new(), |ms| {
+            format!(
+                " of {}",
+                humantime::format_duration(Duration::from_millis(ms))
+            )
+        });
         self.say(format!(
-            "  SLA window {} ({:.0}-{:.0} s after warmup) FAILED: {}{}",
+            "  SLA window {}{of} ({:.0}-{:.0} s after warmup) FAILED: {}{}",
             window.index + 1,
             window.start_ns as f64 / 1e9,
             (window.start_ns + window.length_ns) as f64 / 1e9,
@@ -487,9 +493,8 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
     let v = &sla.verdict;
     let verdict = if !valid {
         format!(
-            "NO VERDICT (the run was client-bound; as judged, {} of {} windows failed)",
-            v.failing.len(),
-            v.windows
+            "NO VERDICT (the run was client-bound; as judged, {} failed)",
+            v.failing_in_words()
         )
     } else if let Judgement::NoVerdict(why) = v.judgement() {
         format!("NO VERDICT ({why})")
@@ -497,21 +502,28 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
         "PASS".to_string()
     } else if v.failing_by_failures > 0 {
         format!(
-            "FAIL in {} of {} windows ({} of them on failed requests alone: a failed request \
-             counts as slower than any threshold)",
-            v.failing.len(),
-            v.windows,
+            "FAIL in {} ({} of them on failed requests alone: a failed request counts as \
+             slower than any threshold)",
+            v.failing_in_words(),
             v.failing_by_failures
         )
     } else {
-        format!("FAIL in {} of {} windows", v.failing.len(), v.windows)
+        format!("FAIL in {}", v.failing_in_words())
     };
     println!("  SLA {}: {verdict}", sla.spec);
     for worst in &v.worst {
-        if worst.requests == Some(0) && v.windows > 0 {
+        let windows = v.windows_of(worst);
+        if worst.windows == Some(0) {
             println!(
-                "    {:<16} no request in any of the {} windows: no verdict",
-                worst.term, v.windows
+                "    {:<16} no complete window of its length in the run: no verdict",
+                worst.term
+            );
+            continue;
+        }
+        if worst.requests == Some(0) && windows > 0 {
+            println!(
+                "    {:<16} no request in any of the {windows} windows: no verdict",
+                worst.term
             );
             continue;
         }
@@ -526,8 +538,14 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
         } else {
             String::new()
         };
+        let of = worst.window_ms.map_or(String::new(), |ms| {
+            format!(
+                " of {}",
+                humantime::format_duration(Duration::from_millis(ms))
+            )
+        });
         println!(
-            "    {:<16} worst window {} (window {}), failed in {} windows{on_max}",
+            "    {:<16} worst window {} (window {}{of}), failed in {} of {windows} windows{on_max}",
             worst.term,
             value,
             worst.window_index.map_or(0, |i| i + 1),
@@ -536,8 +554,14 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
     }
     const LISTED: usize = 20;
     for window in v.failing.iter().take(LISTED) {
+        let of = window.window_ms.map_or(String::new(), |ms| {
+            format!(
+                " of {}",
+                humantime::format_duration(Duration::from_millis(ms))
+            )
+        });
         println!(
-            "    failing window {} ({:.0}-{:.0} s after warmup): {}",
+            "    failing window {}{of} ({:.0}-{:.0} s after warmup): {}",
             window.index + 1,
             window.start_ns as f64 / 1e9,
             (window.start_ns + window.length_ns) as f64 / 1e9,

@@ -19,6 +19,8 @@
 //!    concurrency and its p50/p99/p99.9 against throughput (Mark Price's two charts).
 //! 7. [`pauses::pause_timeline`]: the client's latency per interval and each node's
 //!    stop-the-world pauses over the same time axis (the HotSpot and Zing study, figure 5).
+//! 8. [`capacity_vs_nodes`]: capacity against cluster size, each repeat, the Universal
+//!    Scalability Law fitted with its interval, the linear rule and the target load.
 //!
 //! The model's types are in `model.rs`, labels and SLA wording in `labels.rs`, what several
 //! charts draw alike in `common.rs`, and each chart in a file of its own name; they are all
@@ -35,6 +37,7 @@ mod concurrency;
 mod labels;
 mod latency_vs_throughput;
 mod model;
+mod scaling;
 mod sla_vs_rate;
 mod spectrum;
 mod sweep;
@@ -47,6 +50,7 @@ pub use model::{
     palette, Axis, Band, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY,
     LATENCY_LINES, PALETTE, SLA_RED, THROUGHPUT_BLUE, WARMUP_GREY,
 };
+pub use scaling::capacity_vs_nodes;
 pub use sla_vs_rate::sla_vs_rate;
 pub use spectrum::spectrum;
 pub use sweep::sweep;

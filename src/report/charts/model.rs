@@ -66,6 +66,8 @@ pub enum Kind {
     ServerPauses,
     /// Client latency per interval and Cassandra's own latency, read during a run.
     ServerLatency,
+    /// Capacity against cluster size, with the scaling model.
+    CapacityVsNodes,
 }
 
 /// How an axis maps values.

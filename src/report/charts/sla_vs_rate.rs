@@ -91,14 +91,30 @@ pub fn sla_vs_rate(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
     let mut charts = Vec::new();
     for term in reference.terms.iter().filter(|t| t.metric.is_latency()) {
         let name = term.name();
-        let subject = match &term.op {
+        let mut subject = match &term.op {
             Some(op) => format!("{op} {}", term.metric),
             None => term.metric.to_string(),
         };
+        // A term over a window of its own is a chart of its own, named by it.
+        let (file, title) = match term.window {
+            Some(window) => {
+                let window = humantime::format_duration(window).to_string();
+                let file = format!("sla-vs-rate-{subject}-{window}");
+                subject = format!("{subject} ({window} windows)");
+                (
+                    file,
+                    format!("Worst-window {subject} against attempted rate"),
+                )
+            }
+            None => (
+                format!("sla-vs-rate-{subject}"),
+                format!("Worst-window {subject} against attempted rate"),
+            ),
+        };
         let mut chart = Chart::new(
             Kind::SlaVsRate,
-            format!("sla-vs-rate-{subject}"),
-            format!("Worst-window {subject} against attempted rate"),
+            file,
+            title,
             Axis::linear("attempted rate (requests/s)"),
             Axis::log(format!("worst-window {subject} (ms, log scale)")),
         );
@@ -166,7 +182,7 @@ pub fn sla_vs_rate(searches: &[SearchData], runs: &[RunData]) -> Vec<Chart> {
              the highest rate at which every repeat passed, and every lower rate too. The \
              vertical axis is logarithmic: above the capacity latencies often grow by orders of \
              magnitude.",
-            window = format_window(reference.window),
+            window = format_window(reference.window_of(term)),
         );
         if !missing.is_empty() {
             chart.caption.push_str(&format!(

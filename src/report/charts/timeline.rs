@@ -136,6 +136,13 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
                  windows that failed."
             )),
         }
+        if run.sla.as_ref().is_some_and(|sla| sla.has_own_windows()) {
+            caption.push_str(
+                " Terms with a window of their own (@) are judged over windows of that length: \
+                 the windows counted are those of every length, and a failing long window \
+                 shades all of its span.",
+            );
+        }
         caption.extend(maintenance::caption(run));
         chart.caption = caption;
         charts.push(chart);

@@ -239,11 +239,10 @@ pub(super) fn run_card(run: &RunData) -> String {
             "FAIL".to_string(),
             "fail",
             format!(
-                "{}: {} failed in {} of {} windows",
+                "{}: {} failed in {}",
                 run.label,
                 sla.spec,
-                sla.verdict.failing.len(),
-                sla.verdict.windows
+                sla.verdict.failing_in_words()
             ),
         ),
         None if run.summary.is_none() => (

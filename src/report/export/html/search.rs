@@ -71,6 +71,13 @@ fn comparison_tables(page: &mut Page, compared: &Compared) {
         comparison.baseline
     ));
     put_tables(page, &compare_render::tables(comparison), &comparison.notes);
+    for chart in charts::capacity_vs_nodes(comparison) {
+        if let Err(e) = page.figure(chart) {
+            page.note(&format!(
+                "The capacity-against-nodes chart could not be drawn: {e:#}"
+            ));
+        }
+    }
 }
 
 /// The capacity table of a search, as the terminal prints it, and the lines under it.

@@ -232,7 +232,7 @@ pub(super) fn sla_table(page: &mut Page, s: &RunSummary) {
                     value,
                     w.window_index
                         .map_or("-".to_string(), |i| (i + 1).to_string()),
-                    format!("{} of {}", w.failing_windows, v.windows),
+                    format!("{} of {}", w.failing_windows, v.windows_of(w)),
                     w.judged_on_max_windows.to_string(),
                 ],
                 if w.failing_windows > 0 { "fail" } else { "" },
@@ -241,8 +241,30 @@ pub(super) fn sla_table(page: &mut Page, s: &RunSummary) {
         .collect();
     page.body
         .push_str(&table(&header, &rows, &[false, true, true, true, true]));
+    let own: Vec<String> = v
+        .worst
+        .iter()
+        .filter_map(|w| {
+            let ms = w.window_ms?;
+            Some(format!(
+                "{} over its own {} s windows, {} judged",
+                w.term,
+                format_number(ms as f64 / 1e3),
+                v.windows_of(w)
+            ))
+        })
+        .collect();
+    let own = if own.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Terms with a window of their own are judged over tumbling windows of that \
+             length, on the same histograms: {}.",
+            own.join("; ")
+        )
+    };
     page.para(&format!(
-        "Windows of {} s after the warmup, {} judged. A failed request counts as slower than any \
+        "Windows of {} s after the warmup, {} judged.{own} A failed request counts as slower than any \
          threshold: a latency term's value is that of the answered requests, with the failed \
          share beside it. \"Judged on max\" counts windows with too few requests to resolve the \
          percentile, judged on their largest value instead.",
