@@ -128,36 +128,47 @@ fn a_degraded_search_keeps_the_last_node_down_in_every_trial_and_brings_it_back(
     let mut trial_dirs = Vec::new();
     for (consistency, rates, count) in [("ONE", "300,600", 2), ("QUORUM", "400", 1)] {
         let out = runs.path().join(consistency);
-        let search = headroom(&[
-            "capacity",
-            "keyvalue",
-            "--hosts",
-            &hosts,
-            "--cluster-dir",
-            dir.to_str().unwrap(),
-            "--degraded",
-            "1",
-            "--replication",
-            "simple:3",
-            "--consistency",
-            consistency,
-            "-r",
-            "0.5",
-            "--rates",
-            rates,
-            "--duration",
-            "10s",
-            "--warmup",
-            "2s",
-            "--window",
-            "5s",
-            "--sla",
-            "p99<3s",
-            "--populate",
-            "2000",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let search_once = || {
+            headroom(&[
+                "capacity",
+                "keyvalue",
+                "--hosts",
+                &hosts,
+                "--cluster-dir",
+                dir.to_str().unwrap(),
+                "--degraded",
+                "1",
+                "--replication",
+                "simple:3",
+                "--consistency",
+                consistency,
+                "-r",
+                "0.5",
+                "--rates",
+                rates,
+                "--duration",
+                "10s",
+                "--warmup",
+                "2s",
+                "--window",
+                "5s",
+                "--sla",
+                "p99<3s",
+                "--populate",
+                "2000",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+        };
+        // Three nodes and the client share two cores: a trial the client could not keep up
+        // with has no verdict and stops the search (exit 4). What this test checks is the
+        // node kept down and brought back, so such a search is run once more.
+        let mut search = search_once();
+        if search.status.code() == Some(4) && stdout(&search).contains("client-bound") {
+            eprintln!("client-bound on a busy machine; the search runs again");
+            std::fs::remove_dir_all(&out).unwrap();
+            search = search_once();
+        }
         let text = stdout(&search);
         assert!(search.status.success(), "{text}\n{}", stderr(&search));
         assert!(
