@@ -194,10 +194,11 @@ fn fit_group(
         Analysis::Fitted(fit) => {
             statements.extend(describe_fit(fit));
             let curve = curve(fit, &observations);
-            let sizing = target_per_s.map(|load| size(fit, load, price));
-            if let Some(sizing) = &sizing {
-                statements.extend(describe_sizing(sizing, fit));
-            }
+            let sizing = target_per_s.map(|load| {
+                let (sizing, notes) = size(fit, load, price);
+                statements.extend(describe_sizing(&sizing, fit, &notes));
+                sizing
+            });
             (curve, sizing)
         }
         Analysis::NoModel { statements: why } => {
@@ -286,14 +287,15 @@ fn curve(fit: &Fit, observations: &[Observation]) -> Vec<CurvePoint> {
         .collect()
 }
 
-fn size(fit: &Fit, load_per_s: f64, price: Option<f64>) -> Sizing {
+/// The sizing for `load_per_s`, and the model's notes on it.
+fn size(fit: &Fit, load_per_s: f64, price: Option<f64>) -> (Sizing, Vec<usl::Statement>) {
     let answer = fit.nodes_for(load_per_s);
     let per_year = |nodes: Option<u32>| {
         price
             .zip(nodes)
             .map(|(p, n)| p * f64::from(n) * HOURS_PER_YEAR)
     };
-    Sizing {
+    let sizing = Sizing {
         load_per_s,
         nodes: answer.nodes,
         low_nodes: answer.low_nodes,
@@ -302,7 +304,8 @@ fn size(fit: &Fit, load_per_s: f64, price: Option<f64>) -> Sizing {
         node_price_per_hour: price,
         per_year: per_year(answer.nodes),
         linear_per_year: per_year(answer.linear_nodes),
-    }
+    };
+    (sizing, answer.notes)
 }
 
 fn rate(per_s: f64) -> String {
@@ -359,9 +362,11 @@ fn describe_fit(fit: &Fit) -> Vec<String> {
     lines
 }
 
-fn describe_sizing(sizing: &Sizing, fit: &Fit) -> Vec<String> {
+fn describe_sizing(sizing: &Sizing, fit: &Fit, notes: &[usl::Statement]) -> Vec<String> {
     let cost = |per_year: Option<f64>| {
-        per_year.map_or(String::new(), |y| format!(", {} a year", money(y)))
+        per_year.map_or(String::new(), |y| {
+            format!(", {} a year", crate::format::format_money(y))
+        })
     };
     let model = match sizing.nodes {
         Some(n) => format!(
@@ -387,8 +392,7 @@ fn describe_sizing(sizing: &Sizing, fit: &Fit) -> Vec<String> {
          use the model.",
         rate(sizing.load_per_s)
     )];
-    let answer = fit.nodes_for(sizing.load_per_s);
-    lines.extend(answer.notes.iter().map(sentence));
+    lines.extend(notes.iter().map(sentence));
     lines
 }
 
@@ -402,8 +406,4 @@ fn sentence(statement: &usl::Statement) -> String {
         out.push('.');
     }
     out
-}
-
-fn money(amount: f64) -> String {
-    crate::format::format_money(amount)
 }
