@@ -19,6 +19,7 @@ mod fixtures;
 pub mod fleet;
 pub mod format;
 pub mod lanes;
+pub mod live;
 pub mod maintenance;
 pub mod metrics;
 pub mod output_dir;

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     // Test data for the unit tests, compiled only with them.
     &["lib"],
     &["commands", "cli"],
+    &["live"],
     &["report"],
     &["compare"],
     &["sweep"],

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{
-    parse_op_mix, ClientArgs, ConnectionArgs, OpMixArg, OutputArgs, SlaArgs, WorkloadArgs,
+    parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, SlaArgs, WorkloadArgs,
     DEFAULT_SLA,
 };
 use crate::capacity::settings::Fresh;
@@ -184,6 +184,10 @@ pub struct CapacityArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Watching it live.
+    #[command(flatten)]
+    pub live: LiveArgs,
+
     /// Continue the interrupted (or failed) search in DIR with its own settings, without
     /// redoing the trials it finished; it takes no other flag but the credentials
     /// (--username, --password, --password-file). For a --matrix directory, finished configurations are kept and the
@@ -352,6 +356,11 @@ mod tests {
             "password",
             "password_file",
             "cluster_dir",
+            // Watching a resumed search changes nothing it measures.
+            "metrics_listen",
+            "metrics_push",
+            "live",
+            "linger",
             "help",
             "version",
         ];

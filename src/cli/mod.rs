@@ -15,6 +15,7 @@ mod cluster;
 mod compare;
 mod connection;
 mod kube;
+mod live;
 mod merge;
 mod output;
 mod quickstart;
@@ -38,6 +39,7 @@ pub use kube::{
 // Read by `kube manifest`, which the `kubernetes` feature builds.
 #[cfg(feature = "kubernetes")]
 pub use kube::ManifestArgs;
+pub use live::LiveArgs;
 pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;

@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use clap::Args;
 
-use super::{parse_ops, ClientArgs, ConnectionArgs, OpsArg, OutputArgs, SlaArgs, WorkloadArgs};
+use super::{parse_ops, ClientArgs, ConnectionArgs, LiveArgs, OpsArg, OutputArgs, SlaArgs, WorkloadArgs};
 use crate::results::config::RunPhase;
 use crate::units;
 
@@ -88,6 +88,15 @@ pub struct RunArgs {
         help_heading = "Output"
     )]
     pub server_stats_every: Option<Duration>,
+
+    /// Watching it live.
+    #[command(flatten)]
+    pub live: LiveArgs,
+
+    /// The run's name in its metrics' `run` label (and its Pushgateway group).
+    /// [default: the run directory's name]
+    #[arg(long, value_name = "NAME", help_heading = "Watching it live")]
+    pub label: Option<String>,
 
     /// Maintenance during the run.
     #[command(flatten)]

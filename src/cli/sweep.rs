@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{parse_op_mix, ClientArgs, ConnectionArgs, OpMixArg, OutputArgs, WorkloadArgs};
+use super::{parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, WorkloadArgs};
 use crate::units;
 
 /// `headroom sweep`
@@ -66,4 +66,8 @@ pub struct SweepArgs {
     /// The sweep's directory.
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Watching it live.
+    #[command(flatten)]
+    pub live: LiveArgs,
 }

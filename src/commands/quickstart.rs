@@ -85,7 +85,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let mut cluster = LocalCluster::start(&cluster_dir, cluster_config, &options)?;
     // From here on the node is stopped when `cluster` is dropped, whatever happens.
     let store = Store::create(&out, serde_json::to_value(&config)?)?;
-    let result = capacity::search(&config, store, None, Some(&mut cluster));
+    let result = capacity::search(&config, store, None, Some(&mut cluster), None);
     println!("\nRemoving the quickstart's node...");
     cluster.destroy(Duration::from_secs(60))?;
     let (status, outcome) = result?;

@@ -134,6 +134,7 @@ impl Collector {
             ops: Vec::new(),
             hiccups: None,
             backlog: 0,
+            in_flight: 0,
         })
     }
 
@@ -206,6 +207,7 @@ impl Collector {
                     .clamp(1, self.interval_ns);
             }
             interval.backlog = progress.backlog();
+            interval.in_flight = progress.in_flight();
             self.max_backlog = self.max_backlog.max(interval.backlog);
             let (ok, failed) = interval
                 .ops

@@ -145,6 +145,9 @@ pub struct Interval {
     pub hiccups: Option<Histogram<u64>>,
     /// Requests released but not yet sent at the interval's end.
     pub backlog: u64,
+    /// Requests sent and not yet answered at the interval's end (as the workers last
+    /// looked, a quarter of an interval at most before).
+    pub in_flight: u64,
 }
 
 /// Receives every interval, in order, as soon as it is complete.

@@ -107,6 +107,8 @@ pub struct Progress {
     pub stop: AtomicBool,
     /// Per worker: requests past their intended start and not yet sent, as of its last look.
     overdue: Vec<AtomicU64>,
+    /// Per worker: requests sent and not yet answered, as of its last look.
+    in_flight: Vec<AtomicU64>,
 }
 
 impl Default for Progress {
@@ -114,6 +116,7 @@ impl Default for Progress {
         Progress {
             stop: AtomicBool::new(false),
             overdue: (0..MAX_WORKERS).map(|_| AtomicU64::new(0)).collect(),
+            in_flight: (0..MAX_WORKERS).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 }
@@ -130,6 +133,20 @@ impl Progress {
     /// A worker's latest count of overdue requests.
     pub fn set_overdue(&self, worker: usize, count: u64) {
         self.overdue[worker % MAX_WORKERS].store(count, Ordering::Relaxed);
+    }
+
+    /// Requests sent and not yet answered, summed over the workers as of their last looks.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+            .iter()
+            .map(|o| o.load(Ordering::Relaxed))
+            .fold(0, u64::saturating_add)
+    }
+
+    /// A worker's latest count of requests in flight: set with its overdue count, a few
+    /// times an interval, never per request.
+    pub fn set_in_flight(&self, worker: usize, count: u64) {
+        self.in_flight[worker % MAX_WORKERS].store(count, Ordering::Relaxed);
     }
 }
 

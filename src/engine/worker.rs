@@ -274,11 +274,13 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         _ => 0,
                     };
                     self.progress.set_overdue(self.worker, overdue);
+                    self.progress.set_in_flight(self.worker, in_flight.len() as u64);
                     self.hand_over(&mut current, &mut records, now / self.interval_ns);
                 }
             }
         }
         self.progress.set_overdue(self.worker, 0);
+        self.progress.set_in_flight(self.worker, 0);
         let end_ns = self.clock.now_ns();
         let _ = self.tx.send(Message::Part {
             worker: self.worker,

@@ -359,6 +359,7 @@ mod tests {
             ops: vec![[crate::metrics::OpHistograms::default(), stats]],
             hiccups: None,
             backlog: 0,
+            in_flight: 0,
         }
     }
 

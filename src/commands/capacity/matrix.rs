@@ -25,13 +25,18 @@ use crate::cli::CapacityArgs;
 use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
 use crate::compare::{compare, render, COMPARE_FILE};
+use crate::live::Live;
 use crate::usage::{usage_error, UsageError};
 
 /// How long a node may take to stop before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(60);
 
 /// Starts a new matrix from the command line and runs it.
-pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: &CapacityArgs,
+    credentials: Option<(String, String)>,
+    live: Option<&Live>,
+) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
     let compare_options = crate::commands::compare::options(&args.cost)?;
     if compare_options.size_for == crate::compare::cost::SizeFor::Degraded
@@ -94,11 +99,15 @@ pub fn run(args: &CapacityArgs, credentials: Option<(String, String)>) -> anyhow
         entries,
     };
     file.save(&dir)?;
-    drive(&dir, file, credentials)
+    drive(&dir, file, credentials, live)
 }
 
 /// Continues the matrix in `dir`.
-pub fn resume(dir: &Path, credentials: Option<(String, String)>) -> anyhow::Result<ExitCode> {
+pub fn resume(
+    dir: &Path,
+    credentials: Option<(String, String)>,
+    live: Option<&Live>,
+) -> anyhow::Result<ExitCode> {
     let file = MatrixFile::load(dir)?;
     let done = file
         .entries
@@ -110,13 +119,14 @@ pub fn resume(dir: &Path, credentials: Option<(String, String)>) -> anyhow::Resu
         dir.display(),
         file.entries.len()
     );
-    drive(dir, file, credentials)
+    drive(dir, file, credentials, live)
 }
 
 fn drive(
     dir: &Path,
     mut file: MatrixFile,
     credentials: Option<(String, String)>,
+    live: Option<&Live>,
 ) -> anyhow::Result<ExitCode> {
     let search = file.search.clone();
     let estimate = search.estimate().as_secs_f64() + 25.0;
@@ -164,6 +174,7 @@ fn drive(
             &cluster_dir,
             &entry_dir,
             credentials.clone(),
+            live,
         );
         match result {
             Ok(Status::Interrupted) => {
@@ -276,6 +287,7 @@ fn run_entry(
     cluster_dir: &Path,
     entry_dir: &Path,
     credentials: Option<(String, String)>,
+    live: Option<&Live>,
 ) -> anyhow::Result<Status> {
     let entry = &file.entries[i];
     let start = entry
@@ -334,7 +346,7 @@ fn run_entry(
         config.cluster_dir = Some(cluster_dir.to_path_buf());
     }
     let result = Store::create(entry_dir, serde_json::to_value(&config)?).and_then(|store| {
-        capacity_command::search(&config, store, credentials, Some(&mut cluster))
+        capacity_command::search(&config, store, credentials, Some(&mut cluster), live)
     });
     keep_server_logs(&cluster, entry_dir);
     println!("Removing the cluster of {}...", entry.label);

@@ -11,21 +11,27 @@ use crate::capacity::settings::SearchSettings;
 use crate::capacity::Store;
 use crate::cli::CapacityArgs;
 use crate::compare::matrix::MATRIX_FILE;
+use crate::live::{Labels, Live};
+use super::terminal::start_live;
 
 pub use search::{search, search_settings};
 
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     let credentials = settings::credentials(&args.connection)?;
+    let live = watch_live(&args)?;
+    let live = live.as_ref();
     if let Some(dir) = args
         .resume
         .as_deref()
         .filter(|d| d.join(MATRIX_FILE).exists())
     {
-        return matrix::resume(dir, credentials);
+        let code = matrix::resume(dir, credentials, live);
+        return end_live(live, code);
     }
     if !args.matrix.is_empty() {
-        return matrix::run(&args, credentials);
+        let code = matrix::run(&args, credentials, live);
+        return end_live(live, code);
     }
     // What a single search's cost is checked and priced by (a matrix prices its own).
     let price = single_search_price(&args)?;
@@ -74,19 +80,63 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             &config.run.hosts,
         )
     });
-    let (status, outcome) = search(&config, store, credentials, None)?;
-    if let Some((per_hour, target)) = price {
-        print_cost(
-            config.nodes.unwrap_or(1),
-            per_hour,
-            outcome.capacity_per_s,
-            target,
-        );
+    let result = search(&config, store, credentials, None, live);
+    let code = result.map(|(status, outcome)| {
+        if let Some((per_hour, target)) = price {
+            print_cost(
+                config.nodes.unwrap_or(1),
+                per_hour,
+                outcome.capacity_per_s,
+                target,
+            );
+        }
+        crate::commands::exit::of_search(status, outcome.capacity_per_s)
+    });
+    end_live(live, code)
+}
+
+/// Starts the live view `--metrics-listen`, `--metrics-push` and `--live` ask for, bound
+/// before anything is written: its name is `--label`, else the directory's.
+fn watch_live(args: &CapacityArgs) -> anyhow::Result<Option<Live>> {
+    let out = args.resume.clone().or_else(|| args.output.out.clone());
+    let run = args
+        .label
+        .clone()
+        .or_else(|| out.as_ref().and_then(|o| o.file_name()).map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "capacity".to_string());
+    let labels = Labels {
+        run,
+        workload: args.workload.name.clone().unwrap_or_else(|| "search".to_string()),
+        worker: "single".to_string(),
+    };
+    let live = settings::live_settings(&args.live, &labels, 0)?;
+    start_live(live, labels, true)
+}
+
+/// Tells the live view how the command ended, then lets it go.
+fn end_live(live: Option<&Live>, code: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+    if let Some(live) = live {
+        let sentence = match &code {
+            Ok(_) => "The search has ended.".to_string(),
+            Err(e) => format!("The search failed: {e:#}"),
+        };
+        let report = live.state().runs.first().and_then(|r| r.dir.clone());
+        let report = report.as_deref().and_then(search_report);
+        live.end(sentence, report.as_deref(), false);
     }
-    Ok(crate::commands::exit::of_search(
-        status,
-        outcome.capacity_per_s,
-    ))
+    code
+}
+
+/// The report of the matrix or search a trial directory belongs to
+/// (`SEARCH/trials/rate-.../`).
+fn search_report(trial: &std::path::Path) -> Option<std::path::PathBuf> {
+    let with = |file: &str| {
+        trial
+            .ancestors()
+            .find(|d| d.join("report.html").is_file() && d.join(file).is_file())
+            .map(|d| d.join("report.html"))
+    };
+    with(MATRIX_FILE).or_else(|| with("search.json"))
 }
 
 /// A single search's `--node-price` and `--target-load`, checked: one price for its one

@@ -13,6 +13,7 @@ use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
 use crate::commands::settings::{self, parse_fraction};
 use crate::commands::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
+use crate::live::Live;
 use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
 use crate::fleet::local::LocalLauncher;
@@ -236,6 +237,7 @@ pub fn search(
     mut store: Store,
     credentials: Option<(String, String)>,
     cluster: Option<&mut LocalCluster>,
+    live: Option<&Live>,
 ) -> anyhow::Result<(Status, capacity::Outcome)> {
     let plan = config.plan();
     let dir = store.dir().to_path_buf();
@@ -295,16 +297,23 @@ pub fn search(
         cluster,
         launcher: launcher.as_deref(),
     };
-    let status = capacity::live::search(
-        config,
-        &mut store,
-        context,
-        &mut Terminal::new(),
-        |outcome| {
-            println!("\n{heading}{}", capacity::table::render(outcome, &terms));
-            printed = true;
-        },
-    );
+    let mut terminal = Terminal::new();
+    let mut watched;
+    let observer: &mut dyn crate::run::RunObserver = match live {
+        Some(live) => {
+            live.search_outcome(&capacity::outcome(store.records(), config.repeats));
+            watched = live.watch(&mut terminal);
+            &mut watched
+        }
+        None => &mut terminal,
+    };
+    let status = capacity::live::search(config, &mut store, context, observer, |outcome| {
+        println!("\n{heading}{}", capacity::table::render(outcome, &terms));
+        printed = true;
+        if let Some(live) = live {
+            live.search_outcome(outcome);
+        }
+    });
     runtime.shutdown_timeout(Duration::from_secs(1));
     let status = status?;
     let outcome = capacity::outcome(store.records(), config.repeats);

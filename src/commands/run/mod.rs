@@ -15,7 +15,7 @@ use crate::stop::StopSignal;
 use super::settings;
 
 use super::exit::exit_code_of;
-use super::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
+use super::terminal::{ended_in_words, live_labels, start_live, stop_on_ctrl_c_or_term, write_report, Terminal};
 
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -48,7 +48,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir(&config.workload.name));
+    let labels = live_labels(args.label.as_deref(), &out, &config);
+    let live = settings::live_settings(&args.live, &labels, 0)?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    let live = start_live(live, labels, false)?;
     let runtime = run::runtime(run::policy::control_threads(&config))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);
@@ -59,15 +62,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         populate: true,
         local_nodes: &local_nodes,
     };
-    let result = runtime.block_on(run::execute(&config, &context, &mut Terminal::new()));
+    let mut terminal = Terminal::new();
+    let result = match &live {
+        Some(live) => runtime.block_on(run::execute(&config, &context, &mut live.watch(&mut terminal))),
+        None => runtime.block_on(run::execute(&config, &context, &mut terminal)),
+    };
     // A worker may still wait towards a request that will never be sent.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(match result? {
-        RunOutcome::StoppedDuringPopulate => ExitCode::from(EXIT_INTERRUPTED),
-        RunOutcome::LoadedOnly => ExitCode::SUCCESS,
-        RunOutcome::Finished(summary) => {
+    let (code, sentence, report) = match &result {
+        Err(e) => (None, format!("The run failed: {e:#}"), None),
+        Ok(RunOutcome::StoppedDuringPopulate) => (
+            Some(ExitCode::from(EXIT_INTERRUPTED)),
+            "The run was stopped during its populate.".to_string(),
+            None,
+        ),
+        Ok(RunOutcome::LoadedOnly) => (Some(ExitCode::SUCCESS), "The data is loaded (--phase load).".to_string(), None),
+        Ok(RunOutcome::Finished(summary)) => {
             write_report(&out);
-            exit_code_of(&summary)
+            (
+                Some(exit_code_of(summary)),
+                format!("The run has ended: {}.", ended_in_words(summary)),
+                Some(out.join("report.html")),
+            )
         }
-    })
+    };
+    if let Some(live) = &live {
+        live.end(sentence, report.as_deref(), stop.is_set());
+    }
+    result?;
+    Ok(code.expect("an outcome when the run did not fail"))
 }

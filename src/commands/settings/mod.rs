@@ -7,6 +7,7 @@ use std::time::Duration;
 
 mod connection;
 mod kube;
+mod live;
 
 use connection::local_dc;
 pub use connection::{
@@ -14,6 +15,7 @@ pub use connection::{
     with_cluster_tls,
 };
 pub use kube::kube_options;
+pub use live::live_settings;
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
 use crate::client;

@@ -3,6 +3,7 @@
 //! and the report written at the end. `run`, `capacity`, `sweep`, `merge` and the quickstart
 //! use it; no command reaches into another for these.
 
+mod live;
 pub mod watch;
 
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 
 use crate::stop::StopSignal;
 
+pub use live::{ended_in_words, live_labels, start_live};
 pub use watch::Terminal;
 
 /// Gives `stop` on Ctrl-C or SIGTERM, saying so, from a task of `runtime`.

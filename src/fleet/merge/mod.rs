@@ -317,6 +317,8 @@ impl Slot {
             ops,
             hiccups: self.hiccups,
             backlog: self.backlog,
+            // The workers' files keep no count in flight.
+            in_flight: 0,
         }
     }
 }

@@ -1,0 +1,533 @@
+//! What the endpoint, the push and the live page show: one [`State`], updated on the control
+//! runtime from what a run already makes (its intervals, its judged windows, its summary,
+//! a search's records) and read by whoever asks. Nothing here is on the request path: the
+//! engine's workers never see it, and the lock around it is taken once an interval by the
+//! run's control thread and once a request by the server's.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use hdrhistogram::Histogram;
+
+use crate::capacity::Outcome;
+use crate::engine::{Interval, LoadMode};
+use crate::metrics::{OpHistograms, Phase};
+use crate::results::config::RunSettings;
+use crate::results::summary::RunSummary;
+use crate::sla::{Judged, Judgement, Sla};
+use crate::stats::histogram::{new_histogram, value_at_percentile};
+
+/// The quantiles every latency gauge has: its label and the percentile.
+pub const QUANTILES: [(&str, f64); 4] = [("0.5", 50.0), ("0.99", 99.0), ("0.999", 99.9), ("1", 100.0)];
+
+/// How many intervals the live page's history keeps: 6 hours of 1 s intervals. Older points
+/// are thinned (every other one dropped) rather than the history grown without bound.
+pub const HISTORY_POINTS: usize = 21_600;
+
+/// How many judged windows and search rungs the page keeps.
+const MARKS_KEPT: usize = 5_000;
+
+/// The labels every sample carries: which run, which workload, which worker of a fleet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Labels {
+    /// The run's or search's name.
+    pub run: String,
+    /// The workload's name.
+    pub workload: String,
+    /// `K/N` for worker K of a fleet of N, `single` for a run of one process.
+    pub worker: String,
+}
+
+/// Where the process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Connecting, preparing: nothing sent yet.
+    Starting,
+    /// Writing the rows the run reads.
+    Populate,
+    /// The warmup.
+    Warmup,
+    /// The measured part.
+    Measure,
+    /// A search between its runs.
+    Between,
+    /// Everything is over.
+    Ended,
+}
+
+impl Stage {
+    /// Every stage, in order.
+    pub const ALL: [Stage; 6] = [
+        Stage::Starting,
+        Stage::Populate,
+        Stage::Warmup,
+        Stage::Measure,
+        Stage::Between,
+        Stage::Ended,
+    ];
+
+    /// Its name in labels and on the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Starting => "starting",
+            Stage::Populate => "populate",
+            Stage::Warmup => "warmup",
+            Stage::Measure => "measure",
+            Stage::Between => "between",
+            Stage::Ended => "ended",
+        }
+    }
+}
+
+/// Four quantiles of a histogram of nanoseconds, in seconds ([`QUANTILES`]' order); `None`
+/// for an empty histogram.
+pub fn quantiles_s(h: &Histogram<u64>) -> Option<[f64; 4]> {
+    if h.is_empty() {
+        return None;
+    }
+    Some(QUANTILES.map(|(_, p)| {
+        let ns = if p >= 100.0 {
+            h.max()
+        } else {
+            value_at_percentile(h, p)
+        };
+        ns as f64 / 1e9
+    }))
+}
+
+/// One op type in the latest interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpLatest {
+    /// The op type.
+    pub op: String,
+    /// Answered requests, both phases.
+    pub requests: u64,
+    /// Failed requests.
+    pub errors: u64,
+    /// Response time quantiles, seconds (successful requests only).
+    pub response_s: Option<[f64; 4]>,
+    /// Service time quantiles, seconds.
+    pub service_s: Option<[f64; 4]>,
+}
+
+/// The latest interval, as the gauges show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Latest {
+    /// End of the interval, seconds since the run's start.
+    pub end_s: f64,
+    /// Answered per second, every op and phase.
+    pub achieved_per_s: f64,
+    /// Failed per second.
+    pub errors_per_s: f64,
+    /// Per op type with at least one request.
+    pub ops: Vec<OpLatest>,
+    /// The client's wait before sending, every op, seconds.
+    pub send_lag_s: Option<[f64; 4]>,
+    /// The client's hiccups, seconds.
+    pub hiccup_s: Option<[f64; 4]>,
+    /// Requests due and not yet sent.
+    pub backlog: u64,
+    /// Requests sent and not yet answered.
+    pub in_flight: u64,
+    /// Failed requests by class.
+    pub errors_by_class: BTreeMap<String, u64>,
+    /// Whether the interval was (partly) warmup.
+    pub warmup: bool,
+}
+
+/// One point of the live page's history: an interval, with the run it belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Which run of the process (0, 1, ... : a search's probes and trials).
+    pub run: usize,
+    /// Its latest-interval figures.
+    pub latest: Latest,
+    /// The attempted rate, when the run has a schedule.
+    pub attempted_per_s: Option<f64>,
+    /// The client's CPU over the interval, as a share of one core.
+    pub cpu_cores: f64,
+}
+
+/// A judged SLA window, for the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowMark {
+    /// Which run of the process.
+    pub run: usize,
+    /// Start, seconds since the run's start.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// Whether every term passed.
+    pub pass: bool,
+    /// The failing terms and their values.
+    pub failures: String,
+}
+
+/// One run of the process: a run, or a search's probe or trial.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// The run directory.
+    pub dir: Option<PathBuf>,
+    /// The attempted rate, per second, when the run has a schedule.
+    pub rate_per_s: Option<f64>,
+    /// The repeat of a search's trial at this rate, from 1.
+    pub repeat: Option<u32>,
+    /// The op types.
+    pub ops: Vec<String>,
+    /// The warmup, seconds.
+    pub warmup_s: f64,
+    /// The SLA, when the run has one.
+    pub sla: Option<Sla>,
+    /// Validity once finished (`valid`, `client_bound`), else `pending`.
+    pub validity: String,
+    /// The run's verdict in words, once finished.
+    pub verdict: Option<String>,
+}
+
+/// Everything shown live.
+#[derive(Debug)]
+pub struct State {
+    /// The labels of every sample.
+    pub labels: Labels,
+    /// Whether this process runs a search (probes and trials) rather than one run.
+    pub search: bool,
+    /// Where the process is.
+    pub stage: Stage,
+    /// Every run so far; the last is the current one.
+    pub runs: Vec<RunInfo>,
+    /// Answered requests by (op, phase), over every run of the process: never goes down.
+    pub requests: BTreeMap<(String, &'static str), u64>,
+    /// Failed requests by (op, phase, class).
+    pub errors: BTreeMap<(String, &'static str, String), u64>,
+    /// The latest interval.
+    pub latest: Option<Latest>,
+    /// The current SLA window so far, per op type: response and service times.
+    pub window: Vec<(String, Histogram<u64>, Histogram<u64>)>,
+    /// Which window of the current run `window` holds.
+    window_index: Option<u64>,
+    /// Judged SLA windows by (window length label, verdict).
+    pub windows_judged: BTreeMap<(String, &'static str), u64>,
+    /// Intervals collected.
+    pub intervals: u64,
+    /// The client's CPU time, seconds, when last read.
+    pub cpu_s: f64,
+    /// The client's resident memory, bytes, when last read.
+    pub rss_bytes: u64,
+    /// The page's history of intervals.
+    pub history: Vec<Point>,
+    /// The page's judged windows.
+    pub marks: Vec<WindowMark>,
+    /// A search's outcome so far: its records and what they bracket.
+    pub outcome: Option<Outcome>,
+    /// Once everything is over: what to say, and the report when there is one.
+    pub ended: Option<(String, Option<PathBuf>)>,
+    /// CPU seconds at the previous interval, for the page's CPU share.
+    cpu_at_last_interval: Option<(f64, f64)>,
+}
+
+impl State {
+    /// Nothing yet.
+    pub fn new(labels: Labels, search: bool) -> State {
+        State {
+            labels,
+            search,
+            stage: Stage::Starting,
+            runs: Vec::new(),
+            requests: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            latest: None,
+            window: Vec::new(),
+            window_index: None,
+            windows_judged: BTreeMap::new(),
+            intervals: 0,
+            cpu_s: 0.0,
+            rss_bytes: 0,
+            history: Vec::new(),
+            marks: Vec::new(),
+            outcome: None,
+            ended: None,
+            cpu_at_last_interval: None,
+        }
+    }
+
+    /// The current run, if one has started.
+    pub fn run(&self) -> Option<&RunInfo> {
+        self.runs.last()
+    }
+
+    /// A run's directory is made.
+    pub fn prepared(&mut self, dir: PathBuf) {
+        self.runs.push(RunInfo {
+            dir: Some(dir),
+            rate_per_s: None,
+            repeat: None,
+            ops: Vec::new(),
+            warmup_s: 0.0,
+            sla: None,
+            validity: "pending".to_string(),
+            verdict: None,
+        });
+        self.latest = None;
+        self.window.clear();
+        self.window_index = None;
+    }
+
+    /// The populate starts.
+    pub fn populating(&mut self) {
+        self.stage = Stage::Populate;
+    }
+
+    /// The measured part (and its warmup) starts.
+    pub fn measuring(&mut self, settings: &RunSettings, op_names: &[String]) {
+        if self.runs.is_empty() {
+            self.prepared(PathBuf::new());
+        }
+        let repeat = self.next_repeat(settings);
+        let run = self.runs.last_mut().expect("pushed above");
+        run.rate_per_s = attempted_rate(settings);
+        run.repeat = repeat;
+        run.ops = op_names.to_vec();
+        run.warmup_s = settings.warmup_s;
+        run.sla = settings.sla.clone();
+        self.stage = if settings.warmup_s > 0.0 {
+            Stage::Warmup
+        } else {
+            Stage::Measure
+        };
+        self.window = op_names
+            .iter()
+            .map(|op| (op.clone(), new_histogram(), new_histogram()))
+            .collect();
+        self.window_index = None;
+    }
+
+    /// A search's repeat of the rate about to run: one more than the records at that rate.
+    fn next_repeat(&self, settings: &RunSettings) -> Option<u32> {
+        let outcome = self.outcome.as_ref()?;
+        let rate = attempted_rate(settings)?;
+        let done = outcome
+            .rows
+            .iter()
+            .find(|r| (r.rate_per_s - rate).abs() < 1e-9)
+            .map_or(0, |r| r.trials.len());
+        Some(done as u32 + 1)
+    }
+
+    /// One interval; `cpu_s` and `rss_bytes` read just now.
+    pub fn interval(&mut self, interval: &Interval, cpu_s: f64, rss_bytes: u64) {
+        let Some(run) = self.runs.last().cloned() else {
+            return;
+        };
+        let seconds = (interval.length_ns as f64 / 1e9).max(1e-9);
+        let warmup_ns = (run.warmup_s * 1e9) as u64;
+        let end_ns = interval.start_ns + interval.length_ns;
+        let mut ops = Vec::new();
+        let mut send_lag = new_histogram();
+        let mut by_class: BTreeMap<String, u64> = BTreeMap::new();
+        let (mut answered, mut failed) = (0, 0);
+        let mut warmup = false;
+        for (name, phases) in run.ops.iter().zip(&interval.ops) {
+            let mut both = OpHistograms::default();
+            for phase in [Phase::Warmup, Phase::Measure] {
+                let stats = &phases[phase.index()];
+                if stats.total() == 0 {
+                    continue;
+                }
+                warmup |= phase == Phase::Warmup;
+                let phase_name = phase_label(phase);
+                *self
+                    .requests
+                    .entry((name.clone(), phase_name))
+                    .or_default() += stats.total();
+                for (class, n) in &stats.errors {
+                    *self
+                        .errors
+                        .entry((name.clone(), phase_name, class.name().to_string()))
+                        .or_default() += n;
+                    *by_class.entry(class.name().to_string()).or_default() += n;
+                }
+                both.add(stats);
+            }
+            // Requests of every op, whether or not they were answered in time, waited.
+            let _ = send_lag.add(&both.wait_ns);
+            answered += both.total();
+            failed += both.error_count();
+            if both.total() > 0 {
+                ops.push(OpLatest {
+                    op: name.clone(),
+                    requests: both.total(),
+                    errors: both.error_count(),
+                    response_s: quantiles_s(&both.response_ns),
+                    service_s: quantiles_s(&both.service_ns),
+                });
+            }
+        }
+        self.accumulate_window(interval, warmup_ns);
+        let latest = Latest {
+            end_s: end_ns as f64 / 1e9,
+            achieved_per_s: answered as f64 / seconds,
+            errors_per_s: failed as f64 / seconds,
+            ops,
+            send_lag_s: quantiles_s(&send_lag),
+            hiccup_s: interval.hiccups.as_ref().and_then(quantiles_s),
+            backlog: interval.backlog,
+            in_flight: interval.in_flight,
+            errors_by_class: by_class,
+            warmup,
+        };
+        if end_ns > warmup_ns {
+            self.stage = Stage::Measure;
+        }
+        let cpu_cores = match self.cpu_at_last_interval {
+            Some((at_s, cpu)) if latest.end_s > at_s => (cpu_s - cpu) / (latest.end_s - at_s),
+            _ => 0.0,
+        }
+        .max(0.0);
+        self.cpu_at_last_interval = Some((latest.end_s, cpu_s));
+        self.cpu_s = cpu_s;
+        self.rss_bytes = rss_bytes;
+        self.intervals += 1;
+        self.history.push(Point {
+            run: self.runs.len() - 1,
+            latest: latest.clone(),
+            attempted_per_s: run.rate_per_s,
+            cpu_cores,
+        });
+        if self.history.len() > HISTORY_POINTS {
+            thin(&mut self.history);
+        }
+        self.latest = Some(latest);
+    }
+
+    /// Adds an interval's measured requests to the current SLA window's histograms, starting
+    /// a new window when the interval is past the last one.
+    fn accumulate_window(&mut self, interval: &Interval, warmup_ns: u64) {
+        let Some(window_ns) = self
+            .runs
+            .last()
+            .and_then(|r| r.sla.as_ref())
+            .map(|s| s.window.as_nanos() as u64)
+            .filter(|w| *w > 0)
+        else {
+            return;
+        };
+        if interval.start_ns < warmup_ns {
+            return;
+        }
+        let index = (interval.start_ns - warmup_ns) / window_ns;
+        if self.window_index != Some(index) {
+            for (_, response, service) in &mut self.window {
+                response.reset();
+                service.reset();
+            }
+            self.window_index = Some(index);
+        }
+        for ((_, response, service), phases) in self.window.iter_mut().zip(&interval.ops) {
+            let measured = &phases[Phase::Measure.index()];
+            let _ = response.add(&measured.response_ns);
+            let _ = service.add(&measured.service_ns);
+        }
+    }
+
+    /// One SLA window judged.
+    pub fn window(&mut self, judged: &Judged) {
+        let verdict = &judged.verdict;
+        let length = verdict.length_ns;
+        let label = window_label(length);
+        let pass = if verdict.pass { "pass" } else { "fail" };
+        *self.windows_judged.entry((label, pass)).or_default() += 1;
+        let warmup_s = self.run().map_or(0.0, |r| r.warmup_s);
+        self.marks.push(WindowMark {
+            run: self.runs.len().saturating_sub(1),
+            start_s: warmup_s + verdict.start_ns as f64 / 1e9,
+            length_s: length as f64 / 1e9,
+            pass: verdict.pass,
+            failures: verdict.failures(),
+        });
+        if self.marks.len() > MARKS_KEPT {
+            self.marks.drain(..MARKS_KEPT / 2);
+        }
+    }
+
+    /// The run is over: its validity and verdict.
+    pub fn finished(&mut self, summary: &RunSummary) {
+        if let Some(run) = self.runs.last_mut() {
+            run.validity = match &summary.validity {
+                Some(v) if v.is_valid() => "valid".to_string(),
+                Some(_) => "client_bound".to_string(),
+                None => "none".to_string(),
+            };
+            run.verdict = Some(match &summary.sla {
+                None => "no SLA".to_string(),
+                Some(sla) => match sla.verdict.judgement() {
+                    Judgement::Pass => "PASS".to_string(),
+                    Judgement::Fail => format!("FAIL in {}", sla.verdict.failing_in_words()),
+                    Judgement::NoVerdict(why) => format!("no verdict: {why}"),
+                },
+            });
+        }
+        self.stage = if self.search {
+            Stage::Between
+        } else {
+            Stage::Ended
+        };
+    }
+
+    /// A search's records so far.
+    pub fn search_outcome(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
+    }
+
+    /// Everything is over.
+    pub fn end(&mut self, sentence: String, report: Option<PathBuf>) {
+        self.stage = Stage::Ended;
+        self.ended = Some((sentence, report));
+    }
+
+    /// The validity of the current run, for the gauge.
+    pub fn validity(&self) -> &str {
+        self.run().map_or("pending", |r| r.validity.as_str())
+    }
+}
+
+/// The attempted rate of a run's schedule: this worker's share of it in a fleet.
+pub fn attempted_rate(settings: &RunSettings) -> Option<f64> {
+    match settings.mode {
+        LoadMode::Open { rate_per_s, .. } => Some(match &settings.worker {
+            Some(w) if w.count > 0 => rate_per_s / w.count as f64,
+            _ => rate_per_s,
+        }),
+        LoadMode::Closed { .. } => None,
+    }
+}
+
+/// A phase's label value.
+pub fn phase_label(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Warmup => "warmup",
+        Phase::Measure => "measure",
+    }
+}
+
+/// A window length as the `window` label writes it: `10s`, `1m`, `1500ms`.
+pub fn window_label(length_ns: u64) -> String {
+    let ms = length_ns / 1_000_000;
+    if ms % 60_000 == 0 && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Drops every other point of the older half, keeping the newest half whole.
+fn thin(history: &mut Vec<Point>) {
+    let half = history.len() / 2;
+    let mut i = 0;
+    history.retain(|_| {
+        let keep = i >= half || i % 2 == 0;
+        i += 1;
+        keep
+    });
+}
