@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use super::settings;
 use super::settings::parse_fraction;
-use super::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
+use super::terminal::{live_labels, start_live, stop_on_ctrl_c_or_term, write_report, Terminal};
+use crate::live::Live;
 use crate::cli::SweepArgs;
 use crate::engine::LoadMode;
 use crate::run::RunObserver;
@@ -91,8 +92,20 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
+    let labels = live_labels(None, &out, &config.run);
+    let live = settings::live_settings(&args.live, &labels, 0)?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
-    let file = sweep(&config, &out, credentials).inspect_err(|e| {
+    let live = start_live(live, labels, true)?;
+    let file = sweep(&config, &out, credentials, live.as_ref());
+    if let Some(live) = &live {
+        let (sentence, report) = match &file {
+            Ok(_) => ("The sweep has ended.".to_string(), Some(out.join("report.html"))),
+            Err(e) => (format!("The sweep failed: {e:#}"), None),
+        };
+        let interrupted = matches!(&file, Ok(f) if f.status == SweepStatus::Interrupted);
+        live.end(sentence, report.as_deref(), interrupted);
+    }
+    let file = file.inspect_err(|e| {
         // Refused before its first step finished: nothing of it stays to lock --out.
         let finished = crate::sweep::record::SweepFile::read(&out).is_ok_and(|f| {
             f.steps
@@ -112,11 +125,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
 /// The terminal, for a sweep: its steps' runs, a header per step and the table as steps
 /// finish.
-struct SweepTerminal(Terminal);
+struct SweepTerminal<'a>(&'a mut dyn RunObserver);
 
-impl SweepObserver for SweepTerminal {
+impl SweepObserver for SweepTerminal<'_> {
     fn runs(&mut self) -> &mut dyn RunObserver {
-        &mut self.0
+        &mut *self.0
     }
 
     fn step(&mut self, index: usize, total: usize, concurrency: usize) {
@@ -138,6 +151,7 @@ pub fn sweep(
     config: &SweepSettings,
     out: &Path,
     credentials: Option<(String, String)>,
+    live: Option<&Live>,
 ) -> anyhow::Result<SweepFile> {
     let list: Vec<String> = config.concurrencies.iter().map(|c| c.to_string()).collect();
     println!(
@@ -162,7 +176,16 @@ pub fn sweep(
         credentials,
         is_usage: &is_usage,
     };
-    let file = crate::sweep::live::sweep(config, out, context, &mut SweepTerminal(Terminal::new()));
+    let mut terminal = Terminal::new();
+    let mut watched;
+    let runs: &mut dyn RunObserver = match live {
+        Some(live) => {
+            watched = live.watch(&mut terminal);
+            &mut watched
+        }
+        None => &mut terminal,
+    };
+    let file = crate::sweep::live::sweep(config, out, context, &mut SweepTerminal(runs));
     runtime.shutdown_timeout(Duration::from_secs(1));
     let file = file?;
     println!(
