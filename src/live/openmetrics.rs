@@ -51,42 +51,69 @@ impl Families {
     }
 }
 
-/// One family: its descriptor once, then each sample with its labels.
-struct Family<'e, 'a> {
-    encoder: prometheus_client::encoding::MetricEncoder<'e>,
+/// One family: its samples gathered, then written with its descriptor, or not at all when it
+/// has none (an empty family is allowed by OpenMetrics, but not every parser takes it).
+struct Family<'a> {
+    name: &'static str,
+    help: &'static str,
+    unit: Option<&'static Unit>,
+    kind: MetricType,
     base: &'a LabelSet<'a>,
+    samples: Vec<(LabelSet<'a>, f64)>,
 }
 
-impl<'a> Family<'_, 'a> {
-    fn gauge(&mut self, extra: LabelSet<'_>, value: f64) -> fmt::Result {
-        let labels: LabelSet = self.base.iter().cloned().chain(extra).collect();
-        ConstGauge::new(value).encode(self.encoder.encode_family(&labels)?)
+impl<'a> Family<'a> {
+    fn gauge(&mut self, extra: LabelSet<'a>, value: f64) -> fmt::Result {
+        self.samples.push((extra, value));
+        Ok(())
     }
 
-    fn counter(&mut self, extra: LabelSet<'_>, value: f64) -> fmt::Result {
-        let labels: LabelSet = self.base.iter().cloned().chain(extra).collect();
-        ConstCounter::new(value).encode(self.encoder.encode_family(&labels)?)
+    fn counter(&mut self, extra: LabelSet<'a>, value: f64) -> fmt::Result {
+        self.samples.push((extra, value));
+        Ok(())
+    }
+
+    fn write(self, encoder: &mut DescriptorEncoder) -> fmt::Result {
+        if self.samples.is_empty() {
+            return Ok(());
+        }
+        let mut metric = encoder.encode_descriptor(self.name, self.help, self.unit, self.kind.clone())?;
+        for (extra, value) in self.samples {
+            let labels: LabelSet = self.base.iter().cloned().chain(extra).collect();
+            let sample = metric.encode_family(&labels)?;
+            match self.kind {
+                MetricType::Counter => ConstCounter::new(value).encode(sample)?,
+                _ => ConstGauge::new(value).encode(sample)?,
+            }
+        }
+        Ok(())
     }
 }
 
-fn family<'e, 'a>(
-    encoder: &'e mut DescriptorEncoder,
+fn family<'f, 'a>(
+    families: &'f mut Vec<Family<'a>>,
     base: &'a LabelSet<'a>,
-    name: &'e str,
-    help: &str,
-    unit: Option<&'e Unit>,
-    kind: prometheus_client::metrics::MetricType,
-) -> Result<Family<'e, 'a>, fmt::Error> {
-    Ok(Family {
-        encoder: encoder.encode_descriptor(name, help, unit, kind)?,
+    name: &'static str,
+    help: &'static str,
+    unit: Option<&'static Unit>,
+    kind: MetricType,
+) -> &'f mut Family<'a> {
+    families.push(Family {
+        name,
+        help,
+        unit,
+        kind,
         base,
-    })
+        samples: Vec::new(),
+    });
+    families.last_mut().expect("pushed")
 }
 
+use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::MetricType::{Counter as COUNTER, Gauge as GAUGE};
 
-const SECONDS: Unit = Unit::Seconds;
-const BYTES: Unit = Unit::Bytes;
+static SECONDS: Unit = Unit::Seconds;
+static BYTES: Unit = Unit::Bytes;
 
 impl Collector for Families {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
@@ -96,13 +123,14 @@ impl Collector for Families {
             ("workload", Cow::Borrowed(state.labels.workload.as_str())),
             ("worker", Cow::Borrowed(state.labels.worker.as_str())),
         ];
-        let e = &mut encoder;
+        let mut families = Vec::new();
+        let e = &mut families;
 
-        let mut f = family(e, &base, "headroom_requests", "Requests answered (ok or failed), by op type and phase.", None, COUNTER)?;
+        let f = family(e, &base, "headroom_requests", "Requests answered (ok or failed), by op type and phase.", None, COUNTER);
         for ((op, phase), n) in &state.requests {
             f.counter(vec![("op", op.into()), ("phase", (*phase).into())], *n as f64)?;
         }
-        let mut f = family(e, &base, "headroom_errors", "Failed requests, by op type, phase and error class.", None, COUNTER)?;
+        let f = family(e, &base, "headroom_errors", "Failed requests, by op type, phase and error class.", None, COUNTER);
         for ((op, phase, class), n) in &state.errors {
             f.counter(
                 vec![("op", op.into()), ("phase", (*phase).into()), ("class", class.into())],
@@ -115,7 +143,7 @@ impl Collector for Families {
             ("headroom_response_time", "The latest interval's response time (from each request's intended start), by op type.", 0),
             ("headroom_service_time", "The latest interval's service time (from each request's send), by op type.", 1),
         ] {
-            let mut f = family(e, &base, name, help, Some(&SECONDS), GAUGE)?;
+            let f = family(e, &base, name, help, Some(&SECONDS), GAUGE);
             for op in latest.iter().flat_map(|l| &l.ops) {
                 let q = if pick == 0 { op.response_s } else { op.service_s };
                 if let Some(values) = q {
@@ -129,7 +157,7 @@ impl Collector for Families {
             ("headroom_window_response_time", "The current SLA window's response time so far, by op type (measured requests).", 0),
             ("headroom_window_service_time", "The current SLA window's service time so far, by op type (measured requests).", 1),
         ] {
-            let mut f = family(e, &base, name, help, Some(&SECONDS), GAUGE)?;
+            let f = family(e, &base, name, help, Some(&SECONDS), GAUGE);
             for (op, response, service) in &state.window {
                 let h = if pick == 0 { response } else { service };
                 if let Some(values) = super::state::quantiles_s(h) {
@@ -143,59 +171,59 @@ impl Collector for Families {
             ("headroom_send_lag", "The latest interval's wait in the client before each send (send − intended start), every op type.", latest.and_then(|l| l.send_lag_s)),
             ("headroom_hiccup", "The latest interval's client hiccups: how late the client's own timers woke it.", latest.and_then(|l| l.hiccup_s)),
         ] {
-            let mut f = family(e, &base, name, help, Some(&SECONDS), GAUGE)?;
+            let f = family(e, &base, name, help, Some(&SECONDS), GAUGE);
             for ((label, _), v) in QUANTILES.iter().zip(values.into_iter().flatten()) {
                 f.gauge(vec![("quantile", (*label).into())], v)?;
             }
         }
 
         let rate = state.run().and_then(|r| r.rate_per_s);
-        let mut f = family(e, &base, "headroom_attempted_requests_per_second", "The schedule's rate (this worker's share in a fleet); absent in a closed loop.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_attempted_requests_per_second", "The schedule's rate (this worker's share in a fleet); absent in a closed loop.", None, GAUGE);
         if let Some(rate) = rate {
             f.gauge(vec![], rate)?;
         }
-        let mut f = family(e, &base, "headroom_achieved_requests_per_second", "Requests answered per second in the latest interval.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_achieved_requests_per_second", "Requests answered per second in the latest interval.", None, GAUGE);
         if let Some(l) = latest {
             f.gauge(vec![], l.achieved_per_s)?;
         }
-        let mut f = family(e, &base, "headroom_backlog_requests", "Requests due and not yet sent at the latest interval's end.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_backlog_requests", "Requests due and not yet sent at the latest interval's end.", None, GAUGE);
         if let Some(l) = latest {
             f.gauge(vec![], l.backlog as f64)?;
         }
-        let mut f = family(e, &base, "headroom_in_flight_requests", "Requests sent and not yet answered at the latest interval's end.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_in_flight_requests", "Requests sent and not yet answered at the latest interval's end.", None, GAUGE);
         if let Some(l) = latest {
             f.gauge(vec![], l.in_flight as f64)?;
         }
 
-        let mut f = family(e, &base, "headroom_client_cpu", "The client process's CPU time.", Some(&SECONDS), COUNTER)?;
+        let f = family(e, &base, "headroom_client_cpu", "The client process's CPU time.", Some(&SECONDS), COUNTER);
         f.counter(vec![], state.cpu_s)?;
-        let mut f = family(e, &base, "headroom_client_resident_memory", "The client process's resident memory at the latest interval.", Some(&BYTES), GAUGE)?;
+        let f = family(e, &base, "headroom_client_resident_memory", "The client process's resident memory at the latest interval.", Some(&BYTES), GAUGE);
         f.gauge(vec![], state.rss_bytes as f64)?;
 
-        let mut f = family(e, &base, "headroom_sla_windows", "SLA windows judged, by window length and verdict.", None, COUNTER)?;
+        let f = family(e, &base, "headroom_sla_windows", "SLA windows judged, by window length and verdict.", None, COUNTER);
         for ((window, verdict), n) in &state.windows_judged {
             f.counter(vec![("window", window.into()), ("verdict", (*verdict).into())], *n as f64)?;
         }
-        let mut f = family(e, &base, "headroom_validity", "1 for the current run's validity: pending while it runs, valid, client_bound (no verdict), none.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_validity", "1 for the current run's validity: pending while it runs, valid, client_bound (no verdict), none.", None, GAUGE);
         f.gauge(vec![("verdict", state.validity().into())], 1.0)?;
-        let mut f = family(e, &base, "headroom_intervals", "Intervals collected.", None, COUNTER)?;
+        let f = family(e, &base, "headroom_intervals", "Intervals collected.", None, COUNTER);
         f.counter(vec![], state.intervals as f64)?;
-        let mut f = family(e, &base, "headroom_phase", "1 for where the process is: starting, populate, warmup, measure, between (a search's runs), ended.", None, GAUGE)?;
+        let f = family(e, &base, "headroom_phase", "1 for where the process is: starting, populate, warmup, measure, between (a search's runs), ended.", None, GAUGE);
         for stage in Stage::ALL {
             f.gauge(vec![("phase", stage.name().into())], f64::from(u8::from(stage == state.stage)))?;
         }
 
         if state.search {
             let run = state.run();
-            let mut f = family(e, &base, "headroom_trial_rate_requests_per_second", "A search's current trial (or probe): its attempted rate.", None, GAUGE)?;
+            let f = family(e, &base, "headroom_trial_rate_requests_per_second", "A search's current trial (or probe): its attempted rate.", None, GAUGE);
             if let Some(rate) = run.and_then(|r| r.rate_per_s) {
                 f.gauge(vec![], rate)?;
             }
-            let mut f = family(e, &base, "headroom_trial_repeat", "A search's current trial: its repeat at this rate, from 1.", None, GAUGE)?;
+            let f = family(e, &base, "headroom_trial_repeat", "A search's current trial: its repeat at this rate, from 1.", None, GAUGE);
             if let Some(repeat) = run.and_then(|r| r.repeat) {
                 f.gauge(vec![], f64::from(repeat))?;
             }
-            let mut f = family(e, &base, "headroom_capacity_bracket_requests_per_second", "A search's bracket so far: the highest rate that passed with every lower one (low), the lowest that failed (high).", None, GAUGE)?;
+            let f = family(e, &base, "headroom_capacity_bracket_requests_per_second", "A search's bracket so far: the highest rate that passed with every lower one (low), the lowest that failed (high).", None, GAUGE);
             if let Some((low, high)) = state.outcome.as_ref().map(super::ladder::bracket) {
                 if let Some(low) = low {
                     f.gauge(vec![("bound", "low".into())], low)?;
@@ -205,6 +233,234 @@ impl Collector for Families {
                 }
             }
         }
+        for family in families {
+            family.write(&mut encoder)?;
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use openmetrics_parser::{OpenMetricsType, OpenMetricsValue};
+
+    use super::*;
+    use crate::engine::{Interval, LoadMode};
+    use crate::live::state::{quantiles_s, Labels};
+    use crate::metrics::{ErrorClass, OpHistograms, Phase};
+    use crate::results::config::RunSettings;
+
+    fn settings() -> RunSettings {
+        let mut settings = RunSettings::read(&crate::fixtures::run_fixture()).unwrap();
+        settings.mode = LoadMode::Open {
+            rate_per_s: 1000.0,
+            arrivals: crate::engine::ArrivalKind::Fixed,
+            max_in_flight: 4096,
+        };
+        settings.warmup_s = 1.0;
+        settings.worker = None;
+        settings.sla = Some(crate::sla::Sla::parse("p99<20ms", std::time::Duration::from_secs(2)).unwrap());
+        settings
+    }
+
+    /// Interval `index` of 1 s: `n` reads answered in `base`..`base`+n ms, one timeout.
+    fn interval(index: u64, n: u64, base_ms: u64, phase: Phase) -> Interval {
+        let mut read = OpHistograms::default();
+        for i in 0..n {
+            let ns = (base_ms + i) * 1_000_000;
+            read.record_ok(ns, ns / 2);
+            read.record_wait(1_000 * i);
+        }
+        read.record_error(ErrorClass::Timeout, || "timed out".to_string());
+        let mut both = [OpHistograms::default(), OpHistograms::default()];
+        both[phase.index()] = read;
+        Interval {
+            index,
+            start_ns: index * 1_000_000_000,
+            length_ns: 1_000_000_000,
+            ops: vec![both, [OpHistograms::default(), OpHistograms::default()]],
+            hiccups: None,
+            backlog: 3,
+            in_flight: 7,
+        }
+    }
+
+    fn live_state() -> Arc<Mutex<State>> {
+        let mut state = State::new(
+            Labels {
+                run: "a \"quoted\" run".to_string(),
+                workload: "keyvalue".to_string(),
+                worker: "1/2".to_string(),
+            },
+            false,
+        );
+        state.prepared("/tmp/x".into());
+        state.measuring(&settings(), &["read".to_string(), "write".to_string()]);
+        Arc::new(Mutex::new(state))
+    }
+
+    type Parsed = HashMap<String, (OpenMetricsType, Vec<(HashMap<String, String>, f64)>)>;
+
+    /// The text as a real OpenMetrics parser reads it: family → type and samples.
+    fn parse(text: &str) -> Parsed {
+        let exposition = openmetrics_parser::openmetrics::parse_openmetrics(text)
+            .unwrap_or_else(|e| panic!("not OpenMetrics: {e:?}\n{text}"));
+        exposition
+            .families
+            .into_iter()
+            .map(|(name, family)| {
+                let kind = family.family_type.clone();
+                let samples = family
+                    .iter_samples()
+                    .map(|s| {
+                        let labels = s
+                            .get_labelset()
+                            .expect("a sample's labels")
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
+                        let value = match &s.value {
+                            OpenMetricsValue::Gauge(n) | OpenMetricsValue::Unknown(n) => n.as_f64(),
+                            OpenMetricsValue::Counter(c) => c.value.as_f64(),
+                            other => panic!("unexpected {other:?}"),
+                        };
+                        (labels, value)
+                    })
+                    .collect();
+                (name, (kind, samples))
+            })
+            .collect()
+    }
+
+    fn value(parsed: &Parsed, family: &str, want: &[(&str, &str)]) -> Option<f64> {
+        parsed[family]
+            .1
+            .iter()
+            .find(|(labels, _)| want.iter().all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v)))
+            .map(|(_, v)| *v)
+    }
+
+    #[test]
+    fn the_endpoint_text_is_openmetrics_with_every_family() {
+        let state = live_state();
+        let text = Families(state.clone()).openmetrics();
+        let parsed = parse(&text);
+        // Before any interval: the phase and the pending validity, no request yet.
+        assert_eq!(value(&parsed, "headroom_phase", &[("phase", "warmup")]), Some(1.0));
+        assert_eq!(value(&parsed, "headroom_validity", &[("verdict", "pending")]), Some(1.0));
+        // A family with no sample yet is left out, not written empty.
+        assert!(!parsed.contains_key("headroom_requests"));
+        // The labels survive quoting.
+        assert_eq!(
+            parsed["headroom_phase"].1[0].0.get("run").map(String::as_str),
+            Some("a \"quoted\" run")
+        );
+        state.lock().unwrap().interval(&interval(0, 50, 1, Phase::Warmup), 0.5, 1 << 20);
+        state.lock().unwrap().interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        for (family, kind) in [
+            ("headroom_requests", OpenMetricsType::Counter),
+            ("headroom_errors", OpenMetricsType::Counter),
+            ("headroom_response_time_seconds", OpenMetricsType::Gauge),
+            ("headroom_window_response_time_seconds", OpenMetricsType::Gauge),
+            ("headroom_send_lag_seconds", OpenMetricsType::Gauge),
+            ("headroom_client_cpu_seconds", OpenMetricsType::Counter),
+            ("headroom_validity", OpenMetricsType::Gauge),
+            ("headroom_phase", OpenMetricsType::Gauge),
+        ] {
+            assert_eq!(parsed.get(family).map(|f| &f.0), Some(&kind), "{family}");
+        }
+        let requests = |phase| value(&parsed, "headroom_requests", &[("op", "read"), ("phase", phase), ("worker", "1/2")]);
+        assert_eq!((requests("warmup"), requests("measure")), (Some(51.0), Some(81.0)));
+        assert_eq!(
+            value(&parsed, "headroom_errors", &[("op", "read"), ("phase", "measure"), ("class", "timeout")]),
+            Some(1.0)
+        );
+        assert_eq!(value(&parsed, "headroom_in_flight_requests", &[]), Some(7.0));
+        assert_eq!(value(&parsed, "headroom_attempted_requests_per_second", &[]), Some(1000.0));
+        assert_eq!(value(&parsed, "headroom_achieved_requests_per_second", &[]), Some(81.0));
+        assert_eq!(value(&parsed, "headroom_client_cpu_seconds", &[]), Some(0.7));
+        assert_eq!(value(&parsed, "headroom_phase", &[("phase", "measure")]), Some(1.0));
+    }
+
+    #[test]
+    fn counters_never_go_down_between_scrapes() {
+        let state = live_state();
+        let mut last: HashMap<String, f64> = HashMap::new();
+        for i in 0..12 {
+            let phase = if i == 0 { Phase::Warmup } else { Phase::Measure };
+            state.lock().unwrap().interval(&interval(i, 10 + i * 7, 1, phase), i as f64 * 0.1, 1);
+            if i == 6 {
+                // A search's next run: new run, the counters go on from where they were.
+                let mut s = state.lock().unwrap();
+                s.prepared("/tmp/y".into());
+                s.measuring(&settings(), &["read".to_string(), "write".to_string()]);
+            }
+            let parsed = parse(&Families(state.clone()).openmetrics());
+            for (family, (kind, samples)) in &parsed {
+                if *kind != OpenMetricsType::Counter {
+                    continue;
+                }
+                for (labels, v) in samples {
+                    let mut key: Vec<_> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    key.sort();
+                    let key = format!("{family}{key:?}");
+                    let before = last.insert(key.clone(), *v).unwrap_or(0.0);
+                    assert!(*v >= before, "{key} went from {before} to {v}");
+                }
+            }
+        }
+        assert!(last.len() >= 4);
+    }
+
+    #[test]
+    fn quantile_gauges_equal_the_intervals_histogram() {
+        let state = live_state();
+        let measured = interval(3, 997, 2, Phase::Measure);
+        state.lock().unwrap().interval(&measured, 0.0, 1);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        let read = &measured.ops[0][Phase::Measure.index()];
+        let response = quantiles_s(&read.response_ns).unwrap();
+        let service = quantiles_s(&read.service_ns).unwrap();
+        let lag = quantiles_s(&read.wait_ns).unwrap();
+        for (i, (q, p)) in QUANTILES.iter().enumerate() {
+            let expect_ns = if *p >= 100.0 { read.response_ns.max() } else { crate::stats::histogram::value_at_percentile(&read.response_ns, *p) };
+            assert_eq!(response[i], expect_ns as f64 / 1e9);
+            let got = |family| value(&parsed, family, &[("op", "read"), ("quantile", q)]).unwrap();
+            assert_eq!(got("headroom_response_time_seconds"), response[i], "{q}");
+            assert_eq!(got("headroom_service_time_seconds"), service[i], "{q}");
+            // The interval is the window's first: the window so far is the interval.
+            assert_eq!(got("headroom_window_response_time_seconds"), response[i], "{q}");
+            assert_eq!(value(&parsed, "headroom_send_lag_seconds", &[("quantile", q)]).unwrap(), lag[i]);
+        }
+        // Over two intervals of one window the window's gauges are of both together.
+        let second = interval(4, 500, 400, Phase::Measure);
+        state.lock().unwrap().interval(&second, 0.0, 1);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        let mut both = read.response_ns.clone();
+        both.add(&second.ops[0][Phase::Measure.index()].response_ns).unwrap();
+        let window = quantiles_s(&both).unwrap();
+        for (i, (q, _)) in QUANTILES.iter().enumerate() {
+            assert_eq!(value(&parsed, "headroom_window_response_time_seconds", &[("op", "read"), ("quantile", q)]), Some(window[i]));
+        }
+        // The next window starts again.
+        let third = interval(5, 20, 900, Phase::Measure);
+        state.lock().unwrap().interval(&third, 0.0, 1);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        let alone = quantiles_s(&third.ops[0][Phase::Measure.index()].response_ns).unwrap();
+        assert_eq!(value(&parsed, "headroom_window_response_time_seconds", &[("op", "read"), ("quantile", "0.5")]), Some(alone[0]));
+    }
+
+    #[test]
+    fn the_push_text_is_the_prometheus_format() {
+        let state = live_state();
+        state.lock().unwrap().interval(&interval(2, 30, 1, Phase::Measure), 0.2, 1);
+        let text = Families(state).prometheus_text();
+        let parsed = openmetrics_parser::prometheus::parse_prometheus(&text)
+            .unwrap_or_else(|e| panic!("not the Prometheus format: {e:?}\n{text}"));
+        assert!(parsed.families.contains_key("headroom_requests_total"), "{text}");
+        assert!(!text.contains("# EOF"));
     }
 }

@@ -259,6 +259,7 @@ mod tests {
             ops: vec![[OpHistograms::default(), stats.clone()]],
             hiccups: None,
             backlog: 7,
+            in_flight: 0,
         };
         csv.row(&interval, Phase::Measure, "write", &stats).unwrap();
         let window = WindowStats {
