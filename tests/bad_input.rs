@@ -1332,6 +1332,40 @@ const CASES: &[Case] = &[
         &["cluster", "stop", "--dir", "{dir}/c"],
         &["there is no cluster in"],
     ),
+    // Watching a run: addresses and URLs are checked, and listened on, before anything
+    // connects.
+    case(
+        &["run", "keyvalue", "--metrics-listen", "localhost"],
+        &["--metrics-listen localhost: no port"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-listen", "127.0.0.1:99999"],
+        &["--metrics-listen 127.0.0.1:99999", "is not a port"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--live", "no such host:80"],
+        &["--live no such host:80: not an address"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--live", "10.255.255.254:9464"],
+        &["--live 10.255.255.254:9464: no interface of this machine has that address"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-push", "127.0.0.1:9091"],
+        &["--metrics-push 127.0.0.1:9091: not a URL", "http://127.0.0.1:9091"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-push", "https://127.0.0.1:9091"],
+        &["https is not supported"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--metrics-push", "http://gw:port"],
+        &["port \"port\" is not a port"],
+    ),
+    case(
+        &["run", "keyvalue", "--linger", "a while"],
+        &["'a while'"],
+    ),
 ];
 
 /// Every path under `dir`, files and directories.
@@ -1450,6 +1484,29 @@ fn bad_input_is_refused_with_one_line_exit_code_2_and_nothing_written() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+/// An address another program listens on is refused before anything connects or is
+/// written, in one line, for every command that watches.
+#[test]
+fn an_address_in_use_is_refused_before_anything_connects() {
+    let root = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    for (command, flag) in [("run", "--metrics-listen"), ("capacity", "--live"), ("sweep", "--metrics-listen")] {
+        let out = root.path().join(command);
+        let output = Command::new(env!("CARGO_BIN_EXE_headroom"))
+            .args([command, "keyvalue", "--hosts", NOWHERE, flag, &address, "--out"])
+            .arg(&out)
+            .env("HEADROOM_CLUSTER_DIR", root.path().join("no-cluster"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains(&format!("{flag} {address}: the address is in use")), "{command}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{command}: {stderr}");
+        assert!(!out.exists(), "{command} wrote {}", out.display());
+    }
 }
 
 /// A sweep refused while connecting (its first step could not start) leaves only its note:

@@ -77,7 +77,7 @@ impl<'a> Family<'a> {
         if self.samples.is_empty() {
             return Ok(());
         }
-        let mut metric = encoder.encode_descriptor(self.name, self.help, self.unit, self.kind.clone())?;
+        let mut metric = encoder.encode_descriptor(self.name, self.help, self.unit, self.kind)?;
         for (extra, value) in self.samples {
             let labels: LabelSet = self.base.iter().cloned().chain(extra).collect();
             let sample = metric.encode_family(&labels)?;
@@ -311,7 +311,7 @@ mod tests {
             .families
             .into_iter()
             .map(|(name, family)| {
-                let kind = family.family_type.clone();
+                let kind = family.family_type;
                 let samples = family
                     .iter_samples()
                     .map(|s| {

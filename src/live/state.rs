@@ -512,9 +512,9 @@ pub fn phase_label(phase: Phase) -> &'static str {
 /// A window length as the `window` label writes it: `10s`, `1m`, `1500ms`.
 pub fn window_label(length_ns: u64) -> String {
     let ms = length_ns / 1_000_000;
-    if ms % 60_000 == 0 && ms > 0 {
+    if ms.is_multiple_of(60_000) && ms > 0 {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -279,6 +279,8 @@ fn first_ceiling(dir: &Path, file: &MatrixFile, search: &SearchSettings) -> Opti
 
 /// One configuration: a fresh cluster, the search, the nodes' logs kept, the cluster
 /// removed.
+// The configuration, where it runs, and what the whole matrix shares (credentials, the live view).
+#[allow(clippy::too_many_arguments)]
 fn run_entry(
     file: &MatrixFile,
     i: usize,
