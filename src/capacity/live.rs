@@ -361,6 +361,7 @@ impl LiveRunner<'_, '_> {
             launcher.describe(workers),
             rfc3339(start_at)
         ));
+        self.observer.fleet_run(config, out);
         let ends = self.runtime.block_on(launcher.run(&plan, &self.stop));
         if self.stop.is_set() {
             return Ok(None);
@@ -374,6 +375,7 @@ impl LiveRunner<'_, '_> {
         for line in describe_fleet(&summary) {
             self.observer.note(&line);
         }
+        self.observer.fleet_merged(&summary);
         self.populated = true;
         Ok(Some(summary))
     }

@@ -2,6 +2,8 @@
 //! with `--config` (the plan's settings, written once beside the workers' directories),
 //! `--worker K/N` and the plan's `--start-at`.
 //!
+//! A watched search's workers serve and push their own metrics ([`WorkerWatching`]).
+//!
 //! Each worker's output goes to `worker-K.log` beside its directory. A stop (Ctrl-C) is
 //! passed on as SIGINT to each worker, which then ends its run as a run ends on Ctrl-C (its
 //! files complete); a worker still running when the launch is dropped is killed. A worker
@@ -34,6 +36,21 @@ pub struct LocalLauncher {
     pub credentials: Option<(String, String)>,
     /// How long before the start the workers are launched.
     pub lead: Duration,
+    /// The coordinator's live view, passed on to each worker.
+    pub watching: Option<WorkerWatching>,
+}
+
+/// What each local worker of a watched search serves and pushes: worker K serves its
+/// metrics at the coordinator's port + K (a port 0 stays 0: each worker picks one), and
+/// pushes to the same gateway, under the search's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerWatching {
+    /// The coordinator's `--metrics-listen` address, as bound.
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// `--metrics-push`'s URL.
+    pub metrics_push: Option<String>,
+    /// The search's name: every worker's `run` label.
+    pub label: String,
 }
 
 impl LocalLauncher {
@@ -43,6 +60,7 @@ impl LocalLauncher {
             program: std::env::current_exe()?,
             credentials,
             lead: LOCAL_LEAD,
+            watching: None,
         })
     }
 
@@ -61,6 +79,18 @@ impl LocalLauncher {
             .arg(plan.worker_dir(index));
         if !plan.populate {
             command.arg("--phase").arg("run");
+        }
+        if let Some(watching) = &self.watching {
+            command.arg("--label").arg(&watching.label);
+            if let Some(mut address) = watching.metrics_listen {
+                if address.port() != 0 {
+                    address.set_port(address.port().saturating_add(index as u16));
+                }
+                command.arg("--metrics-listen").arg(address.to_string());
+            }
+            if let Some(url) = &watching.metrics_push {
+                command.arg("--metrics-push").arg(url);
+            }
         }
         if let Some((user, password)) = &self.credentials {
             command

@@ -23,7 +23,9 @@ use std::time::Duration;
 
 use crate::capacity::Outcome;
 use crate::engine::Interval;
-use crate::results::summary::PopulateSummary;
+use crate::fleet::local::WorkerWatching;
+use crate::results::config::RunSettings;
+use crate::results::summary::{PopulateSummary, RunSummary};
 use crate::run::{Control, Finished, Measuring, RunObserver};
 use crate::sla::Judged;
 
@@ -54,6 +56,8 @@ pub struct Live {
     state: Arc<Mutex<State>>,
     server: server::Server,
     pushing: bool,
+    /// `--metrics-push`'s URL, as given.
+    push_url: Option<String>,
     linger: Duration,
 }
 
@@ -65,11 +69,13 @@ impl Live {
         }
         let state = Arc::new(Mutex::new(State::new(labels, search)));
         let pushing = settings.push.is_some();
+        let push_url = settings.push.as_ref().map(|p| p.url.clone());
         let server = server::Server::start(state.clone(), settings.listeners, settings.push)?;
         Ok(Some(Live {
             state,
             server,
             pushing,
+            push_url,
             linger: settings.linger,
         }))
     }
@@ -85,6 +91,20 @@ impl Live {
                 _ => format!("metrics at http://{addr}/metrics"),
             })
             .collect()
+    }
+
+    /// What the local workers of a watched fleet search serve and push.
+    pub fn for_workers(&self) -> WorkerWatching {
+        WorkerWatching {
+            metrics_listen: self
+                .server
+                .addresses
+                .iter()
+                .find(|(_, routes)| routes.metrics)
+                .map(|(addr, _)| *addr),
+            metrics_push: self.push_url.clone(),
+            label: self.state().labels.run.clone(),
+        }
     }
 
     /// The state, locked (a search's records, a test's look).
@@ -190,6 +210,21 @@ impl RunObserver for Watch<'_> {
     fn window(&mut self, judged: &Judged) {
         self.live.state().window(judged);
         self.inner.window(judged);
+    }
+
+    fn fleet_run(&mut self, settings: &RunSettings, out: &Path) {
+        let mut state = self.live.state();
+        state.prepared(PathBuf::from(out));
+        state.measuring(settings, &[]);
+        drop(state);
+        self.live.push_now();
+        self.inner.fleet_run(settings, out);
+    }
+
+    fn fleet_merged(&mut self, summary: &RunSummary) {
+        self.live.state().finished(summary);
+        self.live.push_now();
+        self.inner.fleet_merged(summary);
     }
 
     fn finished(&mut self, run: &Finished) {

@@ -94,6 +94,13 @@ pub trait RunObserver: Send {
 
     /// The run is over.
     fn finished(&mut self, _run: &Finished) {}
+
+    /// A run made by a fleet's workers (whose own events this process does not see)
+    /// starts: its settings and the directory it is merged into.
+    fn fleet_run(&mut self, _settings: &RunSettings, _out: &Path) {}
+
+    /// The fleet's run is over and merged.
+    fn fleet_merged(&mut self, _summary: &RunSummary) {}
 }
 
 /// Hears nothing: a run in a test, or a step whose output someone else gives.

@@ -282,7 +282,7 @@ pub fn search(
     let launcher: Option<Box<dyn Launcher>> = match &config.fleet {
         None => None,
         Some(fleet) => {
-            let launcher = launcher_for(fleet, credentials.clone(), &runtime)?;
+            let launcher = launcher_for(fleet, credentials.clone(), &runtime, live)?;
             println!(
                 "Each probe and trial runs on a fleet: {}.",
                 launcher.describe(fleet.workers)
@@ -341,11 +341,22 @@ fn launcher_for(
     fleet: &FleetSettings,
     credentials: Option<(String, String)>,
     runtime: &tokio::runtime::Runtime,
+    live: Option<&Live>,
 ) -> anyhow::Result<Box<dyn Launcher>> {
     Ok(match (fleet.launcher, &fleet.kube) {
-        (LauncherKind::Local, _) => Box::new(LocalLauncher::new(credentials)?),
+        (LauncherKind::Local, _) => {
+            let mut launcher = LocalLauncher::new(credentials)?;
+            launcher.watching = live.map(Live::for_workers);
+            Box::new(launcher)
+        }
         #[cfg(feature = "kubernetes")]
         (LauncherKind::Kubernetes, Some(options)) => {
+            if live.is_some() {
+                println!(
+                    "Note: the pods of a Kubernetes fleet serve and push no metrics of their own; \
+                     what is watched live here is the search (its trials' rates and verdicts)."
+                );
+            }
             Box::new(runtime.block_on(crate::fleet::kube::connect(options.clone()))?)
         }
         #[cfg(not(feature = "kubernetes"))]
