@@ -5,7 +5,14 @@ against one node, in one run (docs/PERFORMANCE.md, "One runtime per thread").
         --variant '1 thread=--threads 1' --variant '2 threads=--threads 2' --variant 'default='
 
 Each variant is NAME=FLAGS (FLAGS added to `headroom run keyvalue`), or NAME=BINARY|FLAGS to
-run another build. `--workload WORDS` runs another workload than keyvalue, e.g. the two senders
+run another build. A variant whose flags serve `--metrics-listen ADDR` or `--live ADDR` is
+watched while it runs, as Prometheus and a browser would: /metrics and /live/body are fetched
+once a second each (the endpoint's and the page's cost fall in the run's CPU):
+
+    python3 bench/threads.py --variant 'off=' \
+        --variant 'watched=--metrics-listen 127.0.0.1:19464 --live 127.0.0.1:19465 --linger 0s'
+
+`--workload WORDS` runs another workload than keyvalue, e.g. the two senders
 on YCSB's workload A or a cassandra-stress profile:
 
     python3 bench/threads.py --rate 10000 --workload 'ycsb --workload a -p recordcount=100000' \
@@ -27,19 +34,56 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from benchlib import HEADROOM, LATTE_WORKLOAD, HostSteal, build_headroom, find_latte
 
 
-def timed(cmd, cwd=None):
-    """Runs cmd; returns (output, user s, system s, host steal share)."""
+def watch(urls, stop):
+    """Fetches each URL once a second until stop is set, as a scraper and an open page do;
+    returns how many fetches answered."""
+    answered = 0
+    while not stop.is_set():
+        for url in urls:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    response.read()
+                    answered += 1
+            except OSError:
+                pass
+        stop.wait(1.0)
+    return answered
+
+
+def watched_urls(flags):
+    """The URLs a variant's flags serve: /metrics of --metrics-listen, /live/body of --live."""
+    urls = []
+    for flag, path in (("--metrics-listen", "/metrics"), ("--live", "/live/body")):
+        if flag in flags:
+            urls.append(f"http://{flags[flags.index(flag) + 1]}{path}")
+    return urls
+
+
+def timed(cmd, cwd=None, urls=()):
+    """Runs cmd, fetching urls once a second meanwhile; returns (output, user s, system s,
+    host steal share)."""
     steal = HostSteal()
     proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=cwd)
+    stop = threading.Event()
+    fetches = []
+    watcher = threading.Thread(target=lambda: fetches.append(watch(urls, stop)), daemon=True)
+    if urls:
+        watcher.start()
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
+    stop.set()
+    if urls:
+        watcher.join()
+        out += f"\n(watched: {fetches[0]} fetches answered)\n"
     code = os.waitstatus_to_exitcode(status)
     # 4: headroom judged the run client-bound; its figures are kept and marked.
     if code not in (0, 1, 4):
@@ -51,7 +95,9 @@ def run_headroom(binary, flags, args, out):
     shutil.rmtree(out, ignore_errors=True)
     cmd = [binary, "run"] + args.workload.split() + ["--hosts", args.host, "--rate", args.rate,
            "--duration", f"{args.seconds}s", "--warmup", "2s", "--out", out] + flags
-    text, user, system, steal = timed(cmd)
+    text, user, system, steal = timed(cmd, urls=watched_urls(flags))
+    if "--metrics-listen" in flags or "--live" in flags:
+        print("  " + text.strip().splitlines()[-1], flush=True)
     summary = json.loads((Path(out) / "summary.json").read_text())
     requests = sum(op["requests"] for op in summary["ops"])
     # The warmup's requests cost CPU too.
