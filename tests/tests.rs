@@ -19,6 +19,7 @@ mod kubernetes;
 mod maintenance;
 mod node_loss;
 mod pauses;
+mod prometheus;
 mod report;
 mod requests;
 mod run;

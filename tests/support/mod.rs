@@ -14,6 +14,7 @@ use headroom::units::ByteSize;
 
 pub mod in_process;
 pub mod kubernetes;
+pub mod prometheus;
 
 static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
