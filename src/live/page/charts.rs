@@ -338,11 +338,13 @@ fn client(s: &Snapshot) -> Chart {
         format!("The client: CPU and hiccups: {}", s.title),
         linear("client CPU (cores)"),
     );
-    chart
-        .series
-        .push(line(s, "client CPU", palette(1), None, |p| {
-            Some(p.cpu_cores)
-        }));
+    let mut cpu = line(s, "client CPU", palette(1), None, |p| Some(p.cpu_cores));
+    // The state knows a run's first interval's CPU only as 0 (it has no earlier reading to
+    // take it from): not drawn, rather than drawn as an idle client.
+    if cpu.points.first().is_some_and(|p| p.1 == 0.0) {
+        cpu.points.remove(0);
+    }
+    chart.series.push(cpu);
     chart.y2 = Some(linear("client hiccup (ms)"));
     let mut hiccups = line(
         s,
