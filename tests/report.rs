@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use headroom::report::ReportOptions;
 
+use crate::support;
+
 /// The longest Chromium may take to render one page.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -29,23 +31,6 @@ fn screenshot_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Chromium, or `None` (with a message) when it is missing outside CI.
-fn chromium() -> Option<PathBuf> {
-    match which::which("chromium") {
-        Ok(path) => Some(path),
-        Err(_) if std::env::var_os("CI").is_some() => {
-            panic!("chromium is missing: CI must have it (apt-get install chromium; .ci/run does)")
-        }
-        Err(_) => {
-            eprintln!(
-                "SKIPPED: chromium is not installed; `apt-get install chromium` to run the \
-                 browser test of the HTML report"
-            );
-            None
-        }
-    }
 }
 
 /// Opens `page` in headless Chromium, saves a screenshot to `png`, and returns the console
@@ -115,7 +100,9 @@ fn write_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
 
 #[test]
 fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
     let out = screenshot_dir();
     for (name, dirs, height, least) in [
         ("run", vec![fixture("run")], 3000, 3),
@@ -152,7 +139,9 @@ fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
 #[test]
 fn a_page_with_a_console_error_is_caught() {
     // The check above is only worth something if Chromium's console reaches us.
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("broken.html");
     std::fs::write(

@@ -16,6 +16,7 @@ mod degraded;
 mod fleet;
 mod hdr_tools;
 mod kubernetes;
+mod live_page;
 mod maintenance;
 mod node_loss;
 mod pauses;

@@ -257,6 +257,24 @@ pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Chromium, for the tests that open a page in a browser; `None` (with a message) when it is
+/// missing outside CI, where a missing browser fails the test.
+pub fn chromium() -> Option<PathBuf> {
+    match which::which("chromium") {
+        Ok(path) => Some(path),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("chromium is missing: CI must have it (apt-get install chromium; .ci/run does)")
+        }
+        Err(_) => {
+            eprintln!(
+                "SKIPPED: chromium is not installed; `apt-get install chromium` to run the \
+                 browser tests"
+            );
+            None
+        }
+    }
+}
+
 /// Writes node `node` of `cluster` coordinated for the `headroom` keyspace since it started
 /// (`system_views.coordinator_write_latency`).
 pub fn coordinated_writes(cluster: &LocalCluster, node: u32) -> u64 {

@@ -29,8 +29,8 @@ mod search;
 mod sweep;
 mod tables;
 
-pub use page::{escape, PlacedChart};
-use page::{Page, CSS};
+pub use page::{escape, PlacedChart, CSS};
+use page::Page;
 use prose::{run_card, run_sentence, search_card, search_sentence, sweep_sentence};
 use run::run_section;
 use runs::compared_section;

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use crate::compare::render as compare_render;
 use crate::report::charts::{self, draw, Chart};
 
-/// The page's stylesheet: readable on a laptop screen, and in print.
-pub(super) const CSS: &str = r#"
+/// The page's stylesheet: readable on a laptop screen, and in print. The live page takes
+/// it too, so that it looks as the report it links to.
+pub const CSS: &str = r#"
 :root { --ink: #1d1d1f; --muted: #5f6368; --line: #d9dce1; --pass: #1e7d32; --fail: #c0261f;
   --pass-bg: #e8f5e9; --fail-bg: #fdecea; --note-bg: #fff8e1; }
 * { box-sizing: border-box; }
