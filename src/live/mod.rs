@@ -195,7 +195,8 @@ impl RunObserver for Watch<'_> {
     }
 
     fn measuring(&mut self, start: &Measuring) {
-        self.live.state().measuring(start.settings, start.op_names);
+        let cpu_s = crate::metrics::process::cpu_time().as_secs_f64();
+        self.live.state().measuring(start.settings, start.op_names, cpu_s);
         self.inner.measuring(start);
     }
 
@@ -215,7 +216,7 @@ impl RunObserver for Watch<'_> {
     fn fleet_run(&mut self, settings: &RunSettings, out: &Path) {
         let mut state = self.live.state();
         state.prepared(PathBuf::from(out));
-        state.measuring(settings, &[]);
+        state.measuring(settings, &[], crate::metrics::process::cpu_time().as_secs_f64());
         drop(state);
         self.live.push_now();
         self.inner.fleet_run(settings, out);

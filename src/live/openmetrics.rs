@@ -182,7 +182,7 @@ impl Collector for Families {
         if let Some(rate) = rate {
             f.gauge(vec![], rate)?;
         }
-        let f = family(e, &base, "headroom_achieved_requests_per_second", "Requests answered per second in the latest interval.", None, GAUGE);
+        let f = family(e, &base, "headroom_achieved_requests_per_second", "Successful answers per second in the latest interval (failed requests carry no load).", None, GAUGE);
         if let Some(l) = latest {
             f.gauge(vec![], l.achieved_per_s)?;
         }
@@ -297,7 +297,7 @@ mod tests {
             false,
         );
         state.prepared("/tmp/x".into());
-        state.measuring(&settings(), &["read".to_string(), "write".to_string()]);
+        state.measuring(&settings(), &["read".to_string(), "write".to_string()], 0.0);
         Arc::new(Mutex::new(state))
     }
 
@@ -380,7 +380,7 @@ mod tests {
         );
         assert_eq!(value(&parsed, "headroom_in_flight_requests", &[]), Some(7.0));
         assert_eq!(value(&parsed, "headroom_attempted_requests_per_second", &[]), Some(1000.0));
-        assert_eq!(value(&parsed, "headroom_achieved_requests_per_second", &[]), Some(81.0));
+        assert_eq!(value(&parsed, "headroom_achieved_requests_per_second", &[]), Some(80.0));
         assert_eq!(value(&parsed, "headroom_client_cpu_seconds", &[]), Some(0.7));
         assert_eq!(value(&parsed, "headroom_phase", &[("phase", "measure")]), Some(1.0));
     }
@@ -396,7 +396,7 @@ mod tests {
                 // A search's next run: new run, the counters go on from where they were.
                 let mut s = state.lock().unwrap();
                 s.prepared("/tmp/y".into());
-                s.measuring(&settings(), &["read".to_string(), "write".to_string()]);
+                s.measuring(&settings(), &["read".to_string(), "write".to_string()], 0.0);
             }
             let parsed = parse(&Families(state.clone()).openmetrics());
             for (family, (kind, samples)) in &parsed {

@@ -115,7 +115,8 @@ pub struct OpLatest {
 pub struct Latest {
     /// End of the interval, seconds since the run's start.
     pub end_s: f64,
-    /// Answered per second, every op and phase.
+    /// Successful answers per second, every op and phase (as summary.json counts the
+    /// achieved rate: a failed request carries no load).
     pub achieved_per_s: f64,
     /// Failed per second.
     pub errors_per_s: f64,
@@ -221,7 +222,7 @@ pub struct State {
     pub outcome: Option<Outcome>,
     /// Once everything is over: what to say, and the report when there is one.
     pub ended: Option<(String, Option<PathBuf>)>,
-    /// CPU seconds at the previous interval, for the page's CPU share.
+    /// CPU seconds at the previous interval (or the run's start), for the page's CPU share.
     cpu_at_last_interval: Option<(f64, f64)>,
 }
 
@@ -277,8 +278,10 @@ impl State {
         self.stage = Stage::Populate;
     }
 
-    /// The measured part (and its warmup) starts.
-    pub fn measuring(&mut self, settings: &RunSettings, op_names: &[String]) {
+    /// The measured part (and its warmup) starts; `cpu_s` is the client's CPU time now, from
+    /// which the first interval's CPU share counts.
+    pub fn measuring(&mut self, settings: &RunSettings, op_names: &[String], cpu_s: f64) {
+        self.cpu_at_last_interval = Some((0.0, cpu_s));
         if self.runs.is_empty() {
             self.prepared(PathBuf::new());
         }
@@ -365,7 +368,7 @@ impl State {
         self.accumulate_window(interval, warmup_ns);
         let latest = Latest {
             end_s: end_ns as f64 / 1e9,
-            achieved_per_s: answered as f64 / seconds,
+            achieved_per_s: (answered - failed) as f64 / seconds,
             errors_per_s: failed as f64 / seconds,
             ops,
             send_lag_s: quantiles_s(&send_lag),

@@ -174,8 +174,8 @@ fn rate(s: &Snapshot) -> Chart {
             color: DARK_GREY,
         });
     }
-    chart.caption = "Requests answered in each interval, per second, failed ones included (as \
-         intervals.csv counts them), against the rate the schedule attempts. Under a fixed rate \
+    chart.caption = "Successful answers in each interval, per second (a failed request carries no \
+         load: the errors are below), against the rate the schedule attempts. Under a fixed rate \
          the blue line should sit on the attempted rate; when it falls below, the cluster (or \
          the client) did not keep up and requests queue: see the backlog below."
         .to_string();
@@ -338,13 +338,10 @@ fn client(s: &Snapshot) -> Chart {
         format!("The client: CPU and hiccups: {}", s.title),
         linear("client CPU (cores)"),
     );
-    let mut cpu = line(s, "client CPU", palette(1), None, |p| Some(p.cpu_cores));
-    // The state knows a run's first interval's CPU only as 0 (it has no earlier reading to
-    // take it from): not drawn, rather than drawn as an idle client.
-    if cpu.points.first().is_some_and(|p| p.1 == 0.0) {
-        cpu.points.remove(0);
-    }
-    chart.series.push(cpu);
+    // Each interval's share counts from the previous one, the first from the run's start.
+    chart
+        .series
+        .push(line(s, "client CPU", palette(1), None, |p| Some(p.cpu_cores)));
     chart.y2 = Some(linear("client hiccup (ms)"));
     let mut hiccups = line(
         s,

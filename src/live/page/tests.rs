@@ -95,10 +95,10 @@ fn run_state(title: &str) -> State {
     let settings = settings(1000.0, "p99<5ms, read:p99.9<20ms, errors<1%");
     let sla = settings.sla.clone().unwrap();
     let ops: Vec<String> = OPS.iter().map(|s| s.to_string()).collect();
-    state.measuring(&settings, &ops);
+    state.measuring(&settings, &ops, 0.0);
     let intervals: Vec<Interval> = (0..10).map(interval).collect();
     for (i, interval) in intervals.iter().enumerate() {
-        state.interval(interval, i as f64 * 0.3, 50 << 20);
+        state.interval(interval, (i + 1) as f64 * 0.3, 50 << 20);
         let end_s = i as u64 + 1;
         if end_s > WARMUP_S && (end_s - WARMUP_S).is_multiple_of(WINDOW_S) {
             let index = (end_s - WARMUP_S) / WINDOW_S - 1;
@@ -264,10 +264,10 @@ fn the_charts_carry_the_run_its_thresholds_and_its_windows() {
         "{:?}",
         hiccup.points[9]
     );
-    // 0.3 s of CPU a second from the second interval on; the first's is not known.
+    // 0.3 s of CPU a second, the first interval's counted from the run's start.
     let cpu = client.series_named("client CPU").unwrap();
-    assert_eq!(cpu.points.len(), 9);
-    assert_eq!(cpu.points[0].0, 2.0);
+    assert_eq!(cpu.points.len(), 10);
+    assert_eq!(cpu.points[0].0, 1.0);
     assert!(
         cpu.points.iter().all(|p| (p.1 - 0.3).abs() < 1e-9),
         "{:?}",
@@ -370,7 +370,7 @@ fn only_the_current_run_is_drawn_and_a_long_one_one_point_in_k() {
     let mut state = run_state("kv");
     // A second run of six hours of 1 s intervals (the history's limit).
     state.prepared(PathBuf::from("/tmp/runs/second"));
-    state.measuring(&settings(500.0, "p99<5ms"), &OPS.map(str::to_string));
+    state.measuring(&settings(500.0, "p99<5ms"), &OPS.map(str::to_string), 0.0);
     let template = state.history.last().unwrap().clone();
     for i in 0..crate::live::state::HISTORY_POINTS {
         let mut p = template.clone();
@@ -411,7 +411,7 @@ fn a_search_shows_its_ladder_its_bracket_and_the_trial_running_now() {
     for _ in 0..2 {
         state.prepared(PathBuf::from("/tmp/search/trials/rate-5300-repeat-1"));
     }
-    state.measuring(&settings(5300.0, "p99<20ms"), &OPS.map(str::to_string));
+    state.measuring(&settings(5300.0, "p99<20ms"), &OPS.map(str::to_string), 0.0);
     let html = page(&Snapshot::of(&state));
     assert!(html.contains("headroom live · capacity search of keyvalue · worker 2/3"));
     assert!(html.contains("Run 2 of the search: 5 300/s attempted, repeat 1, 2 s of warmup"));
