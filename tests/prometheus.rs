@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -452,10 +452,51 @@ fn a_run_scraped_by_prometheus_counts_what_its_summary_counts() {
         failed_between == 0 || errors.iter().all(|e| e.contains("deadline")),
         "scrapes failed in the middle of the run: {samples:?}, {errors:?}"
     );
+    if let Some(docs) = std::env::var_os("HEADROOM_DOCS_SCREENSHOTS") {
+        screenshot_graph(&prometheus, label, Path::new(&docs));
+    }
     eprintln!(
         "test wall time after the node started: {:.1} s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// The docs' picture of Prometheus: its own graph page of the run's achieved rate by op
+/// type, drawn by headless Chromium (the Debian package serves Prometheus's classic UI,
+/// from files of its own: nothing is fetched from elsewhere).
+fn screenshot_graph(prometheus: &Prometheus, label: &str, docs: &Path) {
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    std::fs::create_dir_all(docs).unwrap();
+    let expr = format!("sum by (op) (rate(headroom_requests_total{{run=\"{label}\",phase=\"measure\"}}[5s]))");
+    let encoded: String = expr
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let url = format!(
+        "http://{}/classic/graph?g0.expr={encoded}&g0.tab=0&g0.range_input=1m&g0.stacked=0",
+        prometheus.address()
+    );
+    let file = docs.join("prometheus-graph.png");
+    let output = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,900",
+            "--virtual-time-budget=8000",
+        ])
+        .arg(format!("--screenshot={}", file.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(file.is_file(), "no screenshot of {url}: {}", String::from_utf8_lossy(&output.stderr));
+    eprintln!("Prometheus's graph page copied to {}", file.display());
 }
 
 /// Two workers of one schedule, each serving its own endpoint with the same run label, both
