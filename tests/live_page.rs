@@ -403,3 +403,93 @@ fn the_live_page_follows_a_run_and_links_its_report() {
         eprintln!("screenshots copied to {}", docs.display());
     }
 }
+
+/// A capacity search watched live: while a trial runs, its rate and repeat are on the page
+/// and in the search's metrics; the ladder grows with each rate's verdict; at the end the
+/// page says so, with the bracket, and links the search's report.
+#[test]
+fn a_search_shows_its_ladder_and_trial_as_it_goes() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("live_search");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("search");
+    let hosts = support::hosts();
+    // Two rates that any machine carries within an SLA of 5 s: the ladder is two passes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(["capacity", "keyvalue", "--rates", "200,400", "--duration", "6s", "--warmup", "1s"])
+        .args(["--sla", "p99<5s", "--window", "2s", "--label", "watched search"])
+        .args(["--live", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+        .args(["--linger", "10m", "--hosts", &hosts])
+        .arg("--cluster-dir")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .env_remove("HEADROOM_CLUSTER_DIR")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = follow(&mut child);
+    let mut search = Headroom(child);
+    let address_in = |line: &str| -> SocketAddr {
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let host = url["http://".len()..].split('/').next().unwrap();
+        host.parse().unwrap()
+    };
+    let metrics = address_in(&wait_line(&lines, PATIENCE, |l| l.starts_with("Watch it live: metrics at")));
+    let addr = address_in(&wait_line(&lines, PATIENCE, |l| l.starts_with("Watch it live: live page at")));
+
+    // The second trial running: the first rate's verdict in the ladder, the second's rate
+    // as the trial now.
+    let during = page_when(addr, PATIENCE, "the second trial running", |html| {
+        text_of(html, "trial").is_some_and(|t| t.contains("Now running"))
+            && html.contains("<b>400/s</b>")
+            && html.contains("<b>200/s</b>, the highest rate that passed")
+    });
+    assert!(during.contains("id=\"ladder\""), "the ladder");
+    // The search's own metrics say the same: the trial's rate and repeat, the bracket.
+    let text = match get(metrics, "/metrics") {
+        Some((200, body)) => String::from_utf8(body).unwrap(),
+        other => panic!("GET /metrics answered {:?}", other.map(|o| o.0)),
+    };
+    for sample in [
+        "headroom_trial_rate_requests_per_second{run=\"watched search\",workload=\"keyvalue\",worker=\"single\"} 400.0",
+        "headroom_trial_repeat{run=\"watched search\",workload=\"keyvalue\",worker=\"single\"} 1.0",
+        "headroom_capacity_bracket_requests_per_second{run=\"watched search\",workload=\"keyvalue\",worker=\"single\",bound=\"low\"} 200.0",
+    ] {
+        assert!(text.contains(sample), "{sample} is not in:\n{}", support::cut(&text, 4000));
+    }
+    assert!(during.contains("watched search"), "the search's name");
+    let ended = page_when(addr, PATIENCE, "the end", |html| html.contains("id=\"ended\""));
+    assert!(
+        ended.contains("<b>400/s</b>, the highest rate that passed"),
+        "the bracket at the end:\n{}",
+        support::cut(&ended, 3000)
+    );
+    assert!(ended.contains("href=\"/report\""), "the report linked");
+    let (status, report) = get(addr, "/report").expect("the report is served");
+    assert_eq!(status, 200);
+    assert_eq!(report, std::fs::read(out.join("report.html")).unwrap(), "the search's report");
+
+    // SIGTERM ends the linger (sent again if it came before the linger listened).
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        headroom::cluster::process::signal(search.0.id(), Signal::SIGTERM).unwrap();
+        let waited = Instant::now();
+        while waited.elapsed() < Duration::from_secs(10) {
+            if search.0.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if let Some(status) = search.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "headroom went on lingering after SIGTERM");
+    };
+    assert_eq!(status.code(), Some(0), "a search that found its capacity");
+}
