@@ -12,13 +12,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::{Method, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::openmetrics::{Families, OPENMETRICS_TYPE};
+use super::openmetrics::{Families, OPENMETRICS_TYPE, PROMETHEUS_TEXT_TYPE};
 use super::push::PushTarget;
 use super::state::State;
 
@@ -89,7 +88,7 @@ impl Server {
         Ok(Server {
             thread: Some(thread),
             shutdown: Some(shutdown),
-            pushes: push_channel(pushes),
+            pushes: Some(pushes),
             addresses,
         })
     }
@@ -131,10 +130,6 @@ impl Server {
     }
 }
 
-fn push_channel(tx: mpsc::UnboundedSender<Push>) -> Option<mpsc::UnboundedSender<Push>> {
-    Some(tx)
-}
-
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(s) = self.shutdown.take() {
@@ -174,7 +169,15 @@ async fn serve(
                         tokio::spawn(async move {
                             let service = hyper::service::service_fn(move |request| {
                                 let state = state.clone();
-                                async move { Ok::<_, Infallible>(answer(&state, routes, &request)) }
+                                let accept = request
+                                    .headers()
+                                    .get(ACCEPT)
+                                    .and_then(|a| a.to_str().ok())
+                                    .unwrap_or("")
+                                    .to_string();
+                                let method = request.method().clone();
+                                let path = request.uri().path().to_string();
+                                async move { Ok::<_, Infallible>(answer(&state, routes, &method, &path, &accept)) }
                             });
                             let _ = hyper::server::conn::http1::Builder::new()
                                 .keep_alive(true)
@@ -219,14 +222,27 @@ async fn serve(
 }
 
 /// The answer to one request.
-fn answer(state: &Arc<Mutex<State>>, routes: Routes, request: &Request<Incoming>) -> Response<Full<Bytes>> {
-    if request.method() != Method::GET && request.method() != Method::HEAD {
+fn answer(
+    state: &Arc<Mutex<State>>,
+    routes: Routes,
+    method: &Method,
+    path: &str,
+    accept: &str,
+) -> Response<Full<Bytes>> {
+    if method != Method::GET && method != Method::HEAD {
         return plain(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
     }
-    match request.uri().path() {
+    match path {
         "/metrics" if routes.metrics => {
-            let text = Families(state.clone()).openmetrics();
-            respond(StatusCode::OK, OPENMETRICS_TYPE, text)
+            // OpenMetrics unless the scraper asks for the older text format alone (as an
+            // older Prometheus or another agent may).
+            if accept.contains("text/plain") && !accept.contains("application/openmetrics-text") {
+                let text = Families(state.clone()).prometheus_text();
+                respond(StatusCode::OK, PROMETHEUS_TEXT_TYPE, text)
+            } else {
+                let text = Families(state.clone()).openmetrics();
+                respond(StatusCode::OK, OPENMETRICS_TYPE, text)
+            }
         }
         "/" if routes.page => respond(StatusCode::OK, "text/html; charset=utf-8", super::page::page(&snapshot(state))),
         "/live/body" if routes.page => respond(StatusCode::OK, "text/html; charset=utf-8", super::page::body(&snapshot(state))),
@@ -268,4 +284,46 @@ fn respond(status: StatusCode, kind: &str, body: String) -> Response<Full<Bytes>
 
 fn plain(status: StatusCode, text: &str) -> Response<Full<Bytes>> {
     respond(status, "text/plain; charset=utf-8", text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::state::Labels;
+
+    fn state() -> Arc<Mutex<State>> {
+        let labels = Labels {
+            run: "r".to_string(),
+            workload: "keyvalue".to_string(),
+            worker: "single".to_string(),
+        };
+        Arc::new(Mutex::new(State::new(labels, false)))
+    }
+
+    fn kind(response: &Response<Full<Bytes>>) -> &str {
+        response.headers()[CONTENT_TYPE].to_str().unwrap()
+    }
+
+    #[test]
+    fn metrics_are_openmetrics_unless_the_older_text_format_alone_is_asked() {
+        let (state, routes) = (state(), Routes { metrics: true, page: false });
+        let get = |accept| answer(&state, routes, &Method::GET, "/metrics", accept);
+        for accept in ["", "*/*", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"] {
+            assert_eq!(kind(&get(accept)), OPENMETRICS_TYPE, "{accept}");
+        }
+        assert_eq!(kind(&get("text/plain;version=0.0.4")), PROMETHEUS_TEXT_TYPE);
+    }
+
+    #[test]
+    fn only_what_a_listener_serves_is_answered() {
+        let state = state();
+        let metrics_only = Routes { metrics: true, page: false };
+        let page_only = Routes { metrics: false, page: true };
+        let status = |routes, method: &Method, path| answer(&state, routes, method, path, "").status();
+        assert_eq!(status(metrics_only, &Method::GET, "/live/body"), StatusCode::NOT_FOUND);
+        assert_eq!(status(page_only, &Method::GET, "/metrics"), StatusCode::NOT_FOUND);
+        assert_eq!(status(page_only, &Method::GET, "/"), StatusCode::OK);
+        assert_eq!(status(page_only, &Method::GET, "/report"), StatusCode::NOT_FOUND);
+        assert_eq!(status(metrics_only, &Method::POST, "/metrics"), StatusCode::METHOD_NOT_ALLOWED);
+    }
 }
