@@ -32,6 +32,7 @@ pub mod stop;
 pub mod sweep;
 pub mod units;
 pub mod usage;
+pub mod vectors;
 pub mod workload;
 
 use std::process::ExitCode;

@@ -34,7 +34,15 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["workload", "cluster"],
     &["client"],
-    &["units", "output_dir", "stats", "stop", "format", "lanes"],
+    &[
+        "units",
+        "output_dir",
+        "stats",
+        "stop",
+        "format",
+        "lanes",
+        "vectors",
+    ],
     &["usage"],
 ];
 
