@@ -69,6 +69,32 @@ fn wait_line(lines: &Receiver<String>, limit: Duration, wanted: impl Fn(&str) ->
     }
 }
 
+/// The address in a `Watch it live: ... at http://ADDR/...` line.
+fn address_in(line: &str) -> SocketAddr {
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    url["http://".len()..].split('/').next().unwrap().parse().unwrap()
+}
+
+/// Ends headroom's linger with SIGTERM (sent again every 10 s, in case one came before the
+/// linger listened); how it exited.
+fn end_linger(headroom: &mut Headroom) -> std::process::ExitStatus {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        headroom::cluster::process::signal(headroom.0.id(), Signal::SIGTERM).unwrap();
+        let sent = Instant::now();
+        while sent.elapsed() < Duration::from_secs(10) {
+            if let Some(status) = headroom.0.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(Instant::now() < deadline, "headroom went on lingering after SIGTERM");
+    }
+}
+
 /// `GET path` over a connection of its own: the status and the body; `None` when nothing
 /// answered.
 fn get(addr: SocketAddr, path: &str) -> Option<(u16, Vec<u8>)> {
@@ -269,16 +295,9 @@ fn the_live_page_follows_a_run_and_links_its_report() {
     let mut run = Headroom(child);
 
     let line = wait_line(&lines, PATIENCE, |l| l.starts_with("Watch it live:"));
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
-        "{url}"
-    );
-    let addr: SocketAddr = url["http://".len()..url.len() - 1].parse().unwrap();
+    let addr = address_in(&line);
+    let url = format!("http://{addr}/");
+    assert!(line.ends_with(&url) && addr.ip().to_string() == "127.0.0.1", "{line}");
 
     // While the run goes: the page follows it, intervals and judged windows.
     let first = page_when(addr, PATIENCE, "a failing window", |html| {
@@ -346,30 +365,8 @@ fn the_live_page_follows_a_run_and_links_its_report() {
         "the run's report.html"
     );
 
-    // SIGTERM ends the linger; the run's exit code stands (3: the SLA failed). A signal that
-    // came before the linger listened is sent again.
-    let deadline = Instant::now() + PATIENCE;
-    let status = loop {
-        headroom::cluster::process::signal(run.0.id(), Signal::SIGTERM).unwrap();
-        let mut waited = Duration::ZERO;
-        let status = loop {
-            if let Some(status) = run.0.try_wait().unwrap() {
-                break Some(status);
-            }
-            if waited > Duration::from_secs(10) {
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-            waited += Duration::from_millis(100);
-        };
-        if let Some(status) = status {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "headroom went on lingering after SIGTERM"
-        );
-    };
+    // SIGTERM ends the linger; the run's exit code stands (3: the SLA failed).
+    let status = end_linger(&mut run);
     assert_eq!(status.code(), Some(3), "the SLA failed");
     assert!(
         get(addr, "/").is_none(),
@@ -432,14 +429,6 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
         .unwrap();
     let lines = follow(&mut child);
     let mut search = Headroom(child);
-    let address_in = |line: &str| -> SocketAddr {
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
-        let host = url["http://".len()..].split('/').next().unwrap();
-        host.parse().unwrap()
-    };
     let metrics = address_in(&wait_line(&lines, PATIENCE, |l| l.starts_with("Watch it live: metrics at")));
     let addr = address_in(&wait_line(&lines, PATIENCE, |l| l.starts_with("Watch it live: live page at")));
 
@@ -475,21 +464,6 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
     assert_eq!(status, 200);
     assert_eq!(report, std::fs::read(out.join("report.html")).unwrap(), "the search's report");
 
-    // SIGTERM ends the linger (sent again if it came before the linger listened).
-    let deadline = Instant::now() + PATIENCE;
-    let status = loop {
-        headroom::cluster::process::signal(search.0.id(), Signal::SIGTERM).unwrap();
-        let waited = Instant::now();
-        while waited.elapsed() < Duration::from_secs(10) {
-            if search.0.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if let Some(status) = search.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "headroom went on lingering after SIGTERM");
-    };
+    let status = end_linger(&mut search);
     assert_eq!(status.code(), Some(0), "a search that found its capacity");
 }

@@ -63,14 +63,9 @@ struct Family<'a> {
 }
 
 impl<'a> Family<'a> {
-    fn gauge(&mut self, extra: LabelSet<'a>, value: f64) -> fmt::Result {
+    /// One sample, with the labels it has besides the run's; written as the family's kind.
+    fn sample(&mut self, extra: LabelSet<'a>, value: f64) {
         self.samples.push((extra, value));
-        Ok(())
-    }
-
-    fn counter(&mut self, extra: LabelSet<'a>, value: f64) -> fmt::Result {
-        self.samples.push((extra, value));
-        Ok(())
     }
 
     fn write(self, encoder: &mut DescriptorEncoder) -> fmt::Result {
@@ -128,14 +123,14 @@ impl Collector for Families {
 
         let f = family(e, &base, "headroom_requests", "Requests answered (ok or failed), by op type and phase.", None, COUNTER);
         for ((op, phase), n) in &state.requests {
-            f.counter(vec![("op", op.into()), ("phase", (*phase).into())], *n as f64)?;
+            f.sample(vec![("op", op.into()), ("phase", (*phase).into())], *n as f64);
         }
         let f = family(e, &base, "headroom_errors", "Failed requests, by op type, phase and error class.", None, COUNTER);
         for ((op, phase, class), n) in &state.errors {
-            f.counter(
+            f.sample(
                 vec![("op", op.into()), ("phase", (*phase).into()), ("class", class.into())],
                 *n as f64,
-            )?;
+            );
         }
 
         let latest = state.latest.as_ref();
@@ -148,7 +143,7 @@ impl Collector for Families {
                 let q = if pick == 0 { op.response_s } else { op.service_s };
                 if let Some(values) = q {
                     for ((label, _), v) in QUANTILES.iter().zip(values) {
-                        f.gauge(vec![("op", op.op.as_str().into()), ("quantile", (*label).into())], v)?;
+                        f.sample(vec![("op", op.op.as_str().into()), ("quantile", (*label).into())], v);
                     }
                 }
             }
@@ -162,7 +157,7 @@ impl Collector for Families {
                 let h = if pick == 0 { response } else { service };
                 if let Some(values) = super::state::quantiles_s(h) {
                     for ((label, _), v) in QUANTILES.iter().zip(values) {
-                        f.gauge(vec![("op", op.as_str().into()), ("quantile", (*label).into())], v)?;
+                        f.sample(vec![("op", op.as_str().into()), ("quantile", (*label).into())], v);
                     }
                 }
             }
@@ -173,63 +168,63 @@ impl Collector for Families {
         ] {
             let f = family(e, &base, name, help, Some(&SECONDS), GAUGE);
             for ((label, _), v) in QUANTILES.iter().zip(values.into_iter().flatten()) {
-                f.gauge(vec![("quantile", (*label).into())], v)?;
+                f.sample(vec![("quantile", (*label).into())], v);
             }
         }
 
         let rate = state.run().and_then(|r| r.rate_per_s);
         let f = family(e, &base, "headroom_attempted_requests_per_second", "The schedule's rate (this worker's share in a fleet); absent in a closed loop.", None, GAUGE);
         if let Some(rate) = rate {
-            f.gauge(vec![], rate)?;
+            f.sample(vec![], rate);
         }
         let f = family(e, &base, "headroom_achieved_requests_per_second", "Successful answers per second in the latest interval (failed requests carry no load).", None, GAUGE);
         if let Some(l) = latest {
-            f.gauge(vec![], l.achieved_per_s)?;
+            f.sample(vec![], l.achieved_per_s);
         }
         let f = family(e, &base, "headroom_backlog_requests", "Requests due and not yet sent at the latest interval's end.", None, GAUGE);
         if let Some(l) = latest {
-            f.gauge(vec![], l.backlog as f64)?;
+            f.sample(vec![], l.backlog as f64);
         }
         let f = family(e, &base, "headroom_in_flight_requests", "Requests sent and not yet answered at the latest interval's end.", None, GAUGE);
         if let Some(l) = latest {
-            f.gauge(vec![], l.in_flight as f64)?;
+            f.sample(vec![], l.in_flight as f64);
         }
 
         let f = family(e, &base, "headroom_client_cpu", "The client process's CPU time.", Some(&SECONDS), COUNTER);
-        f.counter(vec![], state.cpu_s)?;
+        f.sample(vec![], state.cpu_s);
         let f = family(e, &base, "headroom_client_resident_memory", "The client process's resident memory at the latest interval.", Some(&BYTES), GAUGE);
-        f.gauge(vec![], state.rss_bytes as f64)?;
+        f.sample(vec![], state.rss_bytes as f64);
 
         let f = family(e, &base, "headroom_sla_windows", "SLA windows judged, by window length and verdict.", None, COUNTER);
         for ((window, verdict), n) in &state.windows_judged {
-            f.counter(vec![("window", window.into()), ("verdict", (*verdict).into())], *n as f64)?;
+            f.sample(vec![("window", window.into()), ("verdict", (*verdict).into())], *n as f64);
         }
         let f = family(e, &base, "headroom_validity", "1 for the current run's validity: pending while it runs, valid, client_bound (no verdict), none.", None, GAUGE);
-        f.gauge(vec![("verdict", state.validity().into())], 1.0)?;
+        f.sample(vec![("verdict", state.validity().into())], 1.0);
         let f = family(e, &base, "headroom_intervals", "Intervals collected.", None, COUNTER);
-        f.counter(vec![], state.intervals as f64)?;
+        f.sample(vec![], state.intervals as f64);
         let f = family(e, &base, "headroom_phase", "1 for where the process is: starting, populate, warmup, measure, between (a search's runs), ended.", None, GAUGE);
         for stage in Stage::ALL {
-            f.gauge(vec![("phase", stage.name().into())], f64::from(u8::from(stage == state.stage)))?;
+            f.sample(vec![("phase", stage.name().into())], f64::from(u8::from(stage == state.stage)));
         }
 
         if state.search {
             let run = state.run();
             let f = family(e, &base, "headroom_trial_rate_requests_per_second", "A search's current trial (or probe): its attempted rate.", None, GAUGE);
             if let Some(rate) = run.and_then(|r| r.rate_per_s) {
-                f.gauge(vec![], rate)?;
+                f.sample(vec![], rate);
             }
             let f = family(e, &base, "headroom_trial_repeat", "A search's current trial: its repeat at this rate, from 1.", None, GAUGE);
             if let Some(repeat) = run.and_then(|r| r.repeat) {
-                f.gauge(vec![], f64::from(repeat))?;
+                f.sample(vec![], f64::from(repeat));
             }
             let f = family(e, &base, "headroom_capacity_bracket_requests_per_second", "A search's bracket so far: the highest rate that passed with every lower one (low), the lowest that failed (high).", None, GAUGE);
             if let Some((low, high)) = state.outcome.as_ref().map(super::ladder::bracket) {
                 if let Some(low) = low {
-                    f.gauge(vec![("bound", "low".into())], low)?;
+                    f.sample(vec![("bound", "low".into())], low);
                 }
                 if let Some(high) = high {
-                    f.gauge(vec![("bound", "high".into())], high)?;
+                    f.sample(vec![("bound", "high".into())], high);
                 }
             }
         }
