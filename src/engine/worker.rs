@@ -185,7 +185,8 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         tally.limit_waits += u64::from(pending_waited_for_slot);
                     }
                     self.hand_over(&mut current, &mut records, done.done_ns / self.interval_ns);
-                    record(&mut records.ops, done);
+                    let recall = self.workload.measures_recall(done.op);
+                    record(&mut records.ops, done, recall);
                 }
                 late = timer.sleep_until_ns(wake_at), if wake_at != NEVER => {
                     let now = self.clock.now_ns();
@@ -436,8 +437,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
 }
 
 /// Records one finished request in its interval's statistics, and each of its steps under
-/// their own op types.
-fn record(ops: &mut [[OpHistograms; 2]], done: Completion) {
+/// their own op types; with `recall`, the recall its answer noted (0 when it failed or noted
+/// none: a request timed out has no answer to judge).
+fn record(ops: &mut [[OpHistograms; 2]], done: Completion, recall: bool) {
     let phase = done.phase.index();
     let wait_ns = done.send_ns.saturating_sub(done.intended_ns);
     for (i, part) in done.parts.iter().enumerate() {
@@ -454,6 +456,10 @@ fn record(ops: &mut [[OpHistograms; 2]], done: Completion) {
     }
     let stats = &mut ops[done.op][phase];
     stats.record_wait(wait_ns);
+    if recall {
+        let answered = done.error.is_none();
+        stats.record_recall(done.parts.recall().filter(|_| answered).unwrap_or(0.0));
+    }
     match done.error {
         None => stats.record_ok(
             done.done_ns.saturating_sub(done.intended_ns),

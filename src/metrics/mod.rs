@@ -11,4 +11,4 @@ pub mod server_samples;
 pub mod server_tables;
 
 pub use errors::ErrorClass;
-pub use op_histograms::{OpHistograms, Phase};
+pub use op_histograms::{OpHistograms, Phase, RECALL_SCALE};

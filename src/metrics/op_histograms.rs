@@ -62,7 +62,14 @@ pub struct OpHistograms {
     pub errors: BTreeMap<ErrorClass, u64>,
     /// The first message seen for each class.
     pub error_examples: BTreeMap<ErrorClass, String>,
+    /// The recall of every request of a type whose answers are judged for it (an ANN
+    /// query), in [`RECALL_SCALE`]ths, a failed request's 0; `None` for other types.
+    pub recall: Option<Histogram<u64>>,
 }
+
+/// Recall is recorded in ten-thousandths: 1.0 is 10 000. (A histogram holds integers; at
+/// three significant digits, a recall of 0.9 is kept within 0.0005.)
+pub const RECALL_SCALE: f64 = 10_000.0;
 
 impl Default for OpHistograms {
     fn default() -> Self {
@@ -73,6 +80,7 @@ impl Default for OpHistograms {
             ok: 0,
             errors: BTreeMap::new(),
             error_examples: BTreeMap::new(),
+            recall: None,
         }
     }
 }
@@ -99,6 +107,16 @@ impl OpHistograms {
         self.error_examples.entry(class).or_insert_with(message);
     }
 
+    /// Records one request's recall (0 to 1; a failed request's is 0).
+    #[inline]
+    pub fn record_recall(&mut self, recall: f64) {
+        let scaled = (recall.clamp(0.0, 1.0) * RECALL_SCALE).round() as u64;
+        let _ = self
+            .recall
+            .get_or_insert_with(new_histogram)
+            .record(scaled);
+    }
+
     /// Failed requests of every class.
     pub fn error_count(&self) -> u64 {
         self.errors.values().sum()
@@ -121,6 +139,12 @@ impl OpHistograms {
         self.service_ns
             .add(&other.service_ns)
             .expect("auto-resizing histograms always add");
+        if let Some(theirs) = &other.recall {
+            self.recall
+                .get_or_insert_with(new_histogram)
+                .add(theirs)
+                .expect("auto-resizing histograms always add");
+        }
         for (class, n) in &other.errors {
             *self.errors.entry(*class).or_insert(0) += n;
         }

@@ -68,6 +68,48 @@ pub struct OpSummary {
     pub service_time: Latency,
     /// Time every request waited in the client before it was sent (send lag).
     pub wait_time: Latency,
+    /// The recall of the answers, for an operation judged for it (an ANN query).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<Recall>,
+}
+
+/// The recall of an ANN query's answers over a phase: each request's share of the exact k
+/// nearest neighbours that its answer held, a failed request's 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recall {
+    /// Requests whose recall was recorded (every request of the type, failed or not).
+    pub requests: u64,
+    /// Mean recall.
+    pub mean: f64,
+    /// The recall that 1 % of the requests fell below (the first percentile).
+    pub p1: f64,
+    /// The fifth percentile.
+    pub p5: f64,
+    /// The median.
+    pub p50: f64,
+    /// The lowest.
+    pub min: f64,
+}
+
+impl Recall {
+    /// The recall figures of a histogram of ten-thousandths
+    /// ([`RECALL_SCALE`](crate::metrics::RECALL_SCALE)); `None` when it is empty.
+    pub fn of(h: &Histogram<u64>) -> Option<Recall> {
+        if h.is_empty() {
+            return None;
+        }
+        let scale = crate::metrics::RECALL_SCALE;
+        // The lowest value of the bucket: a lower bound is judged on what is surely reached.
+        let at = |p: f64| h.lowest_equivalent(h.value_at_quantile(p)) as f64 / scale;
+        Some(Recall {
+            requests: h.len(),
+            mean: h.mean() / scale,
+            p1: at(0.01),
+            p5: at(0.05),
+            p50: at(0.5),
+            min: h.min() as f64 / scale,
+        })
+    }
 }
 
 impl OpSummary {
@@ -95,6 +137,7 @@ impl OpSummary {
             response_time: Latency::of(&stats.response_ns),
             service_time: Latency::of(&stats.service_ns),
             wait_time: Latency::of(&stats.wait_ns),
+            recall: stats.recall.as_ref().and_then(Recall::of),
         }
     }
 }

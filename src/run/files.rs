@@ -6,7 +6,9 @@
 //! The tags of histograms.hlog: `<op>.rt` (response time of successful requests), `<op>.st`
 //! (their service time), `warmup.` before either for the warmup, `client.hiccup`; a fleet's
 //! worker also logs `<op>.wt` (every request's wait before its send), which a merge needs to
-//! judge whether the client's wait decided a window.
+//! judge whether the client's wait decided a window. An operation judged for recall (an ANN
+//! query) also logs `<op>.recall`: every request's recall in ten-thousandths
+//! ([`crate::metrics::RECALL_SCALE`]), a failed request's 0.
 
 use std::fs;
 use std::io::BufWriter;
@@ -163,6 +165,14 @@ impl RunFiles {
                         offset,
                         length,
                         &stats.wait_ns,
+                    )?;
+                }
+                if let Some(recall) = &stats.recall {
+                    self.hlog.write_interval(
+                        Some(&format!("{prefix}{name}.recall")),
+                        offset,
+                        length,
+                        recall,
                     )?;
                 }
                 self.csv.row(interval, phase, name, stats)?;

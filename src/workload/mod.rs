@@ -57,6 +57,12 @@ pub trait Workload: Send + Sync + 'static {
         self.operations().populate()
     }
 
+    /// Whether requests of type `op` record a recall (an ANN query whose answer is compared
+    /// with the exact neighbours): the engine then records one for each, 0 for a failed one.
+    fn measures_recall(&self, op: usize) -> bool {
+        self.operations().measures_recall(op)
+    }
+
     /// Sends request `seq` of operation type `op` and waits for its answer. A compound
     /// request (YCSB's read-modify-write) also notes its steps in `parts`, each of which is
     /// then recorded under its own operation type as well.
@@ -85,9 +91,12 @@ pub struct Part {
 /// The engine records each step under its own operation type: its service time is its own
 /// length; its response time adds, for the first step only, the request's wait before it was
 /// sent. The steps' response times thus add up to the whole request's.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+///
+/// An ANN query also notes here the recall of its answer ([`Parts::set_recall`]).
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Parts {
     steps: [Option<Part>; Parts::MAX],
+    recall: Option<f32>,
 }
 
 impl Parts {
@@ -117,6 +126,16 @@ impl Parts {
     /// No step noted: a simple request.
     pub fn is_empty(&self) -> bool {
         self.steps[0].is_none()
+    }
+
+    /// Notes the recall of the request's answer, between 0 and 1.
+    pub fn set_recall(&mut self, recall: f64) {
+        self.recall = Some(recall.clamp(0.0, 1.0) as f32);
+    }
+
+    /// The recall noted, if any.
+    pub fn recall(&self) -> Option<f64> {
+        self.recall.map(f64::from)
     }
 }
 

@@ -228,8 +228,8 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
 #[derive(Default)]
 struct Slot {
     length_s: f64,
-    /// Per op type and phase: response, service and wait histograms.
-    ops: Vec<[[Option<Histogram<u64>>; 3]; 2]>,
+    /// Per op type and phase: response, service and wait histograms, and recall.
+    ops: Vec<[[Option<Histogram<u64>>; 4]; 2]>,
     /// Per op type and phase: failed requests.
     errors: Vec<[u64; 2]>,
     hiccups: Option<Histogram<u64>>,
@@ -268,6 +268,7 @@ impl Slot {
                 "rt" => 0,
                 "st" => 1,
                 "wt" => 2,
+                "recall" => 3,
                 _ => return Ok(()),
             };
             let Some(op) = op_names.iter().position(|o| o == op) else {
@@ -286,7 +287,7 @@ impl Slot {
         let n_ops = self.errors.len().max(self.ops.len());
         let mut ops: Vec<[OpHistograms; 2]> = vec![Default::default(); n_ops];
         for (op, phases) in self.ops.into_iter().enumerate() {
-            for (phase, [response, service, wait]) in phases.into_iter().enumerate() {
+            for (phase, [response, service, wait, recall]) in phases.into_iter().enumerate() {
                 let stats = &mut ops[op][phase];
                 if let Some(h) = response {
                     stats.ok = h.len();
@@ -298,6 +299,7 @@ impl Slot {
                 if let Some(h) = wait {
                     stats.wait_ns = h;
                 }
+                stats.recall = recall;
             }
         }
         for (op, phases) in self.errors.iter().enumerate() {

@@ -76,6 +76,9 @@ pub struct Operations {
     /// The first request the mix deals: the ones before it (a load phase) count from it.
     first: u64,
     populate: usize,
+    /// The types whose answers are judged for recall (an ANN query), by index; empty when
+    /// none is.
+    recall: Vec<bool>,
 }
 
 impl Operations {
@@ -101,7 +104,21 @@ impl Operations {
             order: Vec::new(),
             first: 0,
             populate,
+            recall: Vec::new(),
         }
+    }
+
+    /// The same, type `op`'s answers judged for recall: every request of it records a
+    /// recall, a failed one 0.
+    pub fn with_recall(mut self, op: usize) -> Operations {
+        self.recall.resize(self.names.len(), false);
+        self.recall[op] = true;
+        self
+    }
+
+    /// Whether type `op` records a recall per request.
+    pub fn measures_recall(&self, op: usize) -> bool {
+        self.recall.get(op).copied().unwrap_or(false)
     }
 
     /// The same, the mix dealing its type t as type `order[t]`, from request `first` on (a
