@@ -13,8 +13,8 @@ use crate::workload::common::generators::PartitionGenerator;
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Workload")]
 pub struct WorkloadArgs {
-    /// The workload: keyvalue, timeseries, documents, ycsb, or a YAML file (a cassandra-stress user
-    /// profile, or headroom's own format; see docs/workloads.md).
+    /// The workload: keyvalue, timeseries, documents, vector, ycsb, or a YAML file (a
+    /// cassandra-stress user profile, or headroom's own format; see docs/workloads.md).
     ///
     /// keyvalue: table keyvalue (key text PRIMARY KEY, value text); write inserts 100–200
     /// characters, read selects a key, delete deletes it. timeseries: table sensor_data
@@ -24,6 +24,9 @@ pub struct WorkloadArgs {
     /// document of a few hundred bytes with a TTL (--ttl, default 8640 s) into partitions of
     /// --rows-per-partition rows ordered by time, TWCS unless --compaction; read (-r, default
     /// 0.05) fetches the newest 100 rows of a recent partition.
+    /// vector: table vectors (id bigint, v vector<float, D>) under an SAI vector index; write
+    /// rewrites a row's vector, ann (-r, default 0.9) asks for the --top-k rows nearest a
+    /// query vector and records the answer's recall@k (see "Vector search" below).
     /// ycsb: YCSB's core workloads on table ycsb.usertable (-P, -p, --workload).
     #[arg(value_name = "WORKLOAD", required = true)]
     pub name: Option<String>,
@@ -56,7 +59,7 @@ pub struct WorkloadArgs {
     pub partition_generator: PartitionGenerator,
 
     /// Fraction of requests that are reads, e.g. 0.2. The mix is exact over the run.
-    /// [default: 0; 0.05 for documents]
+    /// [default: 0; 0.05 for documents; 0.9 for vector]
     #[arg(long, short = 'r', value_name = "FRACTION")]
     pub read_ratio: Option<f64>,
 
@@ -100,6 +103,79 @@ pub struct WorkloadArgs {
     /// Keyspace of the workload's table.
     #[arg(long, default_value = "headroom", value_name = "NAME")]
     pub keyspace: String,
+
+    /// The vector workload's own flags.
+    #[command(flatten)]
+    pub vector: VectorArgs,
+}
+
+/// The vector workload's flags: its vectors, how they are compared, what a query asks for.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Vector search (the vector workload)")]
+pub struct VectorArgs {
+    /// Components of each vector. [default: 128; a file's own with --vectors]
+    #[arg(long, value_name = "D")]
+    pub dimensions: Option<usize>,
+
+    /// How the index compares vectors: cosine, dot_product (unit vectors) or euclidean.
+    /// [default: cosine]
+    #[arg(long, value_name = "FUNCTION", value_parser = parse_similarity)]
+    pub similarity: Option<crate::vectors::Similarity>,
+
+    /// Neighbours each ANN query asks for (LIMIT k): the k of recall@k. [default: 10]
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+
+    /// Vectors in the table, e.g. 100k: generated, or the first N of --vectors. The populate
+    /// writes each once. [default: 10k; the whole file with --vectors]
+    #[arg(long, value_name = "N", value_parser = units::parse_count)]
+    pub rows: Option<u64>,
+
+    /// Distinct query vectors; the client works out each one's exact neighbours before the
+    /// run (or reads them from --neighbours). [default: 1000]
+    #[arg(long, value_name = "N", value_parser = parse_usize_count)]
+    pub queries: Option<usize>,
+
+    /// The base vectors to write and search, instead of generated ones: .fvecs, .bvecs
+    /// (as the SIFT and GIST sets ship them) or .npy (a 2-D float array). Without
+    /// --query-vectors the file's last --queries vectors are the queries and are not written.
+    /// HDF5 files (ann-benchmarks) are not read: see docs/workloads.md to convert one.
+    #[arg(long, value_name = "FILE")]
+    pub vectors: Option<PathBuf>,
+
+    /// The query vectors, of the same dimension as --vectors.
+    #[arg(long, value_name = "FILE")]
+    pub query_vectors: Option<PathBuf>,
+
+    /// Each query's true nearest neighbours (an .ivecs ground truth, as SIFT's
+    /// *_groundtruth.ivecs); without it the client computes them exactly.
+    #[arg(long, value_name = "FILE")]
+    pub neighbours: Option<PathBuf>,
+}
+
+fn parse_similarity(text: &str) -> Result<crate::vectors::Similarity, String> {
+    text.parse().map_err(|e: crate::usage::UsageError| e.to_string())
+}
+
+fn parse_usize_count(text: &str) -> Result<usize, String> {
+    let n = units::parse_count(text).map_err(|e| e.to_string())?;
+    usize::try_from(n).map_err(|_| format!("{n} is too large"))
+}
+
+impl VectorArgs {
+    /// The flags as the vector workload takes them.
+    pub fn request(&self) -> crate::workload::vector::model::VectorRequest {
+        crate::workload::vector::model::VectorRequest {
+            dimensions: self.dimensions,
+            similarity: self.similarity,
+            top_k: self.top_k,
+            rows: self.rows,
+            queries: self.queries,
+            vectors: self.vectors.clone(),
+            query_vectors: self.query_vectors.clone(),
+            neighbours: self.neighbours.clone(),
+        }
+    }
 }
 
 /// What `--ops` says: a count of requests, or a mix of named operations.

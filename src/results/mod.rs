@@ -10,6 +10,8 @@
 //! - [`config`]: config.json, a run's settings.
 //! - [`pauses`]: pauses.json and pauses.hlog, the server pauses of a run's nodes.
 //! - [`run_dir`]: a whole run directory read back, for the report and the comparisons.
+//! - vectors.json ([`VECTORS_JSON`]): a vector workload's vectors and how their exact
+//!   neighbours were found (`workload::vector::VectorFacts`).
 //!
 //! This layer sits below the run, the searches and the report: it knows the types it
 //! stores (the engine's, the SLA's, the metrics') and nothing of who writes or reads them.
@@ -23,6 +25,9 @@ pub mod run_dir;
 pub mod summary;
 
 mod java_format;
+
+/// The vector workload's facts in a run directory.
+pub const VECTORS_JSON: &str = "vectors.json";
 
 use std::fs;
 use std::path::Path;

@@ -147,6 +147,24 @@ async fn prepare(
     fs::create_dir_all(out)
         .with_context(|| format!("creating the run directory {}", out.display()))?;
     settings.write(out)?;
+    if let Some(facts) = workload.vector_facts() {
+        crate::results::write_json(&out.join(crate::results::VECTORS_JSON), facts)?;
+        let truth = if facts.truth == "file" {
+            "read from the ground truth file".to_string()
+        } else {
+            format!("worked out in {:.2} s", facts.truth_s)
+        };
+        observer.note(&format!(
+            "Vectors: {} of {} dimensions ({}), {} queries, ready in {:.2} s; each query's \
+             exact {} nearest {truth}.",
+            crate::format::group_thousands(facts.rows),
+            facts.dimensions,
+            facts.similarity,
+            crate::format::group_thousands(facts.queries as u64),
+            facts.load_s,
+            facts.top_k,
+        ));
+    }
     observer.prepared(out, connected.native.is_some());
     Ok(workload)
 }

@@ -51,10 +51,13 @@ pub(crate) async fn populate_rows(
     // A fleet's worker writes its share of the rows: those whose numbers are its residue.
     let share = settings.share();
     let rows = crate::engine::schedule::share_of(settings.workload.populate, share);
-    observer.populating(rows, POPULATE_CONCURRENCY);
+    let concurrency = workload
+        .populate_concurrency()
+        .unwrap_or(POPULATE_CONCURRENCY);
+    observer.populating(rows, concurrency);
     let engine_config = EngineConfig {
         mode: LoadMode::Closed {
-            concurrency: POPULATE_CONCURRENCY,
+            concurrency,
         },
         end: End {
             warmup_ns: 0,

@@ -24,7 +24,8 @@
 use crate::usage::UsageError;
 
 /// How a vector index compares vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Similarity {
     /// The angle between the vectors, whatever their length (`cosine`, Cassandra's default).
     Cosine,

@@ -17,6 +17,7 @@ use super::common::send::Requests;
 use super::declarative::{self, Declarative};
 use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
+use super::vector::{self, VectorWorkload};
 use super::ycsb::{self, Ycsb};
 use super::{Definition, Parts, Workload, WorkloadConfig};
 use crate::client::native::NativeClient;
@@ -36,6 +37,8 @@ pub enum AnyWorkload {
     CassandraStressSet(StressSetWorkload),
     /// YCSB's CoreWorkload.
     Ycsb(Ycsb),
+    /// Vector search.
+    Vector(VectorWorkload),
 }
 
 impl AnyWorkload {
@@ -65,6 +68,26 @@ impl AnyWorkload {
                 StressSetWorkload::prepare(requests, config, set).await?,
             )),
             Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(requests, config, y).await?)),
+            Definition::Vector(v) => Ok(AnyWorkload::Vector(
+                VectorWorkload::prepare(requests, config, v).await?,
+            )),
+        }
+    }
+
+    /// What a vector workload searches and how its truth was found; `None` for another.
+    pub fn vector_facts(&self) -> Option<&vector::VectorFacts> {
+        match self {
+            AnyWorkload::Vector(w) => Some(w.facts()),
+            _ => None,
+        }
+    }
+
+    /// The operation types of `config` judged for recall, with the k of their recall@k,
+    /// known before connecting (for checking an SLA's recall terms).
+    pub fn recall_ops_of(config: &WorkloadConfig) -> Vec<(String, usize)> {
+        match &config.definition {
+            Definition::Vector(v) => vec![(vector::ANN_OP.to_string(), v.top_k)],
+            _ => Vec::new(),
         }
     }
 
@@ -82,6 +105,7 @@ impl AnyWorkload {
             Definition::CassandraStress(d) => Ok(stress::op_names_of(d)),
             Definition::CassandraStressSet(set) => Ok(stress::multi::op_names(&set.members)),
             Definition::Ycsb(_) => Ok(ycsb::OP_NAMES.iter().map(|s| s.to_string()).collect()),
+            Definition::Vector(_) => Ok(vector::OP_NAMES.iter().map(|s| s.to_string()).collect()),
         }
     }
 
@@ -90,6 +114,7 @@ impl AnyWorkload {
         match &config.definition {
             Definition::Builtin => super::builtin::table_of(&config.name).map(String::from),
             Definition::Ycsb(y) => Ok(y.table.clone()),
+            Definition::Vector(_) => Ok(vector::TABLE.to_string()),
             Definition::CassandraStress(d) => d.table(),
             Definition::CassandraStressSet(_) => Err(WorkloadError::Invalid(
                 "several profiles write several tables: --fresh truncate and the table figures take one profile".into(),
@@ -140,6 +165,18 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
             )))
         }
         Definition::Builtin => {}
+        Definition::Vector(_) if config.delete_ratio > 0.0 => {
+            return Err(WorkloadError::Invalid(
+                "--delete-ratio: the vector workload deletes nothing (its truth needs every row)"
+                    .into(),
+            ))
+        }
+        Definition::Vector(v) => {
+            // Every row once, unless --populate says how many requests to spend on it.
+            if config.populate == 0 {
+                config.populate = v.rows;
+            }
+        }
         Definition::Ycsb(y) => ycsb::settle(&y, config),
         Definition::CassandraStress(d) => {
             config.name = "cassandra-stress".to_string();
@@ -168,6 +205,17 @@ pub fn settle(config: &mut WorkloadConfig) -> Result<(), WorkloadError> {
 /// Reads the workload the command line names (`name` and the format's own flags in `args`)
 /// into its definition, before anything else is done: every error here is the user's input.
 pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, WorkloadError> {
+    if name == vector::NAME {
+        refuse_foreign_flags(name, args)?;
+        return Ok(Definition::Vector(
+            vector::model::VectorDefinition::resolve(&args.vector)?,
+        ));
+    }
+    if let Some(flag) = args.vector.first_given() {
+        return Err(WorkloadError::Invalid(format!(
+            "{flag} is for the vector workload, not {name}"
+        )));
+    }
     if BUILTIN_NAMES.contains(&name) {
         refuse_foreign_flags(name, args)?;
         return Ok(Definition::Builtin);
@@ -199,9 +247,12 @@ pub fn resolve(name: &str, args: &WorkloadRequest) -> Result<Definition, Workloa
     }
     Err(WorkloadError::Unknown {
         name: name.to_string(),
-        builtins: BUILTIN_NAMES,
+        builtins: KNOWN_NAMES,
     })
 }
+
+/// The built-ins' names, for the message of an unknown one.
+const KNOWN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents", "vector"];
 
 /// A workload file, by its name.
 fn is_yaml(name: &str) -> bool {
@@ -242,6 +293,14 @@ impl Workload for AnyWorkload {
             AnyWorkload::CassandraStress(w) => w.operations(),
             AnyWorkload::CassandraStressSet(w) => w.operations(),
             AnyWorkload::Ycsb(w) => w.operations(),
+            AnyWorkload::Vector(w) => w.operations(),
+        }
+    }
+
+    fn populate_concurrency(&self) -> Option<usize> {
+        match self {
+            AnyWorkload::Vector(w) => w.populate_concurrency(),
+            _ => None,
         }
     }
 
@@ -252,6 +311,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::CassandraStress(w) => w.execute(op, seq, parts).await,
             AnyWorkload::CassandraStressSet(w) => w.execute(op, seq, parts).await,
             AnyWorkload::Ycsb(w) => w.execute(op, seq, parts).await,
+            AnyWorkload::Vector(w) => w.execute(op, seq, parts).await,
         }
     }
 }

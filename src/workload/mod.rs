@@ -15,6 +15,7 @@ pub mod builtin;
 pub mod common;
 pub mod declarative;
 pub mod stress;
+pub mod vector;
 pub mod ycsb;
 
 use std::future::Future;
@@ -55,6 +56,12 @@ pub trait Workload: Send + Sync + 'static {
     /// The operation type used to populate the tables before a run.
     fn populate_op(&self) -> usize {
         self.operations().populate()
+    }
+
+    /// How many populate requests may be in flight at once, when the workload needs fewer
+    /// than the run's default.
+    fn populate_concurrency(&self) -> Option<usize> {
+        None
     }
 
     /// Whether requests of type `op` record a recall (an ANN query whose answer is compared
@@ -163,6 +170,8 @@ pub enum Definition {
     CassandraStressSet(stress::multi::StressSet),
     /// YCSB's CoreWorkload, from its property format.
     Ycsb(Box<ycsb::YcsbConfig>),
+    /// The vector search built-in: its vectors, similarity and k.
+    Vector(vector::model::VectorDefinition),
 }
 
 /// The settings of a workload, as stored in the run's config.json.
@@ -287,6 +296,8 @@ pub struct WorkloadRequest {
     pub compaction: Option<String>,
     /// `--ttl`, when given.
     pub ttl: Option<Duration>,
+    /// The vector workload's flags.
+    pub vector: vector::model::VectorRequest,
 }
 
 /// The keyspace a workload uses when none is named.
@@ -306,6 +317,7 @@ impl Default for WorkloadRequest {
             keyspace: DEFAULT_KEYSPACE.to_string(),
             compaction: None,
             ttl: None,
+            vector: Default::default(),
         }
     }
 }
@@ -342,6 +354,13 @@ impl WorkloadRequest {
                 "--keyspace" => request.keyspace = value(),
                 "--compaction" => request.compaction = Some(value()),
                 "--ttl" => request.ttl = Some(crate::units::parse_duration(&value()).unwrap()),
+                "--dimensions" => request.vector.dimensions = Some(value().parse().unwrap()),
+                "--top-k" => request.vector.top_k = Some(value().parse().unwrap()),
+                "--rows" => request.vector.rows = Some(value().parse().unwrap()),
+                "--queries" => request.vector.queries = Some(value().parse().unwrap()),
+                "--vectors" => request.vector.vectors = Some(value().into()),
+                "--query-vectors" => request.vector.query_vectors = Some(value().into()),
+                "--neighbours" => request.vector.neighbours = Some(value().into()),
                 other => panic!("{other} is not a flag the formats look at"),
             }
         }

@@ -43,6 +43,7 @@ pub fn workload_request(args: &WorkloadArgs) -> WorkloadRequest {
         keyspace: args.keyspace.clone(),
         compaction: args.compaction.clone(),
         ttl: args.ttl,
+        vector: args.vector.request(),
     }
 }
 
@@ -269,10 +270,12 @@ pub fn settings(
         partition_generator: args.partition_generator,
         read_ratio: args
             .read_ratio
-            .unwrap_or(if args.name.as_deref() == Some("documents") {
-                crate::workload::builtin::documents::DEFAULT_READ_RATIO
-            } else {
-                0.0
+            .unwrap_or(match args.name.as_deref() {
+                Some("documents") => crate::workload::builtin::documents::DEFAULT_READ_RATIO,
+                Some(crate::workload::vector::NAME) => {
+                    crate::workload::vector::model::DEFAULT_READ_RATIO
+                }
+                _ => 0.0,
             }),
         delete_ratio: args.delete_ratio,
         populate: args.populate,

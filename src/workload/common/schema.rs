@@ -170,6 +170,18 @@ pub async fn table_exists(
         .is_empty())
 }
 
+/// The comment of table `ks.table`; none when the table does not exist.
+pub async fn table_comment(
+    session: &Session,
+    ks: &str,
+    table: &str,
+) -> Result<Option<String>, SchemaReadError> {
+    let cql =
+        "SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
+    let rows: Vec<(Option<String>,)> = read(session, cql, (ks, table)).await?;
+    Ok(rows.into_iter().next().map(|(c,)| c.unwrap_or_default()))
+}
+
 /// What a column is in its table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ColumnKind {
