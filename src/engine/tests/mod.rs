@@ -14,6 +14,7 @@ use crate::workload::common::mix::Operations;
 use crate::workload::{OpMix, Parts, Workload};
 
 mod ends;
+mod recall;
 
 /// A simulated server: answers after `service`, except that it is frozen from `stall.0` to
 /// `stall.1` (ns since start): requests arriving in or before the freeze are answered after it.

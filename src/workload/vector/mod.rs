@@ -256,3 +256,6 @@ impl Workload for VectorWorkload {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
