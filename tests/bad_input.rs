@@ -1366,6 +1366,50 @@ const CASES: &[Case] = &[
         &["run", "keyvalue", "--linger", "a while"],
         &["'a while'"],
     ),
+    // The vector workload: its numbers, and vector files truncated, of another dimension,
+    // empty, or no vector file at all.
+    case(&["run", "vector", "--dimensions", "0"], &["--dimensions 0: a vector has 1 to 8192 components"]),
+    case(&["run", "vector", "--top-k", "0"], &["--top-k 0"]),
+    case(&["run", "vector", "--rows", "0"], &["--rows 0"]),
+    case(&["run", "vector", "--similarity", "manhattan"], &["unknown similarity", "cosine, dot_product or euclidean"]),
+    case(&["run", "vector", "--delete-ratio", "0.1"], &["the vector workload deletes nothing"]),
+    case(&["run", "keyvalue", "--dimensions", "64"], &["--dimensions is for the vector workload, not keyvalue"]),
+    case(&["run", "vector", "--neighbours", "gt.ivecs"], &["--neighbours goes with --vectors"]),
+    with(
+        &["run", "vector", "--vectors", "{dir}/base.fvecs", "--queries", "1"],
+        &[("base.fvecs", Bytes(b"\x04\x00\x00\x00\x00\x00\x80\x3f\x00\x00\x00\x40"))],
+        &["--vectors", "base.fvecs", "truncated"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/base.fvecs", "--dimensions", "8", "--queries", "1"],
+        &[("base.fvecs", Fixture("vectors/base.fvecs"))],
+        &["vectors of dimension 4, where 8 was expected"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/base.fvecs", "--query-vectors", "{dir}/q.npy"],
+        &[("base.fvecs", Fixture("vectors/base.fvecs")), ("q.npy", Fixture("vectors/one_d.npy"))],
+        &["--query-vectors", "q.npy"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/empty.fvecs"],
+        &[("empty.fvecs", Bytes(b""))],
+        &["--vectors", "empty"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/notes.fvecs"],
+        &[("notes.fvecs", Text("these are notes, not vectors\n"))],
+        &["--vectors", "notes.fvecs", "dimension"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/points.csv"],
+        &[("points.csv", Text("1,2,3\n"))],
+        &["unknown format: give a .fvecs, .bvecs, .ivecs or .npy file"],
+    ),
+    with(
+        &["capacity", "vector", "--vectors", "{dir}/base.fvecs", "--queries", "3"],
+        &[("base.fvecs", Fixture("vectors/base.fvecs"))],
+        &["leaving none to search"],
+    ),
 ];
 
 /// Every path under `dir`, files and directories.
