@@ -161,7 +161,7 @@ mod tests {
             kinds,
             [Kind::TimelineLatency, Kind::TimelineThroughput, Kind::TimelineRecall, Kind::Spectrum]
         );
-        let input = Input::load(&[run.clone()]).unwrap();
+        let input = Input::load(std::slice::from_ref(&run)).unwrap();
         let chart = crate::report::charts::recall_timeline(&input.runs[0], "run").unwrap();
         let mean: Vec<(f64, f64)> = chart.series_named("mean").unwrap().points.clone();
         assert_eq!(mean.len(), 2);
