@@ -87,6 +87,24 @@ pub struct TrialRecord {
     /// The node kept down during the trial, in a degraded search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub down: Option<DownRecord>,
+    /// The mean recall of the measured part's ANN queries (every op type judged for recall,
+    /// each request weighing the same; a failed request's counts 0); `None` for a workload
+    /// without them and in records written before headroom measured recall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<f64>,
+}
+
+/// The mean recall of a run's measured part over every op type judged for recall, each
+/// request weighing the same; `None` when no op type has recall.
+pub fn mean_recall(summary: &RunSummary) -> Option<f64> {
+    let (sum, requests) = summary
+        .ops
+        .iter()
+        .filter_map(|o| o.recall.as_ref())
+        .fold((0.0, 0u64), |(sum, n), r| {
+            (sum + r.mean * r.requests as f64, n + r.requests)
+        });
+    (requests > 0).then(|| sum / requests as f64)
 }
 
 impl TrialRecord {
@@ -178,6 +196,7 @@ impl TrialRecord {
             dir,
             wall_s: wall.as_secs_f64(),
             down: None,
+            recall: mean_recall(summary),
         }
     }
 }
@@ -307,6 +326,7 @@ mod tests {
             dir: "trial-8000-2".to_string(),
             wall_s: 95.25,
             down: None,
+            recall: None,
         });
         let text = serde_json::to_string(&trial).unwrap();
         assert!(
@@ -314,7 +334,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            !text.contains("invalid") && !text.contains("failed_percent"),
+            !text.contains("invalid")
+                && !text.contains("failed_percent")
+                && !text.contains("recall"),
             "a valid trial without failures reads as before: {text}"
         );
         assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), trial);
@@ -332,5 +354,88 @@ mod tests {
             serde_json::from_str::<Record>(&text).unwrap(),
             Record::Trial(invalid)
         );
+    }
+
+    /// A trial's line of capacity.jsonl as headroom wrote it before it measured recall.
+    const OLD_TRIAL: &str = r#"{"kind":"trial","rate_per_s":500.0,"repeat":1,"achieved_per_s":500.0,"requests":30000,"errors":0,"sla_pass":true,"terms":[],"pass":true,"reason":null,"dir":"trials/rate-500-repeat-1","wall_s":70.5}"#;
+
+    #[test]
+    fn recall_of_a_trial_round_trips_and_old_records_still_read() {
+        let Record::Trial(old) = serde_json::from_str::<Record>(OLD_TRIAL).unwrap() else {
+            panic!("a trial")
+        };
+        assert_eq!(old.recall, None);
+        assert_eq!(old.requests, 30_000);
+        // Without recall, the record writes as before.
+        let text = serde_json::to_string(&Record::Trial(old.clone())).unwrap();
+        assert_eq!(text, OLD_TRIAL);
+
+        let mut with = old;
+        with.recall = Some(0.9725);
+        let text = serde_json::to_string(&Record::Trial(with.clone())).unwrap();
+        assert!(text.ends_with(r#","recall":0.9725}"#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<Record>(&text).unwrap(),
+            Record::Trial(with)
+        );
+    }
+
+    #[test]
+    fn recall_of_a_trial_weighs_every_request_alike() {
+        use crate::metrics::OpHistograms;
+        use crate::results::summary::OpSummary;
+        let op = |name: &str, recalls: &[f64]| {
+            let mut stats = OpHistograms::default();
+            for r in recalls {
+                stats.record_ok(1_000_000, 1_000_000);
+                stats.record_recall(*r);
+            }
+            OpSummary::of(name, &stats, 1.0)
+        };
+        let mut summary = RunSummary {
+            headroom_version: "test".to_string(),
+            workload: "vector".to_string(),
+            mode: crate::engine::LoadMode::Closed { concurrency: 1 },
+            latency_kind: "service time".to_string(),
+            stop: StopReason::Completed,
+            started_at: "2025-01-01T00:00:00Z".to_string(),
+            warmup_s: 0.0,
+            measured_s: 1.0,
+            attempted_rate_per_s: None,
+            achieved_rate_per_s: 4.0,
+            failed_rate_per_s: 0.0,
+            max_backlog: 0,
+            unsent_requests: 0.0,
+            validity: None,
+            ops: vec![op("write", &[])],
+            warmup: Vec::new(),
+            populate: None,
+            client: crate::results::summary::ClientCost {
+                cpu_s: 0.0,
+                cpu_us_per_request: 0.0,
+                peak_rss_bytes: 0,
+                hiccup_max_ms: 0.0,
+                hiccup_p999_ms: 0.0,
+            },
+            sla: None,
+            workers: Vec::new(),
+        };
+        assert_eq!(mean_recall(&summary), None, "no op has recall");
+        // Three answers at 1.0 in one type, one at 0.6 in another: (3 + 0.6) / 4.
+        summary.ops = vec![
+            op("write", &[]),
+            op("ann", &[1.0, 1.0, 1.0]),
+            op("knn", &[0.6]),
+        ];
+        let mean = mean_recall(&summary).unwrap();
+        assert!((mean - 0.9).abs() < 1e-3, "{mean}");
+        let record = TrialRecord::from_summary(
+            &summary,
+            4.0,
+            1,
+            "trials/rate-4-repeat-1".to_string(),
+            Duration::from_secs(1),
+        );
+        assert_eq!(record.recall, Some(mean));
     }
 }

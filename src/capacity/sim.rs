@@ -29,6 +29,8 @@ pub(crate) struct Simulated {
     pub probes: usize,
     /// Trials run, in order.
     pub trials: Vec<(f64, u32)>,
+    /// The mean recall every trial records (an ANN workload), `None` for none.
+    pub recall: Option<f64>,
 }
 
 impl Simulated {
@@ -43,6 +45,7 @@ impl Simulated {
             interrupt_after: None,
             probes: 0,
             trials: Vec::new(),
+            recall: None,
         }
     }
 
@@ -84,6 +87,7 @@ impl Simulated {
             dir: format!("trial-{rate}-{repeat}"),
             wall_s: 75.0,
             down: None,
+            recall: self.recall,
         })
     }
 

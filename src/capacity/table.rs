@@ -53,7 +53,8 @@ pub fn render(outcome: &Outcome, terms: &[String]) -> String {
 }
 
 /// The table's cells: the header first, then one line per attempted rate and repeat, each
-/// with the same number of cells. The terminal table and the HTML report show these.
+/// with the same number of cells; a `Recall` column (the ANN queries' mean recall) when some
+/// trial measured it. The terminal table and the HTML report show these.
 ///
 /// A term's cell ends in two spaces when it passed and in " ✗" when it failed in some
 /// window, so that the numbers line up in a terminal; the last cell is the verdict.
@@ -62,6 +63,15 @@ pub fn cells(outcome: &Outcome, terms: &[String]) -> Vec<Vec<String>> {
         .map(String::from)
         .to_vec();
     header.extend(terms.iter().cloned());
+    // The ANN queries' mean recall, when some trial measured it.
+    let recall = outcome
+        .rows
+        .iter()
+        .flat_map(|row| &row.trials)
+        .any(|t| t.recall.is_some());
+    if recall {
+        header.push("Recall".to_string());
+    }
     header.extend(["Errors", "Verdict"].map(String::from));
 
     let mut lines = vec![header];
@@ -79,6 +89,9 @@ pub fn cells(outcome: &Outcome, terms: &[String]) -> Vec<Vec<String>> {
                     Some(v) => format!("{} {FAILED}", term_value(v)),
                     None => "-  ".to_string(),
                 });
+            }
+            if recall {
+                cells.push(trial.recall.map_or("-".to_string(), |r| format!("{r:.3}")));
             }
             cells.push(group_thousands(trial.errors));
             let last = i + 1 == row.trials.len();
@@ -340,5 +353,32 @@ mod tests {
         // A term the trials do not measure shows "-".
         let table = render(&outcome(&records, 1), &["p99<10ms".to_string()]);
         assert!(table.lines().nth(1).unwrap().contains(" -  "), "{table}");
+    }
+
+    #[test]
+    fn recall_shows_in_a_column_only_when_trials_measured_it() {
+        let settings = SearchPlan {
+            plan: RatePlan::Ladder(vec![1000.0, 2000.0]),
+            repeats: 1,
+            ladder_base_per_s: None,
+        };
+        let mut sim = Simulated::new(f64::INFINITY, 5_000.0);
+        sim.recall = Some(0.9512);
+        let records = run_in_memory(&settings, &mut sim);
+        let table = render(&outcome(&records, 1), &terms());
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(
+            lines[0].ends_with("p99.9<100ms  Recall  Errors  Verdict"),
+            "{table}"
+        );
+        assert_eq!(
+            cells(lines[1]),
+            ["1 000", "1", "1 000", "5.00 ms", "0.951", "0", "pass"],
+            "{table}"
+        );
+        sim.recall = None;
+        let without = render(&outcome(&run_in_memory(&settings, &mut sim), 1), &terms());
+        assert!(!without.contains("Recall"), "{without}");
+        assert_eq!(cells(without.lines().nth(1).unwrap()).len(), 6, "{without}");
     }
 }

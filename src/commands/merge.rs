@@ -26,7 +26,11 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         fleet.len(),
         args.out.display()
     );
-    watch::print_summary(&summary);
+    // The k of each recall@k, from the merged run's settings (none when they do not read).
+    let recall_ops = crate::results::config::RunSettings::read(&args.out)
+        .map(|c| crate::workload::AnyWorkload::recall_ops_of(&c.workload))
+        .unwrap_or_default();
+    watch::print_summary(&summary, &recall_ops);
     println!("\nFiles: {}", args.out.display());
     write_report(&args.out);
     Ok(exit_code_of(&summary))

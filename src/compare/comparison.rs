@@ -687,6 +687,7 @@ pub(crate) mod tests {
                     dir: run_dir,
                     wall_s: 20.0,
                     down: None,
+                    recall: None,
                 }))
                 .unwrap();
         }

@@ -162,6 +162,7 @@ impl Collector for Families {
                 }
             }
         }
+        recall_families(e, &base, &state);
         for (name, help, values) in [
             ("headroom_send_lag", "The latest interval's wait in the client before each send (send − intended start), every op type.", latest.and_then(|l| l.send_lag_s)),
             ("headroom_hiccup", "The latest interval's client hiccups: how late the client's own timers woke it.", latest.and_then(|l| l.hiccup_s)),
@@ -232,6 +233,48 @@ impl Collector for Families {
             family.write(&mut encoder)?;
         }
         Ok(())
+    }
+}
+
+/// The recall of the latest interval's and the current SLA window's answers, for each op type
+/// judged for it (an ANN query): its low quantiles and its mean, as fractions. A run without
+/// such an op type has none of these families.
+fn recall_families<'a>(e: &mut Vec<Family<'a>>, base: &'a LabelSet<'a>, state: &'a State) {
+    use crate::results::summary::Recall;
+    use super::state::{recall_quantiles, RECALL_QUANTILES};
+    let latest: Vec<(&str, Recall)> = state
+        .latest
+        .iter()
+        .flat_map(|l| &l.ops)
+        .filter_map(|o| Some((o.op.as_str(), o.recall.clone()?)))
+        .collect();
+    let window: Vec<(&str, Recall)> = state
+        .window_recall
+        .iter()
+        .filter_map(|(op, h)| Some((op.as_str(), Recall::of(h)?)))
+        .collect();
+    for (ops, quantiles, mean) in [
+        (
+            latest,
+            ("headroom_recall", "The latest interval's recall@k by op type (a failed request's 0): the recall that a quantile of the answers fell below."),
+            ("headroom_recall_mean", "The latest interval's mean recall@k by op type (a failed request's 0)."),
+        ),
+        (
+            window,
+            ("headroom_window_recall", "The current SLA window's recall@k so far by op type (measured requests): the recall that a quantile of the answers fell below."),
+            ("headroom_window_recall_mean", "The current SLA window's mean recall@k so far by op type (measured requests)."),
+        ),
+    ] {
+        let f = family(e, base, quantiles.0, quantiles.1, None, GAUGE);
+        for (op, r) in &ops {
+            for (label, v) in RECALL_QUANTILES.iter().zip(recall_quantiles(r)) {
+                f.sample(vec![("op", (*op).into()), ("quantile", (*label).into())], v);
+            }
+        }
+        let f = family(e, base, mean.0, mean.1, None, GAUGE);
+        for (op, r) in &ops {
+            f.sample(vec![("op", (*op).into())], r.mean);
+        }
     }
 }
 
@@ -457,5 +500,78 @@ mod tests {
             .unwrap_or_else(|e| panic!("not the Prometheus format: {e:?}\n{text}"));
         assert!(parsed.families.contains_key("headroom_requests_total"), "{text}");
         assert!(!text.contains("# EOF"));
+    }
+
+    /// Interval `index` of 1 s in the measured part: one ANN query answered per recall given.
+    fn ann_interval(index: u64, recalls: &[f64]) -> Interval {
+        let mut ann = OpHistograms::default();
+        for r in recalls {
+            ann.record_ok(2_000_000, 1_000_000);
+            ann.record_recall(*r);
+        }
+        let mut write = OpHistograms::default();
+        write.record_ok(1_000_000, 1_000_000);
+        Interval {
+            index,
+            start_ns: index * 1_000_000_000,
+            length_ns: 1_000_000_000,
+            ops: vec![[OpHistograms::default(), write], [OpHistograms::default(), ann]],
+            hiccups: None,
+            backlog: 0,
+            in_flight: 0,
+        }
+    }
+
+    #[test]
+    fn recall_families_show_only_for_an_op_with_recall() {
+        let recall_families = ["headroom_recall", "headroom_recall_mean", "headroom_window_recall", "headroom_window_recall_mean"];
+        // A run without recall has none of the families.
+        let state = live_state();
+        state.lock().unwrap().interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
+        let text = Families(state.clone()).openmetrics();
+        assert!(!text.contains("headroom_recall") && !text.contains("headroom_window_recall"), "{text}");
+
+        let mut s = State::new(
+            Labels { run: "v".to_string(), workload: "vector".to_string(), worker: "single".to_string() },
+            false,
+        );
+        s.prepared("/tmp/v".into());
+        s.measuring(&settings(), &["write".to_string(), "ann".to_string()], 0.0);
+        let state = Arc::new(Mutex::new(s));
+        // Intervals 1 and 2 are one 2 s window (after the 1 s warmup).
+        let first: Vec<f64> = std::iter::repeat_n(1.0, 95).chain(std::iter::repeat_n(0.5, 5)).collect();
+        state.lock().unwrap().interval(&ann_interval(1, &first), 0.1, 1);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        for family in recall_families {
+            assert_eq!(parsed.get(family).map(|f| &f.0), Some(&OpenMetricsType::Gauge), "{family}");
+        }
+        let ann = |family, q: Option<&str>| {
+            let mut want = vec![("op", "ann")];
+            want.extend(q.map(|q| ("quantile", q)));
+            value(&parsed, family, &want)
+        };
+        // A histogram's mean is of its buckets' middles: within a thousandth.
+        let near = |got: Option<f64>, want: f64| got.is_some_and(|v| (v - want).abs() < 1e-3);
+        assert!(near(ann("headroom_recall_mean", None), 0.975), "{:?}", ann("headroom_recall_mean", None));
+        assert_eq!(ann("headroom_recall", Some("0.01")), Some(0.5));
+        assert_eq!(ann("headroom_recall", Some("0.05")), Some(0.5));
+        assert_eq!(ann("headroom_recall", Some("0.5")), Some(1.0));
+        assert_eq!(ann("headroom_window_recall_mean", None), ann("headroom_recall_mean", None));
+        // Only the op judged for recall: the writes have none.
+        assert_eq!(value(&parsed, "headroom_recall_mean", &[("op", "write")]), None);
+        assert_eq!(parsed["headroom_recall"].1.len(), 3);
+
+        // The window holds both intervals; the latest interval only its own.
+        state.lock().unwrap().interval(&ann_interval(2, &[0.0; 100]), 0.2, 1);
+        let parsed = parse(&Families(state.clone()).openmetrics());
+        assert_eq!(value(&parsed, "headroom_recall_mean", &[("op", "ann")]), Some(0.0));
+        let window = value(&parsed, "headroom_window_recall_mean", &[("op", "ann")]);
+        assert!(window.is_some_and(|v| (v - 0.4875).abs() < 1e-3), "{window:?}");
+        assert_eq!(value(&parsed, "headroom_window_recall", &[("op", "ann"), ("quantile", "0.5")]), Some(0.0));
+        // The next window starts again.
+        state.lock().unwrap().interval(&ann_interval(3, &[0.8]), 0.3, 1);
+        let parsed = parse(&Families(state).openmetrics());
+        let window = value(&parsed, "headroom_window_recall_mean", &[("op", "ann")]);
+        assert!(window.is_some_and(|v| (v - 0.8).abs() < 1e-3), "{window:?}");
     }
 }

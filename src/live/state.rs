@@ -13,12 +13,21 @@ use crate::capacity::Outcome;
 use crate::engine::{Interval, LoadMode};
 use crate::metrics::{OpHistograms, Phase};
 use crate::results::config::RunSettings;
-use crate::results::summary::RunSummary;
+use crate::results::summary::{Recall, RunSummary};
 use crate::sla::{Judged, Judgement, Sla};
 use crate::stats::histogram::{new_histogram, value_at_percentile};
 
 /// The quantiles every latency gauge has: its label and the percentile.
 pub const QUANTILES: [(&str, f64); 4] = [("0.5", 50.0), ("0.99", 99.0), ("0.999", 99.9), ("1", 100.0)];
+
+/// The quantiles every recall gauge has: its label and the quantile. Recall's tail is its
+/// low end: `0.01` is the recall 1% of the answers fell below.
+pub const RECALL_QUANTILES: [&str; 3] = ["0.01", "0.05", "0.5"];
+
+/// A recall's figures in [`RECALL_QUANTILES`]' order.
+pub fn recall_quantiles(r: &Recall) -> [f64; 3] {
+    [r.p1, r.p5, r.p50]
+}
 
 /// How many intervals the live page's history keeps: 6 hours of 1 s intervals. Older points
 /// are thinned (every other one dropped) rather than the history grown without bound.
@@ -108,6 +117,8 @@ pub struct OpLatest {
     pub response_s: Option<[f64; 4]>,
     /// Service time quantiles, seconds.
     pub service_s: Option<[f64; 4]>,
+    /// The recall of the interval's answers, for an op type judged for it (an ANN query).
+    pub recall: Option<Recall>,
 }
 
 /// The latest interval, as the gauges show it.
@@ -204,6 +215,9 @@ pub struct State {
     pub latest: Option<Latest>,
     /// The current SLA window so far, per op type: response and service times.
     pub window: Vec<(String, Histogram<u64>, Histogram<u64>)>,
+    /// The current SLA window's recall so far (measured requests), per op type judged for
+    /// it, in [`RECALL_SCALE`](crate::metrics::RECALL_SCALE)ths.
+    pub window_recall: BTreeMap<String, Histogram<u64>>,
     /// Which window of the current run `window` holds.
     window_index: Option<u64>,
     /// Judged SLA windows by (window length label, verdict).
@@ -238,6 +252,7 @@ impl State {
             errors: BTreeMap::new(),
             latest: None,
             window: Vec::new(),
+            window_recall: BTreeMap::new(),
             window_index: None,
             windows_judged: BTreeMap::new(),
             intervals: 0,
@@ -270,6 +285,7 @@ impl State {
         });
         self.latest = None;
         self.window.clear();
+        self.window_recall.clear();
         self.window_index = None;
     }
 
@@ -301,6 +317,7 @@ impl State {
             .iter()
             .map(|op| (op.clone(), new_histogram(), new_histogram()))
             .collect();
+        self.window_recall.clear();
         self.window_index = None;
     }
 
@@ -362,6 +379,7 @@ impl State {
                     errors: both.error_count(),
                     response_s: quantiles_s(&both.response_ns),
                     service_s: quantiles_s(&both.service_ns),
+                    recall: both.recall.as_ref().and_then(Recall::of),
                 });
             }
         }
@@ -423,12 +441,22 @@ impl State {
                 response.reset();
                 service.reset();
             }
+            for recall in self.window_recall.values_mut() {
+                recall.reset();
+            }
             self.window_index = Some(index);
         }
-        for ((_, response, service), phases) in self.window.iter_mut().zip(&interval.ops) {
+        for ((op, response, service), phases) in self.window.iter_mut().zip(&interval.ops) {
             let measured = &phases[Phase::Measure.index()];
             let _ = response.add(&measured.response_ns);
             let _ = service.add(&measured.service_ns);
+            if let Some(recall) = &measured.recall {
+                let _ = self
+                    .window_recall
+                    .entry(op.clone())
+                    .or_insert_with(new_histogram)
+                    .add(recall);
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 //!
 //! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog, one
 //! `<op>.hgrm` per operation type (see [`crate::run`]) and, when the run loaded a local
-//! cluster headroom started, pauses.json ([`crate::metrics::server_pauses`]).
+//! cluster headroom started, pauses.json ([`crate::metrics::server_pauses`]); a vector run
+//! also vectors.json ([`super::VECTORS_JSON`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note rather than an error, so that a report can be made of any
 //! directory that holds something to show.
@@ -26,7 +27,7 @@ use super::hgrm::{parse_hgrm, Spectrum};
 use super::hlog::{for_each_interval, is_measured_response_tag, HICCUP_TAG};
 use super::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
 use super::pauses::PAUSES_JSON;
-use super::summary::RunSummary;
+use super::summary::{Recall, RunSummary};
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::PausesFile;
 use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
@@ -71,7 +72,7 @@ impl Percentiles {
 }
 
 /// What one interval of histograms.hlog says: the response times of every operation type
-/// merged (warmup and measured), and the client's hiccups.
+/// merged (warmup and measured), the client's hiccups and the measured recall.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IntervalLatency {
     /// Start, seconds since the start of the run.
@@ -82,6 +83,9 @@ pub struct IntervalLatency {
     pub latency: Option<Percentiles>,
     /// The client hiccup meter's percentiles in the interval, when it recorded any.
     pub hiccup: Option<Percentiles>,
+    /// The recall of the interval's measured ANN queries (tags `<op>.recall`, every op type
+    /// judged for recall merged); `None` in the warmup and for a run without them.
+    pub recall: Option<Recall>,
 }
 
 /// Everything one run directory holds that the report shows.
@@ -130,6 +134,9 @@ pub struct RunData {
     /// server-samples.jsonl: Cassandra's own figures read during the run
     /// (`--server-stats-every`); empty without.
     pub server_samples: Vec<crate::metrics::server_samples::ServerSample>,
+    /// vectors.json: what a vector workload searched and how its exact neighbours were
+    /// found; `None` for another workload.
+    pub vectors: Option<crate::workload::vector::VectorFacts>,
     /// Files that were missing or could not be read, said plainly.
     pub notes: Vec<String>,
 }
@@ -222,6 +229,8 @@ impl RunData {
         let server_tables: Option<ServerTablesFile> =
             read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
         let server_samples = crate::metrics::server_samples::read_samples(dir, &mut notes);
+        // Absent for every workload but the vector one.
+        let vectors = read_json(&dir.join(super::VECTORS_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -241,6 +250,7 @@ impl RunData {
             maintenance,
             server_tables,
             server_samples,
+            vectors,
             notes,
         }
     }
@@ -359,8 +369,9 @@ fn read_run_file(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// histograms.hlog: per interval, the merged response times of every operation type (tags
-/// `<op>.rt` and `warmup.<op>.rt`) and the client's hiccups; and the sum of the measured
-/// response times (`<op>.rt`) over the run. Reading stops at a line that does not parse (a
+/// `<op>.rt` and `warmup.<op>.rt`), the client's hiccups and the measured recall of the op
+/// types judged for it (`<op>.recall`, in [`RECALL_SCALE`](crate::metrics::RECALL_SCALE)ths);
+/// and the sum of the measured response times (`<op>.rt`) over the run. Reading stops at a line that does not parse (a
 /// crash can tear the last one), with a note.
 pub fn read_hlog(
     bytes: &[u8],
@@ -371,6 +382,7 @@ pub fn read_hlog(
         length_s: f64,
         latency: Histogram<u64>,
         hiccup: Histogram<u64>,
+        recall: Histogram<u64>,
     }
     fn summarize(slot: Slot) -> IntervalLatency {
         IntervalLatency {
@@ -378,6 +390,7 @@ pub fn read_hlog(
             length_s: slot.length_s,
             latency: Percentiles::of(&slot.latency),
             hiccup: Percentiles::of(&slot.hiccup),
+            recall: Recall::of(&slot.recall),
         }
     }
     // The log holds each interval's tags together, in time order: an interval is summed up
@@ -392,6 +405,7 @@ pub fn read_hlog(
         is_measured_response_tag(tag)
             || (tag.starts_with("warmup.") && tag.ends_with(".rt"))
             || tag == HICCUP_TAG
+            || is_measured_recall_tag(tag)
     };
     for_each_interval(bytes, "histograms.hlog", notes, keep, |interval| {
         let slot = slots
@@ -401,9 +415,12 @@ pub fn read_hlog(
                 length_s: interval.length_s,
                 latency: new_histogram(),
                 hiccup: new_histogram(),
+                recall: new_histogram(),
             });
         let target = if interval.tag == HICCUP_TAG {
             &mut slot.hiccup
+        } else if is_measured_recall_tag(interval.tag) {
+            &mut slot.recall
         } else {
             &mut slot.latency
         };
@@ -429,6 +446,11 @@ pub fn read_hlog(
     // An entry later than the margin would have started its interval anew, out of order.
     timeline.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     (timeline, Percentiles::of(&whole))
+}
+
+/// A measured interval's recall histogram (`<op>.recall`; not `warmup.<op>.recall`).
+fn is_measured_recall_tag(tag: &str) -> bool {
+    tag.ends_with(".recall") && !tag.starts_with("warmup.")
 }
 
 /// The response-time distribution of each operation type, from `<op>.hgrm`, in the order of
@@ -511,6 +533,64 @@ mod tests {
             assert_eq!(interval.hiccup.unwrap().count, 1);
         }
         assert_eq!(whole.unwrap().count, (1..=200).sum::<u64>() + 1000);
+    }
+
+    /// The measured intervals' recall tags are read as recall (every op type's merged), a
+    /// warmup's are not, and a log without them has none.
+    #[test]
+    fn recall_is_read_from_the_measured_recall_tags() {
+        use crate::metrics::RECALL_SCALE;
+        use crate::results::hlog::HlogWriter;
+        use std::time::{Duration, UNIX_EPOCH};
+        let mut log = HlogWriter::new(Vec::new(), UNIX_EPOCH).unwrap();
+        let second = Duration::from_secs(1);
+        let of = |values: &[f64]| {
+            let mut h = new_histogram();
+            for v in values {
+                h.record((v * RECALL_SCALE) as u64).unwrap();
+            }
+            h
+        };
+        let mut latency = new_histogram();
+        latency.record(1_000_000).unwrap();
+        // Interval 0 is warmup; 1 and 2 are measured, 2 with a second op type judged.
+        log.write_interval(Some("warmup.ann.rt"), Duration::ZERO, second, &latency)
+            .unwrap();
+        log.write_interval(Some("warmup.ann.recall"), Duration::ZERO, second, &of(&[0.1]))
+            .unwrap();
+        log.write_interval(Some("ann.rt"), second, second, &latency)
+            .unwrap();
+        let first: Vec<f64> = [1.0; 99].into_iter().chain([0.5]).collect();
+        log.write_interval(Some("ann.recall"), second, second, &of(&first))
+            .unwrap();
+        log.write_interval(Some("ann.rt"), second * 2, second, &latency)
+            .unwrap();
+        log.write_interval(Some("ann.recall"), second * 2, second, &of(&[0.8, 0.9]))
+            .unwrap();
+        log.write_interval(Some("knn.recall"), second * 2, second, &of(&[0.4]))
+            .unwrap();
+        let bytes = log.into_inner().unwrap();
+        let mut notes = Vec::new();
+        let (timeline, whole) = read_hlog(&bytes, &mut notes);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(timeline.len(), 3);
+        assert_eq!(timeline[0].recall, None, "the warmup's recall is not shown");
+        let first = timeline[1].recall.as_ref().unwrap();
+        assert_eq!(first.requests, 100);
+        assert!((first.mean - 0.995).abs() < 1e-3, "{first:?}");
+        assert!((first.p1 - 0.5).abs() < 1e-3, "{first:?}");
+        assert_eq!(first.min, 0.5);
+        let second = timeline[2].recall.as_ref().unwrap();
+        assert_eq!(second.requests, 3, "both op types' answers");
+        assert!((second.mean - 0.7).abs() < 1e-3, "{second:?}");
+        assert_eq!(second.min, 0.4);
+        // Recall histograms are not response times.
+        assert_eq!(timeline[2].latency.unwrap().count, 1);
+        assert_eq!(whole.unwrap().count, 2);
+        // A run without recall has none.
+        let run = RunData::load(&run_fixture(), "run".into());
+        assert!(run.timeline.iter().all(|i| i.recall.is_none()));
+        assert!(run.vectors.is_none());
     }
 
     #[test]

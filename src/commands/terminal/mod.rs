@@ -4,6 +4,7 @@
 //! use it; no command reaches into another for these.
 
 mod live;
+mod recall;
 pub mod watch;
 
 use std::path::Path;

@@ -13,6 +13,9 @@ use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary, SlaSummary};
 use crate::run::{Control, Finished, Measuring, RunObserver};
 use crate::sla::{Judged, Judgement, Validity};
+use crate::workload::AnyWorkload;
+
+use super::recall::{self, RecallOps};
 
 /// Prints a run's events as they come.
 #[derive(Default)]
@@ -21,6 +24,8 @@ pub struct Terminal {
     /// Each op type's share; those without one are left out of the live header.
     op_weights: Vec<f64>,
     has_warmup: bool,
+    /// The op types judged for recall and the k of each one's recall@k.
+    recall_ops: Vec<(String, usize)>,
     header_printed: bool,
     /// A progress bar under the live lines, when standard output is a terminal.
     progress_bar: Option<indicatif::ProgressBar>,
@@ -43,22 +48,43 @@ impl Terminal {
     fn live_line(&mut self, interval: &Interval) {
         if !self.header_printed {
             self.header_printed = true;
-            let ops: Vec<String> = self
-                .op_names
-                .iter()
-                .zip(&self.op_weights)
-                .filter(|(_, w)| **w > 0.0)
-                .map(|(n, _)| format!("{n}: rate p50 p99 p99.9 max"))
-                .collect();
-            self.say(format!(
-                "{:>8} {:>9} {:>7} {:>8} | {}   (ms)",
-                "time",
-                "ops/s",
-                "errors",
-                "backlog",
-                ops.join(" | ")
-            ));
+            self.say(self.header_line());
         }
+        self.say(self.interval_line(interval));
+        if let Some(bar) = &self.progress_bar {
+            let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
+            bar.set_position(end_s as u64);
+        }
+    }
+
+    /// The names of the live line's columns.
+    fn header_line(&self) -> String {
+        let ops: Vec<String> = self
+            .op_names
+            .iter()
+            .zip(&self.op_weights)
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(n, _)| {
+                format!(
+                    "{n}: rate p50 p99 p99.9 max{}",
+                    recall::header_column(&self.recall_ops, n)
+                )
+            })
+            .collect();
+        format!(
+            "{:>8} {:>9} {:>7} {:>8} | {}   (ms{})",
+            "time",
+            "ops/s",
+            "errors",
+            "backlog",
+            ops.join(" | "),
+            recall::header_note(&self.recall_ops)
+        )
+    }
+
+    /// An interval's line: its rate, errors and backlog, and each op's rate, percentiles
+    /// (and mean recall).
+    fn interval_line(&self, interval: &Interval) -> String {
         let seconds = interval.length_ns as f64 / 1e9;
         let mut total = 0;
         let mut errors = 0;
@@ -89,12 +115,13 @@ impl Terminal {
             }
             let l = Latency::of(&stats.response_ns);
             parts.push(format!(
-                "{name}: {:.0} {:.2} {:.2} {:.2} {:.2}",
+                "{name}: {:.0} {:.2} {:.2} {:.2} {:.2}{}",
                 stats.total() as f64 / seconds,
                 l.p50_ms,
                 l.p99_ms,
                 l.p999_ms,
-                l.max_ms
+                l.max_ms,
+                recall::interval_mark(stats)
             ));
         }
         let phase = if warmup && self.has_warmup {
@@ -106,16 +133,13 @@ impl Terminal {
         if parts.is_empty() {
             parts.push("no answers in this interval".to_string());
         }
-        self.say(format!(
+        format!(
             "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
             total as f64 / seconds,
             errors,
             interval.backlog,
             parts.join(" | ")
-        ));
-        if let Some(bar) = &self.progress_bar {
-            bar.set_position(end_s as u64);
-        }
+        )
     }
 }
 
@@ -186,6 +210,7 @@ impl RunObserver for Terminal {
         self.op_names = start.op_names.to_vec();
         self.op_weights = start.op_weights.to_vec();
         self.has_warmup = settings.warmup_s > 0.0;
+        self.recall_ops = AnyWorkload::recall_ops_of(&settings.workload);
         self.header_printed = false;
         self.progress_bar = progress_bar(start.planned);
     }
@@ -224,7 +249,7 @@ impl RunObserver for Terminal {
         if let Some(bar) = self.progress_bar.take() {
             bar.finish_and_clear();
         }
-        print_summary(run.summary);
+        print_summary(run.summary, &self.recall_ops);
         if let Some(pauses) = run.pauses {
             println!(
                 "  server pauses in the measured part ({}):",
@@ -321,8 +346,9 @@ fn describe_mode(mode: &LoadMode) -> String {
     }
 }
 
-/// The summary of a run (or a merged one) as the run prints it at its end.
-pub(crate) fn print_summary(s: &RunSummary) {
+/// The summary of a run (or a merged one) as the run prints it at its end; `recall_ops`
+/// gives the k of each op type judged for recall.
+pub(crate) fn print_summary(s: &RunSummary, recall_ops: &RecallOps) {
     println!("\nSummary ({}):", s.latency_kind);
     let failed = if s.failed_rate_per_s > 0.0 {
         format!(" (successful answers; {:.0}/s failed)", s.failed_rate_per_s)
@@ -387,6 +413,10 @@ pub(crate) fn print_summary(s: &RunSummary) {
                 .map(String::as_str)
                 .unwrap_or("");
             println!("  {:<width$} {n} {class} errors, e.g. {example}", "");
+        }
+        if let Some(r) = &op.recall {
+            let k = recall::k_of(recall_ops, &op.op);
+            println!("  {:<width$} {}", "", recall::summary_line(r, k));
         }
     }
     if let Some(sla) = &s.sla {
@@ -579,5 +609,76 @@ fn print_sla(sla: &SlaSummary, valid: bool) {
             "    the last {partial:.1} s were a partial window and were not judged (an SLA holds \
              for whole windows)"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::OpHistograms;
+
+    fn terminal(recall_ops: Vec<(String, usize)>) -> Terminal {
+        Terminal {
+            op_names: vec!["write".to_string(), "ann".to_string()],
+            op_weights: vec![0.1, 0.9],
+            recall_ops,
+            ..Terminal::default()
+        }
+    }
+
+    /// A second-long interval: a write answered in 2 ms, an ANN query in 4 ms, and the
+    /// query's recall `recall` when given.
+    fn interval(recall: Option<f64>) -> Interval {
+        let mut write = OpHistograms::default();
+        write.record_ok(2_000_000, 1_000_000);
+        let mut ann = OpHistograms::default();
+        ann.record_ok(4_000_000, 3_000_000);
+        if let Some(r) = recall {
+            ann.record_recall(r);
+        }
+        Interval {
+            index: 0,
+            start_ns: 0,
+            length_ns: 1_000_000_000,
+            ops: vec![
+                [OpHistograms::default(), write],
+                [OpHistograms::default(), ann],
+            ],
+            hiccups: None,
+            backlog: 0,
+            in_flight: 0,
+        }
+    }
+
+    #[test]
+    fn recall_live_line_ends_an_ops_part_with_its_mean_recall() {
+        let t = terminal(vec![("ann".to_string(), 10)]);
+        let header = t.header_line();
+        assert!(header.contains("write: rate p50 p99 p99.9 max | ann: rate p50 p99 p99.9 max r"));
+        assert!(header.ends_with(
+            "(ms; r: mean recall@10 of the interval's answers, a failed request counting 0)"
+        ));
+        let line = t.interval_line(&interval(Some(0.8)));
+        assert!(
+            line.ends_with("| write: 1 2.00 2.00 2.00 2.00 | ann: 1 4.00 4.00 4.00 4.00 r0.800"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn recall_live_line_without_recall_is_as_before() {
+        let t = terminal(Vec::new());
+        let header = t.header_line();
+        assert!(
+            header
+                .ends_with("| write: rate p50 p99 p99.9 max | ann: rate p50 p99 p99.9 max   (ms)"),
+            "{header}"
+        );
+        let line = t.interval_line(&interval(None));
+        assert!(
+            line.ends_with("| write: 1 2.00 2.00 2.00 2.00 | ann: 1 4.00 4.00 4.00 4.00"),
+            "{line}"
+        );
+        assert!(!line.contains(" r0"));
     }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::{charts, Snapshot};
 use crate::format::{format_number, format_rate};
-use crate::live::state::{Stage, WindowMark};
+use crate::live::state::{Latest, Stage, WindowMark};
 use crate::report::charts::{draw, sla_words};
 use crate::report::export::html::escape;
 
@@ -202,41 +202,59 @@ pub(super) fn latest(h: &mut String, s: &Snapshot) {
     figure(h, None, &hiccup, " ms", "client hiccup, max", false);
     h.push_str("</div>\n");
     if !l.ops.is_empty() {
-        let kind = if s.open_loop() { "response" } else { "service" };
-        let _ = write!(
-            h,
-            "<div class=\"scroll\"><table id=\"ops\">\n<caption>Each op type in the latest interval: \
-             requests, failed requests, and the {kind} time of those answered, ms</caption>\n\
-             <thead><tr><th>op</th><th class=\"num\">requests</th><th class=\"num\">errors</th>\
-             <th class=\"num\">p50</th><th class=\"num\">p99</th><th class=\"num\">p99.9</th>\
-             <th class=\"num\">max</th></tr></thead>\n<tbody>\n"
-        );
-        for op in &l.ops {
-            let q = if s.open_loop() {
-                op.response_s
-            } else {
-                op.service_s
-            };
-            let cells: Vec<String> = match q {
-                Some(q) => q.iter().map(|v| ms(*v)).collect(),
-                None => vec!["–".to_string(); 4],
-            };
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
-                escape(&op.op),
-                op.requests,
-                if op.errors > 0 { " bad" } else { "" },
-                op.errors
-            );
-            for cell in cells {
-                let _ = write!(h, "<td class=\"num\">{cell}</td>");
-            }
-            h.push_str("</tr>\n");
-        }
-        h.push_str("</tbody></table></div>\n");
+        ops_table(h, l, s.open_loop());
     }
     h.push_str("</section>\n");
+}
+
+/// Each op type's line in the latest interval: requests, errors, latency and, when some op
+/// type is judged for recall (an ANN query), its answers' mean and p1 recall.
+fn ops_table(h: &mut String, l: &Latest, open_loop: bool) {
+    let kind = if open_loop { "response" } else { "service" };
+    let recall = l.ops.iter().any(|o| o.recall.is_some());
+    let (recall_caption, recall_head) = if recall {
+        (
+            "; the recall of the ANN queries' answers (mean, and the recall 1% fell below; a \
+             failed query's 0)",
+            "<th class=\"num\">recall mean</th><th class=\"num\">recall p1</th>",
+        )
+    } else {
+        ("", "")
+    };
+    let _ = write!(
+        h,
+        "<div class=\"scroll\"><table id=\"ops\">\n<caption>Each op type in the latest interval: \
+         requests, failed requests, and the {kind} time of those answered, ms{recall_caption}</caption>\n\
+         <thead><tr><th>op</th><th class=\"num\">requests</th><th class=\"num\">errors</th>\
+         <th class=\"num\">p50</th><th class=\"num\">p99</th><th class=\"num\">p99.9</th>\
+         <th class=\"num\">max</th>{recall_head}</tr></thead>\n<tbody>\n"
+    );
+    for op in &l.ops {
+        let q = if open_loop { op.response_s } else { op.service_s };
+        let mut cells: Vec<String> = match q {
+            Some(q) => q.iter().map(|v| ms(*v)).collect(),
+            None => vec!["–".to_string(); 4],
+        };
+        if recall {
+            match &op.recall {
+                Some(r) => cells.extend([format!("{:.3}", r.mean), format!("{:.3}", r.p1)]),
+                None => cells.extend(["–".to_string(), "–".to_string()]),
+            }
+        }
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
+            escape(&op.op),
+            op.requests,
+            if op.errors > 0 { " bad" } else { "" },
+            op.errors
+        );
+        for cell in cells {
+            let _ = write!(h, "<td class=\"num\">{cell}</td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n");
 }
 
 /// A search's ladder so far, its bracket and the trial running now.

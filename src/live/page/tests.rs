@@ -449,3 +449,47 @@ fn a_search_shows_its_ladder_its_bracket_and_the_trial_running_now() {
     // No interval of this trial yet: no chart, and the page says why.
     assert!(html.contains("id=\"waiting\"") && !html.contains("<svg"));
 }
+
+#[test]
+fn recall_shows_in_the_ops_table_only_for_a_run_with_it() {
+    let html = page(&Snapshot::of(&run_state("kv")));
+    assert!(html.contains("<table id=\"ops\">"));
+    assert!(!html.contains("recall"), "a run without recall shows none");
+
+    let mut state = State::new(labels("vectors", "single"), false);
+    state.prepared(PathBuf::from("/tmp/runs/v"));
+    let ops = ["write".to_string(), "ann".to_string()];
+    state.measuring(&settings(100.0, "p99<5ms"), &ops, 0.0);
+    let mut ann = op(100, 3.0, 0);
+    for i in 0..100 {
+        ann.record_recall(if i < 95 { 1.0 } else { 0.5 });
+    }
+    let measured = |stats: OpHistograms| [OpHistograms::default(), stats];
+    state.interval(
+        &Interval {
+            index: 2,
+            start_ns: 2_000_000_000,
+            length_ns: 1_000_000_000,
+            ops: vec![measured(op(10, 2.0, 0)), measured(ann)],
+            hiccups: None,
+            backlog: 0,
+            in_flight: 0,
+        },
+        0.1,
+        1,
+    );
+    let html = page(&Snapshot::of(&state));
+    assert!(
+        html.contains("<th class=\"num\">recall mean</th><th class=\"num\">recall p1</th>"),
+        "{html}"
+    );
+    // The writes have no recall; the queries' mean and first percentile.
+    assert!(
+        html.contains("<td class=\"num\">–</td><td class=\"num\">–</td></tr>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td class=\"num\">0.975</td><td class=\"num\">0.500</td></tr>"),
+        "{html}"
+    );
+}

@@ -21,6 +21,8 @@
 //!    stop-the-world pauses over the same time axis (the HotSpot and Zing study, figure 5).
 //! 8. [`capacity_vs_nodes`]: capacity against cluster size, each repeat, the Universal
 //!    Scalability Law fitted with its interval, the linear rule and the target load.
+//! 9. [`recall_timeline`]: the mean and first percentile of the ANN queries' recall per
+//!    interval, for a run of the vector workload.
 //!
 //! The model's types are in `model.rs`, labels and SLA wording in `labels.rs`, what several
 //! charts draw alike in `common.rs`, and each chart in a file of its own name; they are all
@@ -37,6 +39,7 @@ mod concurrency;
 mod labels;
 mod latency_vs_throughput;
 mod model;
+mod recall;
 mod scaling;
 mod sla_vs_rate;
 mod spectrum;
@@ -50,6 +53,7 @@ pub use model::{
     palette, Axis, Band, Chart, Color, Kind, Rule, Scale, Series, Style, ERROR_RED, HICCUP_GREY,
     LATENCY_LINES, PALETTE, SLA_RED, THROUGHPUT_BLUE, WARMUP_GREY,
 };
+pub use recall::recall_timeline;
 pub use scaling::capacity_vs_nodes;
 pub use sla_vs_rate::sla_vs_rate;
 pub use spectrum::spectrum;

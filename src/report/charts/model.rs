@@ -58,6 +58,8 @@ pub enum Kind {
     TimelineLatency,
     /// Throughput and errors per interval over a run.
     TimelineThroughput,
+    /// The recall of the ANN queries per interval over a run.
+    TimelineRecall,
     /// Throughput against concurrency.
     ConcurrencyThroughput,
     /// Latency against concurrency.

@@ -13,6 +13,7 @@
 //! - `sweep.rs`: each sweep's section;
 //! - `runs.rs`: the runs given, compared;
 //! - `run.rs`: each run's own section, with its pauses, maintenance and server figures;
+//! - `recall.rs`: a vector run's recall and what it searched;
 //! - `tables.rs`: a run's summary, validity, SLA, errors and settings tables.
 
 use std::fmt::Write as _;
@@ -23,6 +24,7 @@ use crate::report::load::Input;
 
 mod page;
 mod prose;
+mod recall;
 mod run;
 mod runs;
 mod search;

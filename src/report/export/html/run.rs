@@ -1,9 +1,10 @@
 //! One run's section: its timeline and spectrum, and beside them, when the run recorded
-//! them, its nodes' pauses, the maintenance done during it and Cassandra's own figures;
+//! them, its ANN queries' recall (`recall.rs`), its nodes' pauses, the maintenance done during it and Cassandra's own figures;
 //! then its tables (`tables.rs`).
 
 use super::page::{table, Page};
 use super::prose::run_sentence;
+use super::recall::recall_part;
 use super::tables::{
     errors_table, settings_table, sla_table, summary_table, validity_part, workers_part,
 };
@@ -26,6 +27,7 @@ pub(super) fn run_section(
     for chart in charts::timeline(run, &run.label) {
         page.figure(chart)?;
     }
+    recall_part(page, run)?;
     pause_part(page, run, &run.label)?;
     maintenance_part(page, run);
     server_tables_part(page, run);

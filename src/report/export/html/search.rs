@@ -164,6 +164,9 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
         for chart in charts::timeline(run, &title) {
             page.figure(chart)?;
         }
+        if let Some(chart) = charts::recall_timeline(run, &title) {
+            page.figure(chart)?;
+        }
         pause_part(page, run, &title)?;
     }
     search_pause_table(page, search);
@@ -174,7 +177,9 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
          (from its histogram log): the SLA is judged per window, so these can pass while a \
          window failed.",
     );
-    let header = [
+    // The ANN queries' mean recall, when some trial measured it (its record in capacity.jsonl).
+    let recall = search.trials.iter().any(|t| t.record.recall.is_some());
+    let mut header = vec![
         "Attempted/s",
         "Repeat",
         "Achieved/s",
@@ -184,8 +189,11 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
         "p99 ms",
         "p99.9 ms",
         "max ms",
-        "Verdict",
     ];
+    if recall {
+        header.push("Mean recall");
+    }
+    header.push("Verdict");
     let rows: Vec<(Vec<String>, &str)> = search
         .trials
         .iter()
@@ -197,24 +205,26 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
                     .as_ref()
                     .map_or("-".to_string(), |w| format_number(f(w)))
             };
-            (
-                vec![
-                    format_rate(r.rate_per_s),
-                    r.repeat.to_string(),
-                    format_rate(r.achieved_per_s),
-                    format::group_thousands(r.requests),
-                    format::group_thousands(r.errors),
-                    ms(|w| w.p50_ms),
-                    ms(|w| w.p99_ms),
-                    ms(|w| w.p999_ms),
-                    ms(|w| w.max_ms),
-                    if r.pass { "pass" } else { "FAIL" }.to_string(),
-                ],
-                if r.pass { "" } else { "fail" },
-            )
+            let mut cells = vec![
+                format_rate(r.rate_per_s),
+                r.repeat.to_string(),
+                format_rate(r.achieved_per_s),
+                format::group_thousands(r.requests),
+                format::group_thousands(r.errors),
+                ms(|w| w.p50_ms),
+                ms(|w| w.p99_ms),
+                ms(|w| w.p999_ms),
+                ms(|w| w.max_ms),
+            ];
+            if recall {
+                cells.push(r.recall.map_or("-".to_string(), |v| format!("{v:.3}")));
+            }
+            cells.push(if r.pass { "pass" } else { "FAIL" }.to_string());
+            (cells, if r.pass { "" } else { "fail" })
         })
         .collect();
-    let numeric = [true, true, true, true, true, true, true, true, true, false];
+    let mut numeric = vec![true; header.len()];
+    numeric[header.len() - 1] = false;
     page.body.push_str(&table(&header, &rows, &numeric));
 
     let runs: Vec<&RunData> = search
