@@ -17,7 +17,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 74] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 82] = [
     "image",
     "host_network",
     "namespace",
@@ -45,6 +45,14 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 74] = [
     "tls_server_name",
     "tls_no_verify",
     "name",
+    "dimensions",
+    "similarity",
+    "top_k",
+    "rows",
+    "queries",
+    "vectors",
+    "query_vectors",
+    "neighbours",
     "ops",
     "sla",
     "window",
