@@ -4,7 +4,7 @@
 //! (`p99.99<200ms@5m`, the way Azul's Tussle states a service level over several horizons). Each type has a canonical spelling (its `Display`), its name in
 //! every output, and the JSON form the result files hold.
 //!
-//! The text syntax and its parser (`Sla::parse`, `SlaParseError`) are in `parse.rs`: the
+//! The text syntax and its parser (`Sla::parse`, `SlaParseError`) are in `parse/`: the
 //! judge and the validity checks read these types only, and so do not depend on the parser.
 //! Nothing here names the judge or the parser, so the dependencies run one way, towards
 //! this module.

@@ -19,6 +19,8 @@
 //!
 //! The parser is apart from the types it builds (`spec.rs`) so that the code that only reads
 //! an [`Sla`] (the judge, the validity checks) does not depend on it.
+//! This file reads the structure of a spec (items, terms, windows); `metric.rs` a term's
+//! metric; `threshold.rs` its bound and threshold.
 
 use std::fmt;
 use std::str::FromStr;
@@ -26,7 +28,10 @@ use std::time::Duration;
 
 use crate::units::parse_duration;
 
-use super::spec::{shift_point, Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};
+use super::spec::{Sla, Term, DEFAULT_WINDOW};
+
+mod metric;
+mod threshold;
 
 /// A service level spec that could not be read: what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,7 +294,7 @@ impl<'a> Parser<'a> {
         start: usize,
         word: &str,
     ) -> Result<Term, SlaParseError> {
-        let metric = parse_metric(word).map_err(|message| self.error(start, message))?;
+        let metric = self.metric(start, word)?;
         let subject = match &op {
             Some(op) => format!("{op}:{metric}"),
             None => metric.to_string(),
@@ -309,77 +314,6 @@ impl<'a> Parser<'a> {
             threshold,
             window,
         })
-    }
-
-    fn bound(&mut self, subject: &str, metric: Metric) -> Result<Bound, SlaParseError> {
-        self.skip_spaces();
-        let pos = self.pos;
-        let example = if metric.is_latency() { "10ms" } else { "0.1%" };
-        let bound = match self.peek() {
-            Some('<') => {
-                self.pos += 1;
-                if self.eat('=') {
-                    Bound::AtMost
-                } else {
-                    Bound::Below
-                }
-            }
-            Some('≤') => {
-                self.pos += 1;
-                Bound::AtMost
-            }
-            Some('>' | '≥') => {
-                return Err(self.error(
-                    pos,
-                    format!(
-                    "an SLA states upper bounds: write {subject}<{example} or {subject}<={example}"
-                ),
-                ))
-            }
-            None | Some(',') => {
-                return Err(self.error(
-                    pos,
-                    format!("missing threshold: write e.g. {subject}<{example}"),
-                ))
-            }
-            Some(c) => {
-                return Err(self.error(
-                    pos,
-                    format!("expected < or <= after '{subject}', found '{c}'"),
-                ))
-            }
-        };
-        Ok(bound)
-    }
-
-    fn threshold(&mut self, metric: Metric, bound: Bound) -> Result<Threshold, SlaParseError> {
-        self.skip_spaces();
-        let pos = self.pos;
-        if self.peek() == Some('-') {
-            return Err(self.error(pos, "a threshold must be above zero"));
-        }
-        let number = self.take_while(|c| c.is_ascii_digit() || c == '.');
-        if number.is_empty() {
-            let message = if self.at_term_end() {
-                format!("missing threshold after '{bound}'")
-            } else {
-                format!("expected a number after '{bound}'")
-            };
-            return Err(self.error(pos, message));
-        }
-        let Some((whole, fraction)) = split_decimal(&number) else {
-            return Err(self.error(pos, format!("'{number}' is not a number")));
-        };
-        self.skip_spaces();
-        let unit_pos = self.pos;
-        let unit = self.take_while(|c| c.is_alphabetic() || c == '%');
-        let result = if metric.is_latency() {
-            latency_threshold(whole, fraction, &unit)
-        } else {
-            error_threshold(&number, &unit, bound)
-        };
-        result
-            .map_err(|(at_unit, message)| self.error(if at_unit { unit_pos } else { pos }, message))
     }
 
     /// The window length after the word `window`.
@@ -415,169 +349,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A metric name: `pNN[.NNN]`, `max`, `mean` or `errors`, in any case.
-fn parse_metric(word: &str) -> Result<Metric, String> {
-    let lower = word.to_lowercase();
-    match lower.as_str() {
-        "max" => return Ok(Metric::Max),
-        "mean" => return Ok(Metric::Mean),
-        "errors" => return Ok(Metric::Errors),
-        "avg" | "average" => return Err(format!("unknown metric '{word}': write mean")),
-        "error" | "err" | "failures" | "failed" => {
-            return Err(format!(
-                "unknown metric '{word}': write errors, e.g. errors<0.1%"
-            ))
-        }
-        _ => {}
-    }
-    match lower.strip_prefix('p') {
-        Some(digits) if digits.starts_with(|c: char| c.is_ascii_digit()) => {
-            parse_percentile(word, digits).map(Metric::Percentile)
-        }
-        _ => Err(format!(
-            "unknown metric '{word}': use a percentile such as p99 or p99.9, max, mean or errors"
-        )),
-    }
-}
-
-/// The digits after the `p` of a percentile metric.
-fn parse_percentile(word: &str, digits: &str) -> Result<Percentile, String> {
-    let Some((whole, fraction)) = split_decimal(digits) else {
-        return Err(format!(
-            "'{word}' is not a percentile: write e.g. p99 or p99.9"
-        ));
-    };
-    if fraction.len() > 3 {
-        return Err("a percentile takes at most three decimals, e.g. p99.999".to_string());
-    }
-    let thousandths = whole
-        .parse::<u32>()
-        .ok()
-        .and_then(|w| w.checked_mul(1000))
-        .and_then(|w| w.checked_add(format!("{fraction:0<3}").parse::<u32>().ok()?));
-    if let Some(p) = thousandths.and_then(Percentile::from_thousandths) {
-        return Ok(p);
-    }
-    if thousandths == Some(Percentile::HUNDRED) {
-        return Err(format!("'{word}' is the largest response time: write max"));
-    }
-    if fraction.is_empty() && whole.len() >= 3 && whole.starts_with('9') {
-        return Err(format!(
-            "'{word}' is not a percentile: write p{}.{}",
-            &whole[..2],
-            &whole[2..]
-        ));
-    }
-    Err(format!(
-        "'{word}' is not a percentile: it must lie above 0 and below 100"
-    ))
-}
-
-/// A plain decimal `123` or `1.25` as its whole and fractional digits; `None` for anything
-/// else (`1.`, `.5`, `1.2.3`).
-fn split_decimal(text: &str) -> Option<(&str, &str)> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-    let complete = !whole.is_empty() && (!fraction.is_empty() || !text.contains('.'));
-    (complete && digits(whole) && digits(fraction)).then_some((whole, fraction))
-}
-
-/// A threshold's error: whether it points at the unit (else at the number), and the message.
-type ThresholdError = (bool, String);
-
-/// A latency threshold `whole.fraction unit`, exactly in nanoseconds.
-fn latency_threshold(whole: &str, fraction: &str, unit: &str) -> Result<Threshold, ThresholdError> {
-    let unit_ns = match unit {
-        "ns" => 1,
-        "us" | "µs" | "μs" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "" => {
-            let number = if fraction.is_empty() {
-                whole.to_string()
-            } else {
-                format!("{whole}.{fraction}")
-            };
-            return Err((
-                false,
-                format!("expected a unit (ns, us, ms, s) after '{number}'"),
-            ));
-        }
-        "%" => {
-            return Err((
-                true,
-                "a latency threshold takes a unit (ns, us, ms, s), not a percentage".to_string(),
-            ))
-        }
-        other => return Err((true, format!("unknown unit '{other}': use ns, us, ms or s"))),
-    };
-    let ns = scale_decimal(whole, fraction, unit_ns).map_err(|reason| (false, reason))?;
-    if ns == 0 {
-        return Err((false, "a threshold must be above zero".to_string()));
-    }
-    Ok(Threshold::LatencyNs(ns))
-}
-
-/// `whole.fraction × unit` as a whole number, or why it is none.
-fn scale_decimal(whole: &str, fraction: &str, unit: u64) -> Result<u64, String> {
-    let too_large = || "the threshold is too large".to_string();
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.len() > 9 {
-        return Err("the threshold is finer than a nanosecond".to_string());
-    }
-    let whole: u128 = whole.parse().map_err(|_| too_large())?;
-    let scale = 10u128.pow(fraction.len() as u32);
-    let fraction: u128 = if fraction.is_empty() {
-        0
-    } else {
-        fraction.parse().map_err(|_| too_large())?
-    };
-    let parts = fraction * u128::from(unit);
-    if !parts.is_multiple_of(scale) {
-        return Err("the threshold is finer than a nanosecond".to_string());
-    }
-    whole
-        .checked_mul(u128::from(unit))
-        .and_then(|w| w.checked_add(parts / scale))
-        .and_then(|total| u64::try_from(total).ok())
-        .ok_or_else(too_large)
-}
-
-/// An `errors` threshold: a percentage of requests, 0 to 100.
-fn error_threshold(number: &str, unit: &str, bound: Bound) -> Result<Threshold, ThresholdError> {
-    match unit {
-        "%" => {}
-        "" => {
-            return Err((
-                false,
-                "write the error threshold as a percentage of requests, e.g. errors<0.1%; \
-                 a count of failed requests is not supported"
-                    .to_string(),
-            ))
-        }
-        other => {
-            return Err((
-                true,
-                format!("errors take a percentage of requests, e.g. errors<0.1%, not '{other}'"),
-            ))
-        }
-    }
-    let fraction: f64 = shift_point(number, -2)
-        .parse()
-        .map_err(|_| (false, format!("'{number}' is not a number")))?;
-    if fraction > 1.0 {
-        return Err((false, "the error threshold is at most 100%".to_string()));
-    }
-    if fraction == 0.0 && bound == Bound::Below {
-        return Err((
-            false,
-            "a threshold must be above zero; to allow no failed requests at all, write errors<=0%"
-                .to_string(),
-        ));
-    }
-    Ok(Threshold::Fraction(fraction))
-}
-
 /// Checks a window length: above zero and a whole number of milliseconds.
 fn check_window_length(window: Duration) -> Result<Duration, String> {
     if window.is_zero() {
@@ -598,6 +369,7 @@ impl crate::usage::Blame for SlaParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sla::spec::{Bound, Metric, Percentile, Threshold};
 
     fn parse(spec: &str) -> Sla {
         Sla::parse(spec, DEFAULT_WINDOW).unwrap_or_else(|e| panic!("{e}"))
