@@ -1,15 +1,27 @@
-//! A term's bound and threshold: `<` or `<=`, and a latency or a percentage of errors, each
-//! read exactly, on its digits (a latency in nanoseconds).
+//! A term's bound and threshold: `<`, `<=` and a latency or a percentage of errors; `>=`,
+//! `>` and a recall, a share between 0 and 1 or a percentage. Each threshold is read
+//! exactly, on its digits: a latency in nanoseconds, a recall in ten-thousandths.
 
 use super::{Parser, SlaParseError};
+use crate::metrics::RECALL_SCALE;
 use crate::sla::spec::{shift_point, Bound, Metric, Threshold};
 
 impl Parser<'_> {
-    /// The bound after the metric of `subject`: `<` or `<=`.
+    /// The bound after the metric of `subject`: an upper one for latency and `errors`, a
+    /// lower one for recall; the other direction is refused with the caret under it.
     pub(super) fn bound(&mut self, subject: &str, metric: Metric) -> Result<Bound, SlaParseError> {
         self.skip_spaces();
         let pos = self.pos;
-        let example = if metric.is_latency() { "10ms" } else { "0.1%" };
+        let (example, symbols) = if metric.is_recall() {
+            (
+                self.upcoming_recall().unwrap_or_else(|| "0.9".to_string()),
+                ">= or >",
+            )
+        } else if metric.is_latency() {
+            ("10ms".to_string(), "< or <=")
+        } else {
+            ("0.1%".to_string(), "< or <=")
+        };
         let bound = match self.peek() {
             Some('<') => {
                 self.pos += 1;
@@ -19,32 +31,74 @@ impl Parser<'_> {
                     Bound::Below
                 }
             }
+            Some('>') => {
+                self.pos += 1;
+                if self.eat('=') {
+                    Bound::AtLeast
+                } else {
+                    Bound::Above
+                }
+            }
             Some('≤') => {
                 self.pos += 1;
                 Bound::AtMost
             }
-            Some('>' | '≥') => {
-                return Err(self.error(
-                    pos,
-                    format!(
-                    "an SLA states upper bounds: write {subject}<{example} or {subject}<={example}"
-                ),
-                ))
+            Some('≥') => {
+                self.pos += 1;
+                Bound::AtLeast
             }
             None | Some(',') => {
+                let symbol = if metric.is_recall() { ">=" } else { "<" };
                 return Err(self.error(
                     pos,
-                    format!("missing threshold: write e.g. {subject}<{example}"),
-                ))
+                    format!("missing threshold: write e.g. {subject}{symbol}{example}"),
+                ));
             }
             Some(c) => {
                 return Err(self.error(
                     pos,
-                    format!("expected < or <= after '{subject}', found '{c}'"),
+                    format!("expected {symbols} after '{subject}', found '{c}'"),
                 ))
             }
         };
+        if metric.is_recall() && !bound.is_lower() {
+            return Err(self.error(
+                pos,
+                format!("a recall term is a lower bound: write {subject}>={example}"),
+            ));
+        }
+        if !metric.is_recall() && bound.is_lower() {
+            let kind = if metric.is_latency() {
+                "a latency term"
+            } else {
+                "an errors term"
+            };
+            return Err(self.error(
+                pos,
+                format!(
+                    "{kind} is an upper bound: write {subject}<{example} or {subject}<={example}"
+                ),
+            ));
+        }
         Ok(bound)
+    }
+
+    /// The number (and `%`) after the bound the parser is on, when it is one: the recall
+    /// threshold a term of the wrong direction meant, for its message.
+    fn upcoming_recall(&self) -> Option<String> {
+        let rest = self.chars[self.pos..]
+            .iter()
+            .skip_while(|c| matches!(c, '<' | '>' | '=' | '≤' | '≥') || c.is_whitespace());
+        let number: String = rest
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '%'))
+            .collect();
+        let (digits, unit) = match number.strip_suffix('%') {
+            Some(digits) => (digits, "%"),
+            None => (number.as_str(), ""),
+        };
+        let (whole, fraction) = split_decimal(digits)?;
+        let recall = recall_threshold(whole, fraction, unit, Bound::AtLeast).ok()?;
+        Some(recall.to_string())
     }
 
     /// The threshold after the bound, of the kind `metric` takes.
@@ -56,7 +110,12 @@ impl Parser<'_> {
         self.skip_spaces();
         let pos = self.pos;
         if self.peek() == Some('-') {
-            return Err(self.error(pos, "a threshold must be above zero"));
+            let message = if metric.is_recall() {
+                "a recall threshold lies between 0 and 1, e.g. 0.9 or 90%"
+            } else {
+                "a threshold must be above zero"
+            };
+            return Err(self.error(pos, message));
         }
         let number = self.take_while(|c| c.is_ascii_digit() || c == '.');
         if number.is_empty() {
@@ -73,7 +132,9 @@ impl Parser<'_> {
         self.skip_spaces();
         let unit_pos = self.pos;
         let unit = self.take_while(|c| c.is_alphabetic() || c == '%');
-        let result = if metric.is_latency() {
+        let result = if metric.is_recall() {
+            recall_threshold(whole, fraction, &unit, bound)
+        } else if metric.is_latency() {
             latency_threshold(whole, fraction, &unit)
         } else {
             error_threshold(&number, &unit, bound)
@@ -186,4 +247,80 @@ fn error_threshold(number: &str, unit: &str, bound: Bound) -> Result<Threshold, 
         ));
     }
     Ok(Threshold::Fraction(fraction))
+}
+
+/// A recall threshold `whole.fraction`, a share between 0 and 1 (`unit` empty) or a
+/// percentage (`unit` `%`), exactly in ten-thousandths (the precision recall is recorded in).
+fn recall_threshold(
+    whole: &str,
+    fraction: &str,
+    unit: &str,
+    bound: Bound,
+) -> Result<Threshold, ThresholdError> {
+    let number = if fraction.is_empty() {
+        whole.to_string()
+    } else {
+        format!("{whole}.{fraction}")
+    };
+    // Ten-thousandths per unit of the number written.
+    let scale = match unit {
+        "" => 10_000,
+        "%" => 100,
+        "ns" | "us" | "µs" | "μs" | "ms" | "s" => {
+            return Err((
+                true,
+                format!(
+                    "a recall threshold is a share of the nearest neighbours, not a time: write \
+                     a share such as 0.9 or a percentage such as 90%, not '{unit}'"
+                ),
+            ))
+        }
+        other => {
+            return Err((
+                true,
+                format!(
+                    "unknown unit '{other}': a recall threshold is a share such as 0.9 or a \
+                     percentage such as 90%"
+                ),
+            ))
+        }
+    };
+    let fraction = fraction.trim_end_matches('0');
+    let decimals = if unit == "%" { 2 } else { 4 };
+    if fraction.len() > decimals {
+        return Err((
+            false,
+            "recall is recorded in ten-thousandths: a recall threshold takes at most four \
+             decimals (two in a percentage)"
+                .to_string(),
+        ));
+    }
+    let whole_recall = RECALL_SCALE as u64;
+    let Some(ten_thousandths) = scale_decimal(whole, fraction, scale)
+        .ok()
+        .filter(|t| *t <= whole_recall)
+    else {
+        let message = match unit {
+            "%" => format!("a recall threshold lies between 0% and 100%: {number}% is above 100%"),
+            _ if fraction.is_empty() && whole.parse().is_ok_and(|w: u64| w <= 100) => format!(
+                "a recall threshold lies between 0 and 1: {number} is above 1 (as a \
+                 percentage, write {number}%)"
+            ),
+            _ => format!("a recall threshold lies between 0 and 1: {number} is above 1"),
+        };
+        return Err((false, message));
+    };
+    if ten_thousandths == 0 && bound == Bound::AtLeast {
+        return Err((
+            false,
+            "a recall of at least 0 always holds: give a threshold above 0, e.g. 0.9".to_string(),
+        ));
+    }
+    if ten_thousandths == whole_recall && bound == Bound::Above {
+        return Err((
+            false,
+            "no recall is above 1: write >=1 to ask for every nearest neighbour".to_string(),
+        ));
+    }
+    Ok(Threshold::Recall(ten_thousandths as f64 / RECALL_SCALE))
 }
