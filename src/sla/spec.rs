@@ -338,6 +338,52 @@ impl Sla {
             term.op.as_deref().unwrap_or_default()
         ))
     }
+
+    /// Checks the recall terms against what the workload `workload` measures, before anything
+    /// connects: `recall_ops` are its op types judged for recall (its ANN queries), each with
+    /// the k of its recall@k. A recall term needs one; a term that names an op type names one
+    /// of them; `recall@K` asks the k they return.
+    pub fn check_recall(&self, workload: &str, recall_ops: &[(&str, usize)]) -> Result<(), String> {
+        let names: Vec<&str> = recall_ops.iter().map(|(name, _)| *name).collect();
+        for term in self.terms.iter().filter(|t| t.metric.is_recall()) {
+            if recall_ops.is_empty() {
+                return Err(format!(
+                    "the SLA term '{term}' needs an ANN query, and the workload '{workload}' has \
+                     none: recall is measured by the vector workload"
+                ));
+            }
+            let covered: Vec<(&str, usize)> = match term.op.as_deref() {
+                None => recall_ops.to_vec(),
+                Some(op) => match recall_ops.iter().find(|(name, _)| *name == op) {
+                    Some(found) => vec![*found],
+                    None => {
+                        return Err(format!(
+                            "the SLA term '{term}' judges the recall of '{op}', which is not an \
+                             ANN query; the workload '{workload}' measures recall on: {}",
+                            names.join(", ")
+                        ))
+                    }
+                },
+            };
+            let Metric::Recall(Some(k)) = term.metric else {
+                continue;
+            };
+            let Some((name, top)) = covered.iter().find(|(_, top)| *top as u64 != u64::from(k))
+            else {
+                continue;
+            };
+            let query = if recall_ops.len() == 1 {
+                "the ANN query".to_string()
+            } else {
+                format!("the ANN query '{name}'")
+            };
+            return Err(format!(
+                "the SLA term '{term}' asks recall@{k}, but {query} returns the top {top} \
+                 (--top-k {top}): write recall@{top}, or ask for the top {k}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for Sla {
@@ -490,6 +536,56 @@ mod tests {
         assert_eq!(format_latency(1_000), "1us");
         assert_eq!(format_latency(1_001_000), "1.001ms");
         assert_eq!(format_latency(60_000_000_000), "60s");
+    }
+
+    #[test]
+    fn recall_terms_are_checked_against_the_ann_queries() {
+        let sla = parse("p99<10ms, recall@10>=0.9");
+        assert_eq!(sla.check_recall("vector", &[("ann", 10)]), Ok(()));
+        assert_eq!(parse("p99<10ms").check_recall("keyvalue", &[]), Ok(()));
+        assert_eq!(
+            sla.check_recall("keyvalue", &[]),
+            Err(
+                "the SLA term 'recall@10>=0.9' needs an ANN query, and the workload 'keyvalue' \
+                 has none: recall is measured by the vector workload"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            parse("recall@5>=0.9").check_recall("vector", &[("ann", 10)]),
+            Err(
+                "the SLA term 'recall@5>=0.9' asks recall@5, but the ANN query returns the top \
+                 10 (--top-k 10): write recall@10, or ask for the top 5"
+                    .to_string()
+            )
+        );
+        let two = [("ann", 10), ("ann_wide", 100)];
+        let e = parse("recall@10>=0.9")
+            .check_recall("vector", &two)
+            .unwrap_err();
+        assert!(
+            e.contains("but the ANN query 'ann_wide' returns the top 100"),
+            "{e}"
+        );
+        assert_eq!(
+            parse("ann:recall@10>=0.9").check_recall("vector", &two),
+            Ok(())
+        );
+        // Without k, or a percentile: any k.
+        assert_eq!(
+            parse("recall>=0.9, p1(recall)>=0.5").check_recall("vector", &two),
+            Ok(())
+        );
+        assert_eq!(
+            parse("insert:p1(recall)>=0.5").check_recall("vector", &two),
+            Err(
+                "the SLA term 'insert:p1(recall)>=0.5' judges the recall of 'insert', which is \
+                 not an ANN query; the workload 'vector' measures recall on: ann, ann_wide"
+                    .to_string()
+            )
+        );
+        // Latency terms on any op type are check_ops' to judge.
+        assert_eq!(parse("insert:p99<1ms").check_recall("vector", &two), Ok(()));
     }
 
     #[test]
