@@ -369,8 +369,13 @@ const CASES: &[Case] = &[
     ),
     case(
         &["run", "keyvalue", "--sla", "p99>1s"],
-        &["an SLA states upper bounds"],
+        &["a latency term is an upper bound: write p99<10ms or p99<=10ms", "  p99>1s\n     ^"],
     ),
+    // Recall terms: lower bounds on a share between 0 and 1.
+    case(&["run", "keyvalue", "--sla", "recall@10<0.9"], &["a recall term is a lower bound: write recall@10>=0.9", "  recall@10<0.9\n           ^"]),
+    case(&["run", "keyvalue", "--sla", "recall@10>=1.5"], &["a recall threshold lies between 0 and 1: 1.5 is above 1", "  recall@10>=1.5\n             ^"]),
+    case(&["run", "keyvalue", "--sla", "p1(recall)>=70ms"], &["a recall threshold is a share of the nearest neighbours, not a time", "  p1(recall)>=70ms\n                ^"]),
+    case(&["run", "keyvalue", "--sla", "recall@0>=0.9"], &["k is at least 1", "  recall@0>=0.9\n         ^"]),
     case(
         &["run", "keyvalue", "--sla", "errors<200%"],
         &["at most 100%"],

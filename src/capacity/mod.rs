@@ -23,7 +23,9 @@ pub mod table;
 #[cfg(test)]
 pub(crate) mod sim;
 
-pub use record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord, ACHIEVED_FRACTION};
+pub use record::{
+    trial_passes, ProbeRecord, Record, TermValue, TrialRecord, ACHIEVED_FRACTION, RECALL_UNIT,
+};
 pub use search::{
     estimate_trials, next_step, outcome, Outcome, RatePlan, RateRow, SearchPlan, Step, Verdict,
 };

@@ -16,6 +16,9 @@ use crate::sla::{Judgement, Value};
 /// cluster did not carry the load, whatever its latencies.
 pub const ACHIEVED_FRACTION: f64 = 0.99;
 
+/// The [`TermValue::unit`] of a recall term's value.
+pub const RECALL_UNIT: &str = "recall";
+
 /// The worst window's value of one SLA term in one trial.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TermValue {
@@ -23,7 +26,8 @@ pub struct TermValue {
     pub term: String,
     /// The worst window's value, in `unit` (for a latency term, of its answered requests).
     pub value: f64,
-    /// `ms` for latencies, `%` for shares such as an error rate.
+    /// `ms` for latencies, `%` for shares such as an error rate, [`RECALL_UNIT`] for a
+    /// recall (a share between 0 and 1, whose worst window is its lowest).
     pub unit: String,
     /// Whether the term held in every window.
     pub pass: bool,
@@ -129,6 +133,7 @@ impl TrialRecord {
                         let (value, unit) = match w.value {
                             Some(Value::LatencyNs(ns)) => (ns as f64 / 1e6, "ms"),
                             Some(Value::Fraction(f)) => (f * 100.0, "%"),
+                            Some(Value::Recall(r)) => (r, RECALL_UNIT),
                             None => (0.0, "ms"),
                         };
                         TermValue {

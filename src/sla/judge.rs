@@ -3,7 +3,7 @@
 //! [`WindowAccumulator`] adds fixed-length intervals up into windows aligned to the start of
 //! the measured period; [`judge_window`] measures each term of the [`Sla`] in one window;
 //! [`super::verdict`] adds the windows up into a run's verdict. Percentiles are never
-//! averaged: each comes from the window's own (merged) histogram.
+//! averaged: each comes from the window's own (merged) histogram, the recall's too.
 
 use std::fmt;
 use std::time::Duration;
@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::spec::{Bound, Metric, Sla, Term, Threshold};
-use crate::metrics::OpHistograms;
+use crate::format::group_thousands;
+use crate::metrics::{OpHistograms, RECALL_SCALE};
 use crate::stats::{new_histogram, percentile_rank, value_at_percentile, value_at_rank};
 
 /// What every op type did in one window.
@@ -27,8 +28,9 @@ pub struct WindowStats {
     pub ops: Vec<(String, OpHistograms)>,
 }
 
-/// A measured value of a term: a latency or a share of requests. Values of one term always
-/// have the same kind and compare exactly.
+/// A measured value of a term: a latency, a share of requests or a recall. Values of one
+/// term always have the same kind and compare exactly. A higher latency or share is worse,
+/// a higher recall better ([`Value::is_worse_than`]).
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Value {
@@ -36,6 +38,9 @@ pub enum Value {
     LatencyNs(u64),
     /// A share of requests between 0 and 1.
     Fraction(f64),
+    /// A recall between 0 and 1, a whole number of ten-thousandths (rounded down from a
+    /// mean: a lower bound is judged on what is surely reached).
+    Recall(f64),
 }
 
 impl Value {
@@ -45,17 +50,32 @@ impl Value {
         match (self, threshold) {
             (Value::LatencyNs(v), Threshold::LatencyNs(t)) => bound.holds(v, t),
             (Value::Fraction(v), Threshold::Fraction(t)) => bound.holds(v, t),
+            (Value::Recall(v), Threshold::Recall(t)) => bound.holds(v, t),
             _ => false,
+        }
+    }
+
+    /// Whether this value is worse than `other`, of the same term: higher, or for a recall
+    /// lower.
+    pub fn is_worse_than(self, other: Value) -> bool {
+        match (self, other) {
+            (Value::Recall(v), Value::Recall(o)) => v < o,
+            _ => self > other,
         }
     }
 }
 
 impl fmt::Display for Value {
-    /// A latency in milliseconds, a fraction as a percentage: `12.345ms`, `0.120%`.
+    /// A latency in milliseconds, a fraction as a percentage, a recall with three decimals,
+    /// four when the fourth is not 0: `12.345ms`, `0.120%`, `0.842`, `0.8996`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Value::LatencyNs(ns) => write!(f, "{:.3}ms", ns as f64 / 1e6),
             Value::Fraction(fraction) => write!(f, "{:.3}%", fraction * 100.0),
+            Value::Recall(recall) => {
+                let four = format!("{recall:.4}");
+                f.write_str(four.strip_suffix('0').unwrap_or(&four))
+            }
         }
     }
 }
@@ -66,7 +86,9 @@ pub struct TermOutcome {
     /// The term's canonical name, e.g. `p99.9<100ms`.
     pub term: String,
     /// The measured value: for a latency term, that of the answered requests alone (0 when
-    /// none was answered); for `errors`, the failed share of all requests.
+    /// none was answered); for `errors`, the failed share of all requests; for a recall
+    /// term, the recall of the requests judged for it, a failed one's 0 (0 when there were
+    /// none).
     pub value: Value,
     /// Whether the window meets the term. A failed request counts as slower than any
     /// threshold (METHOD.md §3): see [`judge_window`].
@@ -74,7 +96,8 @@ pub struct TermOutcome {
     /// A percentile judged on the window's max: the window had too few requests to resolve
     /// it (fewer than 1000 for p99.9).
     pub judged_on_max: bool,
-    /// The requests the term covers in the window, answered or failed.
+    /// The requests the term covers in the window, answered or failed (for a recall term,
+    /// those that recorded a recall).
     pub requests: u64,
     /// How many of them failed.
     #[serde(default)]
@@ -96,7 +119,8 @@ impl TermOutcome {
     }
 
     /// The outcome in words, e.g. `p99.9<100ms was 231.400ms`, `p99<10ms was 4.100ms with
-    /// 2.000% failed (the failures decided it)`, `max<1s: all 500 requests failed`.
+    /// 2.000% failed (the failures decided it)`, `max<1s: all 500 requests failed`,
+    /// `recall@10>=0.9: 0.842 over 4 980 requests`.
     pub fn describe(&self) -> String {
         describe(
             &self.term,
@@ -108,8 +132,23 @@ impl TermOutcome {
     }
 }
 
-/// A term's value in words, with the failed share beside a latency when there is one.
+/// A term's value in words, with the failed share beside a latency when there is one, and
+/// the requests a recall is of.
 fn describe(term: &str, value: Value, requests: u64, failed: u64, decided: bool) -> String {
+    if matches!(value, Value::Recall(_)) {
+        return match (requests, failed) {
+            (0, _) => format!("{term}: no request in the window recorded a recall"),
+            (_, 0) => format!(
+                "{term}: {value} over {} requests",
+                group_thousands(requests)
+            ),
+            _ => format!(
+                "{term}: {value} over {} requests, {} of them failed (recall 0)",
+                group_thousands(requests),
+                group_thousands(failed)
+            ),
+        };
+    }
     if matches!(value, Value::LatencyNs(_)) && failed > 0 {
         if failed == requests {
             return format!("{term}: all {failed} requests failed");
@@ -171,6 +210,16 @@ impl WindowVerdict {
 /// [`crate::sla::Percentile::required_requests`]) is judged on its max. A window without
 /// requests passes with the value 0. A term naming an op type the window lacks covers
 /// nothing; [`Sla::check_ops`] rules that out up front.
+///
+/// A recall term merges the recall histograms of the op types it covers that have one (the
+/// ANN queries), a failed request having recorded 0: `recall@K>=X` holds when their mean
+/// recall (each histogram bucket at its lowest value, rounded down to the ten-thousandth)
+/// meets X; `pN(recall)>=X` when at most N% of the requests fell below X: the value at rank
+/// floor(N% · requests) + 1, as the lowest value of its histogram bucket, meets X (the
+/// mirror of `pQ<T`, which allows (100 − Q)% above T). With fewer than 100/N requests that
+/// is the lowest recall. A window in which no request recorded a recall passes with the
+/// value 0, and says so ([`TermOutcome::describe`]); [`Sla::check_recall`] rules out a term
+/// with nothing to measure up front.
 pub fn judge_window(sla: &Sla, window: &WindowStats) -> WindowVerdict {
     let outcomes: Vec<TermOutcome> = sla
         .terms
@@ -195,6 +244,9 @@ fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
             .filter(|(name, _)| term.op.as_deref().is_none_or(|op| op == name))
             .map(|(_, stats)| stats)
     };
+    if term.metric.is_recall() {
+        return judge_recall(term, covered());
+    }
     let failed: u64 = covered().map(OpHistograms::error_count).sum();
     let holds = |value: Value| value.satisfies(term.bound, term.threshold);
     if term.metric == Metric::Errors {
@@ -237,7 +289,9 @@ fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
                 let mean = answered.mean().round() as u64;
                 (mean, (failed == 0).then_some(mean), false)
             }
-            Metric::Errors => unreachable!("judged above"),
+            Metric::Errors | Metric::Recall(_) | Metric::RecallPercentile(_) => {
+                unreachable!("judged above")
+            }
         }
     };
     let value = Value::LatencyNs(shown_ns);
@@ -250,6 +304,46 @@ fn judge_term(term: &Term, window: &WindowStats) -> TermOutcome {
         requests,
         failed,
         failures_decided: !pass && (answered.is_empty() || holds(value)),
+    }
+}
+
+/// A recall term's outcome over the op types `covered` (see [`judge_window`]).
+fn judge_recall<'a>(term: &Term, covered: impl Iterator<Item = &'a OpHistograms>) -> TermOutcome {
+    let mut recall = new_histogram();
+    let mut failed = 0;
+    for stats in covered {
+        if let Some(h) = &stats.recall {
+            recall.add(h).expect("auto-resizing histograms always add");
+            failed += stats.error_count();
+        }
+    }
+    let ten_thousandths = match term.metric {
+        _ if recall.is_empty() => 0,
+        Metric::RecallPercentile(p) => {
+            recall.lowest_equivalent(value_at_rank(&recall, p.rank_from_below(recall.len())))
+        }
+        // Each bucket at its lowest value, the sum divided down: never above the mean of the
+        // values recorded (the histogram's own mean takes each bucket's middle).
+        _ => {
+            let sum: u128 = recall
+                .iter_recorded()
+                .map(|v| {
+                    u128::from(recall.lowest_equivalent(v.value_iterated_to()))
+                        * u128::from(v.count_at_value())
+                })
+                .sum();
+            (sum / u128::from(recall.len())) as u64
+        }
+    };
+    let value = Value::Recall(ten_thousandths as f64 / RECALL_SCALE);
+    TermOutcome {
+        term: term.name(),
+        value,
+        pass: recall.is_empty() || value.satisfies(term.bound, term.threshold),
+        judged_on_max: false,
+        requests: recall.len(),
+        failed,
+        failures_decided: false,
     }
 }
 
@@ -797,5 +891,168 @@ mod tests {
         let e = check_window(Duration::from_millis(500), s(1)).unwrap_err();
         assert!(e.contains("give a window of 1s (--window"), "{e}");
         assert!(check_window(s(10), Duration::ZERO).is_err());
+    }
+
+    /// An ANN query's statistics: `n` answered requests of recall `recall` each (1 ms) and
+    /// `failed` failed ones, each recording recall 0.
+    fn ann(n: u64, recall: f64, failed: u64) -> OpHistograms {
+        let mut s = OpHistograms::default();
+        for _ in 0..n {
+            s.record_ok(MS, MS);
+            s.record_recall(recall);
+        }
+        for _ in 0..failed {
+            s.record_error(ErrorClass::Timeout, || "timed out".into());
+            s.record_recall(0.0);
+        }
+        s
+    }
+
+    /// `stats` with `n` more answered requests of recall `recall`.
+    fn with(mut stats: OpHistograms, n: u64, recall: f64) -> OpHistograms {
+        stats.add(&ann(n, recall, 0));
+        stats
+    }
+
+    #[test]
+    fn the_mean_recall_term_holds_at_its_threshold() {
+        // 4 980 answers, half of recall 0.8 and half of 1: a mean of 0.9.
+        let w = one_op(with(ann(2490, 0.8, 0), 2490, 1.0));
+        let at = outcome("recall@10>=0.9", &w);
+        assert_eq!(at.value, Value::Recall(0.9));
+        assert!(at.pass);
+        assert_eq!((at.requests, at.failed), (4980, 0));
+        assert!(!at.judged_on_max && !at.failures_decided);
+        assert_eq!(at.describe(), "recall@10>=0.9: 0.900 over 4 980 requests");
+        assert!(!outcome("recall>0.9", &w).pass, "not strictly above itself");
+        assert!(outcome("recall>0.8999", &w).pass);
+        assert!(!outcome("recall>=0.9001", &w).pass);
+        // Lower: a failure names the term and the value.
+        let low = one_op(with(ann(4000, 0.8, 0), 980, 1.0));
+        let verdict = judge_window(&sla("p99<10ms, recall@10>=0.9"), &low);
+        assert!(!verdict.pass);
+        assert!(verdict.outcomes[0].pass);
+        assert_eq!(verdict.outcomes[1].value, Value::Recall(0.8393));
+        assert_eq!(
+            verdict.failures(),
+            "recall@10>=0.9: 0.8393 over 4 980 requests"
+        );
+    }
+
+    #[test]
+    fn failed_requests_drag_the_mean_recall_down() {
+        // 990 perfect answers and 10 failures: a mean of 0.99.
+        let w = one_op(ann(990, 1.0, 10));
+        let o = outcome("recall>=0.995", &w);
+        assert!(!o.pass);
+        assert_eq!(o.value, Value::Recall(0.99));
+        assert_eq!((o.requests, o.failed), (1000, 10));
+        assert!(!o.failures_decided);
+        assert_eq!(
+            o.describe(),
+            "recall>=0.995: 0.990 over 1 000 requests, 10 of them failed (recall 0)"
+        );
+        assert!(outcome("recall>=0.99", &w).pass);
+        // Every request failed: recall 0.
+        let all = outcome("recall>0", &one_op(ann(0, 1.0, 5)));
+        assert!(!all.pass);
+        assert_eq!(all.value, Value::Recall(0.0));
+    }
+
+    #[test]
+    fn a_recall_percentile_is_the_lowest_value_of_its_bucket() {
+        // 980 answers of recall 0.9, 20 of 0.5: 2% below 0.9.
+        let w = one_op(with(ann(980, 0.9, 0), 20, 0.5));
+        let p1 = outcome("p1(recall)>=0.7", &w);
+        assert_eq!(p1.value, Value::Recall(0.5));
+        assert!(!p1.pass);
+        assert_eq!(p1.requests, 1000);
+        let p5 = outcome("p5(recall)>=0.9", &w);
+        assert_eq!(p5.value, Value::Recall(0.9));
+        assert!(p5.pass);
+        // The bucket of 0.9999 starts below it: judged on what is surely reached.
+        let fine = one_op(ann(100, 0.9999, 0));
+        let h = fine.ops[0].1.recall.as_ref().unwrap();
+        let lowest = h.lowest_equivalent(9999);
+        assert!(lowest < 9999, "{lowest}");
+        let p50 = outcome("p50(recall)>=0.9999", &fine);
+        assert_eq!(p50.value, Value::Recall(lowest as f64 / RECALL_SCALE));
+        assert!(!p50.pass);
+        // So is the mean: each bucket at its lowest value.
+        let mean = outcome("recall>=0.9999", &fine);
+        assert_eq!(mean.value, p50.value);
+        assert!(!mean.pass);
+        // With 1 000 failures in 100 000 requests, p1 is 0.
+        let failing = one_op(ann(99_000, 1.0, 1_000));
+        assert!(outcome("p1(recall)>0", &failing).pass, "exactly 1% at 0");
+        let failing = one_op(ann(99_000, 1.0, 1_001));
+        assert_eq!(outcome("p1(recall)>0", &failing).value, Value::Recall(0.0));
+    }
+
+    #[test]
+    fn a_window_without_recall_passes_and_says_so() {
+        // No request at all, and requests of an op type not judged for recall.
+        for w in [
+            one_op(OpHistograms::default()),
+            window(vec![("read", mostly_fast(0))]),
+        ] {
+            let verdict = judge_window(&sla("recall@10>=0.9, p1(recall)>=0.7"), &w);
+            assert!(verdict.pass);
+            for o in &verdict.outcomes {
+                assert_eq!(o.requests, 0, "{}", o.term);
+                assert_eq!(o.value, Value::Recall(0.0));
+            }
+            assert_eq!(
+                verdict.outcomes[0].describe(),
+                "recall@10>=0.9: no request in the window recorded a recall"
+            );
+        }
+    }
+
+    #[test]
+    fn a_recall_term_merges_the_op_types_it_covers() {
+        let mut read = mostly_fast(0);
+        failures(&mut read, 5);
+        let w = window(vec![
+            ("ann", ann(1000, 1.0, 0)),
+            ("ann2", ann(1000, 0.8, 0)),
+            ("read", read),
+        ]);
+        let verdict = judge_window(
+            &sla("recall>=0.85, ann:recall>=0.95, ann2:recall>=0.85, ann2:p50(recall)>=0.8"),
+            &w,
+        );
+        let [all, ann_, ann2, ann2_p50] = &verdict.outcomes[..] else {
+            panic!("four terms")
+        };
+        // The reads record no recall: neither their requests nor their failures count.
+        assert_eq!(all.value, Value::Recall(0.9));
+        assert_eq!((all.requests, all.failed), (2000, 0));
+        assert!(all.pass);
+        assert_eq!(ann_.value, Value::Recall(1.0));
+        assert!(ann_.pass);
+        assert_eq!(ann2.value, Value::Recall(0.8));
+        assert!(!ann2.pass);
+        assert_eq!(ann2.requests, 1000);
+        assert!(ann2_p50.pass);
+        assert_eq!(
+            verdict.failures(),
+            "ann2:recall>=0.85: 0.800 over 1 000 requests"
+        );
+    }
+
+    #[test]
+    fn recall_values_show_their_ten_thousandths() {
+        assert_eq!(Value::Recall(0.842).to_string(), "0.842");
+        assert_eq!(Value::Recall(0.8996).to_string(), "0.8996");
+        assert_eq!(Value::Recall(1.0).to_string(), "1.000");
+        assert_eq!(Value::Recall(0.0).to_string(), "0.000");
+        assert!(Value::Recall(0.8).is_worse_than(Value::Recall(0.9)));
+        assert!(!Value::Recall(0.9).is_worse_than(Value::Recall(0.8)));
+        assert!(Value::LatencyNs(2).is_worse_than(Value::LatencyNs(1)));
+        assert_eq!(
+            serde_json::to_value(Value::Recall(0.9)).unwrap(),
+            serde_json::json!({"recall": 0.9})
+        );
     }
 }

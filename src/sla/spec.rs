@@ -1,10 +1,13 @@
 //! The service level as typed values: an [`Sla`] is terms that must all hold, each in every
-//! window of its length; each [`Term`] an upper bound ([`Bound`], [`Threshold`]) on one
-//! [`Metric`] of the window, optionally for one op type, optionally over a window of its own
-//! (`p99.99<200ms@5m`, the way Azul's Tussle states a service level over several horizons). Each type has a canonical spelling (its `Display`), its name in
-//! every output, and the JSON form the result files hold.
+//! window of its length; each [`Term`] a bound ([`Bound`], [`Threshold`]) on one [`Metric`]
+//! of the window, optionally for one op type, optionally over a window of its own
+//! (`p99.99<200ms@5m`, the way Azul's Tussle states a service level over several horizons).
+//! Latency and `errors` terms are upper bounds (`<`, `<=`); recall terms, on the answers of
+//! an ANN query (`recall@10>=0.9`, `p1(recall)>=0.7`), are lower bounds (`>=`, `>`). Each
+//! type has a canonical spelling (its `Display`), its name in every output, and the JSON
+//! form the result files hold.
 //!
-//! The text syntax and its parser (`Sla::parse`, `SlaParseError`) are in `parse.rs`: the
+//! The text syntax and its parser (`Sla::parse`, `SlaParseError`) are in `parse/`: the
 //! judge and the validity checks read these types only, and so do not depend on the parser.
 //! Nothing here names the judge or the parser, so the dependencies run one way, towards
 //! this module.
@@ -45,6 +48,15 @@ impl Percentile {
     pub fn required_requests(self) -> u64 {
         u64::from(Self::HUNDRED).div_ceil(u64::from(Self::HUNDRED - self.thousandths))
     }
+
+    /// The rank, from 1, of the value that at most this share of `count` values lie below:
+    /// floor(p/100 · count) + 1, at most `count` (11 for p1 of 1000 values). A lower bound
+    /// on it holds when at most p% of the values miss it, as an upper bound on the
+    /// percentile of response times holds when at most (100 − p)% exceed it.
+    pub fn rank_from_below(self, count: u64) -> u64 {
+        let below = u128::from(self.thousandths) * u128::from(count) / u128::from(Self::HUNDRED);
+        (below as u64 + 1).min(count.max(1))
+    }
 }
 
 impl fmt::Display for Percentile {
@@ -72,12 +84,24 @@ pub enum Metric {
     Mean,
     /// Failed requests / all requests.
     Errors,
+    /// The mean recall@k of the requests judged for recall (ANN queries): each request's
+    /// share of the exact k nearest neighbours in its answer, a failed request's 0. The k
+    /// the term names (`recall@10`), or `None` (`recall`): the workload's own.
+    Recall(Option<u32>),
+    /// A percentile of the recall of those requests (`p1(recall)`: the recall 1% of them fell
+    /// below), a failed request's 0.
+    RecallPercentile(Percentile),
 }
 
 impl Metric {
     /// Whether the metric is a response time (its threshold has a time unit).
     pub fn is_latency(self) -> bool {
-        !matches!(self, Metric::Errors)
+        matches!(self, Metric::Percentile(_) | Metric::Max | Metric::Mean)
+    }
+
+    /// Whether the metric is a recall (its term a lower bound on a share between 0 and 1).
+    pub fn is_recall(self) -> bool {
+        matches!(self, Metric::Recall(_) | Metric::RecallPercentile(_))
     }
 }
 
@@ -88,6 +112,9 @@ impl fmt::Display for Metric {
             Metric::Max => f.write_str("max"),
             Metric::Mean => f.write_str("mean"),
             Metric::Errors => f.write_str("errors"),
+            Metric::Recall(None) => f.write_str("recall"),
+            Metric::Recall(Some(k)) => write!(f, "recall@{k}"),
+            Metric::RecallPercentile(p) => write!(f, "{p}(recall)"),
         }
     }
 }
@@ -98,22 +125,34 @@ impl Serialize for Metric {
     }
 }
 
-/// How a value compares to its threshold.
+/// How a value compares to its threshold: an upper bound for latency and `errors` terms, a
+/// lower bound for recall terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bound {
     /// `<`: strictly below the threshold.
     Below,
     /// `<=`: at most the threshold.
     AtMost,
+    /// `>`: strictly above the threshold.
+    Above,
+    /// `>=`: at least the threshold.
+    AtLeast,
 }
 
 impl Bound {
-    /// `<` or `<=`.
+    /// `<`, `<=`, `>` or `>=`.
     pub fn symbol(self) -> &'static str {
         match self {
             Bound::Below => "<",
             Bound::AtMost => "<=",
+            Bound::Above => ">",
+            Bound::AtLeast => ">=",
         }
+    }
+
+    /// Whether the bound is a lower one (`>`, `>=`): the value must reach the threshold.
+    pub fn is_lower(self) -> bool {
+        matches!(self, Bound::Above | Bound::AtLeast)
     }
 
     /// Whether `value` satisfies this bound on `threshold`.
@@ -121,6 +160,8 @@ impl Bound {
         match self {
             Bound::Below => value < threshold,
             Bound::AtMost => value <= threshold,
+            Bound::Above => value > threshold,
+            Bound::AtLeast => value >= threshold,
         }
     }
 }
@@ -145,17 +186,23 @@ pub enum Threshold {
     LatencyNs(u64),
     /// A share of requests between 0 and 1 (0.001 for `0.1%`).
     Fraction(f64),
+    /// A recall between 0 and 1, a whole number of ten-thousandths (the precision recall is
+    /// recorded with, [`crate::metrics::RECALL_SCALE`]): 0.9 for `0.9` or `90%`.
+    Recall(f64),
 }
 
 impl fmt::Display for Threshold {
     /// A latency in the largest unit that shows it exactly with at most three decimals
-    /// (`100ms`, `2.5ms`, `1.5s`, `250us`); a fraction as a percentage (`0.1%`).
+    /// (`100ms`, `2.5ms`, `1.5s`, `250us`); a fraction as a percentage (`0.1%`); a recall as
+    /// a plain decimal (`0.9`, `0.95`, `1`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Threshold::LatencyNs(ns) => f.write_str(&format_latency(ns)),
             Threshold::Fraction(fraction) => {
                 write!(f, "{}%", shift_point(&fraction.to_string(), 2))
             }
+            // The shortest decimal that reads back as the same number: the one written.
+            Threshold::Recall(recall) => write!(f, "{recall}"),
         }
     }
 }
@@ -167,9 +214,10 @@ pub struct Term {
     pub op: Option<String>,
     /// What is measured.
     pub metric: Metric,
-    /// `<` or `<=`.
+    /// `<` or `<=` for latency and `errors`; `>=` or `>` for recall.
     pub bound: Bound,
-    /// The limit; a latency for latency metrics, a fraction for `errors`.
+    /// The limit; a latency for latency metrics, a fraction for `errors`, a recall for the
+    /// recall metrics.
     pub threshold: Threshold,
     /// The term's own window (`@5m`), when it differs from the SLA's; `None`: the SLA's
     /// window ([`Sla::window_of`]). The parser keeps it `None` when it equals the SLA's, so
@@ -178,7 +226,8 @@ pub struct Term {
 }
 
 impl Term {
-    /// The term's name in outputs: its canonical spelling, e.g. `read:p99<10ms`.
+    /// The term's name in outputs: its canonical spelling, e.g. `read:p99<10ms`,
+    /// `ann:recall@10>=0.9`.
     pub fn name(&self) -> String {
         self.to_string()
     }
@@ -289,6 +338,52 @@ impl Sla {
             term.op.as_deref().unwrap_or_default()
         ))
     }
+
+    /// Checks the recall terms against what the workload `workload` measures, before anything
+    /// connects: `recall_ops` are its op types judged for recall (its ANN queries), each with
+    /// the k of its recall@k. A recall term needs one; a term that names an op type names one
+    /// of them; `recall@K` asks the k they return.
+    pub fn check_recall(&self, workload: &str, recall_ops: &[(&str, usize)]) -> Result<(), String> {
+        let names: Vec<&str> = recall_ops.iter().map(|(name, _)| *name).collect();
+        for term in self.terms.iter().filter(|t| t.metric.is_recall()) {
+            if recall_ops.is_empty() {
+                return Err(format!(
+                    "the SLA term '{term}' needs an ANN query, and the workload '{workload}' has \
+                     none: recall is measured by the vector workload"
+                ));
+            }
+            let covered: Vec<(&str, usize)> = match term.op.as_deref() {
+                None => recall_ops.to_vec(),
+                Some(op) => match recall_ops.iter().find(|(name, _)| *name == op) {
+                    Some(found) => vec![*found],
+                    None => {
+                        return Err(format!(
+                            "the SLA term '{term}' judges the recall of '{op}', which is not an \
+                             ANN query; the workload '{workload}' measures recall on: {}",
+                            names.join(", ")
+                        ))
+                    }
+                },
+            };
+            let Metric::Recall(Some(k)) = term.metric else {
+                continue;
+            };
+            let Some((name, top)) = covered.iter().find(|(_, top)| *top as u64 != u64::from(k))
+            else {
+                continue;
+            };
+            let query = if recall_ops.len() == 1 {
+                "the ANN query".to_string()
+            } else {
+                format!("the ANN query '{name}'")
+            };
+            return Err(format!(
+                "the SLA term '{term}' asks recall@{k}, but {query} returns the top {top} \
+                 (--top-k {top}): write recall@{top}, or ask for the top {k}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for Sla {
@@ -371,6 +466,16 @@ mod tests {
         assert_eq!(required(33_333), 2);
         assert_eq!(Percentile::from_thousandths(99_900).unwrap().value(), 99.9);
         assert!(Percentile::from_thousandths(0).is_none());
+        let from_below = |t, n| Percentile::from_thousandths(t).unwrap().rank_from_below(n);
+        assert_eq!(from_below(1_000, 1000), 11, "10 of 1000 may lie below p1");
+        assert_eq!(
+            from_below(1_000, 99),
+            1,
+            "p1 of fewer than 100 is the lowest"
+        );
+        assert_eq!(from_below(50_000, 4), 3);
+        assert_eq!(from_below(99_999, 10), 10, "never beyond the count");
+        assert_eq!(from_below(100, 0), 1);
         assert!(Percentile::from_thousandths(100_000).is_none());
     }
 
@@ -431,5 +536,73 @@ mod tests {
         assert_eq!(format_latency(1_000), "1us");
         assert_eq!(format_latency(1_001_000), "1.001ms");
         assert_eq!(format_latency(60_000_000_000), "60s");
+    }
+
+    #[test]
+    fn recall_terms_are_checked_against_the_ann_queries() {
+        let sla = parse("p99<10ms, recall@10>=0.9");
+        assert_eq!(sla.check_recall("vector", &[("ann", 10)]), Ok(()));
+        assert_eq!(parse("p99<10ms").check_recall("keyvalue", &[]), Ok(()));
+        assert_eq!(
+            sla.check_recall("keyvalue", &[]),
+            Err(
+                "the SLA term 'recall@10>=0.9' needs an ANN query, and the workload 'keyvalue' \
+                 has none: recall is measured by the vector workload"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            parse("recall@5>=0.9").check_recall("vector", &[("ann", 10)]),
+            Err(
+                "the SLA term 'recall@5>=0.9' asks recall@5, but the ANN query returns the top \
+                 10 (--top-k 10): write recall@10, or ask for the top 5"
+                    .to_string()
+            )
+        );
+        let two = [("ann", 10), ("ann_wide", 100)];
+        let e = parse("recall@10>=0.9")
+            .check_recall("vector", &two)
+            .unwrap_err();
+        assert!(
+            e.contains("but the ANN query 'ann_wide' returns the top 100"),
+            "{e}"
+        );
+        assert_eq!(
+            parse("ann:recall@10>=0.9").check_recall("vector", &two),
+            Ok(())
+        );
+        // Without k, or a percentile: any k.
+        assert_eq!(
+            parse("recall>=0.9, p1(recall)>=0.5").check_recall("vector", &two),
+            Ok(())
+        );
+        assert_eq!(
+            parse("insert:p1(recall)>=0.5").check_recall("vector", &two),
+            Err(
+                "the SLA term 'insert:p1(recall)>=0.5' judges the recall of 'insert', which is \
+                 not an ANN query; the workload 'vector' measures recall on: ann, ann_wide"
+                    .to_string()
+            )
+        );
+        // Latency terms on any op type are check_ops' to judge.
+        assert_eq!(parse("insert:p99<1ms").check_recall("vector", &two), Ok(()));
+    }
+
+    #[test]
+    fn bounds_point_both_ways() {
+        assert!(Bound::AtLeast.holds(0.9, 0.9));
+        assert!(!Bound::Above.holds(0.9, 0.9));
+        assert!(Bound::Above.holds(0.91, 0.9));
+        assert!(!Bound::AtLeast.holds(0.89, 0.9));
+        assert!(Bound::AtLeast.is_lower() && Bound::Above.is_lower());
+        assert!(!Bound::Below.is_lower() && !Bound::AtMost.is_lower());
+        assert_eq!(Threshold::Recall(0.9).to_string(), "0.9");
+        assert_eq!(Threshold::Recall(1.0).to_string(), "1");
+        assert_eq!(Threshold::Recall(0.0001).to_string(), "0.0001");
+        assert_eq!(
+            crate::metrics::RECALL_SCALE,
+            10_000.0,
+            "thresholds are ten-thousandths"
+        );
     }
 }

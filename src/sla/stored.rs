@@ -98,4 +98,27 @@ mod tests {
         let bad = r#"{"sla":{"terms":"p99<","window_s":10.0},"maybe":null}"#;
         assert!(serde_json::from_str::<Holder>(bad).is_err());
     }
+
+    #[test]
+    fn recall_terms_are_stored_and_read_back() {
+        let sla = Sla::parse(
+            "p99<10ms, ann:recall@10>=90%, p1(recall)>0.7@1m",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let json = serde_json::to_string(&Holder {
+            sla: sla.clone(),
+            maybe: Some(sla.clone()),
+        })
+        .unwrap();
+        assert!(
+            json.contains(
+                r#""terms":"p99<10ms, ann:recall@10>=0.9, p1(recall)>0.7@1m, window=10s""#
+            ),
+            "{json}"
+        );
+        let back: Holder = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.sla, sla);
+        assert_eq!(back.maybe, Some(sla));
+    }
 }

@@ -208,7 +208,8 @@ impl Validity {
 /// Whether the client's own wait decided a failing window (rule 3 of the module's doc): some
 /// latency term failed, not on failed requests, while the service time of the answered
 /// requests met its threshold and their wait before the send, at the term's percentile (the
-/// max for `max`, the mean for `mean`), was at least half the threshold.
+/// max for `max`, the mean for `mean`), was at least half the threshold. The client's wait
+/// decides no `errors` or recall term: a late send does not change an answer.
 pub fn client_decided(sla: &Sla, window: &WindowStats, verdict: &WindowVerdict) -> bool {
     sla.terms
         .iter()
@@ -235,7 +236,8 @@ pub fn client_decided(sla: &Sla, window: &WindowStats, verdict: &WindowVerdict) 
                 Metric::Percentile(p) => value_at_percentile(h, p.value()),
                 Metric::Max => h.max(),
                 Metric::Mean => h.mean().round() as u64,
-                Metric::Errors => 0,
+                // Not latencies: their thresholds are no time (see above).
+                Metric::Errors | Metric::Recall(_) | Metric::RecallPercentile(_) => 0,
             };
             let server_met = term.bound.holds(measure(&service), threshold_ns);
             server_met && measure(&wait).saturating_mul(2) >= threshold_ns
@@ -435,5 +437,18 @@ mod tests {
         let verdict = judge_window(&sla, &w);
         assert!(verdict.pass);
         assert!(!client_decided(&sla, &w, &verdict));
+    }
+
+    #[test]
+    fn a_recall_term_is_never_client_decided() {
+        // The client's wait decides the latency term; a failing recall term beside it is the
+        // answers' own doing.
+        let mut w = window(10, 80, 30);
+        for _ in 0..2000 {
+            w.ops[0].1.record_recall(0.5);
+        }
+        assert!(decided("p99.9<100ms, recall>=0.9", &w));
+        assert!(!decided("recall>=0.9", &w));
+        assert!(!decided("p1(recall)>=0.9", &w));
     }
 }

@@ -82,14 +82,29 @@ impl WorstTerm {
 
 /// How bad one window is for one term: a window that fails is worse than any that passes;
 /// among failing windows, one whose failures decided it is worse than one that failed on its
-/// value (a failure counts as slower than any value), and more failures are worse; otherwise
-/// the higher value is worse.
+/// value (a failure counts as slower than any value), and more failures are worse; a window
+/// that measured something is worse than one without requests; otherwise the worse value
+/// ([`Value::is_worse_than`]: the higher, a recall the lower) is worse.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 struct Badness {
     fails: bool,
     by_failures: bool,
     failed_share: f64,
-    value: Value,
+    measured: bool,
+    value: Worse,
+}
+
+/// A value ordered from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Worse(Value);
+
+impl PartialOrd for Worse {
+    fn partial_cmp(&self, other: &Worse) -> Option<std::cmp::Ordering> {
+        match (self.0, other.0) {
+            (Value::Recall(a), Value::Recall(b)) => b.partial_cmp(&a),
+            (a, b) => a.partial_cmp(&b),
+        }
+    }
 }
 
 impl Badness {
@@ -102,7 +117,8 @@ impl Badness {
             } else {
                 0.0
             },
-            value: outcome.value,
+            measured: outcome.requests > 0,
+            value: Worse(outcome.value),
         }
     }
 }
@@ -291,7 +307,7 @@ impl RunVerdict {
             let is_worse = match (worst.badness.0, worst.value) {
                 (Some(so_far), _) => badness > so_far,
                 // Read back from a file: only the value is known.
-                (None, Some(value)) => outcome.value > value,
+                (None, Some(value)) => outcome.requests > 0 && outcome.value.is_worse_than(value),
                 (None, None) => true,
             };
             if is_worse {
@@ -529,5 +545,69 @@ mod tests {
         }
         let old: RunVerdict = serde_json::from_value(old).unwrap();
         assert_eq!(old.judgement(), Judgement::Pass);
+    }
+
+    #[test]
+    fn the_worst_window_of_a_recall_term_is_its_lowest() {
+        let ann = |n: u64, recall: f64, index: u64| {
+            let mut s = OpHistograms::default();
+            for _ in 0..n {
+                s.record_ok(MS, MS);
+                s.record_recall(recall);
+            }
+            let mut w = one_op(s);
+            w.index = index;
+            w
+        };
+        let sla = sla("recall@10>=0.9");
+        let mut run = RunVerdict::new(&sla);
+        // An empty window, then 0.96, 0.84 (fails), 0.92, and another empty one.
+        // (Recalls of even hundredths above 0.82 are the lowest values of their buckets.)
+        let mut empty = one_op(OpHistograms::default());
+        run.add(&judge_window(&sla, &empty));
+        for (i, recall) in [(1, 0.96), (2, 0.84), (3, 0.92)] {
+            run.add(&judge_window(&sla, &ann(100, recall, i)));
+        }
+        empty.index = 4;
+        run.add(&judge_window(&sla, &empty));
+        assert!(!run.pass);
+        assert_eq!(run.judgement(), Judgement::Fail);
+        let worst = &run.worst[0];
+        assert_eq!(worst.window_index, Some(2));
+        assert_eq!(worst.value, Some(Value::Recall(0.84)));
+        assert_eq!(worst.failing_windows, 1);
+        assert_eq!(worst.requests, Some(300));
+        assert_eq!(worst.describe().unwrap(), "0.840");
+        assert_eq!(
+            run.failing[0].failures(),
+            "recall@10>=0.9: 0.840 over 100 requests"
+        );
+        assert_eq!(run.failing_by_failures, 0);
+
+        // Passing windows: the lowest is the worst, an empty one is not.
+        let mut run = RunVerdict::new(&sla);
+        run.add(&judge_window(&sla, &one_op(OpHistograms::default())));
+        run.add(&judge_window(&sla, &ann(100, 0.98, 1)));
+        run.add(&judge_window(&sla, &ann(100, 0.94, 2)));
+        run.add(&judge_window(&sla, &ann(100, 1.0, 3)));
+        assert_eq!(run.judgement(), Judgement::Pass);
+        assert_eq!(run.worst[0].window_index, Some(2));
+        assert_eq!(run.worst[0].value, Some(Value::Recall(0.94)));
+        // Read back from JSON, the next window compares with the value alone.
+        let json = serde_json::to_string(&run).unwrap();
+        let mut back: RunVerdict = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, run);
+        back.add(&judge_window(&sla, &one_op(OpHistograms::default())));
+        back.add(&judge_window(&sla, &ann(100, 0.96, 5)));
+        assert_eq!(back.worst[0].window_index, Some(2));
+        back.add(&judge_window(&sla, &ann(100, 0.92, 6)));
+        assert_eq!(back.worst[0].window_index, Some(6));
+
+        // No recall in any window: no verdict.
+        let mut none = RunVerdict::new(&sla);
+        none.add(&judge_window(&sla, &window_at(0, 100, 1)));
+        assert!(
+            matches!(none.judgement(), Judgement::NoVerdict(why) if why.contains("recall@10>=0.9 covered no request"))
+        );
     }
 }

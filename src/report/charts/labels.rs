@@ -38,7 +38,7 @@ pub fn sla_words(sla: &Sla) -> String {
 pub(super) fn threshold_ms(term: &Term) -> Option<f64> {
     match term.threshold {
         Threshold::LatencyNs(ns) => Some(ns as f64 / 1e6),
-        Threshold::Fraction(_) => None,
+        Threshold::Fraction(_) | Threshold::Recall(_) => None,
     }
 }
 

@@ -29,7 +29,10 @@ fn sla_steps(sla: &Sla, op: &str, x_end: f64) -> Vec<Series> {
                     // From thousandths of a percent, so that p99.9 is exactly 0.999.
                     Metric::Percentile(p) => Some(((p.value() * 1000.0).round() / 100_000.0, ms)),
                     Metric::Max => Some((x_end.max(0.0), ms)),
-                    Metric::Mean | Metric::Errors => None,
+                    Metric::Mean
+                    | Metric::Errors
+                    | Metric::Recall(_)
+                    | Metric::RecallPercentile(_) => None,
                 }
             })
             .collect();

@@ -21,7 +21,16 @@ use crate::sla::Metric;
 /// trial (and the first failing trial, when it is another).
 pub fn timeline_trials(search: &SearchData) -> Vec<usize> {
     let trials = &search.trials;
-    let worst_value = |i: usize| trials[i].record.terms.first().map_or(0.0, |t| t.value);
+    // Higher is worse, but for a recall.
+    let worst_value = |i: usize| {
+        trials[i].record.terms.first().map_or(0.0, |t| {
+            if t.unit == crate::capacity::RECALL_UNIT {
+                -t.value
+            } else {
+                t.value
+            }
+        })
+    };
     let mut picked = Vec::new();
     match search.summary.outcome.capacity_per_s {
         Some(capacity) => {

@@ -212,6 +212,8 @@ pub(super) fn sla_table(page: &mut Page, s: &RunSummary) {
             let mut value = match w.value {
                 Some(Value::LatencyNs(ns)) => format!("{} ms", format_number(ns as f64 / 1e6)),
                 Some(Value::Fraction(f)) => format!("{}%", format_number(f * 100.0)),
+                Some(recall @ Value::Recall(_)) if w.requests != Some(0) => recall.to_string(),
+                Some(Value::Recall(_)) => "no recall recorded".to_string(),
                 None => "-".to_string(),
             };
             if matches!(w.value, Some(Value::LatencyNs(_))) && w.failed_share > 0.0 {

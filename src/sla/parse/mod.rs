@@ -1,24 +1,35 @@
-//! The service level as typed by people: comma-separated terms, each an upper bound on one
-//! metric of every window, e.g. `p99.9<100ms, max<1s, errors<0.1%, window=10s`.
+//! The service level as typed by people: comma-separated terms, each a bound on one metric
+//! of every window, e.g. `p99.9<100ms, max<1s, errors<0.1%, recall@10>=0.9, window=10s`.
 //!
-//! A term is `[op:]metric op threshold`:
+//! A term is `[op:]metric bound threshold`:
 //! - metric: a percentile `pNN[.NNN]` (p50, p99, p99.9, p99.999), `max` or `mean` of the
 //!   response time, a failed request counting as slower than any threshold (see
-//!   [`crate::sla::judge_window`]), or `errors` (failed / all requests);
-//! - op: `<` or `<=`; an SLA states upper bounds only;
-//! - threshold: a latency with a unit (`ns`, `us`, `µs`, `ms`, `s`; decimals allowed, `2.5ms`),
-//!   or for `errors` a percentage (`0.1%`);
-//! - an optional op type qualifier (`read:p99<10ms`) judges only that op type; without one a
-//!   term judges every op type together.
+//!   [`crate::sla::judge_window`]); `errors` (failed / all requests); or a recall of the
+//!   answers of an ANN query, a failed request's recall being 0: `recall@K` (K ≥ 1, the k of
+//!   recall@k) or `recall` (the workload's own k) for the mean recall, `pNN[.NNN](recall)`
+//!   (`p1(recall)`, `p0.1(recall)`) for the recall that share of the requests fell below;
+//! - bound: `<` or `<=` (also `≤`) for latency and `errors`, upper bounds; `>=` or `>` (also
+//!   `≥`) for recall, lower bounds. The other direction is refused;
+//! - threshold: a latency with a unit (`ns`, `us`, `µs`, `ms`, `s`; decimals allowed, `2.5ms`);
+//!   for `errors` a percentage (`0.1%`); for recall a share between 0 and 1 (`0.9`) or a
+//!   percentage (`90%`), to the ten-thousandth recall is recorded in;
+//! - an optional op type qualifier (`read:p99<10ms`, `ann:recall@10>=0.9`) judges only that
+//!   op type; without one a term judges every op type together (a recall term, every op type
+//!   judged for recall).
 //!
 //! A term may be judged over a window of its own, written after it with `@`:
-//! `p99<20ms@10s, p99.9<50ms@1m, p99.99<200ms@5m` (Tussle's several horizons). `window=10s`
-//! (or `window 10s`) sets the window of the terms without one; when every term has its own,
-//! the first term's is the SLA's window (and a `window=` would judge nothing). Spaces are allowed between tokens.
-//! Each term has a canonical spelling ([`Term`]'s `Display`), its name in every output.
+//! `p99<20ms@10s, p99.9<50ms@1m, p99.99<200ms@5m` (Tussle's several horizons), and
+//! `recall@10>=0.9@1m` (the first `@` names k, the one after the threshold the window).
+//! `window=10s` (or `window 10s`) sets the window of the terms without one; when every term
+//! has its own, the first term's is the SLA's window (and a `window=` would judge nothing).
+//! Spaces are allowed between tokens. Each term has a canonical spelling ([`Term`]'s
+//! `Display`), its name in every output: `recall@10>=90%` is `recall@10>=0.9`, `P1 (Recall)
+//! ≥ 0.70` is `p1(recall)>=0.7`.
 //!
 //! The parser is apart from the types it builds (`spec.rs`) so that the code that only reads
-//! an [`Sla`] (the judge, the validity checks) does not depend on it.
+//! an [`Sla`] (the judge, the validity checks) does not depend on it. This file reads the
+//! structure of a spec (items, terms, windows); `metric.rs` a term's metric, recall's
+//! included; `threshold.rs` its bound and threshold.
 
 use std::fmt;
 use std::str::FromStr;
@@ -26,7 +37,10 @@ use std::time::Duration;
 
 use crate::units::parse_duration;
 
-use super::spec::{shift_point, Bound, Metric, Percentile, Sla, Term, Threshold, DEFAULT_WINDOW};
+use super::spec::{Metric, Sla, Term, DEFAULT_WINDOW};
+
+mod metric;
+mod threshold;
 
 /// A service level spec that could not be read: what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,7 +219,16 @@ impl<'a> Parser<'a> {
         for (start, term) in &mut terms {
             // One spelling per service level: a term's own window equal to the SLA's is none.
             term.window = term.window.filter(|w| *w != window);
-            let key = (term.subject(), term.window.unwrap_or(window));
+            // recall@K and recall are the same measure: the workload's op has one k.
+            let subject = match term.metric {
+                Metric::Recall(Some(_)) => Term {
+                    metric: Metric::Recall(None),
+                    ..term.clone()
+                }
+                .subject(),
+                _ => term.subject(),
+            };
+            let key = (subject, term.window.unwrap_or(window));
             if seen.contains(&key) {
                 return Err(self.error(
                     *start,
@@ -277,7 +300,7 @@ impl<'a> Parser<'a> {
         let message = match self.peek() {
             None => "expected a term such as p99<10ms after ','".to_string(),
             Some(',') => "expected a term such as p99<10ms before ','".to_string(),
-            Some(c) => format!("expected a metric (pNN, max, mean or errors), found '{c}'"),
+            Some(c) => format!("expected a metric (pNN, max, mean, errors or recall), found '{c}'"),
         };
         self.error(self.pos, message)
     }
@@ -289,7 +312,7 @@ impl<'a> Parser<'a> {
         start: usize,
         word: &str,
     ) -> Result<Term, SlaParseError> {
-        let metric = parse_metric(word).map_err(|message| self.error(start, message))?;
+        let metric = self.metric(start, word)?;
         let subject = match &op {
             Some(op) => format!("{op}:{metric}"),
             None => metric.to_string(),
@@ -309,77 +332,6 @@ impl<'a> Parser<'a> {
             threshold,
             window,
         })
-    }
-
-    fn bound(&mut self, subject: &str, metric: Metric) -> Result<Bound, SlaParseError> {
-        self.skip_spaces();
-        let pos = self.pos;
-        let example = if metric.is_latency() { "10ms" } else { "0.1%" };
-        let bound = match self.peek() {
-            Some('<') => {
-                self.pos += 1;
-                if self.eat('=') {
-                    Bound::AtMost
-                } else {
-                    Bound::Below
-                }
-            }
-            Some('≤') => {
-                self.pos += 1;
-                Bound::AtMost
-            }
-            Some('>' | '≥') => {
-                return Err(self.error(
-                    pos,
-                    format!(
-                    "an SLA states upper bounds: write {subject}<{example} or {subject}<={example}"
-                ),
-                ))
-            }
-            None | Some(',') => {
-                return Err(self.error(
-                    pos,
-                    format!("missing threshold: write e.g. {subject}<{example}"),
-                ))
-            }
-            Some(c) => {
-                return Err(self.error(
-                    pos,
-                    format!("expected < or <= after '{subject}', found '{c}'"),
-                ))
-            }
-        };
-        Ok(bound)
-    }
-
-    fn threshold(&mut self, metric: Metric, bound: Bound) -> Result<Threshold, SlaParseError> {
-        self.skip_spaces();
-        let pos = self.pos;
-        if self.peek() == Some('-') {
-            return Err(self.error(pos, "a threshold must be above zero"));
-        }
-        let number = self.take_while(|c| c.is_ascii_digit() || c == '.');
-        if number.is_empty() {
-            let message = if self.at_term_end() {
-                format!("missing threshold after '{bound}'")
-            } else {
-                format!("expected a number after '{bound}'")
-            };
-            return Err(self.error(pos, message));
-        }
-        let Some((whole, fraction)) = split_decimal(&number) else {
-            return Err(self.error(pos, format!("'{number}' is not a number")));
-        };
-        self.skip_spaces();
-        let unit_pos = self.pos;
-        let unit = self.take_while(|c| c.is_alphabetic() || c == '%');
-        let result = if metric.is_latency() {
-            latency_threshold(whole, fraction, &unit)
-        } else {
-            error_threshold(&number, &unit, bound)
-        };
-        result
-            .map_err(|(at_unit, message)| self.error(if at_unit { unit_pos } else { pos }, message))
     }
 
     /// The window length after the word `window`.
@@ -415,169 +367,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A metric name: `pNN[.NNN]`, `max`, `mean` or `errors`, in any case.
-fn parse_metric(word: &str) -> Result<Metric, String> {
-    let lower = word.to_lowercase();
-    match lower.as_str() {
-        "max" => return Ok(Metric::Max),
-        "mean" => return Ok(Metric::Mean),
-        "errors" => return Ok(Metric::Errors),
-        "avg" | "average" => return Err(format!("unknown metric '{word}': write mean")),
-        "error" | "err" | "failures" | "failed" => {
-            return Err(format!(
-                "unknown metric '{word}': write errors, e.g. errors<0.1%"
-            ))
-        }
-        _ => {}
-    }
-    match lower.strip_prefix('p') {
-        Some(digits) if digits.starts_with(|c: char| c.is_ascii_digit()) => {
-            parse_percentile(word, digits).map(Metric::Percentile)
-        }
-        _ => Err(format!(
-            "unknown metric '{word}': use a percentile such as p99 or p99.9, max, mean or errors"
-        )),
-    }
-}
-
-/// The digits after the `p` of a percentile metric.
-fn parse_percentile(word: &str, digits: &str) -> Result<Percentile, String> {
-    let Some((whole, fraction)) = split_decimal(digits) else {
-        return Err(format!(
-            "'{word}' is not a percentile: write e.g. p99 or p99.9"
-        ));
-    };
-    if fraction.len() > 3 {
-        return Err("a percentile takes at most three decimals, e.g. p99.999".to_string());
-    }
-    let thousandths = whole
-        .parse::<u32>()
-        .ok()
-        .and_then(|w| w.checked_mul(1000))
-        .and_then(|w| w.checked_add(format!("{fraction:0<3}").parse::<u32>().ok()?));
-    if let Some(p) = thousandths.and_then(Percentile::from_thousandths) {
-        return Ok(p);
-    }
-    if thousandths == Some(Percentile::HUNDRED) {
-        return Err(format!("'{word}' is the largest response time: write max"));
-    }
-    if fraction.is_empty() && whole.len() >= 3 && whole.starts_with('9') {
-        return Err(format!(
-            "'{word}' is not a percentile: write p{}.{}",
-            &whole[..2],
-            &whole[2..]
-        ));
-    }
-    Err(format!(
-        "'{word}' is not a percentile: it must lie above 0 and below 100"
-    ))
-}
-
-/// A plain decimal `123` or `1.25` as its whole and fractional digits; `None` for anything
-/// else (`1.`, `.5`, `1.2.3`).
-fn split_decimal(text: &str) -> Option<(&str, &str)> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-    let complete = !whole.is_empty() && (!fraction.is_empty() || !text.contains('.'));
-    (complete && digits(whole) && digits(fraction)).then_some((whole, fraction))
-}
-
-/// A threshold's error: whether it points at the unit (else at the number), and the message.
-type ThresholdError = (bool, String);
-
-/// A latency threshold `whole.fraction unit`, exactly in nanoseconds.
-fn latency_threshold(whole: &str, fraction: &str, unit: &str) -> Result<Threshold, ThresholdError> {
-    let unit_ns = match unit {
-        "ns" => 1,
-        "us" | "µs" | "μs" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "" => {
-            let number = if fraction.is_empty() {
-                whole.to_string()
-            } else {
-                format!("{whole}.{fraction}")
-            };
-            return Err((
-                false,
-                format!("expected a unit (ns, us, ms, s) after '{number}'"),
-            ));
-        }
-        "%" => {
-            return Err((
-                true,
-                "a latency threshold takes a unit (ns, us, ms, s), not a percentage".to_string(),
-            ))
-        }
-        other => return Err((true, format!("unknown unit '{other}': use ns, us, ms or s"))),
-    };
-    let ns = scale_decimal(whole, fraction, unit_ns).map_err(|reason| (false, reason))?;
-    if ns == 0 {
-        return Err((false, "a threshold must be above zero".to_string()));
-    }
-    Ok(Threshold::LatencyNs(ns))
-}
-
-/// `whole.fraction × unit` as a whole number, or why it is none.
-fn scale_decimal(whole: &str, fraction: &str, unit: u64) -> Result<u64, String> {
-    let too_large = || "the threshold is too large".to_string();
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.len() > 9 {
-        return Err("the threshold is finer than a nanosecond".to_string());
-    }
-    let whole: u128 = whole.parse().map_err(|_| too_large())?;
-    let scale = 10u128.pow(fraction.len() as u32);
-    let fraction: u128 = if fraction.is_empty() {
-        0
-    } else {
-        fraction.parse().map_err(|_| too_large())?
-    };
-    let parts = fraction * u128::from(unit);
-    if !parts.is_multiple_of(scale) {
-        return Err("the threshold is finer than a nanosecond".to_string());
-    }
-    whole
-        .checked_mul(u128::from(unit))
-        .and_then(|w| w.checked_add(parts / scale))
-        .and_then(|total| u64::try_from(total).ok())
-        .ok_or_else(too_large)
-}
-
-/// An `errors` threshold: a percentage of requests, 0 to 100.
-fn error_threshold(number: &str, unit: &str, bound: Bound) -> Result<Threshold, ThresholdError> {
-    match unit {
-        "%" => {}
-        "" => {
-            return Err((
-                false,
-                "write the error threshold as a percentage of requests, e.g. errors<0.1%; \
-                 a count of failed requests is not supported"
-                    .to_string(),
-            ))
-        }
-        other => {
-            return Err((
-                true,
-                format!("errors take a percentage of requests, e.g. errors<0.1%, not '{other}'"),
-            ))
-        }
-    }
-    let fraction: f64 = shift_point(number, -2)
-        .parse()
-        .map_err(|_| (false, format!("'{number}' is not a number")))?;
-    if fraction > 1.0 {
-        return Err((false, "the error threshold is at most 100%".to_string()));
-    }
-    if fraction == 0.0 && bound == Bound::Below {
-        return Err((
-            false,
-            "a threshold must be above zero; to allow no failed requests at all, write errors<=0%"
-                .to_string(),
-        ));
-    }
-    Ok(Threshold::Fraction(fraction))
-}
-
 /// Checks a window length: above zero and a whole number of milliseconds.
 fn check_window_length(window: Duration) -> Result<Duration, String> {
     if window.is_zero() {
@@ -598,6 +387,7 @@ impl crate::usage::Blame for SlaParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sla::spec::{Bound, Percentile, Threshold};
 
     fn parse(spec: &str) -> Sla {
         Sla::parse(spec, DEFAULT_WINDOW).unwrap_or_else(|e| panic!("{e}"))
@@ -827,7 +617,7 @@ mod tests {
         assert_error(
             "<10ms",
             0,
-            "expected a metric (pNN, max, mean or errors), found '<'",
+            "expected a metric (pNN, max, mean, errors or recall), found '<'",
         );
     }
 
@@ -836,7 +626,8 @@ mod tests {
         assert_error(
             "latency<10ms",
             0,
-            "unknown metric 'latency': use a percentile such as p99 or p99.9, max, mean or errors",
+            "unknown metric 'latency': use a percentile such as p99 or p99.9, max, mean, errors \
+             or recall",
         );
         assert_error("p99<1ms, avg<1ms", 9, "write mean");
         assert_error("error<1%", 0, "write errors");
@@ -857,13 +648,19 @@ mod tests {
     }
 
     #[test]
-    fn an_sla_states_upper_bounds() {
+    fn latency_and_errors_terms_are_upper_bounds() {
         assert_error(
             "p99>10ms",
             3,
-            "an SLA states upper bounds: write p99<10ms or p99<=10ms",
+            "a latency term is an upper bound: write p99<10ms or p99<=10ms",
         );
         assert_error("read:p99 >= 10ms", 9, "write read:p99<10ms");
+        assert_error("max ≥ 1s", 4, "a latency term is an upper bound");
+        assert_error(
+            "errors>=1%",
+            6,
+            "an errors term is an upper bound: write errors<0.1% or errors<=0.1%",
+        );
         assert_error("p99=10ms", 3, "expected < or <= after 'p99', found '='");
     }
 
@@ -1022,5 +819,196 @@ mod tests {
             assert!(e.message.contains(message), "{spec}: {}", e.message);
             assert_eq!(e.position, at, "{spec}: {e}");
         }
+    }
+
+    #[test]
+    fn recall_terms_and_their_canonical_spelling() {
+        let t = only_term("recall@10>=0.9");
+        assert_eq!(t.metric, Metric::Recall(Some(10)));
+        assert_eq!(t.bound, Bound::AtLeast);
+        assert_eq!(t.threshold, Threshold::Recall(0.9));
+        assert_eq!(t.name(), "recall@10>=0.9");
+        assert_eq!(only_term("recall>=0.9").metric, Metric::Recall(None));
+        assert_eq!(only_term("recall>=0.9").name(), "recall>=0.9");
+        let t = only_term("p1(recall)>=0.7");
+        assert_eq!(
+            t.metric,
+            Metric::RecallPercentile(Percentile::from_thousandths(1_000).unwrap())
+        );
+        assert_eq!(t.name(), "p1(recall)>=0.7");
+        assert!(t.metric.is_recall() && !t.metric.is_latency());
+        for (spec, canonical) in [
+            ("recall@10>=90%", "recall@10>=0.9"),
+            ("recall@10 ≥ 0.90", "recall@10>=0.9"),
+            ("RECALL @ 010 >= 0.9500", "recall@10>=0.95"),
+            ("recall>0", "recall>0"),
+            ("recall>=1", "recall>=1"),
+            ("recall>=100%", "recall>=1"),
+            ("recall>=0.0001", "recall>=0.0001"),
+            ("recall>=99.99%", "recall>=0.9999"),
+            ("recall>=12.5%", "recall>=0.125"),
+            ("P1 (Recall) ≥ 0.70", "p1(recall)>=0.7"),
+            ("p0.1( recall )>0.5", "p0.1(recall)>0.5"),
+            ("p5(recall)>=0.8", "p5(recall)>=0.8"),
+            ("p50(recall)>=95%", "p50(recall)>=0.95"),
+            ("p99.999(recall)>=0.1", "p99.999(recall)>=0.1"),
+            ("ann:recall@10>=0.9", "ann:recall@10>=0.9"),
+            ("ann : p1(recall) >= 0.7", "ann:p1(recall)>=0.7"),
+        ] {
+            assert_eq!(only_term(spec).name(), canonical, "{spec}");
+            assert_eq!(only_term(canonical), only_term(spec), "{spec}");
+        }
+        assert_eq!(
+            only_term("recall>=12.5%").threshold,
+            Threshold::Recall(0.125)
+        );
+        assert_eq!(only_term("recall>0").bound, Bound::Above);
+    }
+
+    #[test]
+    fn recall_terms_read_back_beside_the_others() {
+        for spec in [
+            "p99<10ms, recall@10>=0.9, p1(recall)>=0.7, errors<0.1%",
+            "ann:recall@10>=0.9@1m, ann:p0.1(recall)>0.5, read:p99<5ms, window=10s",
+            "recall>=0.8@10s, recall>=0.9@1m",
+            "recall@100>=0.99, p50(recall)>=95%, window=30s",
+            // The fuzz target's seed.
+            "ann:recall@10>=0.9@1m, p1(recall)>=70%, recall > 0.5 @ 30s, p99<10ms, \
+             P0.1 ( Recall ) ≥ 0.0001, window=10s",
+        ] {
+            let sla = parse(spec);
+            assert_eq!(parse(&sla.to_string()), sla, "{spec} -> {sla}");
+        }
+        let sla = parse("ann:recall@10>=0.9@1m, p99<10ms");
+        assert_eq!(
+            sla.to_string(),
+            "ann:recall@10>=0.9@1m, p99<10ms, window=10s"
+        );
+        assert_eq!(sla.terms[0].op.as_deref(), Some("ann"));
+        assert_eq!(sla.terms[0].window, Some(Duration::from_secs(60)));
+        assert_eq!(
+            parse("ann : p1(recall) >= 0.7 @ 30s, p99<1ms").to_terms_string(),
+            "ann:p1(recall)>=0.7@30s, p99<1ms"
+        );
+        // An op type called recall is an op type.
+        assert_eq!(
+            parse("recall:p99<1ms").terms[0].op.as_deref(),
+            Some("recall")
+        );
+    }
+
+    #[test]
+    fn a_recall_term_is_a_lower_bound() {
+        assert_error(
+            "recall@10<0.9",
+            9,
+            "a recall term is a lower bound: write recall@10>=0.9",
+        );
+        assert_error("recall <= 95%", 7, "write recall>=0.95");
+        assert_error("ann:p1(recall)≤0.7", 14, "write ann:p1(recall)>=0.7");
+        assert_error("recall@10<bad", 9, "write recall@10>=0.9");
+        assert_error(
+            "recall@10=0.9",
+            9,
+            "expected >= or > after 'recall@10', found '='",
+        );
+        assert_error(
+            "recall@10",
+            9,
+            "missing threshold: write e.g. recall@10>=0.9",
+        );
+        assert_error("recall>=", 8, "missing threshold after '>='");
+    }
+
+    #[test]
+    fn recall_thresholds_lie_between_0_and_1() {
+        assert_error(
+            "recall@10>=1.5",
+            11,
+            "a recall threshold lies between 0 and 1: 1.5 is above 1",
+        );
+        assert_error(
+            "recall>=90",
+            8,
+            "90 is above 1 (as a percentage, write 90%)",
+        );
+        assert_error("recall>=101%", 8, "between 0% and 100%: 101% is above 100%");
+        assert_error("recall>=99999999999999999999999", 8, "is above 1");
+        assert_error("recall>=-0.1", 8, "a recall threshold lies between 0 and 1");
+        assert_error("recall>=0", 8, "at least 0 always holds");
+        assert_error("recall>=0%", 8, "at least 0 always holds");
+        assert_error("recall>1", 7, "no recall is above 1: write >=1");
+        assert_error(
+            "p1(recall)>=70ms",
+            14,
+            "a recall threshold is a share of the nearest neighbours, not a time",
+        );
+        assert_error("recall>=0.9 s", 12, "not a time");
+        assert_error("recall>=0.9x", 11, "unknown unit 'x'");
+        assert_error("recall>=0.90001", 8, "at most four decimals");
+        assert_error("recall>=90.001%", 8, "two in a percentage");
+        assert_error("recall>=.9", 8, "'.9' is not a number");
+    }
+
+    #[test]
+    fn bad_recall_metrics() {
+        assert_error(
+            "recall@0>=0.9",
+            7,
+            "recall@0 counts no neighbour: k is at least 1",
+        );
+        assert_error("recall@>=0.9", 7, "expected the k of recall@k after '@'");
+        assert_error("recall@10s>=0.9", 7, "a whole number of nearest neighbours");
+        assert_error("recall@1.5>=0.9", 7, "a whole number of nearest neighbours");
+        assert_error("recall@99999999999>=0.9", 7, "k is too large");
+        assert_error("mean(recall)>=0.9", 0, "'mean(…)' is not a metric");
+        assert_error("p1(latency)>=0.9", 3, "expected recall in the parentheses");
+        assert_error(
+            "p1(recall@10)>=0.9",
+            9,
+            "a percentile of the recall takes no k",
+        );
+        assert_error("p1(recall>=0.9", 9, "expected ')' to close p1(recall)");
+        assert_error(
+            "p100(recall)>=0.9",
+            0,
+            "'p100' is not a percentile: it must lie above 0",
+        );
+        assert_error("p0(recall)>=0.9", 0, "above 0 and below 100");
+        assert_error("ann:p1.2345(recall)>=0.9", 4, "at most three decimals");
+        // The same measure twice, with or without k.
+        assert_error("recall@10>=0.9, recall>=0.8", 16, "'recall' is given twice");
+        assert_error(
+            "ann:p1(recall)>=0.7, ann:p1(recall)>=0.6",
+            21,
+            "given twice",
+        );
+        assert_eq!(parse("recall>=0.9, ann:recall>=0.8").terms.len(), 2);
+        assert_eq!(parse("recall>=0.9, recall>=0.8@1m").terms.len(), 2);
+    }
+
+    #[test]
+    fn recall_terms_serialize_their_parts() {
+        let sla = parse("ann:recall@10>=0.9, p1(recall)>0.7@1m");
+        assert_eq!(
+            serde_json::to_value(&sla).unwrap()["terms"],
+            serde_json::json!([
+                {
+                    "name": "ann:recall@10>=0.9",
+                    "op": "ann",
+                    "metric": "recall@10",
+                    "bound": ">=",
+                    "threshold": {"recall": 0.9}
+                },
+                {
+                    "name": "p1(recall)>0.7@1m",
+                    "op": null,
+                    "metric": "p1(recall)",
+                    "bound": ">",
+                    "threshold": {"recall": 0.7},
+                    "window_ms": 60_000
+                }
+            ])
+        );
     }
 }
