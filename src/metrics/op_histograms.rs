@@ -71,6 +71,33 @@ pub struct OpHistograms {
 /// three significant digits, a recall of 0.9 is kept within 0.0005.)
 pub const RECALL_SCALE: f64 = 10_000.0;
 
+/// The mean of a recall histogram, in ten-thousandths rounded down, each bucket counted at its
+/// lowest value: never above the mean of the values recorded (the histogram's own mean takes
+/// each bucket's middle). 0 when empty. The SLA's judge and summary.json both use it.
+pub fn recall_mean(h: &Histogram<u64>) -> u64 {
+    if h.is_empty() {
+        return 0;
+    }
+    let sum: u128 = h
+        .iter_recorded()
+        .map(|v| u128::from(h.lowest_equivalent(v.value_iterated_to())) * u128::from(v.count_at_value()))
+        .sum();
+    (sum / u128::from(h.len())) as u64
+}
+
+/// The recall that `percent` % of the requests fell below, in ten-thousandths: the value at
+/// rank ⌊percent/100 · n⌋ + 1 from the lowest, at its bucket's lowest value, so that exactly
+/// `percent` % below a bound still meets it (as `pQ<T` allows 100 − Q % above T). 0 when
+/// empty.
+pub fn recall_below(h: &Histogram<u64>, percent: f64) -> u64 {
+    if h.is_empty() {
+        return 0;
+    }
+    let below = (percent / 100.0 * h.len() as f64).floor() as u64;
+    let rank = (below + 1).min(h.len());
+    h.lowest_equivalent(crate::stats::value_at_rank(h, rank))
+}
+
 impl Default for OpHistograms {
     fn default() -> Self {
         OpHistograms {

@@ -98,15 +98,16 @@ impl Recall {
         if h.is_empty() {
             return None;
         }
+        use crate::metrics::op_histograms::{recall_below, recall_mean};
         let scale = crate::metrics::RECALL_SCALE;
-        // The lowest value of the bucket: a lower bound is judged on what is surely reached.
-        let at = |p: f64| h.lowest_equivalent(h.value_at_quantile(p)) as f64 / scale;
+        // As the SLA's judge takes them: each bucket at its lowest value.
+        let at = |percent: f64| recall_below(h, percent) as f64 / scale;
         Some(Recall {
             requests: h.len(),
-            mean: h.mean() / scale,
-            p1: at(0.01),
-            p5: at(0.05),
-            p50: at(0.5),
+            mean: recall_mean(h) as f64 / scale,
+            p1: at(1.0),
+            p5: at(5.0),
+            p50: at(50.0),
             min: h.min() as f64 / scale,
         })
     }

@@ -322,18 +322,7 @@ fn judge_recall<'a>(term: &Term, covered: impl Iterator<Item = &'a OpHistograms>
         Metric::RecallPercentile(p) => {
             recall.lowest_equivalent(value_at_rank(&recall, p.rank_from_below(recall.len())))
         }
-        // Each bucket at its lowest value, the sum divided down: never above the mean of the
-        // values recorded (the histogram's own mean takes each bucket's middle).
-        _ => {
-            let sum: u128 = recall
-                .iter_recorded()
-                .map(|v| {
-                    u128::from(recall.lowest_equivalent(v.value_iterated_to()))
-                        * u128::from(v.count_at_value())
-                })
-                .sum();
-            (sum / u128::from(recall.len())) as u64
-        }
+        _ => crate::metrics::op_histograms::recall_mean(&recall),
     };
     let value = Value::Recall(ten_thousandths as f64 / RECALL_SCALE);
     TermOutcome {
