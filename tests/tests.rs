@@ -29,6 +29,7 @@ mod shipped_profiles;
 mod stress_profile;
 mod sweep;
 mod tls;
+mod vector_formats;
 mod verdicts;
 mod workload_file;
 mod ycsb;
