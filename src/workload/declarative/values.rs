@@ -431,7 +431,7 @@ impl Generator {
                     // Checked when the file is read: the index is an integer.
                     _ => None,
                 };
-                let vector = file.pick(index, ctx);
+                let vector = file.pick(index, &mut ctx.rng);
                 Drawn::List(vector.iter().map(|x| Drawn::Real(f64::from(*x))).collect())
             }
             Generator::Default => Drawn::Int(0),
