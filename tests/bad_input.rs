@@ -66,6 +66,7 @@ const POPULATE_LOTS: &str = "schema: []\noperations:\n  write:\n    cql: INSERT 
 const OPERATIONS_NUMBER: &str = "operations: 5\n";
 const OPERATIONS_EMPTY: &str = "schema: []\noperations: {}\n";
 const UNKNOWN_KEY: &str = "schema: []\nsurprise: 1\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
+const VECTOR_FILE_OF_ANOTHER_DIMENSION: &str = "schema:\n  - CREATE TABLE IF NOT EXISTS {keyspace}.t (id int PRIMARY KEY, v vector<float, 8>)\noperations:\n  search:\n    cql: SELECT id FROM {keyspace}.t ORDER BY v ANN OF ? LIMIT 10\n    args: [\"vector_file('base.fvecs')\"]\n";
 const BAD_GENERATOR: &str = "schema: []\ngenerators:\n  key: lognormal(1)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [key]\n";
 
 /// A self-signed certificate (PEM), where a case needs one that reads.
@@ -573,6 +574,15 @@ const CASES: &[Case] = &[
         &["--ops names 'nosuch'"],
     ),
     case(&["run", "{dir}/missing.yaml"], &["missing.yaml"]),
+    // A query's vectors from a file of 4-dimensional vectors, for a vector of 8.
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[
+            ("w.yaml", Text(VECTOR_FILE_OF_ANOTHER_DIMENSION)),
+            ("base.fvecs", Fixture("vectors/base.fvecs")),
+        ],
+        &["vector_file('base.fvecs')): the file holds vectors of dimension 4, but v is a vector of 8"],
+    ),
     // Found by fuzzing (fuzz/regressions/): contact points no driver can connect to, counts
     // and offsets beyond their types, proportions and weights that do not add up, serde's
     // type names (now words).

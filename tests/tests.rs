@@ -30,6 +30,7 @@ mod stress_profile;
 mod sweep;
 mod tls;
 mod vector;
+mod vector_formats;
 mod verdicts;
 mod workload_file;
 mod ycsb;

@@ -300,7 +300,10 @@ impl Workload for AnyWorkload {
     fn populate_concurrency(&self) -> Option<usize> {
         match self {
             AnyWorkload::Vector(w) => w.populate_concurrency(),
-            _ => None,
+            AnyWorkload::Declarative(w) => w.populate_concurrency(),
+            AnyWorkload::CassandraStress(w) => w.populate_concurrency(),
+            AnyWorkload::CassandraStressSet(w) => w.populate_concurrency(),
+            AnyWorkload::Builtin(_) | AnyWorkload::Ycsb(_) => None,
         }
     }
 

@@ -11,6 +11,13 @@ use super::error::WorkloadError;
 /// Cassandra refuses batches of more statements than this.
 pub const MAX_BATCH_STATEMENTS: u64 = 65_535;
 
+/// Populate writes in flight at once for a table with a vector column. Cassandra 5.0.9's
+/// vector index fails a write that finds more writes adding to the memtable's graph at once
+/// than the server has cores plus one ("Number of outstanding pooled objects has gone beyond
+/// the limit", CASSANDRA-21644, fixed after 5.0.9); two at once is safe on any server, where
+/// the populate's default 128 fails most of its writes.
+pub const VECTOR_POPULATE_CONCURRENCY: usize = 2;
+
 /// Parses a consistency level name such as LOCAL_ONE or quorum.
 pub fn parse_consistency(name: &str) -> Result<Consistency, WorkloadError> {
     Ok(match name.to_ascii_uppercase().as_str() {

@@ -156,6 +156,28 @@ pub fn bind(g: &Generator, typ: &ColumnType<'_>, named: &[Generator]) -> Result<
                 element: Box::new(element_of("its elements", bind(element, e, named))?),
             })
         }
+        (Generator::VectorFile { file, .. }, ColumnType::Vector { typ: e, dimensions }) => {
+            if file.dim() != usize::from(*dimensions) {
+                return Err(format!(
+                    "the vector file {} holds vectors of dimension {}, not {dimensions}",
+                    file.written,
+                    file.dim()
+                ));
+            }
+            if convert(Drawn::Real(0.0), e).is_none() {
+                return Err(format!(
+                    "its elements: a vector file's components are real numbers, which cannot be a {}",
+                    type_name(e)
+                ));
+            }
+            Ok(g.clone())
+        }
+        (Generator::VectorFile { file, .. }, _) => Err(format!(
+            "the vectors of {} bind to a vector<float, {}>, not a {}",
+            file.written,
+            file.dim(),
+            type_name(typ)
+        )),
         (
             Generator::Map { count, key, value },
             ColumnType::Collection {

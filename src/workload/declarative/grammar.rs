@@ -6,10 +6,12 @@
 
 use std::fmt;
 use std::net::IpAddr;
+use std::path::Path;
 
 use rand_distr::Zipf;
 
 use super::values::{ArithOp, Generator, Kind};
+use super::vector_file::VectorFile;
 use crate::units;
 
 /// Why a generator's text cannot be read.
@@ -22,16 +24,28 @@ impl fmt::Display for GeneratorError {
     }
 }
 
-const FORMS: &str = "sequence(N), uniform(A..B), normal(A..B), zipfian(A..B, 0.99), text(A..B), uuid, timeuuid, timestamp, timestamp(-60s), timestamp(2025-01-01, 1s), decimal(GEN, SCALE), inet, inet(10.0.0.0/8), duration(1s..1h), list(COUNT, GEN), set(COUNT, GEN), map(COUNT, GEN, GEN), tuple(GEN, ...), udt(FIELD = GEN, ...), vector(GEN), default, row, hash(X), prefix(X, N), concat(X, ...), add/mul/div/mod(X, N), a number or 'text'";
+const FORMS: &str = "sequence(N), uniform(A..B), normal(A..B), zipfian(A..B, 0.99), text(A..B), uuid, timeuuid, timestamp, timestamp(-60s), timestamp(2025-01-01, 1s), decimal(GEN, SCALE), inet, inet(10.0.0.0/8), duration(1s..1h), list(COUNT, GEN), set(COUNT, GEN), map(COUNT, GEN, GEN), tuple(GEN, ...), udt(FIELD = GEN, ...), vector(GEN), vector_file('FILE'), vector_file('FILE', INDEX), default, row, hash(X), prefix(X, N), concat(X, ...), add/mul/div/mod(X, N), a number or 'text'";
 
 /// Reads a generator; `names` are the named generators, which a bare name refers to (before
 /// any generator of the same name).
 pub fn parse(text: &str, names: &[String]) -> Result<Generator, GeneratorError> {
-    Parser { names }.generator(text)
+    Parser { names, base: None }.generator(text)
+}
+
+/// [`parse`] for a workload file in the folder `base`: the files its generators name
+/// (`vector_file('q.fvecs')`) are relative to it.
+pub fn parse_in(
+    text: &str,
+    names: &[String],
+    base: Option<&Path>,
+) -> Result<Generator, GeneratorError> {
+    Parser { names, base }.generator(text)
 }
 
 struct Parser<'n> {
     names: &'n [String],
+    /// The workload file's folder, which relative paths start from (else the current one).
+    base: Option<&'n Path>,
 }
 
 fn err<T>(text: &str, why: impl fmt::Display) -> Result<T, GeneratorError> {
@@ -250,6 +264,23 @@ impl Parser<'_> {
                 arity(0, 1)?;
                 Generator::Vector(Box::new(self.element(parts.first().copied())?))
             }
+            ("vector_file", Some(_)) => {
+                arity(1, 2)?;
+                if !parts[0].starts_with('\'') {
+                    return err(
+                        text,
+                        "the file is quoted text: vector_file('queries.fvecs')",
+                    );
+                }
+                let written = literal(parts[0])?;
+                let file = VectorFile::open(&written, self.base)
+                    .map_err(|e| GeneratorError(format!("'{text}': {e}")))?;
+                let index = parts
+                    .get(1)
+                    .map(|p| self.generator(p).map(Box::new))
+                    .transpose()?;
+                Generator::VectorFile { file, index }
+            }
             ("default", None) => Generator::Default,
             ("row", None) => Generator::Row,
             ("hash", Some(_)) => {
@@ -347,7 +378,7 @@ impl Parser<'_> {
 /// A count of rows or elements as a file writes it outside a generator: `5`, `1..20`,
 /// `zipfian(1..100)`.
 pub fn count(text: &str, names: &[String]) -> Result<Generator, GeneratorError> {
-    Parser { names }.count(text, Some(text))
+    Parser { names, base: None }.count(text, Some(text))
 }
 
 /// `name(args)` or `name`: the name and the text between the outer parentheses.

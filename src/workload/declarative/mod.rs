@@ -20,8 +20,9 @@
 //!
 //! The file as written is [`raw`], checked into [`model`] ([`parse`]); [`grammar`] reads its
 //! generators, [`values`] draws their values, [`bounds`] says how large they can get, and
-//! [`bind`](mod@bind) fits them to the variables' CQL types when the statements are prepared. This file
-//! prepares a checked file against a session and sends its requests.
+//! [`bind`](mod@bind) fits them to the variables' CQL types when the statements are prepared;
+//! [`vector_file`] holds the vectors a `vector_file(...)` generator reads from a file. This
+//! file prepares a checked file against a session and sends its requests.
 
 pub mod bind;
 pub mod bounds;
@@ -29,6 +30,7 @@ pub mod grammar;
 pub mod model;
 pub mod raw;
 pub mod values;
+pub mod vector_file;
 
 pub use model::{load, parse, Checked};
 
@@ -46,7 +48,9 @@ use super::common::schema::{
     await_agreement, create_keyspace, drop_keyspace, is_plain_name, run_schema,
 };
 use super::common::send::Requests;
-use super::common::statements::{parse_consistency, prepare, MAX_BATCH_STATEMENTS};
+use super::common::statements::{
+    parse_consistency, prepare, MAX_BATCH_STATEMENTS, VECTOR_POPULATE_CONCURRENCY,
+};
 use super::{Parts, Workload, WorkloadConfig};
 use bind::{bind, convert, type_name};
 use values::{Ctx, Drawn, Generator};
@@ -60,6 +64,8 @@ pub struct Declarative {
     named: Vec<Generator>,
     text: TextPool,
     seed: u64,
+    /// Fewer populate writes in flight, when the populate writes vectors.
+    populate_concurrency: Option<usize>,
 }
 
 /// One operation, prepared: its statements with their arguments bound to the variables'
@@ -140,6 +146,13 @@ impl Declarative {
             }
             prepared.push(statements);
         }
+        // A populate that writes vectors goes slowly enough for Cassandra 5.0.9's vector
+        // index (see VECTOR_POPULATE_CONCURRENCY).
+        let writes_vectors = prepared.get(checked.populate.1).is_some_and(|statements| {
+            statements
+                .iter()
+                .any(|(_, types)| types.iter().any(|t| matches!(t, ColumnType::Vector { .. })))
+        });
         // A named generator takes the type of the first variable it is bound to (for its
         // `default` parts); its other uses convert the value drawn.
         let mut named = Vec::with_capacity(unbound.len());
@@ -245,6 +258,7 @@ impl Declarative {
             named,
             text: TextPool::new(config.seed),
             seed: config.seed,
+            populate_concurrency: writes_vectors.then_some(VECTOR_POPULATE_CONCURRENCY),
         })
     }
 
@@ -299,6 +313,10 @@ fn normalise(weights: &[f64]) -> Vec<f64> {
 impl Workload for Declarative {
     fn operations(&self) -> &Operations {
         &self.operations
+    }
+
+    fn populate_concurrency(&self) -> Option<usize> {
+        self.populate_concurrency
     }
 
     async fn execute(&self, op: usize, seq: u64, _parts: &mut Parts) -> Result<(), ExecutionError> {

@@ -8,6 +8,7 @@ use super::bounds;
 use super::grammar;
 use super::raw::{OpSpec, Populate, RowsText, Spec};
 use super::values::{Generator, Kind};
+use super::vector_file;
 use crate::workload::common::error::WorkloadError;
 use crate::workload::common::statements::{parse_consistency, BatchKind, MAX_BATCH_STATEMENTS};
 
@@ -83,6 +84,8 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
         return Err(bad("`operations` lists no operation".into()));
     }
     let names: Vec<String> = spec.generators.keys().cloned().collect();
+    // Files the generators name are relative to the workload file's folder.
+    let base = Path::new(origin).parent();
     let mut named = Vec::new();
     for (name, text) in &spec.generators {
         if name.is_empty()
@@ -93,7 +96,8 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
                 "generator '{name}': a name is letters, digits and underscores, not starting with a digit"
             )));
         }
-        let g = grammar::parse(text, &names).map_err(|e| bad(format!("generator {name}: {e}")))?;
+        let g = grammar::parse_in(text, &names, base)
+            .map_err(|e| bad(format!("generator {name}: {e}")))?;
         named.push((name.clone(), g));
     }
     let generators: Vec<Generator> = named.iter().map(|(_, g)| g.clone()).collect();
@@ -110,6 +114,7 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
     for (name, g) in &named {
         validate(g, &generators).map_err(|e| bad(format!("generator {name}: {e}")))?;
     }
+    let declared = vector_file::declared_vectors(&spec.schema);
     let mut ops = Vec::new();
     for (op, op_spec) in &spec.operations.0 {
         let bad_op = |m: String| bad(format!("operation {op}: {m}"));
@@ -155,7 +160,7 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
             }
             let mut args = Vec::new();
             for a in texts {
-                let g = grammar::parse(a, &names).map_err(|e| {
+                let g = grammar::parse_in(a, &names, base).map_err(|e| {
                     // A bare word may have been meant as a named generator.
                     let also = if a.contains('(') {
                         ""
@@ -168,6 +173,8 @@ fn check(spec: Spec, origin: &str) -> Result<Checked, WorkloadError> {
                     .map_err(|e| bad_op(format!("{which}{}: {e}", a.trim())))?;
                 args.push(g);
             }
+            check_vector_files(cql, &args, &declared, &generators)
+                .map_err(|e| bad_op(format!("{which}{e}")))?;
             statements.push(CheckedStatement {
                 cql: cql.clone(),
                 args,
@@ -312,6 +319,41 @@ fn refers_to(g: &Generator, k: usize) -> bool {
     *g == Generator::Named(k) || g.children().iter().any(|c| refers_to(c, k))
 }
 
+/// Refuses, before connecting, a `vector_file` whose vectors are not of the dimension of the
+/// column its variable is for, where the schema and the CQL show both (the prepared
+/// statements' metadata checks every other case).
+fn check_vector_files(
+    cql: &str,
+    args: &[Generator],
+    declared: &[(String, usize)],
+    named: &[Generator],
+) -> Result<(), String> {
+    let columns = vector_file::marker_columns(cql);
+    for (i, g) in args.iter().enumerate() {
+        let g = match g {
+            Generator::Named(k) => &named[*k],
+            g => g,
+        };
+        let Generator::VectorFile { file, .. } = g else {
+            continue;
+        };
+        let Some(Some(column)) = columns.get(i) else {
+            continue;
+        };
+        if let Some((_, dim)) = declared.iter().find(|(n, _)| n == column) {
+            if file.dim() != *dim {
+                return Err(format!(
+                    "argument {} (vector_file('{}')): the file holds vectors of dimension {}, but {column} is a vector of {dim}",
+                    i + 1,
+                    file.written,
+                    file.dim()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A circle of named generators that derive from one another, if there is one.
 fn find_cycle(named: &[Generator]) -> Option<Vec<usize>> {
     fn visit(k: usize, named: &[Generator], path: &mut Vec<usize>, done: &mut [bool]) -> bool {
@@ -357,6 +399,9 @@ fn validate(g: &Generator, named: &[Generator]) -> Result<(), String> {
         Generator::List { count, .. }
         | Generator::Set { count, .. }
         | Generator::Map { count, .. } => int("a count", count)?,
+        Generator::VectorFile {
+            index: Some(index), ..
+        } => int("vector_file's index", index)?,
         Generator::Prefix { of, .. } => match of.kind(named) {
             Some(Kind::Composite) | None => {
                 return Err("prefix takes a single value, not a collection or `default`".into())

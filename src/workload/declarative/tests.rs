@@ -2,7 +2,10 @@
 
 use std::path::Path;
 
+use scylla::frame::response::result::NativeType;
+
 use super::model::*;
+use super::vector_file::tests::fvecs;
 use super::*;
 use crate::workload::builtin::{cql_of, OP_NAMES};
 use crate::workload::common::statements::BatchKind;
@@ -308,4 +311,137 @@ fn the_documented_examples_are_valid_workloads() {
         }
     }
     assert!(checked >= 3, "{checked}");
+}
+
+// Vector search: ANN query ops, vectors from a file.
+
+fn vector_of(dimensions: u16) -> ColumnType<'static> {
+    ColumnType::Vector {
+        typ: Box::new(ColumnType::Native(NativeType::Float)),
+        dimensions,
+    }
+}
+
+/// The components `g` draws for request `seq` of a run of `seed`.
+fn draw(g: &Generator, seed: u64, seq: u64) -> Vec<f64> {
+    let pool = TextPool::new(seed);
+    let mut ctx = Ctx::new(seq, request_rng(seed, seq), &pool, &[]);
+    let Drawn::List(items) = g.draw(&mut ctx) else {
+        panic!()
+    };
+    items
+        .into_iter()
+        .map(|x| match x {
+            Drawn::Real(x) => x,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// A file of `n` vectors of `dim` components, vector i's components all i + 1.
+fn numbered(dir: &Path, name: &str, n: usize, dim: usize) -> String {
+    let rows: Vec<Vec<f32>> = (0..n).map(|i| vec![i as f32 + 1.0; dim]).collect();
+    fvecs(&dir.join(name), &rows);
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_file_s_pick_is_a_function_of_the_seed_and_the_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = numbered(dir.path(), "q.fvecs", 50, 3);
+    let picked =
+        grammar::parse(&format!("vector_file('{file}')"), &[])
+            .unwrap();
+    let firsts: Vec<f64> = (0..200).map(|seq| draw(&picked, 7, seq)[0]).collect();
+    // Again, in another order: the same vectors.
+    for seq in (0..200).rev() {
+        assert_eq!(draw(&picked, 7, seq)[0], firsts[seq as usize]);
+    }
+    // Spread over the file, and another seed picks others.
+    let distinct: std::collections::BTreeSet<u64> = firsts.iter().map(|x| *x as u64).collect();
+    assert!(distinct.len() > 30, "{distinct:?}");
+    assert!((0..200).any(|seq| draw(&picked, 8, seq)[0] != firsts[seq as usize]));
+    // With an index: vector INDEX mod the file's length, whatever the seed.
+    let indexed = grammar::parse(
+        &format!("vector_file('{file}', sequence(1000))"),
+        &[],
+    )
+    .unwrap();
+    for seq in [0, 1, 49, 50, 777] {
+        assert_eq!(draw(&indexed, 1, seq), vec![(seq % 50) as f64 + 1.0; 3]);
+        assert_eq!(draw(&indexed, 2, seq), draw(&indexed, 1, seq));
+    }
+    // Bound to a vector of the file's dimension: floats; to another, refused.
+    let bound = bind(&picked, &vector_of(3), &[]).unwrap();
+    let pool = TextPool::new(1);
+    let mut ctx = Ctx::new(0, request_rng(1, 0), &pool, &[]);
+    let Some(CqlValue::Vector(v)) = convert(bound.draw(&mut ctx), &vector_of(3)) else {
+        panic!()
+    };
+    assert!(matches!(v[..], [CqlValue::Float(_), _, _]));
+    let e = bind(&picked, &vector_of(4), &[]).unwrap_err();
+    assert!(e.contains("holds vectors of dimension 3, not 4"), "{e}");
+    let e = bind(&picked, &ColumnType::Native(NativeType::Text), &[]).unwrap_err();
+    assert!(e.contains("bind to a vector<float, 3>, not a text"), "{e}");
+}
+
+/// An ANN query op, its vector generated or read from a file; a file of the wrong
+/// dimension refused when the workload is read, before any connection.
+#[test]
+fn ann_queries_parse_and_a_file_of_another_dimension_is_refused() {
+    let example = include_str!("../../../workloads/vector-search.yaml");
+    let checked = parse(example, "workloads/vector-search.yaml").unwrap();
+    assert_eq!(checked.op_names, ["insert", "search", "search_in_category"]);
+    let search = &checked.ops[1].statements[0];
+    assert!(search.cql.contains("ORDER BY embedding ANN OF ? LIMIT 10"));
+    let bound = bind(&search.args[0], &vector_of(64), &[]).unwrap();
+    assert_eq!(draw(&bound, 1, 5).len(), 64);
+    assert!(draw(&bound, 1, 5).iter().all(|x| (-1.0..=1.0).contains(x)));
+    assert_eq!(checked.ops[2].statements[0].args.len(), 2);
+
+    // The fixture that reads its vectors from a file, relative to itself.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/workloads/vector-files.yaml");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let checked = parse(&text, fixture.to_str().unwrap()).unwrap();
+    assert!(matches!(
+        checked.ops[0].statements[0].args[1],
+        Generator::VectorFile { index: Some(_), .. }
+    ));
+
+    let dir = tempfile::tempdir().unwrap();
+    numbered(dir.path(), "q.fvecs", 5, 16);
+    let workload = dir.path().join("w.yaml");
+    let text = "schema:\n  - CREATE TABLE IF NOT EXISTS {keyspace}.t (id int PRIMARY KEY, v vector<float, 8>)\noperations:\n  search:\n    cql: SELECT id FROM {keyspace}.t ORDER BY v ANN OF ? LIMIT 10\n    args: [\"vector_file('q.fvecs')\"]\n";
+    let e = parse(text, workload.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("operation search: argument 1 (vector_file('q.fvecs')): the file holds vectors of dimension 16, but v is a vector of 8"),
+        "{e}"
+    );
+    let e = parse(
+        &text.replace("q.fvecs", "none.fvecs"),
+        workload.to_str().unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("none.fvecs") && !e.contains('\n'), "{e}");
+    let e = parse(
+        &text.replace("'q.fvecs'", "'q.fvecs', text(3)"),
+        workload.to_str().unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("vector_file's index takes an integer, not a text"),
+        "{e}"
+    );
+    let e = parse(
+        &text.replace("'q.fvecs'", "q.fvecs"),
+        workload.to_str().unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("the file is quoted text"), "{e}");
 }

@@ -17,6 +17,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use uuid::{Builder, Uuid};
 
+use super::vector_file::VectorFile;
 use crate::workload::common::generators::{clamped_normal, TextPool};
 use crate::workload::common::hash::{splitmix_finalise, Fnv1a};
 
@@ -144,6 +145,14 @@ pub enum Generator {
     Udt(Vec<(String, Generator)>),
     /// `vector(ELEMENT)`: as many elements as the vector type's dimension.
     Vector(Box<Generator>),
+    /// `vector_file('FILE')` or `vector_file('FILE', INDEX)`: a vector of a file, drawn
+    /// uniformly or number INDEX (wrapped into the file).
+    VectorFile {
+        /// The file's vectors.
+        file: VectorFile,
+        /// The vector's number, an integer generator; drawn uniformly when absent.
+        index: Option<Box<Generator>>,
+    },
     /// `default`, or an element left out: the default generator of the variable's type,
     /// chosen when the statement is prepared.
     Default,
@@ -416,6 +425,15 @@ impl Generator {
             // Bound generators hold no vector (it becomes a list of the dimension's length)
             // and no default (it becomes the type's generator): see `bind`.
             Generator::Vector(element) => Drawn::List(vec![element.draw(ctx)]),
+            Generator::VectorFile { file, index } => {
+                let index = match index.as_deref().map(|i| i.draw(ctx)) {
+                    Some(Drawn::Int(i)) => Some(i),
+                    // Checked when the file is read: the index is an integer.
+                    _ => None,
+                };
+                let vector = file.pick(index, &mut ctx.rng);
+                Drawn::List(vector.iter().map(|x| Drawn::Real(f64::from(*x))).collect())
+            }
             Generator::Default => Drawn::Int(0),
             Generator::Named(k) => {
                 if let Some(v) = &ctx.memo[*k] {
@@ -498,7 +516,8 @@ impl Generator {
             | Generator::Map { .. }
             | Generator::Tuple(_)
             | Generator::Udt(_)
-            | Generator::Vector(_) => Kind::Composite,
+            | Generator::Vector(_)
+            | Generator::VectorFile { .. } => Kind::Composite,
             Generator::Default => return None,
             Generator::Named(k) => return named.get(*k)?.kind(named),
         })
@@ -518,6 +537,9 @@ impl Generator {
             Generator::Map { count, key, value } => vec![count, key, value],
             Generator::Tuple(items) | Generator::Concat(items) => items.iter().collect(),
             Generator::Udt(fields) => fields.iter().map(|(_, g)| g).collect(),
+            Generator::VectorFile {
+                index: Some(index), ..
+            } => vec![index],
             _ => Vec::new(),
         }
     }

@@ -41,6 +41,7 @@ use self::statements::{
     check_batch_kind, check_batch_size, column_types, condition_read, insert_cql, token_range_cql,
     variable_columns, ConditionRead, PREPARING,
 };
+use self::types::CqlType;
 use self::values::{pick_rows, Rows};
 use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, PartitionKeys};
@@ -50,7 +51,9 @@ use super::common::schema::{
     table_exists, ColumnKind,
 };
 use super::common::send::Requests;
-use super::common::statements::{parse_consistency, prepare, MAX_BATCH_STATEMENTS};
+use super::common::statements::{
+    parse_consistency, prepare, MAX_BATCH_STATEMENTS, VECTOR_POPULATE_CONCURRENCY,
+};
 use super::{Parts, Workload, WorkloadConfig};
 
 /// A named query, prepared.
@@ -508,6 +511,15 @@ fn visit_rows(rows: u64, parts: u64, part: u64) -> std::ops::Range<u64> {
 impl Workload for StressWorkload {
     fn operations(&self) -> &Operations {
         &self.operations
+    }
+
+    /// Fewer populate writes in flight for a table with a vector column, which Cassandra
+    /// 5.0.9's vector index fails under concurrent writes (see VECTOR_POPULATE_CONCURRENCY).
+    fn populate_concurrency(&self) -> Option<usize> {
+        self.rows
+            .columns()
+            .any(|c| matches!(c.ty, CqlType::Vector(..)))
+            .then_some(VECTOR_POPULATE_CONCURRENCY)
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {

@@ -615,6 +615,23 @@ queries:
     cql: select * from posts where domain = ? and published >= ?
 ";
 
+    /// The vector search example: a vector column, its SAI index and an ANN query read as
+    /// any other profile's.
+    #[test]
+    fn the_vector_search_example_reads() {
+        let text = include_str!("../../../workloads/vector-search-profile.yaml");
+        let p = Profile::parse(text).unwrap();
+        assert_eq!(p.queries.len(), 1);
+        assert_eq!(p.queries[0].name, "search");
+        assert!(p.queries[0].cql.contains("ORDER BY embedding ANN OF ?"));
+        assert!(p.extra_definitions[0].contains("StorageAttachedIndex"));
+        assert!(p
+            .table_definition
+            .as_deref()
+            .unwrap()
+            .contains("vector<float, 64>"));
+    }
+
     #[test]
     fn a_full_profile_reads_with_each_key() {
         let p = Profile::parse(FULL).unwrap();

@@ -213,6 +213,14 @@ impl Workload for StressSetWorkload {
         &self.operations
     }
 
+    /// The lowest of the profiles' (a table with a vector column writes slowly).
+    fn populate_concurrency(&self) -> Option<usize> {
+        self.members
+            .iter()
+            .filter_map(Workload::populate_concurrency)
+            .min()
+    }
+
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
         match self.ops.get(op) {
             Some(&(member, member_op)) => {
