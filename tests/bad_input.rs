@@ -1420,6 +1420,18 @@ const CASES: &[Case] = &[
         &[("points.csv", Text("1,2,3\n"))],
         &["unknown format: give a .fvecs, .bvecs, .ivecs or .npy file"],
     ),
+    case(
+        &["run", "keyvalue", "--sla", "p99<10ms, recall@10>=0.9"],
+        &["the SLA term 'recall@10>=0.9' needs an ANN query, and the workload 'keyvalue' has none"],
+    ),
+    case(
+        &["capacity", "vector", "--sla", "p99<10ms, recall@5>=0.9"],
+        &["asks recall@5, but the ANN query returns the top 10 (--top-k 10)"],
+    ),
+    case(
+        &["run", "vector", "-r", "0", "--sla", "p1(recall)>=0.7"],
+        &["judges ann requests, but -r 0 leaves none in the mix"],
+    ),
     with(
         &["capacity", "vector", "--vectors", "{dir}/base.fvecs", "--queries", "3"],
         &[("base.fvecs", Fixture("vectors/base.fvecs"))],

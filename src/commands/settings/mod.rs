@@ -484,6 +484,10 @@ pub fn sla_settings(
     let op_names = AnyWorkload::op_names_of(&config.workload)?;
     let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
     sla.check_ops(&op_names).map_err(UsageError::new)?;
+    let recall_ops = AnyWorkload::recall_ops_of(&config.workload);
+    let recall_ops: Vec<(&str, usize)> = recall_ops.iter().map(|(op, k)| (op.as_str(), *k)).collect();
+    sla.check_recall(&config.workload.name, &recall_ops)
+        .map_err(UsageError::new)?;
     if matches!(
         config.workload.definition,
         crate::workload::Definition::Builtin
@@ -507,6 +511,22 @@ pub fn sla_settings(
             {
                 return Err(usage_error(format!(
                     "the SLA term '{term}' judges {op} requests, but {flag} leave none in the \
+                     mix: it would have nothing to judge"
+                )));
+            }
+        }
+    }
+    if let crate::workload::Definition::Vector(_) = &config.workload.definition {
+        // The vector workload's mix is known too: -r 0 sends no ANN query to judge.
+        let w = &config.workload;
+        let ann = crate::workload::vector::ANN_OP;
+        for (op, share, flag) in [("write", 1.0 - w.read_ratio, "-r 1"), (ann, w.read_ratio, "-r 0")] {
+            let judged = |t: &&crate::sla::Term| {
+                t.op.as_deref() == Some(op) || (op == ann && t.metric.is_recall())
+            };
+            if let Some(term) = sla.terms.iter().find(judged).filter(|_| share <= 0.0) {
+                return Err(usage_error(format!(
+                    "the SLA term '{term}' judges {op} requests, but {flag} leaves none in the \
                      mix: it would have nothing to judge"
                 )));
             }

@@ -41,7 +41,7 @@ use super::common::schema::{
     run_schema, table_comment, table_options,
 };
 use super::common::send::Requests;
-use super::common::statements::{parse_consistency, prepare};
+use super::common::statements::{parse_consistency, prepare, VECTOR_POPULATE_CONCURRENCY};
 use super::{Parts, Workload, WorkloadConfig};
 use crate::vectors::recall::recall_at_k;
 
@@ -55,12 +55,7 @@ pub const OP_NAMES: &[&str] = &["write", "ann"];
 pub const ANN_OP: &str = "ann";
 const WRITE: usize = 0;
 const ANN: usize = 1;
-/// Populate writes in flight at once. Cassandra 5.0.9's vector index fails a write that
-/// finds more writes adding to the memtable's graph at once than the server has cores plus
-/// one ("Number of outstanding pooled objects has gone beyond the limit", CASSANDRA-21644,
-/// fixed after 5.0.9): two at once is safe on any server, and a row the populate failed to
-/// write would make every query's exact neighbours wrong.
-pub const POPULATE_CONCURRENCY: usize = 2;
+
 
 /// What a run of the vector workload searched and how its truth was found: vectors.json in
 /// the run directory.
@@ -216,7 +211,8 @@ impl Workload for VectorWorkload {
     }
 
     fn populate_concurrency(&self) -> Option<usize> {
-        Some(POPULATE_CONCURRENCY)
+        // Every row must be written for the truth to hold; see the constant for why two.
+        Some(VECTOR_POPULATE_CONCURRENCY)
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
