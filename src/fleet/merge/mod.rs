@@ -160,6 +160,13 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             .collect(),
     });
     settings.write(out)?;
+    // The workers searched the same vectors with the same truth (a function of the seed):
+    // the first one's account of them is the merged run's.
+    let vectors = first.dir.join(crate::results::VECTORS_JSON);
+    if vectors.is_file() {
+        fs::copy(&vectors, out.join(crate::results::VECTORS_JSON))
+            .with_context(|| format!("copying {}", vectors.display()))?;
+    }
 
     let planned = settings
         .duration_s
