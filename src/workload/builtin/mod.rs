@@ -24,7 +24,7 @@ use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, PartitionKeys, TextPool};
 use super::common::mix::Operations;
 use super::common::schema::{
-    await_agreement, check_table_columns, create_keyspace, drop_keyspace, is_plain_name,
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_options,
 };
 use super::common::send::Requests;
@@ -160,11 +160,7 @@ impl Builtin {
         config.validate().map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
-        if !is_plain_name(ks) {
-            return Err(WorkloadError::Invalid(format!(
-                "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
-            )));
-        }
+        check_keyspace_flag(ks)?;
         if config.drop {
             drop_keyspace(&session, ks).await?;
         }

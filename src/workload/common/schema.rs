@@ -19,6 +19,16 @@ pub fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Refuses a `--keyspace` that is not a plain CQL name, naming the flag.
+pub fn check_keyspace_flag(ks: &str) -> Result<(), WorkloadError> {
+    if is_plain_name(ks) {
+        return Ok(());
+    }
+    Err(WorkloadError::Invalid(format!(
+        "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
+    )))
+}
+
 /// Runs one schema statement (CREATE, DROP).
 pub(crate) async fn run_schema(session: &Session, cql: String) -> Result<(), WorkloadError> {
     session

@@ -37,7 +37,7 @@ use super::common::error::WorkloadError;
 use super::common::generators::request_rng;
 use super::common::mix::Operations;
 use super::common::schema::{
-    await_agreement, check_table_columns, create_keyspace, drop_keyspace, is_plain_name,
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_comment, table_options,
 };
 use super::common::send::Requests;
@@ -138,14 +138,15 @@ impl VectorWorkload {
         config.validate().map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
-        if !is_plain_name(ks) {
-            return Err(WorkloadError::Invalid(format!(
-                "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
-            )));
-        }
+        check_keyspace_flag(ks)?;
         // The vectors and their truth first: a file that changed since the flags were read
-        // is refused before the schema is touched.
-        let data = Arc::new(Data::make(definition, config.seed)?);
+        // is refused before the schema is touched. The exact search keeps the cores busy for
+        // a while on a large set: off the runtime's thread, which the driver's connections use.
+        let (for_truth, seed) = (definition.clone(), config.seed);
+        let data = tokio::task::spawn_blocking(move || Data::make(&for_truth, seed))
+            .await
+            .map_err(|e| WorkloadError::Invalid(format!("working out the exact neighbours: {e}")))?;
+        let data = Arc::new(data?);
         if config.drop {
             drop_keyspace(&session, ks).await?;
         }

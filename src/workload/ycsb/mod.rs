@@ -34,7 +34,7 @@ use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, TextPool};
 use super::common::mix::{OpMix, Operations};
 use super::common::schema::{
-    await_agreement, check_table_columns, create_keyspace, drop_keyspace, is_plain_name,
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_options,
 };
 use super::common::send::Requests;
@@ -110,11 +110,7 @@ impl Ycsb {
     ) -> Result<Ycsb, WorkloadError> {
         let session = requests.session().clone();
         let ks = &config.keyspace;
-        if !is_plain_name(ks) {
-            return Err(WorkloadError::Invalid(format!(
-                "--keyspace '{ks}' is not a plain CQL name (letters, digits, underscores)"
-            )));
-        }
+        check_keyspace_flag(ks)?;
         let default = parse_consistency(&config.consistency)?;
         let read_cl = match &ycsb.read_consistency {
             Some(cl) => parse_consistency(cl)?,
