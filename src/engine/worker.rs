@@ -189,11 +189,22 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     record(&mut records.ops, done, recall);
                 }
                 late = timer.sleep_until_ns(wake_at), if wake_at != NEVER => {
-                    let now = self.clock.now_ns();
+                    // The timer's own reading when it slept: a stall between that reading
+                    // and this line would otherwise leave the next tick computed after it,
+                    // and the stall unmeasured.
+                    let now = match late {
+                        Some(late) => wake_at + late,
+                        None => self.clock.now_ns(),
+                    };
                     // A wake-up the loop slept for: how late it came is a hiccup. (A moment
                     // that had passed before the loop could sleep for it, such as a request
-                    // that waited for a slot, is not.)
-                    if let Some(late) = late {
+                    // that waited for a slot, is not.) A tick is always asked for (it was
+                    // set a tick after a reading of the clock), so a tick the loop passed
+                    // without sleeping, held by its own work or descheduled on its way to
+                    // the timer, is a hiccup of the time since that tick.
+                    let missed_tick = (late.is_none() && next_tick != NEVER && next_tick <= now)
+                        .then(|| now - next_tick);
+                    if let Some(late) = late.or(missed_tick) {
                         self.hand_over(&mut current, &mut records, now / self.interval_ns);
                         if let Some(hiccups) = &mut records.hiccups {
                             let _ = hiccups.record(late.max(1));

@@ -525,6 +525,52 @@ async fn a_stall_of_the_workers_thread_is_a_hiccup() {
     assert_eq!(worst.index, 1, "ended between 100 and 200 ms");
 }
 
+/// A workload whose choice of operation blocks the worker's thread once: a stall of the loop
+/// between one wake-up and the arming of the next, where no timer is armed to measure it.
+struct BlockingChoice(Blocking);
+
+impl Workload for BlockingChoice {
+    fn operations(&self) -> &Operations {
+        self.0.operations()
+    }
+    fn op_for(&self, seq: u64) -> usize {
+        if seq == self.0.block_at {
+            std::thread::sleep(self.0.block);
+        }
+        self.0.operations().op_for(seq)
+    }
+    async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
+        self.0.execute(op, seq, parts).await
+    }
+}
+
+/// A stall of the worker's thread while it sends (after one wake-up, before the next is
+/// armed) is a hiccup of its length too: the tick it passed without sleeping is measured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_stall_between_wake_ups_is_a_hiccup() {
+    let clock = RealClock::start_now();
+    let workload = Arc::new(BlockingChoice(Blocking {
+        block_at: 24,
+        block: Duration::from_millis(300),
+        operations: writes(),
+    }));
+    let config = EngineConfig {
+        interval: Duration::from_millis(100),
+        workers: 1,
+        hiccups: true,
+        send_resolution: Duration::from_millis(1),
+        end: End {
+            warmup_ns: 0,
+            duration_ns: Some(500_000_000),
+            ops: None,
+        },
+        ..config(open(200.0, 100), 1)
+    };
+    let (out, _) = run_kept(workload, clock, &config).await;
+    let max = out.hiccups.max();
+    assert!(max >= 295_000_000, "largest hiccup {max} ns");
+}
+
 /// Workers on lanes (threads of their own) keep the whole schedule between them, each its
 /// share, and still measure hiccups on the first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
