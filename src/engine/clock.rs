@@ -145,10 +145,17 @@ impl Timer for RealTimer {
                 return None;
             };
             // No read of the expiration count: the next arming (timerfd_settime) resets it,
-            // which saves a system call per wake-up. A stale readiness (from an expiry before
-            // the last arming) only makes the loop check the time once more; the timerfd
-            // stays armed for `t_ns`.
+            // which saves a system call per wake-up. The timer fired, yet the clock says the
+            // moment has not come: a stale readiness (from an expiry before the last arming),
+            // or a clock whose zero lies ahead (a fleet's start, before which it reads 0 while
+            // the timerfd's relative wait runs out). Armed again for what is left, so that the
+            // loop does not wait for some other wake-up (seen: a fleet worker's first interval
+            // stalled for the 250 ms of the engine's hand-over tick).
             ready.clear_ready();
+            let now = self.clock.now_ns();
+            if now < t_ns {
+                self.arm(t_ns, now);
+            }
         }
     }
 
@@ -263,6 +270,27 @@ mod tests {
         // Waiting for a moment that has passed returns at once, with no lateness: the timer
         // did not sleep for it.
         assert_eq!(timer.sleep_until_ns(0).await, None);
+    }
+
+    /// A clock whose zero lies ahead reads 0 until then; a wait for a moment after its zero
+    /// still ends at that moment, though the timerfd's first relative wait runs out before
+    /// the zero.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_clock_whose_zero_lies_ahead_wakes_at_the_moment() {
+        let zero = Instant::now() + Duration::from_millis(30);
+        let clock = RealClock::starting_at(zero);
+        let mut timer = clock.timer().unwrap();
+        assert_eq!(clock.now_ns(), 0);
+        let asked = Instant::now();
+        // Without a hand-over tick or an answer to wake it, the loop waits on the timer alone.
+        let woke =
+            tokio::time::timeout(Duration::from_secs(5), timer.sleep_until_ns(1_000_000)).await;
+        assert!(woke.is_ok(), "the timer never woke after the clock's zero");
+        assert!(
+            Instant::now() >= zero + Duration::from_millis(1),
+            "never early"
+        );
+        assert!(asked.elapsed() < Duration::from_secs(5));
     }
 
     /// A wait cancelled before its moment, asked again after the moment, still counts as a
