@@ -314,6 +314,8 @@ fn set_up_errors_say_what_to_do() {
 /// A release Maven Central does not have: Maven's own words, and where its log is.
 #[test]
 fn an_unknown_cassandra_release_reports_maven_s_failure() {
+    // Maven's JVM would take the CPU from a load test's client beside it.
+    let _machine = support::exclusive();
     let cache = tempfile::tempdir().unwrap();
     let cluster = tempfile::tempdir().unwrap();
     let dir = cluster.path().join("c");

@@ -56,12 +56,9 @@ fn the_local_data_centre_alone_coordinates_the_requests() {
                 sender,
             ],
         );
-        assert!(
-            output.status.success(),
-            "{}\n{}",
-            support::stdout(&output),
-            support::stderr(&output)
-        );
+        // Routing is what is checked, and it holds whether or not a client stall on this
+        // busy machine made the run client-bound (exit 4).
+        support::assert_ran_or_client_bound(&output, &runs.path().join(sender), 0);
         assert!(
             support::stdout(&output).contains(
                 "Data centre: dc2 (--local-dc) of dc1, dc2; the requests go to its nodes only."
@@ -80,7 +77,8 @@ fn the_local_data_centre_alone_coordinates_the_requests() {
 
     // No --local-dc: the contact point's data centre, dc1.
     let output = run("default", &["--consistency", "LOCAL_ONE"]);
-    assert!(output.status.success(), "{}", support::stderr(&output));
+    // Routing is what is checked, client-bound (exit 4) or not.
+    support::assert_ran_or_client_bound(&output, &runs.path().join("default"), 0);
     assert!(
         support::stdout(&output).contains("Data centre: dc1 (the contact points'"),
         "{}",

@@ -460,32 +460,35 @@ fn a_fleet_capacity_search_of_two_local_workers() {
     let _cluster =
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let out = runs.path().join("search");
     let hosts = support::hosts();
-    let search = headroom(&[
-        "capacity",
-        "keyvalue",
-        "--hosts",
-        &hosts,
-        "--rates",
-        "300,600",
-        "--duration",
-        "4s",
-        "--warmup",
-        "1s",
-        "--window",
-        "2s",
-        "--sla",
-        "p99<3s, p99.9<3s@4s",
-        "--populate",
-        "400",
-        "--workers",
-        "2",
-        "--launcher",
-        "local",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // Both trials must pass: a search that a client stall on this busy machine made
+    // client-bound (exit 4) is run again in a fresh directory.
+    let (search, out) = support::until_judged(3, &runs.path().join("search"), |out| {
+        headroom(&[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            &hosts,
+            "--rates",
+            "300,600",
+            "--duration",
+            "4s",
+            "--warmup",
+            "1s",
+            "--window",
+            "2s",
+            "--sla",
+            "p99<3s, p99.9<3s@4s",
+            "--populate",
+            "400",
+            "--workers",
+            "2",
+            "--launcher",
+            "local",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    });
     let text = stdout(&search);
     assert!(search.status.success(), "{text}{}", stderr(&search));
     assert!(text.contains("2 processes on this machine"), "{text}");

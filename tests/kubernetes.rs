@@ -112,16 +112,20 @@ fn kube_search(setup: &Setup, out: &Path, extra: &[&str]) -> Vec<String> {
         "--host-network",
         "--lead",
         "8s",
+        // A request, not a limit: the pods' share of the two cores when Cassandra, the
+        // control plane and the log copying want them too (100m gave them a tenth of the
+        // weight of any other process, and their sends fell behind).
         "--cpu",
-        "100m",
+        "500m",
     ];
     search_flags(out, &launcher, extra)
 }
 
 /// Runs a capacity search made by `args` for an output directory, watching it with `watch`
-/// while it runs; once more, in a new directory, when a trial was judged client-bound (exit
-/// 4): on this shared 2-core machine a pod can be descheduled for a few hundred ms, which
-/// headroom rightly refuses to judge (decision 0004 does the same for the stall test).
+/// while it runs; again, in a new directory, when a trial was judged client-bound (exit 4),
+/// up to three times in all: on this shared 2-core machine a pod can be descheduled for a few
+/// hundred ms, which headroom rightly refuses to judge (decision 0004 does the same for the
+/// stall test).
 fn search_judged(
     setup: &Setup,
     out: &Path,
@@ -137,11 +141,11 @@ fn search_judged(
         watch(&mut child);
         let output = child.wait_with_output().unwrap();
         eprintln!("{}{}", stdout(&output), stderr(&output));
-        if output.status.code() != Some(4) || tries == 2 {
+        if output.status.code() != Some(4) || tries == 3 {
             return (output, attempt);
         }
-        eprintln!("client-bound on a busy machine: once more");
-        attempt = out.with_extension("again");
+        eprintln!("client-bound on a busy machine (try {tries} of 3): once more");
+        attempt = out.with_extension(format!("{}", tries + 1));
     }
     unreachable!()
 }
@@ -177,6 +181,26 @@ fn assert_cleaned_up(setup: &Setup) {
         }
         assert!(Instant::now() < deadline, "left behind: {left}");
         std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Waits until the worker in `pod` has printed the line of its run's second `seconds` (the
+/// warmup of these searches is 1 s, so that many seconds into the measured part), rather than
+/// a fixed sleep that assumes the pod started in time on a busy machine.
+fn measuring_for(setup: &Setup, pod: &str, seconds: u32) {
+    let line = format!("{}.0s", seconds + 1);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let out = setup.k8s.kubectl(&["logs", "-n", NAMESPACE, pod]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.lines().any(|l| l.trim_start().starts_with(&line)) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{pod} never printed its {line} line:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
     }
 }
 
@@ -321,7 +345,8 @@ fn the_hand_run_path_of_the_docs_works_as_written() {
         "--out",
         probe.to_str().unwrap(),
     ]);
-    assert!(single.status.success(), "{}", stderr(&single));
+    // Only its config.json is used: a probe judged client-bound on a busy machine serves.
+    support::assert_ran_or_client_bound(&single, &probe, 0);
     let manifest = support::headroom(&[
         "kube",
         "manifest",
@@ -329,8 +354,10 @@ fn the_hand_run_path_of_the_docs_works_as_written() {
         probe.join("config.json").to_str().unwrap(),
         "--workers",
         "2",
+        // The pods must be scheduled, started and connected by then (a worker more than a
+        // second late refuses to run): room for a busy machine.
         "--start-at",
-        "+15s",
+        "+30s",
         "--image",
         &setup.image,
         "--image-pull-policy",
@@ -476,8 +503,8 @@ fn faults_end_with_their_cause_and_leave_nothing_behind() {
         .spawn()
         .unwrap();
     let (pod, _) = first_running_pod(&setup, started);
-    // Into the measured part: the lead, then some seconds of load.
-    std::thread::sleep(Duration::from_secs(14));
+    // Into the measured part: some seconds of load, as the worker's own lines say.
+    measuring_for(&setup, &pod, 3);
     let deleted = setup
         .k8s
         .kubectl(&["-n", NAMESPACE, "delete", &pod, "--wait=false"]);
@@ -499,8 +526,8 @@ fn faults_end_with_their_cause_and_leave_nothing_behind() {
     let child = as_coordinator(&setup, &args.iter().map(String::as_str).collect::<Vec<_>>())
         .spawn()
         .unwrap();
-    first_running_pod(&setup, started);
-    std::thread::sleep(Duration::from_secs(14));
+    let (pod, _) = first_running_pod(&setup, started);
+    measuring_for(&setup, &pod, 3);
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -566,7 +593,15 @@ fn results_larger_than_the_kubelets_log_come_back_whole() {
         },
     );
     eprintln!("log files the kubelet rotated while the pods ran: {rotated:?}");
-    assert!(search.status.success(), "{}", stderr(&search));
+    // What is checked is that the directories come back whole through rotated logs: a trial
+    // judged client-bound (exit 4, its directories kept) brings them back as a valid one does.
+    assert!(
+        matches!(search.status.code(), Some(0) | Some(4)),
+        "{}",
+        stderr(&search)
+    );
+    let status = read_json(&out.join("capacity.json"))["status"].clone();
+    assert!(status == "complete" || status == "invalid", "{status}");
     assert!(
         !rotated.is_empty(),
         "the kubelet never rotated a worker's log"

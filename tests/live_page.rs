@@ -347,9 +347,22 @@ fn the_live_page_follows_a_run_and_links_its_report() {
     wait_line(&lines, PATIENCE, |l| {
         l.starts_with("Serving the final state")
     });
+    // A busy machine (Chromium's start-ups beside the client) may make the run client-bound:
+    // then it ends without a verdict (exit 4), its windows failed all the same.
+    let summary = support::read_json(&out.join("summary.json"));
+    assert_eq!(summary["sla"]["verdict"]["pass"], false, "{}", summary["sla"]);
+    let valid = summary["validity"]["verdict"] == "valid";
+    if !valid {
+        assert_eq!(summary["validity"]["verdict"], "client-bound", "{}", summary["validity"]);
+    }
     let dom = dump_dom(&browser, &url);
     let ended = text_of(&dom, "ended").map(str::to_string);
-    assert!(dom.contains("The run has ended: FAIL"), "{ended:?}");
+    let said = if valid {
+        "The run has ended: FAIL"
+    } else {
+        "The run has ended: no verdict: the client could not keep its schedule"
+    };
+    assert!(dom.contains(said), "{ended:?}");
     assert!(
         dom.contains("<a href=\"/report\">"),
         "the link to the report"
@@ -365,9 +378,11 @@ fn the_live_page_follows_a_run_and_links_its_report() {
         "the run's report.html"
     );
 
-    // SIGTERM ends the linger; the run's exit code stands (3: the SLA failed).
+    // SIGTERM ends the linger; the run's exit code stands (3: the SLA failed; 4: no verdict,
+    // client-bound).
     let status = end_linger(&mut run);
-    assert_eq!(status.code(), Some(3), "the SLA failed");
+    let code = if valid { 3 } else { 4 };
+    assert_eq!(status.code(), Some(code), "the run's own exit code, 3 when valid");
     assert!(
         get(addr, "/").is_none(),
         "nothing answers once headroom has exited"
@@ -411,18 +426,84 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
     let _cluster =
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("search");
     let hosts = support::hosts();
+    // A trial that a client stall on this busy machine makes client-bound stops the search
+    // without a verdict (exit 4) before the page can show what is awaited: then the search
+    // is watched once more, in a fresh directory.
+    for attempt in 1..=2 {
+        let out = work.path().join(format!("search-{attempt}"));
+        if watch_search(&dir, &hosts, &out, attempt == 2) {
+            return;
+        }
+    }
+    unreachable!("the last attempt passes or fails the test");
+}
+
+/// A rate of a search's ladder judged invalid (client-bound), as the live page shows it.
+const INVALID_RUNG: &str = "<tr class=\"invalid\">";
+
+/// Polls the page until `done` holds, within `limit`, as [`page_when`] does; or, as soon as
+/// the page shows the search ended or a rate invalid instead (which no more waiting would
+/// change), that page as `Err`.
+fn search_page_when(
+    addr: SocketAddr,
+    limit: Duration,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> Result<String, String> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let html = page(addr);
+        if done(&html) {
+            return Ok(html);
+        }
+        if html.contains("id=\"ended\"") || html.contains(INVALID_RUNG) {
+            return Err(html);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page did not show {what} within {limit:?}:\n{}",
+            support::cut(&html, 3000)
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// The end of a search whose page (`html`) showed it stopping early: it must be a rate
+/// judged invalid, the search ending with exit 4. `false` (watch it again) unless this was
+/// the `last` attempt, which fails the test.
+fn stopped_client_bound(search: &mut Headroom, addr: SocketAddr, html: &str, last: bool) -> bool {
+    assert!(
+        html.contains(INVALID_RUNG),
+        "the search ended before the page showed what was awaited:\n{}",
+        support::cut(html, 3000)
+    );
+    // The search stops at the invalid trial; its exit code stands once the page says so.
+    page_when(addr, PATIENCE, "the end", |html| html.contains("id=\"ended\""));
+    let status = end_linger(search);
+    assert_eq!(status.code(), Some(4), "a search stopped at a client-bound trial");
+    assert!(
+        !last,
+        "a trial was client-bound in both attempts:\n{}",
+        support::cut(html, 3000)
+    );
+    eprintln!("a trial was client-bound on this busy machine: the search is watched once more");
+    false
+}
+
+/// One watched search of the test above, into `out`: `true` when every check passed;
+/// `false` when a trial was client-bound (see [`stopped_client_bound`]).
+fn watch_search(dir: &Path, hosts: &str, out: &Path, last: bool) -> bool {
     // Two rates that any machine carries within an SLA of 5 s: the ladder is two passes.
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
         .args(["capacity", "keyvalue", "--rates", "200,400", "--duration", "6s", "--warmup", "1s"])
         .args(["--sla", "p99<5s", "--window", "2s", "--label", "watched search"])
         .args(["--live", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
-        .args(["--linger", "10m", "--hosts", &hosts])
+        .args(["--linger", "10m", "--hosts", hosts])
         .arg("--cluster-dir")
-        .arg(&dir)
+        .arg(dir)
         .arg("--out")
-        .arg(&out)
+        .arg(out)
         .env_remove("HEADROOM_CLUSTER_DIR")
         .stdout(Stdio::piped())
         .spawn()
@@ -434,11 +515,14 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
 
     // The second trial running: the first rate's verdict in the ladder, the second's rate
     // as the trial now.
-    let during = page_when(addr, PATIENCE, "the second trial running", |html| {
+    let during = match search_page_when(addr, PATIENCE, "the second trial running", |html| {
         text_of(html, "trial").is_some_and(|t| t.contains("Now running"))
             && html.contains("<b>400/s</b>")
             && html.contains("<b>200/s</b>, the highest rate that passed")
-    });
+    }) {
+        Ok(html) => html,
+        Err(html) => return stopped_client_bound(&mut search, addr, &html, last),
+    };
     assert!(during.contains("id=\"ladder\""), "the ladder");
     // The search's own metrics say the same: the trial's rate and repeat, the bracket.
     let text = match get(metrics, "/metrics") {
@@ -454,6 +538,10 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
     }
     assert!(during.contains("watched search"), "the search's name");
     let ended = page_when(addr, PATIENCE, "the end", |html| html.contains("id=\"ended\""));
+    if ended.contains(INVALID_RUNG) {
+        // The second trial was client-bound.
+        return stopped_client_bound(&mut search, addr, &ended, last);
+    }
     assert!(
         ended.contains("<b>400/s</b>, the highest rate that passed"),
         "the bracket at the end:\n{}",
@@ -466,4 +554,5 @@ fn a_search_shows_its_ladder_and_trial_as_it_goes() {
 
     let status = end_linger(&mut search);
     assert_eq!(status.code(), Some(0), "a search that found its capacity");
+    true
 }

@@ -38,7 +38,9 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
         ],
     );
     let stdout = support::stdout(&run);
-    assert!(run.status.success(), "{stdout}\n{}", support::stderr(&run));
+    // maintenance.json and the report are written whether or not the nodetool JVMs' start-ups
+    // made the run client-bound (exit 4) on this busy machine.
+    support::assert_ran_or_client_bound(&run, &out, 0);
     assert!(
         stdout.contains("maintenance: nodetool compact on node1 started at"),
         "{stdout}"
@@ -126,7 +128,8 @@ fn nodetool_operations_run_during_the_load_and_are_recorded() {
         &out,
         &[&flush_soon[..], &["--jmx", &jmx]].concat(),
     );
-    assert!(run.status.success(), "{}", support::stderr(&run));
+    // maintenance.json is written whether or not the run was client-bound (exit 4).
+    support::assert_ran_or_client_bound(&run, &out, 0);
     let file: MaintenanceFile =
         serde_json::from_str(&fs::read_to_string(out.join("maintenance.json")).unwrap()).unwrap();
     assert_eq!(file.operations.len(), 1);

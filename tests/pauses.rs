@@ -37,7 +37,9 @@ fn a_loaded_node_logs_pauses_that_the_parser_reads() {
             "2s",
         ],
     );
-    assert!(run.status.success());
+    // pauses.json and pauses.hlog are written whether or not this busy machine made the run
+    // client-bound (exit 4); they are what is checked.
+    support::assert_ran_or_client_bound(&run, &out, 0);
     let run_end = SystemTime::now();
     assert!(
         support::stdout(&run).contains("server pauses in the measured part (pauses.json)"),

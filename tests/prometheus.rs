@@ -133,6 +133,27 @@ impl Running {
         (status, out, err)
     }
 
+    /// Ends its `--linger` with SIGTERM, sent again every 10 s in case one came before the
+    /// linger listened (as live_page.rs does); the run's exit code stands.
+    fn end_linger(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
+            let sent = Instant::now();
+            while sent.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} went on lingering after SIGTERM",
+                self.name
+            );
+        }
+    }
+
     /// SIGTERM, then SIGKILL when it is still there 20 s later.
     fn stop(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
@@ -359,8 +380,9 @@ fn a_run_scraped_by_prometheus_counts_what_its_summary_counts() {
             label,
             "--metrics-listen",
             &endpoint.to_string(),
+            // Long enough for a busy machine's slow look at its start; ended below by SIGTERM.
             "--linger",
-            "3s",
+            "60s",
             "--out",
             out.to_str().unwrap(),
         ],
@@ -385,6 +407,10 @@ fn a_run_scraped_by_prometheus_counts_what_its_summary_counts() {
     );
     assert!(text.ends_with("# EOF\n"), "{}", support::cut(&text, 2000));
     assert_final_state_scraped(&prometheus, ended_at);
+    // Three more seconds of the final state are scraped, as a 3 s linger had them; then
+    // SIGTERM ends the linger, the run's exit code standing.
+    std::thread::sleep(Duration::from_secs(3));
+    run.end_linger();
     let (status, out_text, err) = run.finish(Duration::from_secs(30));
     assert_finished(status, &out_text, &err);
     assert!(up, "the target was seen up while the run went");
@@ -517,7 +543,9 @@ fn a_fleet_of_two_workers_sums_in_promql_to_the_merged_count() {
     assert_ne!(endpoints[0], endpoints[1]);
     let prometheus = Prometheus::start(&endpoints);
     let (label, rate) = ("scraped-fleet", 600.0);
-    let start_at = rfc3339(SystemTime::now() + Duration::from_secs(8));
+    // Both workers connect and make the schema on two cores before it: one ready more than
+    // 1 s after it refuses to run.
+    let start_at = rfc3339(SystemTime::now() + Duration::from_secs(15));
 
     let dirs: Vec<PathBuf> = (1..=2).map(|k| runs.path().join(format!("w{k}"))).collect();
     let mut workers: Vec<Running> = (1..=2)
@@ -542,8 +570,10 @@ fn a_fleet_of_two_workers_sums_in_promql_to_the_merged_count() {
                     label,
                     "--metrics-listen",
                     &endpoint,
+                    // Long enough for both, whichever ended first, until the final state is
+                    // scraped; ended below by SIGTERM.
                     "--linger",
-                    "3s",
+                    "60s",
                     "--worker",
                     &worker,
                     "--start-at",
@@ -574,6 +604,10 @@ fn a_fleet_of_two_workers_sums_in_promql_to_the_merged_count() {
     }
     let ended_at = SystemTime::now() - Duration::from_millis(200);
     assert_final_state_scraped(&prometheus, ended_at);
+    // SIGTERM ends the lingers; each worker's exit code stands.
+    for w in &mut workers {
+        w.end_linger();
+    }
     for w in workers {
         let (status, out, err) = w.finish(Duration::from_secs(30));
         assert_finished(status, &out, &err);

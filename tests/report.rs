@@ -100,6 +100,8 @@ fn write_report(dirs: &[PathBuf], out: &Path, svg: &Path) {
 
 #[test]
 fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
+    // Chromium's start-ups would take the CPU from a load test's client beside it.
+    let _machine = support::exclusive();
     let Some(chromium) = support::chromium() else {
         return;
     };
@@ -139,6 +141,8 @@ fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
 #[test]
 fn a_page_with_a_console_error_is_caught() {
     // The check above is only worth something if Chromium's console reaches us.
+    // Chromium's start-up would take the CPU from a load test's client beside it.
+    let _machine = support::exclusive();
     let Some(chromium) = support::chromium() else {
         return;
     };

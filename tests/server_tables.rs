@@ -35,7 +35,9 @@ fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
         ],
     );
     let text = support::stdout(&run);
-    assert!(run.status.success(), "{text}\n{}", support::stderr(&run));
+    // The server's figures and the files are written whether or not this busy machine made
+    // the run client-bound (exit 4); they are what is checked.
+    support::assert_ran_or_client_bound(&run, &out, 0);
     assert!(
         text.contains("Cassandra's own histograms of headroom.keyvalue (server-tables.json"),
         "{text}"
@@ -152,10 +154,22 @@ fn a_run_records_the_servers_histograms_of_its_table_before_and_after() {
             && *counts.last().unwrap() <= after_count,
         "{before_count} {counts:?} {after_count}"
     );
-    // The node counted the load's 500 writes a second between its readings.
+    // The node counted the load's 500 writes a second between its readings. `at_s` is when
+    // a reading started, its count from when its query ran: a difference of L s between the
+    // two queries' latencies moves the rate by 500 L / span. Over 3 s or more that stays
+    // within the bounds for L up to 0.5 s; over 1 s (two readings on a slowed machine) 0.2 s
+    // already leaves them, so shorter spans are not compared.
     let (first, last) = (&samples[0], samples.last().unwrap());
-    let rate = (counts[counts.len() - 1] - counts[0]) as f64 / (last.at_s - first.at_s);
-    assert!((400.0..=600.0).contains(&rate), "{rate} writes/s");
+    let span = last.at_s - first.at_s;
+    if span >= 3.0 {
+        let rate = (counts[counts.len() - 1] - counts[0]) as f64 / span;
+        assert!(
+            (400.0..=600.0).contains(&rate),
+            "{rate} writes/s over {span:.2} s"
+        );
+    } else {
+        eprintln!("the readings span {span:.2} s: too short to compare their rate");
+    }
     assert!(
         text.contains("own figures every 1 s during the measured part (server-samples.jsonl"),
         "{text}"

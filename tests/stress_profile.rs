@@ -392,7 +392,9 @@ fn composite_types_visits_and_several_profiles() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
+    // The operations and rows checked are written whether or not this busy machine made the
+    // run client-bound (exit 4), as in `run_profile`.
+    support::assert_ran_or_client_bound(&run, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     for name in [
         "stress_blog.blogposts.insert",

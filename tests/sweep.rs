@@ -76,8 +76,11 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
         assert!(line.ends_with("fixed"), "{line}");
         let rate = step["achieved_per_s"].as_f64().unwrap();
         assert!(rate > 50.0, "{step}");
+        // A step sends for its length (4 s); its measured part ends with its last answer,
+        // which a node slowed by this busy machine may give up to the request timeout later.
         let measured = step["measured_s"].as_f64().unwrap();
-        assert!((3.9..5.0).contains(&measured), "{step}");
+        let longest = settings.step_duration_s.unwrap() + settings.run.request_timeout_s;
+        assert!((3.9..longest).contains(&measured), "{step}");
         let latency = &step["service_time"];
         let p50 = latency["p50_ms"].as_f64().unwrap();
         let p99 = latency["p99_ms"].as_f64().unwrap();

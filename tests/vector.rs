@@ -70,7 +70,9 @@ fn vector_search_is_judged_on_latency_and_recall() {
     let mut args = generated.to_vec();
     args.extend(["--sla", "p99<5s, recall@10>=0.9"]);
     let done = run(&dir, &out, &args);
-    assert!(done.status.success(), "{}\n{}", stdout(&done), stderr(&done));
+    // The recall, the SLA's verdict and the files are written whether or not a client stall
+    // made the run client-bound (exit 4).
+    support::assert_ran_or_client_bound(&done, &out, 0);
     assert!(stdout(&done).contains("Vectors: 3 000 of 32 dimensions (cosine), 200 queries"), "{}", stdout(&done));
     let summary = read_json(&out.join("summary.json"));
     support::assert_succeeded(support::op(&summary, "ann"));
@@ -98,7 +100,8 @@ fn vector_search_is_judged_on_latency_and_recall() {
     let mut args = generated[..generated.len() - 1].to_vec();
     args.extend(["--sender", "driver"]);
     let done = run(&dir, &out, &args);
-    assert!(done.status.success(), "{}", stderr(&done));
+    // The recall is measured whether or not the run was client-bound.
+    support::assert_ran_or_client_bound(&done, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     assert!(recall(&summary)["mean"].as_f64().unwrap() >= 0.9);
 
@@ -139,7 +142,8 @@ fn vector_search_is_judged_on_latency_and_recall() {
     let out = work.path().join("files");
     let args = file_args("truth.ivecs");
     let done = run(&dir, &out, &args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(done.status.success(), "{}\n{}", stdout(&done), stderr(&done));
+    // The recall is measured whether or not the run was client-bound.
+    support::assert_ran_or_client_bound(&done, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     assert!(recall(&summary)["mean"].as_f64().unwrap() >= 0.8, "{}", recall(&summary));
     let facts = read_json(&out.join("vectors.json"));
@@ -150,8 +154,11 @@ fn vector_search_is_judged_on_latency_and_recall() {
     let out = work.path().join("far");
     let args = file_args("far.ivecs");
     let failed = run(&dir, &out, &args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(failed.status.code(), Some(3), "{}\n{}", stdout(&failed), stderr(&failed));
+    // A client-bound run (exit 4) has no verdict to exit with, but its SLA is judged all
+    // the same: failed on the recall term.
+    support::assert_ran_or_client_bound(&failed, &out, 3);
     let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["sla"]["verdict"]["pass"], false, "{}", summary["sla"]);
     assert!(recall(&summary)["mean"].as_f64().unwrap() < 0.05, "{}", recall(&summary));
     let sla = summary["sla"].to_string();
     assert!(sla.contains("recall@10>=0.8"), "{sla}");

@@ -41,31 +41,34 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
     // Three replicas wanted of a one-node cluster at ALL: every request is unavailable. The
     // search tries both rates (a ladder goes on after a failure) and names no capacity; each
     // trial fails on its failed requests, whose share is in the table.
-    let out = runs.path().join("all-failing");
-    let search = headroom(&[
-        "capacity",
-        "keyvalue",
-        "--hosts",
-        &hosts,
-        "--keyspace",
-        "unavailable",
-        "--replication",
-        "simple:3",
-        "--consistency",
-        "ALL",
-        "--rates",
-        "100,200",
-        "--duration",
-        "2s",
-        "--warmup",
-        "0s",
-        "--window",
-        "2s",
-        "--sla",
-        "p99<1s",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // Trials of 2 s judge whether the client kept its schedule too: on a busy machine one
+    // may be client-bound, which stops the search before it can find that every rate fails.
+    let (search, out) = support::until_judged(3, &runs.path().join("all-failing"), |out| {
+        headroom(&[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            &hosts,
+            "--keyspace",
+            "unavailable",
+            "--replication",
+            "simple:3",
+            "--consistency",
+            "ALL",
+            "--rates",
+            "100,200",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "--window",
+            "2s",
+            "--sla",
+            "p99<1s",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    });
     let text = stdout(&search);
     // A search that finds no rate meeting its SLA ends as a failed SLA does.
     assert_eq!(search.status.code(), Some(3), "{text}\n{}", stderr(&search));
@@ -88,29 +91,31 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
     }
 
     // The same as a run: an SLA failure, exit code 3, nothing achieved.
-    let run_out = runs.path().join("all-failing-run");
-    let run = headroom(&[
-        "run",
-        "keyvalue",
-        "--hosts",
-        &hosts,
-        "--keyspace",
-        "unavailable",
-        "--replication",
-        "simple:3",
-        "--consistency",
-        "ALL",
-        "--rate",
-        "50",
-        "--duration",
-        "2s",
-        "--window",
-        "2s",
-        "--sla",
-        "p99.9<100ms",
-        "--out",
-        run_out.to_str().unwrap(),
-    ]);
+    let (run, run_out) =
+        support::until_judged(3, &runs.path().join("all-failing-run"), |run_out| {
+            headroom(&[
+                "run",
+                "keyvalue",
+                "--hosts",
+                &hosts,
+                "--keyspace",
+                "unavailable",
+                "--replication",
+                "simple:3",
+                "--consistency",
+                "ALL",
+                "--rate",
+                "50",
+                "--duration",
+                "2s",
+                "--window",
+                "2s",
+                "--sla",
+                "p99.9<100ms",
+                "--out",
+                run_out.to_str().unwrap(),
+            ])
+        });
     assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("achieved 0/s"), "{text}");
@@ -204,8 +209,11 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
     let printed = std::thread::spawn(move || lines.map(Result::unwrap).collect::<Vec<_>>());
     std::thread::sleep(Duration::from_secs(2));
     headroom::cluster::process::signal(child.id(), Signal::SIGSTOP).unwrap();
+    let stopped = std::time::Instant::now();
     std::thread::sleep(Duration::from_millis(1500));
     headroom::cluster::process::signal(child.id(), Signal::SIGCONT).unwrap();
+    // What was applied: at least 1.5 s, more when this thread was late to wake.
+    let applied_ms = stopped.elapsed().as_secs_f64() * 1e3;
     let status = child.wait().unwrap();
     let text = printed.join().unwrap().join("\n");
     assert_eq!(status.code(), Some(4), "{text}");
@@ -227,7 +235,19 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
         validity["figures"]["late_sends"].as_u64().unwrap() > 500,
         "{validity}"
     );
-    assert!(validity["figures"]["hiccup_max_ms"].as_f64().unwrap() > 1000.0);
+    // The client's thread was held for the whole stop: its wake-up came that late (less the
+    // tick it had not reached yet), and so did the request waiting to be sent. The two are
+    // measured apart, the first by the timer, the second by the request's own send time.
+    let hiccup_ms = validity["figures"]["hiccup_max_ms"].as_f64().unwrap();
+    let wait_ms = validity["figures"]["wait_max_ms"].as_f64().unwrap();
+    assert!(
+        hiccup_ms > 1000.0 && hiccup_ms <= applied_ms + 500.0,
+        "hiccup {hiccup_ms} ms for a stop of {applied_ms:.0} ms: {validity}"
+    );
+    assert!(
+        wait_ms > 1000.0,
+        "longest wait {wait_ms} ms for a stop of {applied_ms:.0} ms: {validity}"
+    );
     assert_eq!(validity["figures"]["limit_waits"], 0);
 
     // A password on the command line is written nowhere and printed nowhere.
@@ -248,7 +268,9 @@ fn failures_fail_a_client_bound_search_stops_and_secrets_stay_secret() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
+    // 20 requests: one sent 100 ms late on a busy machine makes the run client-bound, and
+    // what is checked here is written either way.
+    support::assert_ran_or_client_bound(&run, &out, 0);
     assert!(!stdout(&run).contains(secret) && !stderr(&run).contains(secret));
     assert!(
         stderr(&run).contains("can be read by other users of this machine"),

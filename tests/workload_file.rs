@@ -67,7 +67,8 @@ fn workload_files_run_against_a_node() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    // The counts checked are written whether or not a client stall made the run client-bound.
+    support::assert_ran_or_client_bound(&done, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     assert_eq!(summary["populate"]["written"], 500, "{summary}");
     for name in ["write", "read", "delete"] {
@@ -121,7 +122,8 @@ fn workload_files_run_against_a_node() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    // The counts checked are written whether or not a client stall made the run client-bound.
+    support::assert_ran_or_client_bound(&done, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     assert!(
         summary["populate"].is_null(),
@@ -276,7 +278,8 @@ fn types_and_batches(runs: &Path) {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    // The counts checked are written whether or not a client stall made the run client-bound.
+    support::assert_ran_or_client_bound(&done, &out, 0);
     let summary = read_json(&out.join("summary.json"));
     let (load, count) = (op(&summary, "load"), op(&summary, "count"));
     support::assert_succeeded(load);
