@@ -561,13 +561,14 @@ fn faults_end_with_their_cause_and_leave_nothing_behind() {
 fn results_larger_than_the_kubelets_log_come_back_whole() {
     let _machine = support::exclusive();
     let setup = set_up("kubernetes-rotation", "200Ki");
-    // 10 ms intervals for 40 s: each worker's run prints a line every 10 ms, and its
-    // directory packs to more than 1 MiB.
+    // 20 ms intervals for 40 s: each worker's run prints a line every 20 ms, and its
+    // directory packs to more than 1 MiB (about 1.6 MB; 3.2 MB at 10 ms, where each pod of
+    // the test build wanted half a core for its intervals' fixed cost alone).
     let long_search = |out: &Path| {
         let mut args = kube_search(
             &setup,
             out,
-            &["--rates", "400", "--interval", "10ms", "--window", "2s"],
+            &["--rates", "400", "--interval", "20ms", "--window", "2s"],
         );
         let at = args.iter().position(|a| a == "--duration").unwrap();
         args[at + 1] = "40s".into();
