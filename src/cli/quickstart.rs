@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::{OutputArgs, DEFAULT_SLA};
 use crate::cluster::GcKind;
+use crate::cpus::CoreChoice;
 use crate::units::{self, ByteSize};
 
 /// `headroom quickstart`
@@ -48,6 +49,16 @@ pub struct QuickstartArgs {
     /// Garbage collector of the node's JVM. [default: g1]
     #[arg(long, value_enum, value_name = "GC")]
     pub gc: Option<GcKind>,
+
+    /// The cores the node runs on (a LIST such as 1 or 1-3, or all for any core).
+    /// [default: every core but the client's]
+    #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
+    pub cpus: Option<CoreChoice>,
+
+    /// The cores the client runs on (a LIST, or all for any core). [default: the lowest
+    /// core (the two lowest above 8 cores); on a single core, node and client share it]
+    #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
+    pub client_cpus: Option<CoreChoice>,
 
     /// Where the node lives while the quickstart runs; deleted at the end.
     /// [default: headroom/quickstart-cluster under the user's local data directory]

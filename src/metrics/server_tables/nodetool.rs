@@ -210,7 +210,9 @@ pub(super) fn nodetool_figures(
                 .map_err(|e| e.to_string())
                 .and_then(|mut c| {
                     c.args(*args);
-                    spawn(c, source)
+                    let cores = cluster.config().placement.nodes_cores();
+                    // On the nodes' cores, not the client's.
+                    crate::cpus::spawn_on(cores.as_ref(), || spawn(c, source))
                 })
         })
         .collect();
