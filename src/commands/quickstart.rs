@@ -44,8 +44,6 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("quickstart"));
     let mut config = search_config(&args, &out)?;
-    let leftover = claim_cluster_dir(&cluster_dir)?;
-    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let start = ClusterSettings {
         nodes: Some(1),
         cassandra_version: args.cassandra_version.clone(),
@@ -61,6 +59,8 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         args.client_cpus.as_ref(),
         &cluster_config.placement,
     )?;
+    let leftover = claim_cluster_dir(&cluster_dir)?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let fetch = !cluster::jars::is_cached(&cluster_config.cassandra_version);
     let setup = if fetch { 90.0 } else { 20.0 };
     let minutes = ((config.estimate().as_secs_f64() + setup) / 60.0).ceil();
