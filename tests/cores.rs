@@ -176,7 +176,7 @@ fn nodes_and_the_client_run_on_cores_of_their_own() {
         let said = stdout(&started);
         assert!(
             said.contains(&format!(
-                "node on core {node_core}; the client on {}",
+                "nodes on core {node_core}; the client on {}",
                 on(&client_cores)
             )),
             "{said}"

@@ -128,13 +128,10 @@ impl Placement {
                 None => nodes.push((cores.as_ref(), vec![index])),
             }
         }
+        // The same words whatever the number of nodes when they share their cores: a
+        // matrix groups its sizes by the rest of the cluster's description.
         let parts: Vec<String> = if nodes.len() == 1 {
-            let what = if self.node_cpus.len() == 1 {
-                "node"
-            } else {
-                "nodes"
-            };
-            vec![format!("{what} on {}", on(nodes[0].0))]
+            vec![format!("nodes on {}", on(nodes[0].0))]
         } else {
             nodes
                 .iter()
@@ -408,7 +405,7 @@ mod tests {
         };
         assert_eq!(
             line(&[], 1),
-            "node on cores 1-3; the client on core 0 (of 0-3)"
+            "nodes on cores 1-3; the client on core 0 (of 0-3)"
         );
         assert_eq!(
             line(&[], 2),
