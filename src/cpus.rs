@@ -1,13 +1,14 @@
 //! Cores: the lists people give (`0`, `1-3`, `0,2-3`, `all`), the cores this process may
 //! use, the default split of a machine between its local nodes and the client, and binding
-//! threads and new processes to a set of cores.
+//! threads and new processes to a set of cores and a scheduling priority.
 //!
 //! Binding uses the kernel's affinity mask (`sched_setaffinity`), which a thread inherits
-//! from the thread that creates it and a process from the thread that forks it. So
-//! [`bind_process`] binds every thread the process has (and so every thread it starts later),
-//! and [`spawn_on`] starts a child (a node's JVM, nodetool) from a short-lived thread bound to
-//! the child's cores, whatever the calling thread is bound to. Why binding, and why this
-//! split: docs/decisions/0018-nodes-and-client-on-cores-apart.md.
+//! from the thread that creates it and a process from the thread that forks it; a niceness
+//! is inherited the same way. So [`bind_process`] binds every thread the process has (and
+//! so every thread it starts later), and [`spawn_on`] starts a child (a node's JVM,
+//! nodetool) from a short-lived thread bound to the child's cores and at its niceness,
+//! whatever the calling thread's are. Why binding, why priority, and why this split:
+//! docs/decisions/0018-nodes-and-client-on-cores-apart.md.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -253,12 +254,23 @@ pub fn client_share(cores: usize) -> usize {
     }
 }
 
+/// The fewest cores the default splits: below, the nodes and the client share the cores.
+/// On 2 cores a split leaves a node one core, and measured a node of a quarter of the
+/// capacity (docs/decisions/0018-nodes-and-client-on-cores-apart.md); on 3 it takes a third
+/// of the nodes' cores; from 4, a quarter or less.
+pub const SPLIT_FROM: usize = 4;
+
 /// The default split of `machine`: the lowest [`client_share`] cores for the client, the
-/// rest for the nodes; `None` on a single core, which cannot be split.
+/// rest for the nodes; `None` below [`SPLIT_FROM`] cores.
 pub fn default_split(machine: &Cores) -> Option<Split> {
-    if machine.len() < 2 {
+    if machine.len() < SPLIT_FROM {
         return None;
     }
+    split(machine)
+}
+
+/// `machine` split as [`default_split`] does, from 2 cores up; `None` on one.
+pub fn split(machine: &Cores) -> Option<Split> {
     let share = client_share(machine.len());
     let client = Cores::new(machine.iter().take(share))?;
     let nodes = machine.without(&client)?;
@@ -293,10 +305,14 @@ pub fn bind_process(cores: &Cores) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs `start` (which starts a process) on a new thread bound to `cores`, or to the
-/// machine's cores when `None`, so that the process it starts inherits that binding rather
-/// than the caller's; returns what `start` returned.
-pub fn spawn_on<T: Send>(cores: Option<&Cores>, start: impl FnOnce() -> T + Send) -> T {
+/// Runs `start` (which starts a process) on a new thread bound to `cores` (the machine's
+/// cores when `None`) and at scheduling `niceness`, so that the process it starts inherits
+/// that binding and that priority rather than the caller's; returns what `start` returned.
+pub fn spawn_on<T: Send>(
+    cores: Option<&Cores>,
+    niceness: i32,
+    start: impl FnOnce() -> T + Send,
+) -> T {
     let cores = cores.unwrap_or_else(|| machine()).clone();
     std::thread::scope(|scope| {
         scope
@@ -306,11 +322,41 @@ pub fn spawn_on<T: Send>(cores: Option<&Cores>, start: impl FnOnce() -> T + Send
                 if let Ok(mask) = cores.mask() {
                     let _ = sched_setaffinity(Pid::from_raw(0), &mask);
                 }
+                // A niceness below the caller's needs privilege: without it the process
+                // starts at the caller's, as without it.
+                let _ = set_thread_niceness(niceness);
                 start()
             })
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// Sets the calling thread's niceness (−20 to 19; higher runs after lower when both wait
+/// for a core). Threads and processes it starts afterwards inherit it.
+#[allow(unsafe_code)]
+fn set_thread_niceness(niceness: i32) -> std::io::Result<()> {
+    // SAFETY: setpriority takes integers and touches no memory of this process. On Linux a
+    // niceness belongs to a thread, and PRIO_PROCESS with `who` 0 sets the calling one's.
+    let done = unsafe { nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, niceness) };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// The niceness of process (or thread) `pid`, as `/proc/PID/stat` gives it.
+pub fn niceness_of(pid: u32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the parenthesised command name: the niceness is the 19th field of
+    // the line, the 17th after the name.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(16)?
+        .parse()
+        .ok()
 }
 
 /// The cores process (or thread) `pid` may run on, as `/proc/PID/status` gives them.
@@ -425,21 +471,30 @@ mod tests {
 
     #[test]
     fn the_default_split_keeps_one_core_for_the_client_up_to_eight_and_two_above() {
-        assert_eq!(default_split(&cores("0")), None, "one core cannot be split");
-        assert_eq!(default_split(&cores("5")), None);
+        assert_eq!(split(&cores("0")), None, "one core cannot be split");
+        assert_eq!(split(&cores("5")), None);
+        for few in ["0-1", "0-2", "3,7"] {
+            assert_eq!(default_split(&cores(few)), None, "{few}: too few to split");
+            assert!(split(&cores(few)).is_some(), "{few}");
+        }
         let split = |m: &str| {
             let s = default_split(&cores(m)).unwrap();
             (s.client.to_string(), s.nodes.to_string())
         };
-        assert_eq!(split("0-1"), ("0".into(), "1".into()));
         assert_eq!(split("0-3"), ("0".into(), "1-3".into()));
         assert_eq!(split("0-7"), ("0".into(), "1-7".into()));
         assert_eq!(split("0-8"), ("0-1".into(), "2-8".into()));
         assert_eq!(split("0-63"), ("0-1".into(), "2-63".into()));
         // A process already held to some cores splits those.
-        assert_eq!(split("2,5,9"), ("2".into(), "5,9".into()));
+        assert_eq!(split("2,5,9,11"), ("2".into(), "5,9,11".into()));
         for n in 2..=64 {
-            let s = default_split(&Cores::new(0..n).unwrap()).unwrap();
+            let machine = Cores::new(0..n).unwrap();
+            assert_eq!(
+                default_split(&machine).is_some(),
+                n >= SPLIT_FROM,
+                "{n} cores"
+            );
+            let s = super::split(&machine).unwrap();
             assert_eq!(s.client.len() + s.nodes.len(), n);
             assert!(s.client.shared_with(&s.nodes).is_none());
             assert_eq!(s.client.len(), client_share(n));
@@ -474,31 +529,34 @@ mod tests {
     fn a_child_started_on_cores_runs_there_whatever_its_caller_is_bound_to() {
         // On a machine of one core there is nothing to tell apart.
         let machine = machine().clone();
-        let Some(split) = default_split(&machine) else {
+        let Some(split) = split(&machine) else {
             return;
         };
-        let child = spawn_on(Some(&split.nodes), || {
+        let sleep = || {
             std::process::Command::new("sleep")
                 .arg("5")
                 .spawn()
                 .unwrap()
-        });
+        };
+        // A niceness above the caller's: raising it needs no privilege.
+        let caller = niceness_of(std::process::id()).unwrap();
+        let nicer = (caller + 3).min(19);
+        let child = spawn_on(Some(&split.nodes), nicer, sleep);
         let mut child = scopeguard(child);
         assert_eq!(of_process(child.0.id()), Some(split.nodes.clone()));
+        assert_eq!(niceness_of(child.0.id()), Some(nicer));
+        // The caller keeps its own.
+        assert_eq!(niceness_of(std::process::id()), Some(caller));
         // Unbound (None): the machine's cores, not the calling thread's.
         let spawned_here = std::thread::spawn(move || {
             sched_setaffinity(Pid::from_raw(0), &split.client.mask().unwrap()).unwrap();
-            spawn_on(None, || {
-                std::process::Command::new("sleep")
-                    .arg("5")
-                    .spawn()
-                    .unwrap()
-            })
+            spawn_on(None, caller, sleep)
         })
         .join()
         .unwrap();
         let mut other = scopeguard(spawned_here);
         assert_eq!(of_process(other.0.id()), Some(machine));
+        assert_eq!(niceness_of(other.0.id()), Some(caller));
         child.stop();
         other.stop();
     }

@@ -167,15 +167,25 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
     ]);
     let text = stdout(&quickstart);
     assert!(text.contains("It takes about"), "{text}");
-    // The machine split between the node and the client, said before it starts.
+    // The machine split between the node and the client (from 4 cores), or shared with the
+    // node after the client, said before it starts.
     let machine = headroom::cpus::machine();
     let expected = match headroom::cpus::default_split(machine) {
         Some(split) => format!(
-            "Cores: the node on {}, the client on {} (of {machine})",
+            "Cores: the node on {}, the client on {} (of {machine}); the node at niceness 10, \
+             after the client.",
             cores_words(&split.nodes),
             cores_words(&split.client)
         ),
-        None => "could not be split".to_string(),
+        None => format!(
+            "Cores: the node on any core, the client on any core (of {machine}); the node at \
+             niceness 10, after the client; this machine gives headroom {}",
+            if machine.len() == 1 {
+                "one core".to_string()
+            } else {
+                format!("{} cores", machine.len())
+            }
+        ),
     };
     assert!(text.contains(&expected), "{expected}\n{text}");
     let config = read_json(&out.join("search.json"));

@@ -2,6 +2,7 @@
 //! the JVM and tells it how many cores it has, a run against that cluster binds its threads
 //! to the cores left over (or to `--client-cpus`, refused where a node runs), and a machine of
 //! one core (`taskset -c 0` around headroom) still starts and runs, saying it could not split.
+//! The node's JVM runs at the niceness `--nice` gives (10 by default), the client at its own.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -21,6 +22,18 @@ fn threads_cores(pid: u32) -> Vec<String> {
         .flatten()
         .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|tid| cpus::of_process(tid).map(|c| c.to_string()))
+        .collect()
+}
+
+/// The niceness of every thread of process `pid`, one entry a thread.
+fn threads_niceness(pid: u32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(cpus::niceness_of)
         .collect()
 }
 
@@ -173,10 +186,18 @@ fn nodes_and_the_client_run_on_cores_of_their_own() {
             "the JVM counts one processor: {}",
             jvm_processors(&dir)
         );
+        // At the default niceness, after the client (which runs at the test's own).
+        let expected = headroom::cluster::DEFAULT_NODE_NICE.max(own_niceness());
+        let niceness = threads_niceness(pid);
+        assert!(
+            !niceness.is_empty() && niceness.iter().all(|n| *n == expected),
+            "every JVM thread at niceness {expected}: {niceness:?}"
+        );
         let said = stdout(&started);
         assert!(
             said.contains(&format!(
-                "nodes on core {node_core}; the client on {}",
+                "nodes on core {node_core}; the client on {} (of {machine}); the nodes at \
+                 niceness 10, after the client",
                 on(&client_cores)
             )),
             "{said}"
@@ -248,20 +269,31 @@ fn nodes_and_the_client_run_on_cores_of_their_own() {
         assert!(destroyed.status.success(), "{}", stderr(&destroyed));
     }
 
-    // One core for all of headroom: nothing can be split, and that is said; it still runs.
+    // One core for all of headroom: nothing can be split, and that is said; it still runs,
+    // the node at the niceness asked for.
     let only = machine.iter().next().unwrap().to_string();
     let taskset = ["taskset", "-c", only.as_str()];
-    let started = start(&[], &taskset);
+    let started = start(&["--nice", "13"], &taskset);
     assert!(started.status.success(), "{}", stderr(&started));
     assert!(
         stderr(&started).contains("could not be split"),
         "{}",
         stderr(&started)
     );
+    assert!(
+        stdout(&started).contains("the nodes at niceness 13, after the client"),
+        "{}",
+        stdout(&started)
+    );
     let pid = node_pid(&dir);
     assert_eq!(
         cpus::of_process(pid).map(|c| c.to_string()),
         Some(only.clone())
+    );
+    let niceness = threads_niceness(pid);
+    assert!(
+        niceness.iter().all(|n| *n == 13.max(own_niceness())),
+        "{niceness:?}"
     );
     let out = runs.path().join("one-core");
     let (threads, run) = run_watching_threads(&dir, &out, &[], &taskset);
@@ -272,6 +304,11 @@ fn nodes_and_the_client_run_on_cores_of_their_own() {
         .is_none());
     let destroyed = support::headroom(&["cluster", "destroy", "--dir", dir.to_str().unwrap()]);
     assert!(destroyed.status.success(), "{}", stderr(&destroyed));
+}
+
+/// This test process's niceness: nodes cannot be started below it without privilege.
+fn own_niceness() -> i32 {
+    cpus::niceness_of(std::process::id()).unwrap()
 }
 
 /// "core 0" or "cores 0-2".

@@ -62,8 +62,9 @@ pub struct ClientArgs {
     /// The cores the client's threads run on: a LIST (`0`, `0-1`, `0,2`), or `all` for any
     /// core. A load generator that shares cores with the nodes it loads measures the
     /// scheduler as much as them: its sends wait while a JVM runs. [default: the cores a
-    /// local cluster started by headroom left to the client (see `cluster start --cpus`);
-    /// any core otherwise]
+    /// local cluster started by headroom left to the client (see `cluster start --cpus`;
+    /// from 4 cores it splits the machine); any core otherwise, where the nodes headroom
+    /// started run after the client (`cluster start --nice`)]
     #[arg(long, value_name = "LIST|all", value_parser = parse_core_choice)]
     pub client_cpus: Option<CoreChoice>,
 }

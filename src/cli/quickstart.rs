@@ -50,13 +50,14 @@ pub struct QuickstartArgs {
     #[arg(long, value_enum, value_name = "GC")]
     pub gc: Option<GcKind>,
 
-    /// The cores the node runs on (a LIST such as 1 or 1-3, or all for any core).
-    /// [default: every core but the client's]
+    /// The cores the node runs on (a LIST such as 1 or 1-3, or all for any core). Wherever
+    /// it shares cores with the client it runs at niceness 10, after the client. [default:
+    /// from 4 cores, every core but the client's; on fewer, any core]
     #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
     pub cpus: Option<CoreChoice>,
 
-    /// The cores the client runs on (a LIST, or all for any core). [default: the lowest
-    /// core (the two lowest above 8 cores); on a single core, node and client share it]
+    /// The cores the client runs on (a LIST, or all for any core). [default: from 4 cores,
+    /// the lowest core (the two lowest above 8 cores); on fewer, any core]
     #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
     pub client_cpus: Option<CoreChoice>,
 

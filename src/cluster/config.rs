@@ -193,6 +193,9 @@ pub struct ClusterSettings {
     /// between the nodes and the client (see [`super::placement`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<CpusFlag>,
+    /// `--nice`: the niceness the nodes' processes start at (see [`Placement::node_nice`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
 }
 
 impl ClusterConfig {
@@ -240,11 +243,19 @@ impl ClusterConfig {
             },
             auth: args.auth.or(base.map(|b| b.auth)).unwrap_or(false),
             tls: args.tls.or(base.map(|b| b.tls)).unwrap_or_default(),
-            placement: match base {
-                // A stopped cluster starts again where it ran, unless told otherwise.
-                Some(b) if args.cpus.is_empty() && b.placement.fits(nodes) => b.placement.clone(),
-                _ => placement::resolve(&args.cpus, nodes, crate::cpus::machine())
-                    .map_err(ClusterError::InvalidConfig)?,
+            placement: Placement {
+                node_nice: args
+                    .nice
+                    .or(base.map(|b| b.placement.node_nice))
+                    .unwrap_or(placement::DEFAULT_NODE_NICE),
+                ..match base {
+                    // A stopped cluster starts again where it ran, unless told otherwise.
+                    Some(b) if args.cpus.is_empty() && b.placement.fits(nodes) => {
+                        b.placement.clone()
+                    }
+                    _ => placement::resolve(&args.cpus, nodes, crate::cpus::machine())
+                        .map_err(ClusterError::InvalidConfig)?,
+                }
             },
         };
         config.validate()?;
@@ -307,6 +318,14 @@ impl ClusterConfig {
                 "--heap {} is too small; Cassandra needs at least {}",
                 self.heap.to_jvm(),
                 MIN_HEAP.to_jvm()
+            ));
+        }
+        if !(0..=placement::MAX_NICE).contains(&self.placement.node_nice) {
+            return invalid(format!(
+                "--nice {} is not a niceness the nodes can be given: 0 (the client's own) to \
+                 {}; the higher, the later the kernel runs the nodes when the client waits",
+                self.placement.node_nice,
+                placement::MAX_NICE
             ));
         }
         if !self.placement.fits(self.nodes) {
@@ -418,7 +437,7 @@ impl ClusterConfig {
                 text.push_str(", TLS with client certificates")
             }
         }
-        if !self.placement.is_unbound() {
+        if !self.placement.is_unbound() || self.placement.node_nice != 0 {
             text.push_str(&format!(
                 ", {}",
                 self.placement.describe(crate::cpus::machine())

@@ -41,7 +41,7 @@ pub use config::{ClientTls, ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
 use java::Java;
 pub use local_nodes::{LocalNodes, NodeSource};
-pub use placement::{CpusFlag, Placement};
+pub use placement::{CpusFlag, Placement, DEFAULT_NODE_NICE};
 use process::Target;
 use state::ClusterState;
 

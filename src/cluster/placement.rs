@@ -2,9 +2,11 @@
 //! `cluster start` (and the commands that start nodes) take it, resolved against the
 //! machine's cores into a [`Placement`] that cluster.json records.
 //!
-//! Without `--cpus` the machine is split ([`crate::cpus::default_split`]): the client keeps
-//! its lowest core (two on more than 8), the nodes share the rest; on one core nothing can
-//! be split, and that is said. `--cpus all` binds nothing. Why:
+//! Without `--cpus` a machine of 4 cores or more is split ([`crate::cpus::default_split`]):
+//! the client keeps its lowest core (two on more than 8), the nodes share the rest. On fewer
+//! cores nothing is bound, and that is said. `--cpus all` binds nothing. Wherever they
+//! share cores, the nodes' processes start at a higher niceness than the client's
+//! (`--nice`, 10 by default), so that the kernel runs the client's threads first. Why:
 //! docs/decisions/0018-nodes-and-client-on-cores-apart.md.
 
 use std::fmt;
@@ -71,8 +73,14 @@ impl<'de> Deserialize<'de> for CpusFlag {
     }
 }
 
+/// The niceness the nodes' processes start at unless `--nice` says otherwise.
+pub const DEFAULT_NODE_NICE: i32 = 10;
+
+/// The highest niceness the kernel gives.
+pub const MAX_NICE: i32 = 19;
+
 /// Where a cluster's nodes and the client run: recorded in cluster.json.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Placement {
     /// The cores of node i at i − 1; `None` (or an empty list) for a node not bound.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -81,6 +89,26 @@ pub struct Placement {
     /// they are not told otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cpus: Option<Cores>,
+    /// The niceness the nodes' processes (their JVMs, nodetool) start at: the client runs at
+    /// 0 (or whatever it was started with), so above 0 the kernel runs the client's threads
+    /// first wherever both wait for a core; 0 treats them alike.
+    #[serde(default = "default_node_nice")]
+    pub node_nice: i32,
+}
+
+fn default_node_nice() -> i32 {
+    DEFAULT_NODE_NICE
+}
+
+impl Default for Placement {
+    /// No node bound, the nodes at [`DEFAULT_NODE_NICE`].
+    fn default() -> Placement {
+        Placement {
+            node_cpus: Vec::new(),
+            client_cpus: None,
+            node_nice: DEFAULT_NODE_NICE,
+        }
+    }
 }
 
 impl Placement {
@@ -112,12 +140,16 @@ impl Placement {
     }
 
     /// One line for people: where the nodes and the client run, e.g. "nodes on core 1,
-    /// the client on core 0 (of 0-1)".
+    /// the client on core 0 (of 0-1)", and at what priority the nodes run.
     pub fn describe(&self, machine: &Cores) -> String {
+        let priority = match self.node_nice {
+            0 => String::new(),
+            n => format!("; the nodes at niceness {n}, after the client"),
+        };
         if self.is_unbound() {
             return format!(
                 "nodes and client not bound: the kernel schedules them on any of the cores \
-                 {machine}"
+                 {machine}{priority}"
             );
         }
         let mut nodes: Vec<(Option<&Cores>, Vec<u32>)> = Vec::new();
@@ -146,7 +178,7 @@ impl Placement {
             Some(cores) => format!("the client on {}", on(Some(cores))),
             None => "no core left to the client alone".to_string(),
         };
-        format!("{}; {client} (of {machine})", parts.join("; "))
+        format!("{}; {client} (of {machine}){priority}", parts.join("; "))
     }
 }
 
@@ -155,13 +187,20 @@ impl Placement {
     /// split, or more nodes than cores share a set of cores.
     pub fn remark(&self, machine: &Cores) -> Option<String> {
         if self.is_unbound() {
-            return (machine.len() < 2).then(|| {
-                format!(
+            return match machine.len() {
+                1 => Some(format!(
                     "this machine gives headroom one core ({machine}), so the nodes and the \
                      client could not be split: they share it, and a trial's client may be \
                      held up by the nodes (its validity check says so)"
-                )
-            });
+                )),
+                n if n < cpus::SPLIT_FROM => Some(format!(
+                    "this machine gives headroom {n} cores ({machine}), too few to split: a \
+                     node on {} would be a smaller node, so the nodes and the client share \
+                     them; --cpus binds the nodes",
+                    if n == 2 { "one" } else { "two" }
+                )),
+                _ => None,
+            };
         }
         let mut shared: Vec<(&Cores, usize)> = Vec::new();
         for cores in self.node_cpus.iter().flatten() {
@@ -241,6 +280,7 @@ pub fn resolve(flags: &[CpusFlag], nodes: u32, machine: &Cores) -> Result<Placem
             Some(split) => Placement {
                 node_cpus: vec![Some(split.nodes); nodes as usize],
                 client_cpus: Some(split.client),
+                ..Placement::default()
             },
             None => Placement::default(),
         });
@@ -265,7 +305,7 @@ pub fn resolve(flags: &[CpusFlag], nodes: u32, machine: &Cores) -> Result<Placem
     }
     let mut placement = Placement {
         node_cpus,
-        client_cpus: None,
+        ..Placement::default()
     };
     // Nodes left unbound may run anywhere: nothing is the client's alone then.
     if placement.node_cpus.iter().all(Option::is_some) {
@@ -316,33 +356,62 @@ mod tests {
     }
 
     #[test]
-    fn without_flags_the_machine_is_split() {
-        let machine = cores("0-1");
+    fn without_flags_a_machine_of_four_cores_or_more_is_split() {
+        let machine = cores("0-3");
         let r = resolve(&[], 1, &machine).unwrap();
-        assert_eq!(nodes_of(&r), ["1"]);
+        assert_eq!(nodes_of(&r), ["1-3"]);
         assert_eq!(r.client_cpus, Some(cores("0")));
+        assert_eq!(r.node_nice, DEFAULT_NODE_NICE);
         assert_eq!(r.remark(&machine), None);
         let r = resolve(&[], 3, &cores("0-15")).unwrap();
         assert_eq!(nodes_of(&r), ["2-15", "2-15", "2-15"]);
         assert_eq!(r.client_cpus, Some(cores("0-1")));
         // More nodes than the nodes' cores: allowed, and said.
-        let r = resolve(&[], 3, &machine).unwrap();
-        assert_eq!(nodes_of(&r), ["1", "1", "1"]);
-        assert!(r
-            .remark(&machine)
-            .unwrap()
-            .contains("3 nodes share 1 core (1)"));
-        let r = resolve(&flags(&["1=1", "2=1", "3=0-1"]), 3, &machine).unwrap();
-        assert!(r
-            .remark(&machine)
-            .unwrap()
-            .starts_with("2 nodes share 1 core (1):"));
-        // One core: nothing bound, and said.
-        let one = cores("0");
-        let r = resolve(&[], 2, &one).unwrap();
-        assert!(r.is_unbound());
-        assert_eq!(r.client_cpus, None);
-        assert!(r.remark(&one).unwrap().contains("one core"));
+        let r = resolve(&[], 5, &machine).unwrap();
+        assert_eq!(nodes_of(&r), ["1-3"; 5]);
+        let remark = r.remark(&machine).unwrap();
+        assert!(remark.contains("5 nodes share 3 cores (1-3)"), "{remark}");
+    }
+
+    #[test]
+    fn on_fewer_cores_nothing_is_bound_and_the_nodes_run_after_the_client() {
+        for (machine, says) in [
+            ("0-1", "2 cores (0-1), too few to split: a node on one"),
+            ("0-2", "3 cores (0-2), too few to split: a node on two"),
+            (
+                "0",
+                "one core (0), so the nodes and the client could not be split",
+            ),
+        ] {
+            let machine = cores(machine);
+            let r = resolve(&[], 2, &machine).unwrap();
+            assert!(r.is_unbound(), "{machine}");
+            assert_eq!(r.client_cpus, None);
+            assert_eq!(r.node_nice, DEFAULT_NODE_NICE);
+            let remark = r.remark(&machine).unwrap();
+            assert!(remark.contains(says), "{remark}");
+            let line = r.describe(&machine);
+            assert!(
+                line.ends_with("the nodes at niceness 10, after the client"),
+                "{line}"
+            );
+        }
+        // At the client's own niceness, nothing is said of priority.
+        let alike = Placement {
+            node_nice: 0,
+            ..Placement::default()
+        };
+        assert!(!alike.describe(&cores("0-1")).contains("niceness"));
+    }
+
+    #[test]
+    fn a_placement_without_a_niceness_reads_as_the_default() {
+        // cluster.json written before the niceness was recorded.
+        let old: Placement =
+            serde_json::from_str(r#"{"node_cpus":["1"],"client_cpus":"0"}"#).unwrap();
+        assert_eq!(old.node_nice, DEFAULT_NODE_NICE);
+        let json = serde_json::to_string(&Placement::default()).unwrap();
+        assert_eq!(json, r#"{"node_nice":10}"#);
     }
 
     #[test]
@@ -405,19 +474,23 @@ mod tests {
         };
         assert_eq!(
             line(&[], 1),
-            "nodes on cores 1-3; the client on core 0 (of 0-3)"
+            "nodes on cores 1-3; the client on core 0 (of 0-3); the nodes at niceness 10, \
+             after the client"
         );
         assert_eq!(
             line(&[], 2),
-            "nodes on cores 1-3; the client on core 0 (of 0-3)"
+            line(&[], 1),
+            "the same for any number of nodes"
         );
         assert_eq!(
             line(&["1=1", "2=2-3"], 2),
-            "node 1 on core 1; node 2 on cores 2-3; the client on core 0 (of 0-3)"
+            "node 1 on core 1; node 2 on cores 2-3; the client on core 0 (of 0-3); the nodes \
+             at niceness 10, after the client"
         );
         assert_eq!(
             line(&["1=1", "all"], 3),
-            "node 1 on core 1; nodes 2, 3 on any core; no core left to the client alone (of 0-3)"
+            "node 1 on core 1; nodes 2, 3 on any core; no core left to the client alone (of \
+             0-3); the nodes at niceness 10, after the client"
         );
         assert!(line(&["all"], 2).starts_with("nodes and client not bound"));
     }
@@ -426,7 +499,10 @@ mod tests {
     fn a_placement_is_stored_as_lists() {
         let r = resolve(&flags(&["1=1", "all"]), 2, &cores("0-3")).unwrap();
         let json = serde_json::to_value(&r).unwrap();
-        assert_eq!(json, serde_json::json!({"node_cpus": ["1", null]}));
+        assert_eq!(
+            json,
+            serde_json::json!({"node_cpus": ["1", null], "node_nice": 10})
+        );
         let back: Placement = serde_json::from_value(json).unwrap();
         assert_eq!(back, r);
         let none: Placement = serde_json::from_value(serde_json::json!({})).unwrap();

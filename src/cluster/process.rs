@@ -18,12 +18,13 @@ use crate::cpus::Cores;
 
 /// Launches `java args...` in a process group of its own (so a Ctrl-C meant for headroom does
 /// not reach the node) with its console output appended to `log`, bound to `cores` (any of
-/// the machine's when `None`).
+/// the machine's when `None`) at scheduling niceness `nice`.
 pub fn launch(
     java: &Path,
     args: &[OsString],
     log: &Path,
     cores: Option<&Cores>,
+    nice: i32,
 ) -> Result<Child, ClusterError> {
     let out = fs::OpenOptions::new()
         .create(true)
@@ -42,7 +43,7 @@ pub fn launch(
         .process_group(0);
     // On its own cores, or on any of the machine's: never on the cores a client bound this
     // process to.
-    crate::cpus::spawn_on(cores, || command.spawn())
+    crate::cpus::spawn_on(cores, nice, || command.spawn())
         .map_err(ClusterError::io(format!("launching {}", java.display())))
 }
 

@@ -174,6 +174,12 @@ fn cores_line(cluster: &ClusterConfig, client: Option<&Cores>) -> String {
         .map_or("any core".to_string(), cores_words);
     let client = client.map_or("any core".to_string(), cores_words);
     let mut line = format!("Cores: the node on {node}, the client on {client} (of {machine})");
+    if cluster.placement.node_nice > 0 {
+        line.push_str(&format!(
+            "; the node at niceness {}, after the client",
+            cluster.placement.node_nice
+        ));
+    }
     if let Some(remark) = cluster.placement.remark(machine) {
         line.push_str(&format!("; {remark}"));
     } else if cluster.placement.is_unbound() {

@@ -154,15 +154,21 @@ impl Executor for OnNodes {
         }
         let target = target.clone();
         // Finding Java runs `java -version`: off the runtime's workers.
-        let (command, cores) = tokio::task::spawn_blocking(move || match &target {
+        let (command, cores, nice) = tokio::task::spawn_blocking(move || match &target {
             Target::Local { dir, index } => {
                 let cluster = LocalCluster::open(dir)?;
+                let placement = &cluster.config().placement;
                 Ok((
                     cluster.nodetool(*index)?,
-                    cluster.config().placement.nodes_cores(),
+                    placement.nodes_cores(),
+                    placement.node_nice,
                 ))
             }
-            Target::Jmx { host, port } => Ok((LocalCluster::remote_nodetool(host, *port)?, None)),
+            Target::Jmx { host, port } => Ok((
+                LocalCluster::remote_nodetool(host, *port)?,
+                None,
+                crate::cluster::DEFAULT_NODE_NICE,
+            )),
         })
         .await
         .map_err(|e| e.to_string())?
@@ -178,10 +184,11 @@ impl Executor for OnNodes {
             .stderr(Stdio::piped())
             // Ctrl-C or the timeout drop this future: nodetool is killed by its pid.
             .kill_on_drop(true);
-        // nodetool's JVM starts on the nodes' cores (any core for a remote node), never on
-        // the cores the client is bound to: the load goes on while it runs.
+        // nodetool's JVM starts on the nodes' cores (any core for a remote node) and at their
+        // niceness, never on the cores the client is bound to: the load goes on while it
+        // runs.
         let runtime = tokio::runtime::Handle::current();
-        let child = crate::cpus::spawn_on(cores.as_ref(), || {
+        let child = crate::cpus::spawn_on(cores.as_ref(), nice, || {
             let _entered = runtime.enter();
             command.spawn()
         })

@@ -284,6 +284,15 @@ pub fn search(
                 .and_then(|c| c.config().placement.nodes_cores())
                 .map_or(String::new(), |n| format!(", the local nodes on {n}"))
         );
+    } else if let Some(nice) = cluster
+        .as_ref()
+        .map(|c| c.config().placement.node_nice)
+        .filter(|&n| n > 0)
+    {
+        println!(
+            "The client and the local nodes share the cores; the nodes run at niceness {nice}, \
+             after the client."
+        );
     }
     // Before the runtime starts its threads: they inherit the binding.
     super::settings::bind_client(&config.run)?;
