@@ -30,8 +30,10 @@ pub struct QuickstartArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub repeats: u32,
 
-    /// Bisect until the capacity is known to within this fraction.
-    #[arg(long, default_value = "5%", value_name = "PERCENT")]
+    /// Bisect until the capacity is known to within this fraction. The default is coarse on
+    /// purpose: a first answer, one repeat per rate, whose rates two runs apart differ by
+    /// more than 10% on a machine shared with its node; `capacity` narrows further.
+    #[arg(long, default_value = "10%", value_name = "PERCENT")]
     pub resolution: String,
 
     /// Rows written before the search.
