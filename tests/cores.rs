@@ -13,28 +13,26 @@ use headroom::cpus::{self, Cores};
 
 use crate::support::{self, stderr, stdout};
 
-/// The cores every thread of process `pid` may run on, one entry a thread.
-fn threads_cores(pid: u32) -> Vec<String> {
+/// What `read` finds of every thread of process `pid`, one entry a thread.
+fn per_thread<T>(pid: u32, read: impl Fn(u32) -> Option<T>) -> Vec<T> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
     tasks
         .flatten()
         .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|tid| cpus::of_process(tid).map(|c| c.to_string()))
+        .filter_map(read)
         .collect()
+}
+
+/// The cores every thread of process `pid` may run on, one entry a thread.
+fn threads_cores(pid: u32) -> Vec<String> {
+    per_thread(pid, |tid| cpus::of_process(tid).map(|c| c.to_string()))
 }
 
 /// The niceness of every thread of process `pid`, one entry a thread.
 fn threads_niceness(pid: u32) -> Vec<i32> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(cpus::niceness_of)
-        .collect()
+    per_thread(pid, cpus::niceness_of)
 }
 
 /// The cluster's node 1 pid.
