@@ -11,6 +11,7 @@ pub mod client;
 pub mod cluster;
 mod commands;
 pub mod compare;
+pub mod cpus;
 pub mod engine;
 /// The recorded directories the unit tests read; kept with them in tests/fixtures/.
 #[cfg(test)]

@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
     &["client"],
     &[
         "units",
+        "cpus",
         "output_dir",
         "stats",
         "stop",

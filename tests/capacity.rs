@@ -167,6 +167,34 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
     ]);
     let text = stdout(&quickstart);
     assert!(text.contains("It takes about"), "{text}");
+    // The machine split between the node and the client (from 4 cores), or shared with the
+    // node after the client, said before it starts.
+    let machine = headroom::cpus::machine();
+    let expected = match headroom::cpus::default_split(machine) {
+        Some(split) => format!(
+            "Cores: the node on {}, the client on {} (of {machine}); the node at niceness 10, \
+             after the client.",
+            cores_words(&split.nodes),
+            cores_words(&split.client)
+        ),
+        None => format!(
+            "Cores: the node on any core, the client on any core (of {machine}); the node at \
+             niceness 10, after the client; this machine gives headroom {}",
+            if machine.len() == 1 {
+                "one core".to_string()
+            } else {
+                format!("{} cores", machine.len())
+            }
+        ),
+    };
+    assert!(text.contains(&expected), "{expected}\n{text}");
+    let config = read_json(&out.join("search.json"));
+    let split = headroom::cpus::default_split(machine);
+    assert_eq!(
+        config["run"]["client_cpus"].as_str(),
+        split.as_ref().map(|s| s.client.to_string()).as_deref(),
+        "the search's trials bind the client to its share"
+    );
     let summary = read_json(&out.join("capacity.json"));
     assert!(summary["probe"]["achieved_per_s"].as_f64().unwrap() > 0.0);
     if quickstart.status.code() == Some(4) {
@@ -209,4 +237,13 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
     );
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(report.contains("<svg"), "the report has its charts");
+}
+
+/// "core 1" or "cores 1-3".
+fn cores_words(cores: &headroom::cpus::Cores) -> String {
+    if cores.len() == 1 {
+        format!("core {cores}")
+    } else {
+        format!("cores {cores}")
+    }
 }

@@ -11,6 +11,7 @@ mod bad_input;
 mod capacity;
 mod cluster;
 mod compare;
+mod cores;
 mod datacenters;
 mod degraded;
 mod fleet;

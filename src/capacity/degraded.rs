@@ -194,6 +194,7 @@ mod tests {
                 address: Ipv4Addr::new(127, 0, 0, first + i - 1),
                 jmx_port: 7199,
                 dir: Path::new("/c").join(format!("node{i}")),
+                cores: None,
             })
             .collect()
     }

@@ -17,7 +17,9 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 82] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 83] = [
+    // A resumed search binds to the cores it recorded.
+    "client_cpus",
     "image",
     "host_network",
     "namespace",

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::cpus::CoreChoice;
 use crate::engine::ArrivalKind;
 use crate::units;
 
@@ -57,4 +58,18 @@ pub struct ClientArgs {
     /// output). Schema, prepare and the ring always go through the driver.
     #[arg(long, value_enum, default_value = "auto", value_name = "SENDER")]
     pub sender: crate::client::native::Sender,
+
+    /// The cores the client's threads run on: a LIST (`0`, `0-1`, `0,2`), or `all` for any
+    /// core. A load generator that shares cores with the nodes it loads measures the
+    /// scheduler as much as them: its sends wait while a JVM runs. [default: the cores a
+    /// local cluster started by headroom left to the client (see `cluster start --cpus`;
+    /// from 4 cores it splits the machine); any core otherwise, where the nodes headroom
+    /// started run after the client (`cluster start --nice`)]
+    #[arg(long, value_name = "LIST|all", value_parser = parse_core_choice)]
+    pub client_cpus: Option<CoreChoice>,
+}
+
+/// A `--client-cpus` (or `--cpus`) value: a list of cores, or `all`.
+pub fn parse_core_choice(text: &str) -> Result<CoreChoice, String> {
+    text.parse()
 }

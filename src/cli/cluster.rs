@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use crate::cluster::GcKind;
+use crate::cluster::{CpusFlag, GcKind};
 use crate::units::{self, ByteSize};
 
 /// `headroom cluster ...`
@@ -34,7 +34,7 @@ pub enum ClusterCommand {
     /// They keep running after this command returns; stop them with `headroom cluster stop`.
     Start(StartArgs),
     /// Show each node: address, pid, process up or down, CQL reachable, Cassandra version,
-    /// heap and garbage collector.
+    /// heap, garbage collector, the cores it runs on, and its memory.
     Status,
     /// Stop every node headroom recorded in --dir (SIGTERM, then SIGKILL after --timeout).
     /// Data is kept; `cluster start` starts the same nodes again.
@@ -113,9 +113,40 @@ pub struct StartArgs {
     #[arg(long)]
     pub tls_client_auth: bool,
 
+    /// The cores the nodes run on: a LIST for every node (`1-3`, `0,2-3`), or N=LIST for
+    /// node N alone (repeat the flag; a LIST then covers the nodes not named). Each JVM is
+    /// bound to its cores and told how many it has (-XX:ActiveProcessorCount), and the cores
+    /// no node has are left to the client: `run`, `capacity` and `sweep` against this
+    /// cluster bind to them. `all` binds nothing. Kept for the cluster's next start.
+    /// [default: from 4 cores, the machine split: the client keeps its lowest core (two
+    /// above 8 cores), the nodes share the rest; on fewer cores nothing is bound, and --nice
+    /// keeps the nodes from holding up the client]
+    #[arg(long, value_name = "LIST|N=LIST|all", value_parser = parse_cpus_flag)]
+    pub cpus: Vec<CpusFlag>,
+
+    /// The scheduling niceness of the nodes' processes (their JVMs, and nodetool): above the
+    /// client's 0, the kernel runs the client's threads first wherever both wait for a
+    /// core, so a node busy on every core does not delay the requests' time stamps; the
+    /// nodes still take every core the client leaves idle. 0 treats them alike. Kept for
+    /// the cluster's next start. (Within one login session, as the kernel groups processes
+    /// for scheduling: start the cluster and the runs from the same terminal.)
+    /// [default: 10]
+    #[arg(
+        long,
+        value_name = "0-19",
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(i32).range(0..=19)
+    )]
+    pub nice: Option<i32>,
+
     /// How long one node may take from launch until it answers CQL.
     #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
     pub start_timeout: Duration,
+}
+
+/// One `--cpus` value of `cluster start`.
+pub fn parse_cpus_flag(text: &str) -> Result<CpusFlag, String> {
+    text.parse()
 }
 
 /// `headroom cluster stop` and `headroom cluster destroy`

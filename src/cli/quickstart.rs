@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::{OutputArgs, DEFAULT_SLA};
 use crate::cluster::GcKind;
+use crate::cpus::CoreChoice;
 use crate::units::{self, ByteSize};
 
 /// `headroom quickstart`
@@ -29,8 +30,10 @@ pub struct QuickstartArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub repeats: u32,
 
-    /// Bisect until the capacity is known to within this fraction.
-    #[arg(long, default_value = "5%", value_name = "PERCENT")]
+    /// Bisect until the capacity is known to within this fraction. The default is coarse on
+    /// purpose: a first answer, one repeat per rate, whose rates two runs apart differ by
+    /// more than 10% on a machine shared with its node; `capacity` narrows further.
+    #[arg(long, default_value = "10%", value_name = "PERCENT")]
     pub resolution: String,
 
     /// Rows written before the search.
@@ -48,6 +51,17 @@ pub struct QuickstartArgs {
     /// Garbage collector of the node's JVM. [default: g1]
     #[arg(long, value_enum, value_name = "GC")]
     pub gc: Option<GcKind>,
+
+    /// The cores the node runs on (a LIST such as 1 or 1-3, or all for any core). Wherever
+    /// it shares cores with the client it runs at niceness 10, after the client. [default:
+    /// from 4 cores, every core but the client's; on fewer, any core]
+    #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
+    pub cpus: Option<CoreChoice>,
+
+    /// The cores the client runs on (a LIST, or all for any core). [default: from 4 cores,
+    /// the lowest core (the two lowest above 8 cores); on fewer, any core]
+    #[arg(long, value_name = "LIST|all", value_parser = super::client::parse_core_choice)]
+    pub client_cpus: Option<CoreChoice>,
 
     /// Where the node lives while the quickstart runs; deleted at the end.
     /// [default: headroom/quickstart-cluster under the user's local data directory]

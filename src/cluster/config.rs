@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::placement::{self, CpusFlag, Placement};
 use super::ClusterError;
+use crate::cpus::Cores;
 use crate::units::ByteSize;
 
 /// The Cassandra release started when none is asked for: the newest 5.0 release on Maven
@@ -102,6 +104,10 @@ pub struct ClusterConfig {
     /// TLS on the nodes' CQL port, with certificates headroom generates (see [`super::tls`]).
     #[serde(default)]
     pub tls: ClientTls,
+    /// The cores of each node and those left to the client (see [`super::placement`]);
+    /// nothing bound when absent.
+    #[serde(default, flatten)]
+    pub placement: Placement,
 }
 
 /// Whether a local cluster's nodes require TLS from clients, and a client certificate.
@@ -150,6 +156,7 @@ impl Default for ClusterConfig {
             yaml: Vec::new(),
             auth: false,
             tls: ClientTls::Off,
+            placement: Placement::default(),
         }
     }
 }
@@ -182,6 +189,13 @@ pub struct ClusterSettings {
     /// TLS on the CQL port.
     #[serde(default)]
     pub tls: Option<ClientTls>,
+    /// `--cpus`: the cores of every node, or of one; none given, the machine is split
+    /// between the nodes and the client (see [`super::placement`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<CpusFlag>,
+    /// `--nice`: the niceness the nodes' processes start at (see [`Placement::node_nice`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
 }
 
 impl ClusterConfig {
@@ -229,6 +243,20 @@ impl ClusterConfig {
             },
             auth: args.auth.or(base.map(|b| b.auth)).unwrap_or(false),
             tls: args.tls.or(base.map(|b| b.tls)).unwrap_or_default(),
+            placement: Placement {
+                node_nice: args
+                    .nice
+                    .or(base.map(|b| b.placement.node_nice))
+                    .unwrap_or(placement::DEFAULT_NODE_NICE),
+                ..match base {
+                    // A stopped cluster starts again where it ran, unless told otherwise.
+                    Some(b) if args.cpus.is_empty() && b.placement.fits(nodes) => {
+                        b.placement.clone()
+                    }
+                    _ => placement::resolve(&args.cpus, nodes, crate::cpus::machine())
+                        .map_err(ClusterError::InvalidConfig)?,
+                }
+            },
         };
         config.validate()?;
         config.check_fits(total_memory())?;
@@ -292,6 +320,29 @@ impl ClusterConfig {
                 MIN_HEAP.to_jvm()
             ));
         }
+        if !(0..=placement::MAX_NICE).contains(&self.placement.node_nice) {
+            return invalid(format!(
+                "--nice {} is not a niceness the nodes can be given: 0 (the client's own) to \
+                 {}; the higher, the later the kernel runs the nodes when the client waits",
+                self.placement.node_nice,
+                placement::MAX_NICE
+            ));
+        }
+        if !self.placement.fits(self.nodes) {
+            return invalid(format!(
+                "the cores of {} nodes are recorded for a cluster of {}: give --cpus again",
+                self.placement.node_cpus.len(),
+                self.nodes
+            ));
+        }
+        for cores in self.placement.node_cpus.iter().flatten() {
+            crate::cpus::check_on_machine(cores, "--cpus").map_err(|e| {
+                ClusterError::InvalidConfig(format!(
+                    "{e}; a cluster started elsewhere starts here with --cpus for this \
+                     machine, or --cpus all"
+                ))
+            })?;
+        }
         let version = CassandraVersion::parse(&self.cassandra_version)?;
         version.supported_java()?;
         if self.tls.is_on() && !version.has_pem_certificates() {
@@ -315,6 +366,7 @@ impl ClusterConfig {
                     address,
                     jmx_port: jmx_port_for(address),
                     dir: dir.join(format!("node{index}")),
+                    cores: self.placement.of_node(index).cloned(),
                 }
             })
             .collect()
@@ -385,6 +437,12 @@ impl ClusterConfig {
                 text.push_str(", TLS with client certificates")
             }
         }
+        if !self.placement.is_unbound() || self.placement.node_nice != 0 {
+            text.push_str(&format!(
+                ", {}",
+                self.placement.describe(crate::cpus::machine())
+            ));
+        }
         text
     }
 }
@@ -423,6 +481,8 @@ pub struct NodeSpec {
     pub jmx_port: u16,
     /// The node's directory: conf/, data/, commitlog/, hints/, saved_caches/, cdc_raw/, logs/.
     pub dir: PathBuf,
+    /// The cores its JVM is bound to; any core when `None`.
+    pub cores: Option<Cores>,
 }
 
 impl NodeSpec {

@@ -88,6 +88,7 @@ mod tests {
             address: Ipv4Addr::LOCALHOST,
             jmx_port: 7199,
             dir: dir.path().join("node1"),
+            cores: None,
         };
         assert!(pending(&spec).unwrap().is_empty(), "no directory yet");
         fs::create_dir_all(spec.hints_dir()).unwrap();

@@ -47,7 +47,13 @@ impl LocalCluster {
             &render::logback_tools_xml(),
         )?;
         let args = render::jvm_args(&self.state.config, spec, java, jars);
-        let child = process::launch(&java.path, &args, &spec.log_path())?;
+        let child = process::launch(
+            &java.path,
+            &args,
+            &spec.log_path(),
+            spec.cores.as_ref(),
+            self.state.config.placement.node_nice,
+        )?;
         let pid = child.id();
         let slot = spec.index as usize - 1;
         self.children[slot] = Some(child);

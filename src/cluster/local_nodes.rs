@@ -11,6 +11,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 
 use super::{GcKind, LocalCluster, NodeSpec};
+use crate::cpus::Cores;
 
 /// Where a run looks for the local nodes behind its `--hosts`.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +61,7 @@ impl NodeSource {
                     nodes: nodes.clone(),
                     gc: *gc,
                     cluster_dir: None,
+                    client_cpus: None,
                 }),
                 ..LocalNodes::default()
             },
@@ -110,6 +112,7 @@ fn recorded(dir: &Path, hosts: &[String]) -> Result<Option<Found>, String> {
         nodes: specs,
         gc: cluster.config().gc,
         cluster_dir: Some(cluster.dir().to_path_buf()),
+        client_cpus: cluster.config().placement.client_cpus.clone(),
     }))
 }
 
@@ -130,6 +133,8 @@ struct Found {
     gc: GcKind,
     /// The cluster's directory (absolute), when they were found through one.
     cluster_dir: Option<PathBuf>,
+    /// The cores the cluster left to the client, when they were found through one.
+    client_cpus: Option<Cores>,
 }
 
 impl LocalNodes {
@@ -137,6 +142,19 @@ impl LocalNodes {
     /// taken.
     pub fn nodes(&self) -> &[NodeSpec] {
         self.found.as_ref().map_or(&[], |f| &f.nodes)
+    }
+
+    /// Every core a node is bound to; `None` when no node is.
+    pub fn nodes_cores(&self) -> Option<Cores> {
+        self.nodes()
+            .iter()
+            .filter_map(|n| n.cores.clone())
+            .reduce(|a, b| a.union(&b))
+    }
+
+    /// The cores the recorded cluster left to the client ([`super::Placement`]).
+    pub fn client_cpus(&self) -> Option<&Cores> {
+        self.found.as_ref()?.client_cpus.as_ref()
     }
 
     /// The collector the nodes were started with; `None` without nodes.
@@ -183,6 +201,7 @@ mod tests {
             address: Ipv4Addr::new(127, 0, 0, 4 + index as u8),
             jmx_port: 7199,
             dir: dir.join(format!("node{index}")),
+            cores: None,
         }
     }
 

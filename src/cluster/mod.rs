@@ -24,6 +24,7 @@ pub mod java;
 mod launch;
 pub mod local_nodes;
 pub mod pauses;
+pub mod placement;
 pub mod probe;
 pub mod process;
 pub mod render;
@@ -40,6 +41,7 @@ pub use config::{ClientTls, ClusterConfig, ClusterSettings, GcKind, NodeSpec};
 pub use error::ClusterError;
 use java::Java;
 pub use local_nodes::{LocalNodes, NodeSource};
+pub use placement::{CpusFlag, Placement, DEFAULT_NODE_NICE};
 use process::Target;
 use state::ClusterState;
 
@@ -115,7 +117,12 @@ impl LocalCluster {
                     pids: pids.join(", "),
                 });
             }
-            if existing.config != config {
+            // A stopped cluster may start on other cores; nothing else may change.
+            let same_but_cores = ClusterConfig {
+                placement: existing.config.placement.clone(),
+                ..config.clone()
+            } == existing.config;
+            if !same_but_cores || (!running.is_empty() && existing.config != config) {
                 return Err(ClusterError::ConfigMismatch {
                     dir: dir.to_path_buf(),
                     stored: existing.config.describe(),
@@ -169,6 +176,9 @@ impl LocalCluster {
             cluster.state.config.describe(),
             cluster.dir.display()
         ));
+        if let Some(remark) = cluster.state.config.placement.remark(crate::cpus::machine()) {
+            say(&format!("  ({remark})"));
+        }
         let specs = cluster.nodes();
         if existing.is_none() {
             // A new cluster: one node after another, each joining the ring before the next.

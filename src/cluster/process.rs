@@ -14,10 +14,18 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
 use super::ClusterError;
+use crate::cpus::Cores;
 
 /// Launches `java args...` in a process group of its own (so a Ctrl-C meant for headroom does
-/// not reach the node) with its console output appended to `log`.
-pub fn launch(java: &Path, args: &[OsString], log: &Path) -> Result<Child, ClusterError> {
+/// not reach the node) with its console output appended to `log`, bound to `cores` (any of
+/// the machine's when `None`) at scheduling niceness `nice`.
+pub fn launch(
+    java: &Path,
+    args: &[OsString],
+    log: &Path,
+    cores: Option<&Cores>,
+    nice: i32,
+) -> Result<Child, ClusterError> {
     let out = fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -26,13 +34,16 @@ pub fn launch(java: &Path, args: &[OsString], log: &Path) -> Result<Child, Clust
     let err = out
         .try_clone()
         .map_err(ClusterError::io("duplicating the log handle"))?;
-    Command::new(java)
+    let mut command = Command::new(java);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .process_group(0)
-        .spawn()
+        .process_group(0);
+    // On its own cores, or on any of the machine's: never on the cores a client bound this
+    // process to.
+    crate::cpus::spawn_on(cores, nice, || command.spawn())
         .map_err(ClusterError::io(format!("launching {}", java.display())))
 }
 

@@ -217,6 +217,10 @@ pub fn jvm_args(
     push(format!("-Xms{heap}"));
     push(format!("-Xmx{heap}"));
     push(config.gc.jvm_flag().to_string());
+    // Bound to its cores, the JVM sizes its GC, compiler and Cassandra's thread pools to them.
+    if let Some(cores) = &node.cores {
+        push(format!("-XX:ActiveProcessorCount={}", cores.len()));
+    }
     // Cassandra's own defaults (conf/jvm-server.options) that matter for pauses and safety.
     push("-Xss256k".into());
     push("-XX:+AlwaysPreTouch".into());

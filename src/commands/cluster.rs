@@ -114,6 +114,8 @@ pub fn cluster_settings(args: &StartArgs) -> ClusterSettings {
         jvm_opts: args.jvm_opts.clone(),
         yaml: args.yaml.clone(),
         first_address: args.first_address,
+        cpus: args.cpus.clone(),
+        nice: args.nice,
         auth: args.auth.then_some(true),
         tls: match (args.tls, args.tls_client_auth) {
             (_, true) => Some(cluster::ClientTls::RequiredWithClientCertificate),
@@ -194,8 +196,19 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:>9} {:>9}",
-        "NODE", "ADDRESS", "PID", "PROCESS", "CQL", "VERSION", "HEAP", "GC", "RSS", "PEAK RSS"
+        "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:<9} {:>4} {:>9} {:>9}",
+        "NODE",
+        "ADDRESS",
+        "PID",
+        "PROCESS",
+        "CQL",
+        "VERSION",
+        "HEAP",
+        "GC",
+        "CORES",
+        "NICE",
+        "RSS",
+        "PEAK RSS"
     )?;
     let mut problems = Vec::new();
     for row in &rows {
@@ -209,10 +222,21 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
             }
         };
         let memory = row.pid.and_then(process::memory);
+        // What the kernel lets the running JVM use; the recorded cores of a node that is down.
+        let cores = row
+            .pid
+            .and_then(crate::cpus::of_process)
+            .or_else(|| config.placement.of_node(row.index).cloned())
+            .map_or("any".to_string(), |c| c.to_string());
+        // Likewise the niceness the kernel gives it, or the recorded one.
+        let nice = row
+            .pid
+            .and_then(crate::cpus::niceness_of)
+            .unwrap_or(config.placement.node_nice);
         let mib = |bytes: u64| format!("{} MiB", bytes >> 20);
         writeln!(
             out,
-            "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:>9} {:>9}",
+            "{:<5} {:<15} {:>8} {:<8} {:<5} {:<9} {:<6} {:<11} {:<9} {:>4} {:>9} {:>9}",
             row.index,
             row.address,
             row.pid.map_or("-".to_string(), |p| p.to_string()),
@@ -221,6 +245,8 @@ fn print_status(cluster: &LocalCluster) -> anyhow::Result<()> {
             version,
             config.heap.to_jvm(),
             config.gc.name(),
+            cores,
+            nice,
             memory.map_or("-".to_string(), |(rss, _)| mib(rss)),
             memory.map_or("-".to_string(), |(_, peak)| mib(peak)),
         )?;

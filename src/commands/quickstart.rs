@@ -15,8 +15,9 @@ use crate::capacity::{Status, Store};
 use crate::cli::{CapacityArgs, QuickstartArgs};
 use crate::cluster::state::Owner;
 use crate::cluster::{
-    self, ClusterConfig, ClusterError, ClusterSettings, LocalCluster, StartOptions,
+    self, ClusterConfig, ClusterError, ClusterSettings, CpusFlag, LocalCluster, StartOptions,
 };
+use crate::cpus::{CoreChoice, Cores};
 use crate::usage::UsageError;
 
 /// Partition keys of the quickstart's time series: few enough that reads find rows.
@@ -42,17 +43,24 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| crate::output_dir::default_out_dir("quickstart"));
-    let config = search_config(&args, &out)?;
-    let leftover = claim_cluster_dir(&cluster_dir)?;
-    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
+    let mut config = search_config(&args, &out)?;
     let start = ClusterSettings {
         nodes: Some(1),
         cassandra_version: args.cassandra_version.clone(),
         heap: args.heap,
         gc: args.gc,
+        cpus: node_cpus(&args)?,
         ..ClusterSettings::default()
     };
     let cluster_config = ClusterConfig::from_settings(&start, None)?;
+    // Where the node and the client run, checked before anything starts.
+    super::settings::with_placement_cores(
+        &mut config.run,
+        args.client_cpus.as_ref(),
+        &cluster_config.placement,
+    )?;
+    let leftover = claim_cluster_dir(&cluster_dir)?;
+    crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let fetch = !cluster::jars::is_cached(&cluster_config.cassandra_version);
     let setup = if fetch { 90.0 } else { 20.0 };
     let minutes = ((config.estimate().as_secs_f64() + setup) / 60.0).ceil();
@@ -60,6 +68,10 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         "headroom quickstart: the capacity of one local Cassandra {} node for a time series \
          (80% writes, 20% reads of the latest rows) under SLA {}.",
         cluster_config.cassandra_version, config.sla
+    );
+    println!(
+        "{}.",
+        cores_line(&cluster_config, config.run.client_cpus.as_ref())
     );
     println!(
         "It takes about {minutes:.0} minutes{}. Ctrl-C stops it cleanly.\n",
@@ -132,6 +144,57 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--cpus` as the cluster takes it: the node's cores, `all`, or (absent) the default split;
+/// with `--client-cpus` alone, the node gets every core but the client's.
+fn node_cpus(args: &QuickstartArgs) -> Result<Vec<CpusFlag>, UsageError> {
+    Ok(match (&args.cpus, &args.client_cpus) {
+        (Some(choice), _) => vec![CpusFlag::Every(choice.clone())],
+        (None, Some(CoreChoice::Only(client))) => match crate::cpus::machine().without(client) {
+            Some(rest) => vec![CpusFlag::Every(CoreChoice::Only(rest))],
+            None => {
+                return Err(UsageError::new(format!(
+                    "--client-cpus {client} takes every core this process may use, and \
+                         leaves none to the node: give the node its own with --cpus, or \
+                         --cpus all to let both run anywhere"
+                )))
+            }
+        },
+        (None, _) => Vec::new(),
+    })
+}
+
+/// Where the node and the client run, in words.
+fn cores_line(cluster: &ClusterConfig, client: Option<&Cores>) -> String {
+    let machine = crate::cpus::machine();
+    let node = cluster
+        .placement
+        .of_node(1)
+        .map_or("any core".to_string(), cores_words);
+    let client = client.map_or("any core".to_string(), cores_words);
+    let mut line = format!("Cores: the node on {node}, the client on {client} (of {machine})");
+    if cluster.placement.node_nice > 0 {
+        line.push_str(&format!(
+            "; the node at niceness {}, after the client",
+            cluster.placement.node_nice
+        ));
+    }
+    if let Some(remark) = cluster.placement.remark(machine) {
+        line.push_str(&format!("; {remark}"));
+    } else if cluster.placement.is_unbound() {
+        line.push_str("; neither is bound (--cpus all)");
+    }
+    line
+}
+
+/// "core 1" or "cores 1-3".
+fn cores_words(cores: &Cores) -> String {
+    if cores.len() == 1 {
+        format!("core {cores}")
+    } else {
+        format!("cores {cores}")
+    }
 }
 
 /// What a quickstart records as the owner of the cluster it starts.

@@ -89,6 +89,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let cluster_dir = settings::local_cluster_dir();
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.run.hosts)?;
     settings::with_cluster_tls(&mut config.run, &cluster_dir);
+    settings::with_client_cores(&mut config.run, args.client.client_cpus.as_ref(), &cluster_dir)?;
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
@@ -166,6 +167,8 @@ pub fn sweep(
         config.stable_error * 100.0,
         out.display()
     );
+    // Before the runtime starts its threads: they inherit the binding.
+    settings::bind_client(&config.run)?;
     let runtime = crate::run::runtime(crate::run::policy::control_threads(&config.run))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);

@@ -154,13 +154,25 @@ impl Executor for OnNodes {
         }
         let target = target.clone();
         // Finding Java runs `java -version`: off the runtime's workers.
-        let command = tokio::task::spawn_blocking(move || match &target {
-            Target::Local { dir, index } => LocalCluster::open(dir)?.nodetool(*index),
-            Target::Jmx { host, port } => LocalCluster::remote_nodetool(host, *port),
+        let (command, cores, nice) = tokio::task::spawn_blocking(move || match &target {
+            Target::Local { dir, index } => {
+                let cluster = LocalCluster::open(dir)?;
+                let placement = &cluster.config().placement;
+                Ok((
+                    cluster.nodetool(*index)?,
+                    placement.nodes_cores(),
+                    placement.node_nice,
+                ))
+            }
+            Target::Jmx { host, port } => Ok((
+                LocalCluster::remote_nodetool(host, *port)?,
+                None,
+                crate::cluster::DEFAULT_NODE_NICE,
+            )),
         })
         .await
         .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|e: crate::cluster::ClusterError| e.to_string())?;
         let mut command = tokio::process::Command::from(command);
         command.arg(operation.name());
         if operation.takes_keyspace() {
@@ -172,8 +184,17 @@ impl Executor for OnNodes {
             .stderr(Stdio::piped())
             // Ctrl-C or the timeout drop this future: nodetool is killed by its pid.
             .kill_on_drop(true);
-        let output = command
-            .output()
+        // nodetool's JVM starts on the nodes' cores (any core for a remote node) and at their
+        // niceness, never on the cores the client is bound to: the load goes on while it
+        // runs.
+        let runtime = tokio::runtime::Handle::current();
+        let child = crate::cpus::spawn_on(cores.as_ref(), nice, || {
+            let _entered = runtime.enter();
+            command.spawn()
+        })
+        .map_err(|e| format!("launching nodetool: {e}"))?;
+        let output = child
+            .wait_with_output()
             .await
             .map_err(|e| format!("launching nodetool: {e}"))?;
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();

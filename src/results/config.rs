@@ -102,6 +102,10 @@ pub struct RunSettings {
     /// started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetOrigin>,
+    /// The cores the client's threads were bound to (`--client-cpus`, or those a local
+    /// cluster's placement left it); any core when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpus: Option<crate::cpus::Cores>,
 }
 
 /// Which share of a fleet's schedule a run sends, and when the fleet starts.

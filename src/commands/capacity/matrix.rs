@@ -23,6 +23,7 @@ use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{RatePlan, Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
+use crate::commands::settings;
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
 use crate::compare::{compare, render, COMPARE_FILE};
 use crate::live::Live;
@@ -338,6 +339,11 @@ fn run_entry(
         .iter()
         .map(|a| a.to_string())
         .collect();
+    // Cores named with --client-cpus were resolved with the search; otherwise the client
+    // takes those this configuration's nodes left it.
+    if config.run.client_cpus.is_none() {
+        settings::with_placement_cores(&mut config.run, None, &cluster.config().placement)?;
+    }
     config.degraded = entry
         .combination
         .nodes_down()

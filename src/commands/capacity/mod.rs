@@ -62,6 +62,11 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
                 .clone()
                 .unwrap_or_else(settings::local_cluster_dir);
             settings::with_cluster_tls(&mut config.run, &cluster_dir);
+            settings::with_client_cores(
+                &mut config.run,
+                args.client.client_cpus.as_ref(),
+                &cluster_dir,
+            )?;
             let out = args.output.out.clone().unwrap_or_else(|| {
                 crate::output_dir::default_out_dir(&format!(
                     "capacity-{}",

@@ -44,6 +44,13 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     )?;
     // Trials are many: Cassandra's histograms over CQL only, no nodetool JVM per trial.
     run.nodetool_figures = false;
+    // Cores named with --client-cpus are checked now; a search against a local cluster then
+    // checks them against its nodes' cores (or, without the flag, takes those they left).
+    settings::with_placement_cores(
+        &mut run,
+        args.client.client_cpus.as_ref(),
+        &crate::cluster::Placement::default(),
+    )?;
     let sla = settings::sla_settings(
         Some(args.sla.terms.as_deref().unwrap_or(crate::cli::DEFAULT_SLA)),
         args.sla.window,
@@ -268,6 +275,27 @@ pub fn search(
         dir.display()
     );
 
+    if let Some(cores) = &config.run.client_cpus {
+        println!(
+            "The client runs on {} {cores}{}.",
+            if cores.len() == 1 { "core" } else { "cores" },
+            cluster
+                .as_ref()
+                .and_then(|c| c.config().placement.nodes_cores())
+                .map_or(String::new(), |n| format!(", the local nodes on {n}"))
+        );
+    } else if let Some(nice) = cluster
+        .as_ref()
+        .map(|c| c.config().placement.node_nice)
+        .filter(|&n| n > 0)
+    {
+        println!(
+            "The client and the local nodes share the cores; the nodes run at niceness {nice}, \
+             after the client."
+        );
+    }
+    // Before the runtime starts its threads: they inherit the binding.
+    super::settings::bind_client(&config.run)?;
     let runtime = crate::run::runtime(crate::run::policy::control_threads(&config.run))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);

@@ -31,6 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             config.sla =
                 settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
             settings::with_cluster_tls(&mut config, &cluster_dir);
+            settings::with_client_cores(&mut config, args.client.client_cpus.as_ref(), &cluster_dir)?;
             config
         }
     };
@@ -52,6 +53,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let live = settings::live_settings(&args.live, &labels, 0)?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let live = start_live(live, labels, false)?;
+    // Before the runtime starts its threads: they inherit the binding.
+    settings::bind_client(&config)?;
     let runtime = run::runtime(run::policy::control_threads(&config))?;
     let stop = StopSignal::new();
     stop_on_ctrl_c_or_term(&runtime, &stop);

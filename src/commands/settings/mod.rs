@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod connection;
+mod cores;
 mod kube;
 mod live;
 
@@ -14,6 +15,7 @@ pub use connection::{
     cluster_credentials, credentials, local_cluster_dir, run_credentials, tls_settings,
     with_cluster_tls,
 };
+pub use cores::{bind_client, with_client_cores, with_placement_cores};
 pub use kube::kube_options;
 pub use live::live_settings;
 
@@ -386,6 +388,7 @@ pub fn settings(
         tls,
         worker: None,
         fleet: None,
+        client_cpus: None,
     };
     check_in_flight(&settings)?;
     check_open_files(&settings)?;

@@ -309,6 +309,8 @@ fn settings_for_pods(
     options: &KubeOptions,
 ) -> Result<(RunSettings, Vec<&'static str>), UsageError> {
     let mut settings = settings.clone();
+    // The coordinator's cores mean nothing in a pod: its CPU is the pod's request and limit.
+    settings.client_cpus = None;
     let mut keys = Vec::new();
     if let Some(tls) = settings.tls.as_mut() {
         let files = [

@@ -210,7 +210,13 @@ pub(super) fn nodetool_figures(
                 .map_err(|e| e.to_string())
                 .and_then(|mut c| {
                     c.args(*args);
-                    spawn(c, source)
+                    let placement = &cluster.config().placement;
+                    // On the nodes' cores and at their priority, not the client's.
+                    crate::cpus::spawn_on(
+                        placement.nodes_cores().as_ref(),
+                        placement.node_nice,
+                        || spawn(c, source),
+                    )
                 })
         })
         .collect();
