@@ -286,16 +286,8 @@ pub fn bind_process(cores: &Cores) -> std::io::Result<()> {
     // Twice: a thread started while the first pass ran is bound by the second (it inherits
     // the mask of its creator, which the first pass may have reached only after the start).
     for _ in 0..2 {
-        let tasks = std::fs::read_dir("/proc/self/task")?;
-        for task in tasks.flatten() {
-            let Some(tid) = task
-                .file_name()
-                .to_str()
-                .and_then(|t| t.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            match sched_setaffinity(Pid::from_raw(tid), &mask) {
+        for tid in own_threads()? {
+            match sched_setaffinity(Pid::from_raw(tid as i32), &mask) {
                 // A thread that ended since the listing.
                 Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
                 Err(e) => return Err(e.into()),
@@ -303,6 +295,14 @@ pub fn bind_process(cores: &Cores) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The ids of this process's threads, as `/proc/self/task` lists them now.
+fn own_threads() -> std::io::Result<Vec<u32>> {
+    Ok(std::fs::read_dir("/proc/self/task")?
+        .flatten()
+        .filter_map(|task| task.file_name().to_str()?.parse().ok())
+        .collect())
 }
 
 /// Runs `start` (which starts a process) on a new thread bound to `cores` (the machine's
@@ -371,14 +371,7 @@ pub fn of_process(pid: u32) -> Option<Cores> {
 /// The cores every thread of this process may run on (their union).
 pub fn of_this_process() -> Option<Cores> {
     let mut all: Option<Cores> = None;
-    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let Some(tid) = task
-            .file_name()
-            .to_str()
-            .and_then(|t| t.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    for tid in own_threads().ok()? {
         if let Some(cores) = of_process(tid) {
             all = Some(match all {
                 Some(a) => a.union(&cores),
