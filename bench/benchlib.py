@@ -37,11 +37,13 @@ class HostSteal:
 
 
 def build_headroom(profile="release"):
-    """Builds headroom as users do (`cargo build --release --bin headroom`: no examples or
+    """Builds headroom as the README's first command does (`cargo build --release
+    --no-default-features --bin headroom`: without the Kubernetes launcher, and no examples or
     tests beside it, whose dev-dependencies would add features such as tokio's `test-util`
     to the library), and copies the binary out of the way of later builds. Returns its path:
     HEADROOM for the release profile, target/bench-bin/headroom-PROFILE for another."""
-    sh("cargo", "build", "--locked", "--quiet", "--profile", profile, "--bin", "headroom", cwd=ROOT)
+    sh("cargo", "build", "--locked", "--quiet", "--profile", profile, "--no-default-features",
+       "--bin", "headroom", cwd=ROOT)
     built = ROOT / "target" / profile / "headroom"
     out = HEADROOM if profile == "release" else HEADROOM.with_name(f"headroom-{profile}")
     out.parent.mkdir(parents=True, exist_ok=True)
