@@ -13,7 +13,7 @@ use super::degraded::DownRecord;
 use super::node_down::NodeDown;
 use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
-use super::{ProbeRecord, TrialRecord, TrialRunner};
+use super::{ProbeRecord, TrialAsk, TrialRecord, TrialRunner};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
@@ -416,11 +416,25 @@ impl TrialRunner for LiveRunner<'_, '_> {
         }))
     }
 
-    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+    fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
+        let (rate_per_s, repeat) = (ask.rate_per_s, ask.repeat);
+        // A shorter trial is a whole number of the SLA's (longest) window.
+        let duration_s = match ask.windows {
+            Some(windows) => {
+                let window_s = self
+                    .config
+                    .sla
+                    .windows()
+                    .last()
+                    .map_or(10.0, |w| w.as_secs_f64());
+                (window_s * f64::from(windows)).min(self.config.duration_s)
+            }
+            None => self.config.duration_s,
+        };
         let config = self.config.run.run(
             Load::Rate(rate_per_s),
             self.config.warmup_s,
-            self.config.duration_s,
+            duration_s,
             Some(self.config.sla.clone()),
         );
         self.observer.note(&format!(

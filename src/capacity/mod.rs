@@ -10,6 +10,7 @@
 
 pub mod degraded;
 pub mod dir;
+pub mod interval;
 pub mod live;
 pub mod node_down;
 pub mod pauses;
@@ -17,11 +18,9 @@ pub mod rates;
 pub mod record;
 pub mod search;
 pub mod settings;
+pub mod sim;
 pub mod store;
 pub mod table;
-
-#[cfg(test)]
-pub(crate) mod sim;
 
 pub use record::{
     trial_passes, ProbeRecord, Record, TermValue, TrialRecord, ACHIEVED_FRACTION, RECALL_UNIT,
@@ -39,8 +38,33 @@ pub trait TrialRunner {
     /// A closed-loop run measuring the highest achieved throughput.
     fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>>;
 
-    /// A run at a fixed attempted rate; the record carries this rate and repeat.
-    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>>;
+    /// A run at a fixed attempted rate; the record carries the ask's rate and repeat.
+    fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>>;
+}
+
+/// What a search asks of one trial.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrialAsk {
+    /// The attempted rate, per second.
+    pub rate_per_s: f64,
+    /// Which trial at this rate, from 1.
+    pub repeat: u32,
+    /// Windows to measure; `None`: the search's --duration.
+    pub windows: Option<u32>,
+    /// End the trial at this many failing windows (its verdict is decided then).
+    pub stop_after: Option<u32>,
+}
+
+impl TrialAsk {
+    /// A trial of the search's --duration, never stopped early.
+    pub fn full(rate_per_s: f64, repeat: u32) -> TrialAsk {
+        TrialAsk {
+            rate_per_s,
+            repeat,
+            windows: None,
+            stop_after: None,
+        }
+    }
 }
 
 /// Runs the search to its end or an interruption: asks for the next step, runs it, appends
@@ -70,7 +94,7 @@ pub fn drive(
             }
             Step::Probe => runner.probe().map(|probe| probe.map(Record::Probe)),
             Step::Trial { rate_per_s, repeat } => {
-                runner.trial(rate_per_s, repeat).and_then(|trial| {
+                runner.trial(&TrialAsk::full(rate_per_s, repeat)).and_then(|trial| {
                     if let Some(trial) = &trial {
                         ensure!(
                             rates::same_rate(trial.rate_per_s, rate_per_s)
@@ -217,9 +241,9 @@ mod tests {
             self.0.probe()
         }
 
-        fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+        fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
             anyhow::ensure!(self.0.trials.is_empty(), "the cluster went away");
-            self.0.trial(rate_per_s, repeat)
+            self.0.trial(ask)
         }
     }
 
@@ -260,9 +284,9 @@ mod tests {
             unreachable!("a ladder does not probe")
         }
 
-        fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+        fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
             let sim = Simulated::new(f64::INFINITY, f64::INFINITY);
-            match sim.record(rate_per_s * 2.0, repeat) {
+            match sim.record(ask.rate_per_s * 2.0, ask.repeat) {
                 Record::Trial(trial) => Ok(Some(trial)),
                 Record::Probe(_) => unreachable!(),
             }

@@ -91,6 +91,13 @@ pub struct TrialRecord {
     /// The node kept down during the trial, in a degraded search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub down: Option<DownRecord>,
+    /// Windows the SLA judged; `None` in records written before they were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<u32>,
+    /// Of them, windows that failed the goal: a window over the SLA, or every window when the
+    /// run did not carry the rate or did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_windows: Option<u32>,
     /// The mean recall of the measured part's ANN queries (every op type judged for recall,
     /// each request weighing the same; a failed request's counts 0); `None` for a workload
     /// without them and in records written before headroom measured recall.
@@ -187,6 +194,16 @@ impl TrialRecord {
                 }
             }
         }
+        let windows = verdict.map(|v| u32::try_from(v.windows).unwrap_or(u32::MAX));
+        let carried = completed && summary.achieved_rate_per_s >= ACHIEVED_FRACTION * rate_per_s;
+        let failed_windows = verdict.map(|v| {
+            let all = u32::try_from(v.windows).unwrap_or(u32::MAX);
+            if carried {
+                u32::try_from(v.failing.len()).unwrap_or(u32::MAX).min(all)
+            } else {
+                all
+            }
+        });
         TrialRecord {
             rate_per_s,
             repeat,
@@ -201,6 +218,8 @@ impl TrialRecord {
             dir,
             wall_s: wall.as_secs_f64(),
             down: None,
+            windows,
+            failed_windows,
             recall: mean_recall(summary),
         }
     }
@@ -331,6 +350,8 @@ mod tests {
             dir: "trial-8000-2".to_string(),
             wall_s: 95.25,
             down: None,
+            windows: Some(3),
+            failed_windows: Some(2),
             recall: None,
         });
         let text = serde_json::to_string(&trial).unwrap();

@@ -143,7 +143,7 @@ fn auto_step(resolution: f64, repeats: u32, base: Option<f64>, records: &[Record
 
 /// The automatic ladder's rates for a ceiling: the fractions, then 1.1 to 2.0 by 0.1, rounded
 /// to nice values, without repeats where rounding makes two equal.
-fn auto_ladder(ceiling: f64) -> Vec<f64> {
+pub(crate) fn auto_ladder(ceiling: f64) -> Vec<f64> {
     let unit = nice_unit(ceiling);
     let top = (AUTO_TOP * 10.0).round() as u32;
     let fractions = AUTO_FRACTIONS
@@ -160,13 +160,13 @@ fn auto_ladder(ceiling: f64) -> Vec<f64> {
 }
 
 /// The grid automatic rates lie on: 10^(⌊log₁₀ C⌋ − 2), at least 1/s.
-fn nice_unit(ceiling: f64) -> f64 {
+pub(crate) fn nice_unit(ceiling: f64) -> f64 {
     let exponent = ceiling.log10().floor() as i32 - 2;
     10f64.powi(exponent).max(1.0)
 }
 
 /// `rate` rounded to the nearest multiple of `unit`, at least `unit`.
-fn nice(rate: f64, unit: f64) -> f64 {
+pub(crate) fn nice(rate: f64, unit: f64) -> f64 {
     ((rate / unit).round() * unit).max(unit)
 }
 

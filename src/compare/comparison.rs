@@ -687,6 +687,8 @@ pub(crate) mod tests {
                     dir: run_dir,
                     wall_s: 20.0,
                     down: None,
+                    windows: None,
+                    failed_windows: None,
                     recall: None,
                 }))
                 .unwrap();

@@ -1,18 +1,22 @@
-//! A simulated system for the capacity search's tests: its p99.9 and achieved rate are known
-//! functions of the attempted rate, so the capacity a search should find is known too.
+//! Simulated systems for the capacity search: a deterministic one for the search's tests,
+//! whose p99.9 and achieved rate are known functions of the attempted rate, so that the
+//! capacity a search should find is known too; and [`stochastic`], whose windows fail at
+//! random, for judging a search method over many searches (`bench/search-method.py`).
+
+pub mod stochastic;
 
 use super::rates::same_rate;
 use super::record::{trial_passes, ProbeRecord, Record, TermValue, TrialRecord};
 use super::search::{next_step, SearchPlan, Step};
-use super::TrialRunner;
+use super::{TrialAsk, TrialRunner};
 
 /// The SLA term the simulated system is judged by.
-pub(crate) const TERM: &str = "p99.9<100ms";
+pub const TERM: &str = "p99.9<100ms";
 
 /// A system whose p99.9 is 5 ms up to the knee and at least 150 ms above it, and which
 /// achieves min(rate, ceiling).
 #[derive(Debug, Clone)]
-pub(crate) struct Simulated {
+pub struct Simulated {
     /// The highest rate the system achieves.
     pub ceiling: f64,
     /// What the probe reports (the ceiling unless changed).
@@ -87,6 +91,8 @@ impl Simulated {
             dir: format!("trial-{rate}-{repeat}"),
             wall_s: 75.0,
             down: None,
+            windows: None,
+            failed_windows: None,
             recall: self.recall,
         })
     }
@@ -113,12 +119,12 @@ impl TrialRunner for Simulated {
         }))
     }
 
-    fn trial(&mut self, rate_per_s: f64, repeat: u32) -> anyhow::Result<Option<TrialRecord>> {
+    fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
         if self.interrupted() {
             return Ok(None);
         }
-        self.trials.push((rate_per_s, repeat));
-        match self.record(rate_per_s, repeat) {
+        self.trials.push((ask.rate_per_s, ask.repeat));
+        match self.record(ask.rate_per_s, ask.repeat) {
             Record::Trial(trial) => Ok(Some(trial)),
             Record::Probe(_) => unreachable!("record makes trials"),
         }
@@ -126,14 +132,14 @@ impl TrialRunner for Simulated {
 }
 
 /// Runs a whole search against the system, keeping the records in memory.
-pub(crate) fn run_in_memory(settings: &SearchPlan, sim: &mut Simulated) -> Vec<Record> {
+pub fn run_in_memory(settings: &SearchPlan, sim: &mut Simulated) -> Vec<Record> {
     let mut records = Vec::new();
     for _ in 0..1000 {
         let record = match next_step(settings, &records) {
             Step::Done => return records,
             Step::Probe => Record::Probe(sim.probe().unwrap().expect("not interrupted")),
             Step::Trial { rate_per_s, repeat } => Record::Trial(
-                sim.trial(rate_per_s, repeat)
+                sim.trial(&TrialAsk::full(rate_per_s, repeat))
                     .unwrap()
                     .expect("not interrupted"),
             ),

@@ -1,0 +1,534 @@
+//! The interval search: a capacity stated as a lower and an upper bound at a confidence, from
+//! every window of every trial (docs/decisions/0019-a-capacity-interval.md).
+//!
+//! **The quantity.** At an attempted rate r a 10-second window fails the goal with some long-run
+//! probability p(r) (latency over the SLA, errors, or a rate the cluster did not carry), which
+//! does not fall as r rises. With an exceed ratio e (default 10 %), the capacity is the highest
+//! rate with p(r) ≤ e. A lower bound L says p(L) ≤ e, an upper bound U says p(U) > e; each is
+//! confirmed by a one-sided binomial test at (1 − confidence) / 2, so that [L, U] holds the
+//! capacity with at least the confidence.
+//!
+//! **The evidence.** A trial's windows are correlated (a GC pause or a compaction spans
+//! several): a trial of m windows counts as m / (1 + (m − 1)·ρ) independent ones, its failures
+//! likewise, with ρ = [`WINDOW_CORRELATION`]. Monotonicity lets evidence pool: windows at a
+//! higher rate bound p(r) from above, windows at a lower one bound it from below. A monotone
+//! fit of the failing shares (pool-adjacent-violators) splits the rates tried into those that
+//! look good (fitted share ≤ e) and those that look bad; a lower bound's test takes the
+//! windows of its rate and of every good-looking rate above it, an upper bound's those of its
+//! rate and every bad-looking rate below it.
+//!
+//! **The next trial.** The search climbs the probe's ladder in short trials
+//! until one looks bad, bisects between the highest good-looking and lowest bad-looking rates
+//! in short trials while they are far apart, then runs full trials at those two until both
+//! are confirmed within the width. A trial at the upper candidate stops at the failing window
+//! that confirms it. A rate that stays unconfirmed after [`MAX_FULL_AT_RATE`] full trials lies
+//! too close to the capacity to confirm at this width: the candidate moves one width away. A
+//! client-bound trial is run once more; a rate client-bound twice caps the search, which then
+//! states a lower bound and where the client stopped.
+//!
+//! Like [`super::search`], every decision is a pure function of the goal and the records, so
+//! a search resumes by reading its records back.
+
+use serde::{Deserialize, Serialize};
+use statrs::function::beta::beta_reg;
+
+use super::rates::same_rate;
+use super::record::{ProbeRecord, Record, TrialRecord};
+use super::search::{auto_ladder, nice, nice_unit};
+
+/// The correlation assumed between two windows of one trial (decision 0019 gives the
+/// measurements behind it): a trial of 6 windows weighs as 2.7 independent ones.
+pub const WINDOW_CORRELATION: f64 = 0.25;
+
+/// Windows of a short trial, far from the answer.
+pub const SHORT_WINDOWS: u32 = 2;
+
+/// Full trials at one rate before the search gives up confirming it there.
+pub const MAX_FULL_AT_RATE: u32 = 4;
+
+/// Trials (short and full, valid or not) after which a search ends with the bounds it has.
+pub const MAX_TRIALS: usize = 40;
+
+/// A client-bound trial is run again once; a rate client-bound this often caps the search.
+pub const CLIENT_BOUND_TRIES: u32 = 2;
+
+/// When every rate fails, the search goes down by halves to this fraction of the ceiling.
+const FLOOR: f64 = 0.01;
+
+/// What the interval must say, and how precisely.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct IntervalGoal {
+    /// The share of windows that may fail the SLA at the capacity (e).
+    pub exceed_ratio: f64,
+    /// The probability that the interval holds the capacity, e.g. 0.9.
+    pub confidence: f64,
+    /// The search ends when (U − L) / U is at most this.
+    pub width: f64,
+    /// Windows of a full trial (--duration / --window).
+    pub windows_per_trial: u32,
+}
+
+impl IntervalGoal {
+    /// The error allowed to each bound's test.
+    fn alpha(&self) -> f64 {
+        (1.0 - self.confidence) / 2.0
+    }
+}
+
+/// What one bound rests on: the windows pooled for its test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Support {
+    /// The bound, per second.
+    pub rate_per_s: f64,
+    /// Windows judged at the rates pooled (within the width of the bound).
+    pub windows: u32,
+    /// Of them, windows that failed the goal.
+    pub failed_windows: u32,
+    /// The rates pooled, lowest first.
+    pub rates: Vec<f64>,
+}
+
+/// What the records say: the bounds, a point estimate between them, and where the client
+/// stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// The highest rate confirmed at or below the capacity.
+    pub lower: Option<Support>,
+    /// The lowest rate confirmed above the capacity.
+    pub upper: Option<Support>,
+    /// The rate where the monotone fit crosses the exceed ratio, between the bounds.
+    pub estimate_per_s: Option<f64>,
+    /// The lowest rate the client could not keep twice: nothing at or above it was judged.
+    pub client_limit_per_s: Option<f64>,
+}
+
+/// The windows seen at one attempted rate.
+#[derive(Debug, Clone, PartialEq)]
+struct Evidence {
+    rate: f64,
+    windows: u32,
+    failed: u32,
+    /// As independent windows (the correlation within a trial taken out).
+    weight: f64,
+    weight_failed: f64,
+    trials: u32,
+    full_trials: u32,
+}
+
+/// The windows a trial judged and how many failed the goal: every window fails when the run
+/// did not carry the rate or did not complete. A record without window counts (written
+/// before they were kept) counts as one window.
+pub fn trial_windows(trial: &TrialRecord) -> (u32, u32) {
+    match (trial.windows, trial.failed_windows) {
+        (Some(n), Some(f)) if n > 0 => (n, f.min(n)),
+        _ => (1, u32::from(!trial.pass)),
+    }
+}
+
+fn design_effect(windows: u32) -> f64 {
+    1.0 + f64::from(windows.saturating_sub(1)) * WINDOW_CORRELATION
+}
+
+/// The valid trials' windows by rate, lowest rate first; rates at or above `limit` left out.
+fn evidence(records: &[Record], full_windows: u32, limit: Option<f64>) -> Vec<Evidence> {
+    let mut rows: Vec<Evidence> = Vec::new();
+    for trial in trials(records) {
+        if trial.invalid.is_some() || limit.is_some_and(|l| trial.rate_per_s >= l) {
+            continue;
+        }
+        let (n, f) = trial_windows(trial);
+        let deff = design_effect(n);
+        let row = match rows.iter_mut().find(|r| same_rate(r.rate, trial.rate_per_s)) {
+            Some(row) => row,
+            None => {
+                rows.push(Evidence {
+                    rate: trial.rate_per_s,
+                    windows: 0,
+                    failed: 0,
+                    weight: 0.0,
+                    weight_failed: 0.0,
+                    trials: 0,
+                    full_trials: 0,
+                });
+                rows.last_mut().expect("just pushed")
+            }
+        };
+        row.windows += n;
+        row.failed += f;
+        row.weight += f64::from(n) / deff;
+        row.weight_failed += f64::from(f) / deff;
+        row.trials += 1;
+        row.full_trials += u32::from(n >= full_windows);
+    }
+    rows.sort_by(|a, b| a.rate.total_cmp(&b.rate));
+    rows
+}
+
+/// P(X ≤ k) for X ~ Binomial(n, p), for real n and k (0 ≤ k < n).
+fn binomial_cdf(k: f64, n: f64, p: f64) -> f64 {
+    if k >= n {
+        return 1.0;
+    }
+    beta_reg(n - k, k + 1.0, 1.0 - p)
+}
+
+/// Whether `failed` of `windows` (independent-equivalent) show p ≤ e at level alpha.
+fn confirms_lower(windows: f64, failed: f64, goal: &IntervalGoal) -> bool {
+    windows > 0.0 && binomial_cdf(failed, windows, goal.exceed_ratio) <= goal.alpha()
+}
+
+/// Whether `failed` of `windows` show p > e at level alpha.
+fn confirms_upper(windows: f64, failed: f64, goal: &IntervalGoal) -> bool {
+    failed > 0.0 && 1.0 - binomial_cdf(failed - 1.0, windows, goal.exceed_ratio) <= goal.alpha()
+}
+
+/// The evidence pooled for a bound at `rows[at]`: the rates from it up to the lowest rate the
+/// fit finds bad (for a lower bound), or down to the highest it finds good (for an upper).
+fn pooled<'a>(rows: &'a [Evidence], at: usize, fit: &[f64], e: f64, lower: bool) -> Vec<&'a Evidence> {
+    if lower {
+        rows[at..]
+            .iter()
+            .zip(&fit[at..])
+            .take_while(|(_, &p)| p <= e)
+            .map(|(row, _)| row)
+            .collect()
+    } else {
+        let mut pool: Vec<&Evidence> = rows[..=at]
+            .iter()
+            .zip(&fit[..=at])
+            .rev()
+            .take_while(|(_, &p)| p > e)
+            .map(|(row, _)| row)
+            .collect();
+        pool.reverse();
+        pool
+    }
+}
+
+fn support(rows: &[&Evidence], rate: f64) -> Support {
+    Support {
+        rate_per_s: rate,
+        windows: rows.iter().map(|r| r.windows).sum(),
+        failed_windows: rows.iter().map(|r| r.failed).sum(),
+        rates: rows.iter().map(|r| r.rate).collect(),
+    }
+}
+
+fn sums(rows: &[&Evidence]) -> (f64, f64) {
+    rows.iter()
+        .fold((0.0, 0.0), |(w, f), r| (w + r.weight, f + r.weight_failed))
+}
+
+/// The confirmed bounds: the highest good-looking rate whose pooled windows confirm p ≤ e,
+/// and the lowest bad-looking one whose pooled windows confirm p > e.
+fn bounds(rows: &[Evidence], fit: &[f64], goal: &IntervalGoal) -> (Option<Support>, Option<Support>) {
+    let e = goal.exceed_ratio;
+    let upper = (0..rows.len()).filter(|&i| fit[i] > e).find_map(|i| {
+        let pool = pooled(rows, i, fit, e, false);
+        let (w, f) = sums(&pool);
+        confirms_upper(w, f, goal).then(|| support(&pool, rows[i].rate))
+    });
+    let lower = (0..rows.len()).rev().filter(|&i| fit[i] <= e).find_map(|i| {
+        let pool = pooled(rows, i, fit, e, true);
+        let (w, f) = sums(&pool);
+        confirms_lower(w, f, goal).then(|| support(&pool, rows[i].rate))
+    });
+    (lower, upper)
+}
+
+/// The failing share at each rate, fitted non-decreasing in the rate (pool-adjacent-violators,
+/// each rate weighed by its independent-equivalent windows).
+fn monotone_fit(rows: &[Evidence]) -> Vec<f64> {
+    // Blocks of (weighted sum, weight, rates covered).
+    let mut blocks: Vec<(f64, f64, usize)> = Vec::new();
+    for row in rows {
+        let weight = row.weight.max(1e-12);
+        blocks.push((row.weight_failed, weight, 1));
+        while blocks.len() >= 2 {
+            let (s2, w2, n2) = blocks[blocks.len() - 1];
+            let (s1, w1, n1) = blocks[blocks.len() - 2];
+            if s1 / w1 <= s2 / w2 {
+                break;
+            }
+            blocks.truncate(blocks.len() - 2);
+            blocks.push((s1 + s2, w1 + w2, n1 + n2));
+        }
+    }
+    blocks
+        .into_iter()
+        .flat_map(|(s, w, n)| std::iter::repeat_n(s / w, n))
+        .collect()
+}
+
+/// The highest rate that looks good and the lowest above it that looks bad, by the fit.
+fn candidates(rows: &[Evidence], fit: &[f64], e: f64) -> (Option<usize>, Option<usize>) {
+    let good = fit.iter().rposition(|&p| p <= e);
+    let bad = match good {
+        Some(g) => (g + 1 < rows.len()).then_some(g + 1),
+        None => (!rows.is_empty()).then_some(0),
+    };
+    (good, bad)
+}
+
+/// The lowest rate the client could not keep [`CLIENT_BOUND_TRIES`] times, and a rate whose
+/// only trials so far are fewer client-bound ones (to run again).
+fn client_bound(records: &[Record]) -> (Option<f64>, Option<(f64, u32)>) {
+    let mut by_rate: Vec<(f64, u32, u32, u32)> = Vec::new(); // rate, invalid, valid, last repeat
+    for trial in trials(records) {
+        let at = match by_rate.iter_mut().find(|r| same_rate(r.0, trial.rate_per_s)) {
+            Some(at) => at,
+            None => {
+                by_rate.push((trial.rate_per_s, 0, 0, 0));
+                by_rate.last_mut().expect("just pushed")
+            }
+        };
+        if trial.invalid.is_some() {
+            at.1 += 1;
+        } else {
+            at.2 += 1;
+        }
+        at.3 = at.3.max(trial.repeat);
+    }
+    let limit = by_rate
+        .iter()
+        .filter(|r| r.1 >= CLIENT_BOUND_TRIES && r.2 == 0)
+        .map(|r| r.0)
+        .min_by(f64::total_cmp);
+    let retry = by_rate
+        .iter()
+        .filter(|r| r.1 > 0 && r.1 < CLIENT_BOUND_TRIES && r.2 == 0)
+        .filter(|r| limit.is_none_or(|l| r.0 < l))
+        .map(|r| (r.0, r.3 + 1))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    (limit, retry)
+}
+
+/// What the records say about the capacity under `goal`.
+pub fn interval(records: &[Record], goal: &IntervalGoal) -> Interval {
+    let (limit, _) = client_bound(records);
+    let rows = evidence(records, goal.windows_per_trial, limit);
+    let fit = monotone_fit(&rows);
+    let (lower, upper) = bounds(&rows, &fit, goal);
+    let estimate_per_s = estimate(&rows, &fit, goal.exceed_ratio)
+        .map(|c| {
+            let lo = lower.as_ref().map_or(0.0, |l| l.rate_per_s);
+            let hi = upper.as_ref().map_or(f64::INFINITY, |u| u.rate_per_s);
+            c.clamp(lo, hi)
+        })
+        .filter(|_| lower.is_some());
+    Interval {
+        lower,
+        upper,
+        estimate_per_s,
+        client_limit_per_s: limit,
+    }
+}
+
+/// Where the fit crosses e, linearly between the last good-looking and first bad-looking rate.
+fn estimate(rows: &[Evidence], fit: &[f64], e: f64) -> Option<f64> {
+    let (good, bad) = candidates(rows, fit, e);
+    let g = good?;
+    let Some(b) = bad else {
+        return Some(rows[g].rate);
+    };
+    let (p0, p1) = (fit[g], fit[b]);
+    let share = if p1 > p0 { (e - p0) / (p1 - p0) } else { 0.0 };
+    Some(rows[g].rate + share.clamp(0.0, 1.0) * (rows[b].rate - rows[g].rate))
+}
+
+/// What the interval search runs next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntervalStep {
+    /// The closed-loop probe of the ceiling.
+    Probe,
+    /// A trial at `rate_per_s` of `windows` windows, stopped early once `stop_after` of them
+    /// failed (`None`: never).
+    Trial {
+        /// The attempted rate, per second.
+        rate_per_s: f64,
+        /// Which trial at this rate, from 1.
+        repeat: u32,
+        /// Windows to measure.
+        windows: u32,
+        /// Failing windows that end the trial early.
+        stop_after: Option<u32>,
+    },
+    /// The interval is as narrow as asked, or nothing more can narrow it.
+    Done,
+}
+
+/// The next run of an interval search, from the goal, the ladder's base (a matrix's shared
+/// ceiling) and the records alone.
+pub fn next_step(goal: &IntervalGoal, base: Option<f64>, records: &[Record]) -> IntervalStep {
+    let Some(probe) = first_probe(records) else {
+        return IntervalStep::Probe;
+    };
+    let ceiling = base.unwrap_or(probe.achieved_per_s);
+    if !(ceiling.is_finite() && ceiling > 0.0) {
+        return IntervalStep::Done;
+    }
+    let full = goal.windows_per_trial.max(1);
+    let short = SHORT_WINDOWS.min(full);
+    let repeat_at = |rate: f64| {
+        trials(records)
+            .filter(|t| same_rate(t.rate_per_s, rate))
+            .map(|t| t.repeat)
+            .max()
+            .unwrap_or(0)
+            + 1
+    };
+    let (limit, retry) = client_bound(records);
+    if let Some((rate, repeat)) = retry {
+        // Run a client-bound trial again, as long as the first try (a short trial counts).
+        let windows = trials(records)
+            .filter(|t| same_rate(t.rate_per_s, rate))
+            .map(|t| trial_windows(t).0)
+            .max()
+            .unwrap_or(full);
+        return trial(rate, repeat, windows, None);
+    }
+    if trials(records).count() >= MAX_TRIALS {
+        return IntervalStep::Done;
+    }
+    let rows = evidence(records, full, limit);
+    let fit = monotone_fit(&rows);
+    let (lower, upper) = bounds(&rows, &fit, goal);
+    if let (Some(l), Some(u)) = (&lower, &upper) {
+        if (u.rate_per_s - l.rate_per_s) / u.rate_per_s <= goal.width {
+            return IntervalStep::Done;
+        }
+    }
+    let below_limit = |rate: f64| limit.is_none_or(|l| rate < l);
+    let (good, bad) = candidates(&rows, &fit, goal.exceed_ratio);
+    let unit = nice_unit(ceiling);
+
+    let Some(bad) = bad else {
+        // Everything tried looks good: climb the ladder in short trials.
+        let top = rows.last().map_or(0.0, |r| r.rate);
+        if let Some(rung) = auto_ladder(ceiling)
+            .into_iter()
+            .find(|&r| r > top && below_limit(r))
+        {
+            return trial(rung, repeat_at(rung), short, None);
+        }
+        // The ladder's end or the client's limit: confirm the highest rate, if it can be.
+        return match rows.last() {
+            Some(row) if lower.as_ref().is_none_or(|l| l.rate_per_s < row.rate) => {
+                if row.full_trials < MAX_FULL_AT_RATE {
+                    trial(row.rate, repeat_at(row.rate), full, None)
+                } else {
+                    IntervalStep::Done
+                }
+            }
+            _ => IntervalStep::Done,
+        };
+    };
+    let Some(good) = good else {
+        // Everything tried looks bad: halve the lowest rate, in short trials.
+        let lowest = rows[0].rate;
+        if lowest < FLOOR * ceiling {
+            return IntervalStep::Done;
+        }
+        let rate = nice(lowest / 2.0, unit);
+        if rate >= lowest {
+            return IntervalStep::Done;
+        }
+        return trial(rate, repeat_at(rate), short, None);
+    };
+    let (g, b) = (rows[good].rate, rows[bad].rate);
+    let gap = (b - g) / b;
+    if gap > goal.width {
+        let middle = nice((g + b) / 2.0, unit);
+        if middle > g && middle < b {
+            let windows = if gap > 2.0 * goal.width { short } else { full };
+            return trial(middle, repeat_at(middle), windows, None);
+        }
+    }
+    // The candidates are within the width (or nothing lies between them): confirm them.
+    let lower_at = lower.as_ref().map_or(0.0, |l| l.rate_per_s);
+    if lower_at < g {
+        if rows[good].full_trials < MAX_FULL_AT_RATE {
+            return trial(g, repeat_at(g), full, None);
+        }
+        // Too close to the capacity to confirm there: a width lower, and lower again, where
+        // the pooled windows of every good-looking rate above count too.
+        for k in 1..=8 {
+            let rate = nice(g * (1.0 - goal.width).powi(k), unit);
+            if rate >= g || rate <= lower_at {
+                break;
+            }
+            let at = rows.iter().find(|r| same_rate(r.rate, rate));
+            if at.is_none_or(|r| r.full_trials < MAX_FULL_AT_RATE) {
+                return trial(rate, repeat_at(rate), full, None);
+            }
+        }
+    }
+    let upper_at = upper.as_ref().map_or(f64::INFINITY, |u| u.rate_per_s);
+    if upper_at > b {
+        if rows[bad].full_trials < MAX_FULL_AT_RATE {
+            let stop_after = failures_to_confirm(&rows, &fit, b, full, goal);
+            return trial(b, repeat_at(b), full, stop_after);
+        }
+        let rate = nice(b * (1.0 + goal.width), unit);
+        if rate > b && rate < upper_at && below_limit(rate) {
+            let at = rows.iter().find(|r| same_rate(r.rate, rate));
+            if at.is_none_or(|r| r.full_trials < MAX_FULL_AT_RATE) {
+                let stop_after = failures_to_confirm(&rows, &fit, rate, full, goal);
+                return trial(rate, repeat_at(rate), full, stop_after);
+            }
+        }
+    }
+    IntervalStep::Done
+}
+
+/// The fewest failing windows of a new trial of `windows` at `rate` that would confirm it as
+/// an upper bound, given the windows already pooled for it; `None` when even all would not.
+fn failures_to_confirm(
+    rows: &[Evidence],
+    fit: &[f64],
+    rate: f64,
+    windows: u32,
+    goal: &IntervalGoal,
+) -> Option<u32> {
+    let (w, f) = match rows.iter().position(|r| same_rate(r.rate, rate)) {
+        Some(at) if fit[at] > goal.exceed_ratio => {
+            sums(&pooled(rows, at, fit, goal.exceed_ratio, false))
+        }
+        Some(at) => (rows[at].weight, rows[at].weight_failed),
+        None => (0.0, 0.0),
+    };
+    let deff = design_effect(windows);
+    // The trial stops at its k-th failing window, so it has judged at least k windows.
+    (1..=windows).find(|&k| {
+        let k = f64::from(k);
+        confirms_upper(w + k / deff, f + k / deff, goal)
+    })
+}
+
+/// A trial of the interval search.
+fn trial(rate_per_s: f64, repeat: u32, windows: u32, stop_after: Option<u32>) -> IntervalStep {
+    IntervalStep::Trial {
+        rate_per_s,
+        repeat,
+        windows,
+        stop_after,
+    }
+}
+
+fn trials(records: &[Record]) -> impl Iterator<Item = &TrialRecord> {
+    records.iter().filter_map(|record| match record {
+        Record::Trial(trial) => Some(trial),
+        Record::Probe(_) => None,
+    })
+}
+
+fn first_probe(records: &[Record]) -> Option<&ProbeRecord> {
+    records.iter().find_map(|record| match record {
+        Record::Probe(probe) => Some(probe),
+        Record::Trial(_) => None,
+    })
+}
+
+#[cfg(test)]
+#[path = "interval_tests.rs"]
+mod tests;
