@@ -3,12 +3,13 @@
 //! today's bisection with 1 and 3 repeats, each over many searches, with how often the stated
 //! bounds held the true capacity, their median width and the median load-time.
 //!
-//!     cargo run --release --example search_method -- [SEARCHES] [EXCEED_RATIO] [CONFIDENCE] [WIDTH]
+//!     cargo run --release --example search_method -- \
+//!         [SEARCHES] [EXCEED_RATIO] [CONFIDENCE] [WIDTH] [CORRELATION]
 //!
 //! Prints one JSON object per scenario and method, one per line. `bench/search-method.py`
 //! runs it and prints the table docs/capacity.md keeps.
 
-use headroom::capacity::interval::IntervalGoal;
+use headroom::capacity::interval::{IntervalGoal, WINDOW_CORRELATION};
 use headroom::capacity::sim::stochastic::{evaluate, Method, SCENARIOS};
 
 fn main() {
@@ -18,17 +19,40 @@ fn main() {
         let (scenario, seed) = trace.split_once(',').expect("SCENARIO,SEED");
         let scenario = SCENARIOS[scenario.parse::<usize>().expect("a scenario index")];
         let e = args.first().map_or(0.1, |a| a.parse().expect("a number"));
-        let goal = IntervalGoal { exceed_ratio: e, confidence: 0.9, width: 0.1, windows_per_trial: 6 };
+        let goal = IntervalGoal {
+            exceed_ratio: e,
+            confidence: 0.9,
+            width: 0.1,
+            windows_per_trial: 6,
+            window_correlation: WINDOW_CORRELATION,
+        };
         let (found, records) = headroom::capacity::sim::stochastic::search_with_records(
-            &Method::Interval(goal), scenario, seed.parse().expect("a seed"), e);
+            &Method::Interval(goal),
+            scenario,
+            seed.parse().expect("a seed"),
+            e,
+        );
         for record in &records {
             if let headroom::capacity::record::Record::Trial(t) = record {
-                println!("{:>8.0} #{} {:?}/{:?}{}", t.rate_per_s, t.repeat, t.failed_windows, t.windows,
-                    if t.invalid.is_some() { " client-bound" } else { "" });
+                println!(
+                    "{:>8.0} #{} {:?}/{:?}{}",
+                    t.rate_per_s,
+                    t.repeat,
+                    t.failed_windows,
+                    t.windows,
+                    if t.invalid.is_some() {
+                        " client-bound"
+                    } else {
+                        ""
+                    }
+                );
             }
         }
         println!("{found:?}");
-        println!("{:?}", headroom::capacity::interval::interval(&records, &goal));
+        println!(
+            "{:?}",
+            headroom::capacity::interval::interval(&records, &goal)
+        );
         return;
     }
     let number = |i: usize, default: f64| -> f64 {
@@ -44,6 +68,7 @@ fn main() {
         confidence: number(2, 0.9),
         width: number(3, 0.1),
         windows_per_trial: 6,
+        window_correlation: number(4, WINDOW_CORRELATION),
     };
     let methods = [
         Method::Interval(goal),

@@ -37,13 +37,13 @@ use super::record::{ProbeRecord, Record, TrialRecord};
 use super::search::{auto_ladder, nice, nice_unit};
 
 /// The correlation assumed between two windows of one trial (decision 0019 gives the
-/// measurements behind it): a trial of 6 windows weighs as 2.7 independent ones.
-pub const WINDOW_CORRELATION: f64 = 0.25;
+/// measurements behind it): a trial of 6 windows weighs as 3.4 independent ones.
+pub const WINDOW_CORRELATION: f64 = 0.15;
 
 /// Windows of a short trial, far from the answer.
 pub const SHORT_WINDOWS: u32 = 2;
 
-/// Full trials at one rate before the search gives up confirming it there.
+/// Full trials at one candidate for an upper bound before the search tries a width higher.
 pub const MAX_FULL_AT_RATE: u32 = 4;
 
 /// Trials (short and full, valid or not) after which a search ends with the bounds it has.
@@ -66,6 +66,13 @@ pub struct IntervalGoal {
     pub width: f64,
     /// Windows of a full trial (--duration / --window).
     pub windows_per_trial: u32,
+    /// The correlation assumed between two windows of one trial ([`WINDOW_CORRELATION`]).
+    #[serde(default = "default_correlation")]
+    pub window_correlation: f64,
+}
+
+fn default_correlation() -> f64 {
+    WINDOW_CORRELATION
 }
 
 impl IntervalGoal {
@@ -125,20 +132,24 @@ pub fn trial_windows(trial: &TrialRecord) -> (u32, u32) {
     }
 }
 
-fn design_effect(windows: u32) -> f64 {
-    1.0 + f64::from(windows.saturating_sub(1)) * WINDOW_CORRELATION
+fn design_effect(windows: u32, rho: f64) -> f64 {
+    1.0 + f64::from(windows.saturating_sub(1)) * rho
 }
 
 /// The valid trials' windows by rate, lowest rate first; rates at or above `limit` left out.
-fn evidence(records: &[Record], full_windows: u32, limit: Option<f64>) -> Vec<Evidence> {
+fn evidence(records: &[Record], goal: &IntervalGoal, limit: Option<f64>) -> Vec<Evidence> {
+    let full_windows = goal.windows_per_trial.max(1);
     let mut rows: Vec<Evidence> = Vec::new();
     for trial in trials(records) {
         if trial.invalid.is_some() || limit.is_some_and(|l| trial.rate_per_s >= l) {
             continue;
         }
         let (n, f) = trial_windows(trial);
-        let deff = design_effect(n);
-        let row = match rows.iter_mut().find(|r| same_rate(r.rate, trial.rate_per_s)) {
+        let deff = design_effect(n, goal.window_correlation);
+        let row = match rows
+            .iter_mut()
+            .find(|r| same_rate(r.rate, trial.rate_per_s))
+        {
             Some(row) => row,
             None => {
                 rows.push(Evidence {
@@ -182,9 +193,17 @@ fn confirms_upper(windows: f64, failed: f64, goal: &IntervalGoal) -> bool {
     failed > 0.0 && 1.0 - binomial_cdf(failed - 1.0, windows, goal.exceed_ratio) <= goal.alpha()
 }
 
-/// The evidence pooled for a bound at `rows[at]`: the rates from it up to the lowest rate the
-/// fit finds bad (for a lower bound), or down to the highest it finds good (for an upper).
-fn pooled<'a>(rows: &'a [Evidence], at: usize, fit: &[f64], e: f64, lower: bool) -> Vec<&'a Evidence> {
+/// The evidence pooled for a bound at `rows[at]`: its rate's, and for a lower bound that of
+/// every good-looking rate above it, for an upper bound that of every bad-looking rate below
+/// it.
+fn pooled<'a>(
+    rows: &'a [Evidence],
+    at: usize,
+    fit: &[f64],
+    goal: &IntervalGoal,
+    lower: bool,
+) -> Vec<&'a Evidence> {
+    let e = goal.exceed_ratio;
     if lower {
         rows[at..]
             .iter()
@@ -205,6 +224,24 @@ fn pooled<'a>(rows: &'a [Evidence], at: usize, fit: &[f64], e: f64, lower: bool)
     }
 }
 
+/// Full trials at one candidate for a lower bound: enough for the windows that confirm it
+/// when none fails, and one more.
+fn max_full_at_rate(goal: &IntervalGoal) -> u32 {
+    let per_trial = f64::from(goal.windows_per_trial.max(1))
+        / design_effect(goal.windows_per_trial.max(1), goal.window_correlation);
+    let zero_failures = windows_to_confirm_lower(0.0, 0.0, goal);
+    (zero_failures / per_trial).ceil().min(20.0) as u32 + 1
+}
+
+/// Independent windows without a failure that `windows` with `failed` still need to confirm
+/// p ≤ e (infinite beyond a thousand).
+fn windows_to_confirm_lower(windows: f64, failed: f64, goal: &IntervalGoal) -> f64 {
+    (0..=2000)
+        .map(|half| f64::from(half) / 2.0)
+        .find(|&more| confirms_lower(windows + more, failed, goal))
+        .unwrap_or(f64::INFINITY)
+}
+
 fn support(rows: &[&Evidence], rate: f64) -> Support {
     Support {
         rate_per_s: rate,
@@ -221,18 +258,25 @@ fn sums(rows: &[&Evidence]) -> (f64, f64) {
 
 /// The confirmed bounds: the highest good-looking rate whose pooled windows confirm p ≤ e,
 /// and the lowest bad-looking one whose pooled windows confirm p > e.
-fn bounds(rows: &[Evidence], fit: &[f64], goal: &IntervalGoal) -> (Option<Support>, Option<Support>) {
+fn bounds(
+    rows: &[Evidence],
+    fit: &[f64],
+    goal: &IntervalGoal,
+) -> (Option<Support>, Option<Support>) {
     let e = goal.exceed_ratio;
     let upper = (0..rows.len()).filter(|&i| fit[i] > e).find_map(|i| {
-        let pool = pooled(rows, i, fit, e, false);
+        let pool = pooled(rows, i, fit, goal, false);
         let (w, f) = sums(&pool);
         confirms_upper(w, f, goal).then(|| support(&pool, rows[i].rate))
     });
-    let lower = (0..rows.len()).rev().filter(|&i| fit[i] <= e).find_map(|i| {
-        let pool = pooled(rows, i, fit, e, true);
-        let (w, f) = sums(&pool);
-        confirms_lower(w, f, goal).then(|| support(&pool, rows[i].rate))
-    });
+    let lower = (0..rows.len())
+        .rev()
+        .filter(|&i| fit[i] <= e)
+        .find_map(|i| {
+            let pool = pooled(rows, i, fit, goal, true);
+            let (w, f) = sums(&pool);
+            confirms_lower(w, f, goal).then(|| support(&pool, rows[i].rate))
+        });
     (lower, upper)
 }
 
@@ -275,7 +319,10 @@ fn candidates(rows: &[Evidence], fit: &[f64], e: f64) -> (Option<usize>, Option<
 fn client_bound(records: &[Record]) -> (Option<f64>, Option<(f64, u32)>) {
     let mut by_rate: Vec<(f64, u32, u32, u32)> = Vec::new(); // rate, invalid, valid, last repeat
     for trial in trials(records) {
-        let at = match by_rate.iter_mut().find(|r| same_rate(r.0, trial.rate_per_s)) {
+        let at = match by_rate
+            .iter_mut()
+            .find(|r| same_rate(r.0, trial.rate_per_s))
+        {
             Some(at) => at,
             None => {
                 by_rate.push((trial.rate_per_s, 0, 0, 0));
@@ -306,7 +353,7 @@ fn client_bound(records: &[Record]) -> (Option<f64>, Option<(f64, u32)>) {
 /// What the records say about the capacity under `goal`.
 pub fn interval(records: &[Record], goal: &IntervalGoal) -> Interval {
     let (limit, _) = client_bound(records);
-    let rows = evidence(records, goal.windows_per_trial, limit);
+    let rows = evidence(records, goal, limit);
     let fit = monotone_fit(&rows);
     let (lower, upper) = bounds(&rows, &fit, goal);
     let estimate_per_s = estimate(&rows, &fit, goal.exceed_ratio)
@@ -390,7 +437,7 @@ pub fn next_step(goal: &IntervalGoal, base: Option<f64>, records: &[Record]) -> 
     if trials(records).count() >= MAX_TRIALS {
         return IntervalStep::Done;
     }
-    let rows = evidence(records, full, limit);
+    let rows = evidence(records, goal, limit);
     let fit = monotone_fit(&rows);
     let (lower, upper) = bounds(&rows, &fit, goal);
     if let (Some(l), Some(u)) = (&lower, &upper) {
@@ -447,18 +494,36 @@ pub fn next_step(goal: &IntervalGoal, base: Option<f64>, records: &[Record]) -> 
     // The candidates are within the width (or nothing lies between them): confirm them.
     let lower_at = lower.as_ref().map_or(0.0, |l| l.rate_per_s);
     if lower_at < g {
-        if rows[good].full_trials < MAX_FULL_AT_RATE {
-            return trial(g, repeat_at(g), full, None);
-        }
-        // Too close to the capacity to confirm there: a width lower, and lower again, where
-        // the pooled windows of every good-looking rate above count too.
-        for k in 1..=8 {
-            let rate = nice(g * (1.0 - goal.width).powi(k), unit);
-            if rate >= g || rate <= lower_at {
+        // Full trials at the good candidate while a few more without a failure could confirm
+        // it; else a width lower, and lower again (each rate's windows pool with those of the
+        // good-looking rates above it).
+        let per_trial = f64::from(full) / design_effect(full, goal.window_correlation);
+        let allowance = max_full_at_rate(goal);
+        for k in 0..=8 {
+            let rate = if k == 0 {
+                g
+            } else {
+                nice(g * (1.0 - goal.width).powi(k), unit)
+            };
+            if (k > 0 && rate >= g) || rate <= lower_at {
                 break;
             }
-            let at = rows.iter().find(|r| same_rate(r.rate, rate));
-            if at.is_none_or(|r| r.full_trials < MAX_FULL_AT_RATE) {
+            let done = rows
+                .iter()
+                .find(|r| same_rate(r.rate, rate))
+                .map_or(0, |r| r.full_trials);
+            if done >= allowance {
+                continue;
+            }
+            let (w, f) = rows
+                .iter()
+                .zip(&fit)
+                .filter(|(r, &p)| p <= goal.exceed_ratio && r.rate >= rate - 1e-9)
+                .fold((0.0, 0.0), |(w, f), (r, _)| {
+                    (w + r.weight, f + r.weight_failed)
+                });
+            let needed = windows_to_confirm_lower(w, f, goal);
+            if needed <= f64::from(allowance - done) * per_trial {
                 return trial(rate, repeat_at(rate), full, None);
             }
         }
@@ -491,13 +556,11 @@ fn failures_to_confirm(
     goal: &IntervalGoal,
 ) -> Option<u32> {
     let (w, f) = match rows.iter().position(|r| same_rate(r.rate, rate)) {
-        Some(at) if fit[at] > goal.exceed_ratio => {
-            sums(&pooled(rows, at, fit, goal.exceed_ratio, false))
-        }
+        Some(at) if fit[at] > goal.exceed_ratio => sums(&pooled(rows, at, fit, goal, false)),
         Some(at) => (rows[at].weight, rows[at].weight_failed),
         None => (0.0, 0.0),
     };
-    let deff = design_effect(windows);
+    let deff = design_effect(windows, goal.window_correlation);
     // The trial stops at its k-th failing window, so it has judged at least k windows.
     (1..=windows).find(|&k| {
         let k = f64::from(k);

@@ -10,6 +10,7 @@ fn goal() -> IntervalGoal {
         confidence: 0.9,
         width: 0.1,
         windows_per_trial: 6,
+        window_correlation: WINDOW_CORRELATION,
     }
 }
 
@@ -62,15 +63,18 @@ fn a_bound_needs_enough_windows_and_correlation_costs_windows() {
     // Three failures of six show p > 10 % (P = 0.016); one of six does not.
     assert!(confirms_upper(6.0, 3.0, &g));
     assert!(!confirms_upper(6.0, 1.0, &g));
-    // Six windows of one trial weigh as 6 / 2.25 independent ones.
+    // Six windows of one trial weigh as 6 / (1 + 5ρ) independent ones.
     let rows = evidence(
         &[trial_at(1000.0, 1, 6, 0), trial_at(1000.0, 2, 6, 0)],
-        6,
+        &goal(),
         None,
     );
     assert_eq!(rows.len(), 1);
-    assert_eq!((rows[0].windows, rows[0].trials, rows[0].full_trials), (12, 2, 2));
-    assert!((rows[0].weight - 12.0 / 2.25).abs() < 1e-12);
+    assert_eq!(
+        (rows[0].windows, rows[0].trials, rows[0].full_trials),
+        (12, 2, 2)
+    );
+    assert!((rows[0].weight - 12.0 / (1.0 + 5.0 * WINDOW_CORRELATION)).abs() < 1e-12);
 }
 
 #[test]
@@ -93,7 +97,7 @@ fn the_monotone_fit_pools_rates_that_break_the_order() {
         trial_at(3000.0, 1, 6, 1),
         trial_at(4000.0, 1, 6, 6),
     ];
-    let rows = evidence(&records, 6, None);
+    let rows = evidence(&records, &goal(), None);
     let fit = monotone_fit(&rows);
     assert_eq!(fit[0], 0.0);
     assert!((fit[1] - 4.0 / 12.0).abs() < 1e-12 && fit[1] == fit[2]);
@@ -114,7 +118,7 @@ fn bounds_pool_the_windows_within_the_width() {
     records.push(trial_at(6000.0, 2, 6, 4));
     let found = interval(&records, &goal());
     let lower = found.lower.expect("a lower bound");
-    // 5 300/s alone has 36 windows (16 independent): not enough; 5 000/s pools 5 300/s's.
+    // 5 300/s alone has 36 windows (21 independent): not enough; 5 000/s pools 5 300/s's.
     assert_eq!(lower.rate_per_s, 5000.0);
     assert_eq!(lower.rates, vec![5000.0, 5300.0]);
     assert_eq!((lower.windows, lower.failed_windows), (72, 0));
@@ -185,7 +189,7 @@ fn a_trial_at_the_upper_candidate_stops_at_the_failure_that_confirms_it() {
     }
     records.push(trial_at(7500.0, 1, 2, 1));
     assert_eq!(interval(&records, &g).lower.unwrap().rate_per_s, 7000.0);
-    let rows = evidence(&records, 6, None);
+    let rows = evidence(&records, &goal(), None);
     // One failing window of two is not enough; with a new trial's failures it is.
     let fit = monotone_fit(&rows);
     let k = failures_to_confirm(&rows, &fit, 7500.0, 6, &g).expect("confirmable");
