@@ -383,6 +383,105 @@ fn estimate(rows: &[Evidence], fit: &[f64], e: f64) -> Option<f64> {
     Some(rows[g].rate + share.clamp(0.0, 1.0) * (rows[b].rate - rows[g].rate))
 }
 
+/// The lines that state an interval search's answer, for the terminal.
+pub fn describe(records: &[Record], goal: &IntervalGoal) -> Vec<String> {
+    let found = interval(records, goal);
+    let rate = |r: f64| crate::format::format_rate(r);
+    let percent = |f: f64| format!("{}%", (f * 1000.0).round() / 10.0);
+    let one_sided = percent(1.0 - goal.alpha());
+    let lower_words = |l: &Support| {
+        format!(
+            "{} windows at {}/s{}, {} failing",
+            l.windows,
+            rate(l.rate_per_s),
+            if l.rates.len() > 1 { " and above" } else { "" },
+            l.failed_windows
+        )
+    };
+    let upper_words = |u: &Support| {
+        format!(
+            "{} of {} windows failed at {}/s{}",
+            u.failed_windows,
+            u.windows,
+            rate(u.rate_per_s),
+            if u.rates.len() > 1 { " and below" } else { "" }
+        )
+    };
+    let load = format!("{:.1} min of load", load_time_s(records) / 60.0);
+    let goal_words = format!(
+        "the highest rate at which at most {} of the SLA's windows fail",
+        percent(goal.exceed_ratio)
+    );
+    let mut lines = Vec::new();
+    match (&found.lower, &found.upper) {
+        (Some(l), Some(u)) => {
+            lines.push(format!(
+                "Capacity: {}/s, between {} and {}/s at {} confidence ({}; {}; {load})",
+                rate(found.estimate_per_s.unwrap_or(l.rate_per_s)),
+                rate(l.rate_per_s),
+                rate(u.rate_per_s),
+                percent(goal.confidence),
+                lower_words(l),
+                upper_words(u)
+            ));
+            let width = (u.rate_per_s - l.rate_per_s) / u.rate_per_s;
+            if width > goal.width + 1e-9 {
+                lines.push(format!(
+                    "  The bounds are {} apart, more than the {} asked: windows near the \
+                     capacity fail too often to confirm narrower ones in the trials allowed.",
+                    percent(width),
+                    percent(goal.width)
+                ));
+            }
+        }
+        (Some(l), None) => lines.push(match found.client_limit_per_s {
+            Some(limit) => format!(
+                "Capacity: at least {}/s at {one_sided} confidence ({}; {load}); from {}/s up \
+                 this client could not keep its schedule (twice), so no upper bound: give it \
+                 more --threads and cores, or a machine of its own",
+                rate(l.rate_per_s),
+                lower_words(l),
+                rate(limit)
+            ),
+            None => format!(
+                "Capacity: at least {}/s at {one_sided} confidence ({}; {load}); no rate tried \
+                 was confirmed above the capacity",
+                rate(l.rate_per_s),
+                lower_words(l)
+            ),
+        }),
+        (None, Some(u)) => lines.push(format!(
+            "Capacity: below {}/s at {one_sided} confidence ({}; {load}); no rate tried was \
+             confirmed within the goal",
+            rate(u.rate_per_s),
+            upper_words(u)
+        )),
+        (None, None) => lines.push(match found.client_limit_per_s {
+            Some(limit) => format!(
+                "Capacity: no bound; from {}/s up this client could not keep its schedule \
+                 (twice), and nothing below it was confirmed ({load})",
+                rate(limit)
+            ),
+            None => format!("Capacity: no bound confirmed yet ({load})"),
+        }),
+    }
+    lines.push(format!(
+        "  The capacity here is {goal_words} (docs/capacity.md)."
+    ));
+    lines
+}
+
+/// Seconds the runs took, probe included: the search's load-time.
+pub fn load_time_s(records: &[Record]) -> f64 {
+    records
+        .iter()
+        .map(|record| match record {
+            Record::Probe(probe) => probe.seconds,
+            Record::Trial(trial) => trial.wall_s,
+        })
+        .sum()
+}
+
 /// What the interval search runs next.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum IntervalStep {

@@ -51,7 +51,7 @@ pub fn search(
     store: &mut Store,
     context: SearchContext,
     observer: &mut dyn RunObserver,
-    on_record: impl FnMut(&super::Outcome),
+    on_record: impl FnMut(&super::Outcome, &[super::Record]),
 ) -> anyhow::Result<Status> {
     let SearchContext {
         runtime,

@@ -77,14 +77,23 @@ pub fn drive(
     settings: &SearchPlan,
     runner: &mut impl TrialRunner,
     store: &mut Store,
-    mut on_record: impl FnMut(&Outcome),
+    mut on_record: impl FnMut(&Outcome, &[Record]),
 ) -> anyhow::Result<Status> {
     let repeats = settings.repeats;
+    store.set_interval(settings.interval);
     store.write_summary(repeats, Status::Running)?;
     loop {
-        let ran = match next_step(settings, store.records()) {
-            Step::Done => {
-                let status = if outcome(store.records(), repeats).invalid.is_some() {
+        let ran = match next_ask(settings, store.records()) {
+            None => {
+                let invalid = match &settings.interval {
+                    // An interval search states its bounds; where the client stopped it, the
+                    // answer is incomplete.
+                    Some(goal) => interval::interval(store.records(), goal)
+                        .client_limit_per_s
+                        .is_some(),
+                    None => outcome(store.records(), repeats).invalid.is_some(),
+                };
+                let status = if invalid {
                     Status::Invalid
                 } else {
                     Status::Complete
@@ -92,28 +101,26 @@ pub fn drive(
                 store.write_summary(repeats, status)?;
                 return Ok(status);
             }
-            Step::Probe => runner.probe().map(|probe| probe.map(Record::Probe)),
-            Step::Trial { rate_per_s, repeat } => {
-                runner.trial(&TrialAsk::full(rate_per_s, repeat)).and_then(|trial| {
-                    if let Some(trial) = &trial {
-                        ensure!(
-                            rates::same_rate(trial.rate_per_s, rate_per_s)
-                                && trial.repeat == repeat,
-                            "the runner was asked for repeat {repeat} at {rate_per_s}/s but \
-                             recorded repeat {} at {}/s",
-                            trial.repeat,
-                            trial.rate_per_s
-                        );
-                    }
-                    Ok(trial.map(Record::Trial))
-                })
-            }
+            Some(None) => runner.probe().map(|probe| probe.map(Record::Probe)),
+            Some(Some(ask)) => runner.trial(&ask).and_then(|trial| {
+                if let Some(trial) = &trial {
+                    let (rate_per_s, repeat) = (ask.rate_per_s, ask.repeat);
+                    ensure!(
+                        rates::same_rate(trial.rate_per_s, rate_per_s) && trial.repeat == repeat,
+                        "the runner was asked for repeat {repeat} at {rate_per_s}/s but \
+                         recorded repeat {} at {}/s",
+                        trial.repeat,
+                        trial.rate_per_s
+                    );
+                }
+                Ok(trial.map(Record::Trial))
+            }),
         };
         match ran {
             Ok(Some(record)) => {
                 store.append(record)?;
                 store.write_summary(repeats, Status::Running)?;
-                on_record(&outcome(store.records(), repeats));
+                on_record(&outcome(store.records(), repeats), store.records());
             }
             Ok(None) => {
                 store.write_summary(repeats, Status::Interrupted)?;
@@ -133,6 +140,33 @@ pub fn drive(
     }
 }
 
+/// The next run of a search: `None` when it is over, `Some(None)` for the probe, else the
+/// trial to run (by the interval method when the plan has its goal).
+fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk>> {
+    match &settings.interval {
+        Some(goal) => match interval::next_step(goal, settings.ladder_base_per_s, records) {
+            interval::IntervalStep::Done => None,
+            interval::IntervalStep::Probe => Some(None),
+            interval::IntervalStep::Trial {
+                rate_per_s,
+                repeat,
+                windows,
+                stop_after,
+            } => Some(Some(TrialAsk {
+                rate_per_s,
+                repeat,
+                windows: (windows < goal.windows_per_trial).then_some(windows),
+                stop_after,
+            })),
+        },
+        None => match next_step(settings, records) {
+            Step::Done => None,
+            Step::Probe => Some(None),
+            Step::Trial { rate_per_s, repeat } => Some(Some(TrialAsk::full(rate_per_s, repeat))),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -147,6 +181,7 @@ mod tests {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats,
             ladder_base_per_s: None,
+            interval: None,
         }
     }
 
@@ -174,7 +209,7 @@ mod tests {
         let mut store = Store::create(dir.path(), config()).unwrap();
         let mut sim = Simulated::new(12_345.0, 8_000.0);
         let mut seen = Vec::new();
-        let status = drive(&auto(2), &mut sim, &mut store, |outcome| {
+        let status = drive(&auto(2), &mut sim, &mut store, |outcome, _| {
             seen.push(outcome.rows.iter().map(|r| r.trials.len()).sum::<usize>())
         })
         .unwrap();
@@ -193,7 +228,7 @@ mod tests {
         whole_sim.noisy.push((7800.0, 2));
         let whole_dir = tempfile::tempdir().unwrap();
         let mut whole = Store::create(whole_dir.path(), config()).unwrap();
-        drive(&settings, &mut whole_sim.clone(), &mut whole, |_| {}).unwrap();
+        drive(&settings, &mut whole_sim.clone(), &mut whole, |_, _| {}).unwrap();
         let expected = outcome(whole.records(), 2);
         let runs = whole.records().len();
         // The probe; 4900 and 7400 twice; 9900, 8700 and 8100 fail; 7800 fails on its second
@@ -206,7 +241,7 @@ mod tests {
             let mut first = whole_sim.clone();
             first.interrupt_after = Some(after);
             let mut store = Store::create(dir.path(), config()).unwrap();
-            let status = drive(&settings, &mut first, &mut store, |_| {}).unwrap();
+            let status = drive(&settings, &mut first, &mut store, |_, _| {}).unwrap();
             assert_eq!(status, Status::Interrupted, "after {after}");
             assert_eq!(summary_status(&store), "interrupted");
             assert_eq!(store.records().len(), after);
@@ -215,7 +250,7 @@ mod tests {
             let (mut store, stored) = Store::resume(dir.path()).unwrap();
             assert_eq!(stored, config());
             let mut second = whole_sim.clone();
-            let status = drive(&settings, &mut second, &mut store, |_| {}).unwrap();
+            let status = drive(&settings, &mut second, &mut store, |_, _| {}).unwrap();
             assert_eq!(status, Status::Complete, "after {after}");
             assert_eq!(summary_status(&store), "complete");
 
@@ -252,7 +287,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::create(dir.path(), config()).unwrap();
         let mut runner = Failing(Simulated::new(12_345.0, 8_000.0));
-        let error = drive(&auto(1), &mut runner, &mut store, |_| {}).unwrap_err();
+        let error = drive(&auto(1), &mut runner, &mut store, |_, _| {}).unwrap_err();
         assert_eq!(error.to_string(), "the cluster went away");
         assert_eq!(summary_status(&store), "failed");
         let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
@@ -267,7 +302,7 @@ mod tests {
         let mut store = Store::create(dir.path(), config()).unwrap();
         let mut sim = Simulated::new(12_345.0, 8_000.0);
         sim.client_limit = 6_000.0;
-        let status = drive(&auto(1), &mut sim, &mut store, |_| {}).unwrap();
+        let status = drive(&auto(1), &mut sim, &mut store, |_, _| {}).unwrap();
         assert_eq!(status, Status::Invalid);
         assert_eq!(summary_status(&store), "invalid");
         let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
@@ -301,8 +336,9 @@ mod tests {
             plan: RatePlan::Ladder(vec![1000.0]),
             repeats: 1,
             ladder_base_per_s: None,
+            interval: None,
         };
-        let error = drive(&settings, &mut Confused, &mut store, |_| {}).unwrap_err();
+        let error = drive(&settings, &mut Confused, &mut store, |_, _| {}).unwrap_err();
         assert_eq!(
             error.to_string(),
             "the runner was asked for repeat 1 at 1000/s but recorded repeat 1 at 2000/s"

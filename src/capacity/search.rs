@@ -42,6 +42,10 @@ pub struct SearchPlan {
     /// still probes its own ceiling and bisects to its own capacity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ladder_base_per_s: Option<f64>,
+    /// The interval search's goal (`--goal interval`, decision 0019); `None`: every window of
+    /// every repeat must pass (the strict goal, as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<super::interval::IntervalGoal>,
 }
 
 /// What to run next.
@@ -386,6 +390,7 @@ mod tests {
             plan,
             repeats,
             ladder_base_per_s: None,
+            interval: None,
         }
     }
 

@@ -72,6 +72,10 @@ pub struct SearchSettings {
     /// in every probe and trial; `None`: every node up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<super::degraded::Degraded>,
+    /// `--goal interval`: the capacity as bounds at a confidence (decision 0019); `None`:
+    /// every window of every repeat must pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<super::interval::IntervalGoal>,
 }
 
 impl SearchSettings {
@@ -86,6 +90,7 @@ impl SearchSettings {
             plan: self.rates.plan().clone(),
             repeats: self.repeats,
             ladder_base_per_s: self.ladder_base_per_s,
+            interval: self.interval,
         }
     }
 

@@ -56,6 +56,32 @@ pub struct Summary {
     /// The error that stopped a failed search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// An interval search's bounds, what they rest on and its goal; `capacity_per_s` is then
+    /// the lower bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<IntervalSummary>,
+}
+
+/// What capacity.json says of an interval search (decision 0019).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalSummary {
+    /// The lower bound, per second (`None`: none confirmed).
+    pub lower_bound_per_s: Option<f64>,
+    /// The upper bound, per second (`None`: none confirmed).
+    pub upper_bound_per_s: Option<f64>,
+    /// Where the monotone fit crosses the exceed ratio, between the bounds.
+    pub estimate_per_s: Option<f64>,
+    /// The probability that the bounds hold the capacity.
+    pub confidence: f64,
+    /// The goal: the exceed ratio, the width asked for, windows per full trial, the
+    /// correlation assumed between windows of a trial.
+    pub goal: super::interval::IntervalGoal,
+    /// The bounds and the windows each rests on.
+    pub evidence: super::interval::Interval,
+    /// Seconds of load spent: every trial's warmup and measured part, and the probe's.
+    pub load_time_s: f64,
+    /// `interval`, as decision 0019 describes it.
+    pub method: String,
 }
 
 /// A capacity search's directory, with its records in memory.
@@ -65,6 +91,8 @@ pub struct Store {
     config: serde_json::Value,
     records: Vec<Record>,
     file: File,
+    /// The goal of an interval search, for its summary.
+    interval: Option<super::interval::IntervalGoal>,
 }
 
 impl Store {
@@ -103,6 +131,7 @@ impl Store {
             config,
             records: Vec::new(),
             file,
+            interval: None,
         })
     }
 
@@ -147,6 +176,7 @@ impl Store {
             config: config.clone(),
             records: read.records,
             file,
+            interval: None,
         };
         Ok((store, config))
     }
@@ -163,6 +193,11 @@ impl Store {
             .with_context(|| format!("writing {}", path.display()))?;
         self.records.push(record);
         Ok(())
+    }
+
+    /// Makes the summary an interval search's, with this goal.
+    pub fn set_interval(&mut self, goal: Option<super::interval::IntervalGoal>) {
+        self.interval = goal;
     }
 
     /// The records so far, in the order they were written.
@@ -193,12 +228,28 @@ impl Store {
         status: Status,
         error: Option<String>,
     ) -> anyhow::Result<()> {
+        let mut outcome = outcome(&self.records, repeats);
+        let interval = self.interval.map(|goal| {
+            let found = super::interval::interval(&self.records, &goal);
+            outcome.capacity_per_s = found.lower.as_ref().map(|l| l.rate_per_s);
+            IntervalSummary {
+                lower_bound_per_s: found.lower.as_ref().map(|l| l.rate_per_s),
+                upper_bound_per_s: found.upper.as_ref().map(|u| u.rate_per_s),
+                estimate_per_s: found.estimate_per_s,
+                confidence: goal.confidence,
+                goal,
+                evidence: found,
+                load_time_s: super::interval::load_time_s(&self.records),
+                method: "interval".to_string(),
+            }
+        });
         let summary = Summary {
             status,
             config: self.config.clone(),
-            outcome: outcome(&self.records, repeats),
+            outcome,
             updated_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
             error,
+            interval,
         };
         let mut text = serde_json::to_string_pretty(&summary).context("encoding the summary")?;
         text.push('\n');

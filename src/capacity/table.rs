@@ -3,6 +3,8 @@
 //! of each SLA term (Azul's capacity and cost article's "P99.9 max"), errors and verdict, then the
 //! highest achieved throughput, the capacity and any unstable rates.
 
+use super::interval::{self, IntervalGoal};
+use super::record::Record;
 use super::search::{Outcome, Verdict};
 use crate::format::{format_rate, format_value, group_thousands};
 
@@ -12,6 +14,35 @@ const FAILED: &str = "✗";
 /// The table and the lines under it, for the SLA terms `terms` (canonical spellings; a trial
 /// without a value for a term shows "-"). Ends with a newline.
 pub fn render(outcome: &Outcome, terms: &[String]) -> String {
+    let mut out = table_text(outcome, terms);
+    for line in summary_lines(outcome) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// An interval search's table and the lines under it: the highest achieved throughput and
+/// the bounds (decision 0019) instead of the strict capacity. Ends with a newline.
+pub fn render_interval(
+    outcome: &Outcome,
+    terms: &[String],
+    records: &[Record],
+    goal: &IntervalGoal,
+) -> String {
+    let mut out = table_text(outcome, terms);
+    let mut lines = summary_lines(outcome);
+    lines.retain(|line| line.starts_with("Highest achieved throughput"));
+    lines.extend(interval::describe(records, goal));
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The table alone, then an empty line.
+fn table_text(outcome: &Outcome, terms: &[String]) -> String {
     let lines = cells(outcome, terms);
 
     let columns = lines[0].len();
@@ -44,11 +75,6 @@ pub fn render(outcome: &Outcome, terms: &[String]) -> String {
         out.push('\n');
     }
     out.push('\n');
-
-    for line in summary_lines(outcome) {
-        out.push_str(&line);
-        out.push('\n');
-    }
     out
 }
 
@@ -224,6 +250,7 @@ mod tests {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0, 4000.0]),
             repeats: 2,
             ladder_base_per_s: None,
+            interval: None,
         };
         let mut sim = Simulated::new(f64::INFINITY, 3_500.0);
         sim.noisy.push((2000.0, 2));
@@ -277,6 +304,7 @@ mod tests {
             plan: RatePlan::Auto { resolution: 0.02 },
             repeats: 1,
             ladder_base_per_s: None,
+            interval: None,
         };
         let mut sim = Simulated::new(12_345.0, 0.0);
         let records = run_in_memory(&settings, &mut sim);
@@ -299,6 +327,7 @@ mod tests {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0, 3000.0]),
             repeats: 1,
             ladder_base_per_s: None,
+            interval: None,
         };
         let mut sim = Simulated::new(f64::INFINITY, 5_000.0);
         sim.client_limit = 1_500.0;
@@ -361,6 +390,7 @@ mod tests {
             plan: RatePlan::Ladder(vec![1000.0, 2000.0]),
             repeats: 1,
             ladder_base_per_s: None,
+            interval: None,
         };
         let mut sim = Simulated::new(f64::INFINITY, 5_000.0);
         sim.recall = Some(0.9512);

@@ -17,7 +17,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 83] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 86] = [
     // A resumed search binds to the cores it recorded.
     "client_cpus",
     "image",
@@ -61,6 +61,9 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 83] = [
     "rates",
     "resolution",
     "repeats",
+    "goal",
+    "exceed_ratio",
+    "confidence",
     "duration",
     "warmup",
     "probe_concurrency",
@@ -104,6 +107,15 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 83] = [
     "size_for",
 ];
 
+/// How a search states the capacity (`--goal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Goal {
+    /// Every window of every repeat passes.
+    Strict,
+    /// Bounds at a confidence, with an exceed ratio of windows.
+    Interval,
+}
+
 /// `headroom capacity`
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("name", |a| a.required(false).required_unless_present("resume")))]
@@ -126,9 +138,27 @@ pub struct CapacityArgs {
     pub rates: String,
 
     /// With --rates auto, bisect until the gap between the highest pass and the lowest
-    /// fail is at most this fraction of the fail, e.g. 2%.
-    #[arg(long, default_value = "2%", value_name = "PERCENT")]
-    pub resolution: String,
+    /// fail is at most this fraction of the fail, e.g. 2%; with --goal interval, the width
+    /// asked of the bounds: (upper − lower) / upper. [default: 2%; 10% with --goal interval]
+    #[arg(long, value_name = "PERCENT")]
+    pub resolution: Option<String>,
+
+    /// How the capacity is stated. `strict`: the highest rate at which every window of every
+    /// repeat met the SLA, and every lower rate's did. `interval`: a lower and an upper bound
+    /// at --confidence on the highest rate at which at most --exceed-ratio of the windows
+    /// fail, from every window of every trial (short trials far from the answer, full ones
+    /// where a bound needs them; --repeats does not apply; only with --rates auto). See
+    /// docs/capacity.md.
+    #[arg(long, value_enum, default_value = "strict", value_name = "GOAL")]
+    pub goal: Goal,
+
+    /// With --goal interval: the share of the SLA's windows that may fail at the capacity.
+    #[arg(long, default_value = "10%", value_name = "PERCENT")]
+    pub exceed_ratio: String,
+
+    /// With --goal interval: the probability that the stated bounds hold the capacity.
+    #[arg(long, default_value = "90%", value_name = "PERCENT")]
+    pub confidence: String,
 
     /// Runs per attempted rate; a rate passes only when every repeat passes.
     #[arg(long, default_value_t = 1, value_name = "N")]

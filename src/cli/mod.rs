@@ -28,7 +28,7 @@ mod workload;
 
 use clap::{Parser, Subcommand};
 
-pub use capacity::{CapacityArgs, CostArgs};
+pub use capacity::{CapacityArgs, CostArgs, Goal};
 pub use client::ClientArgs;
 pub use cluster::{ClusterArgs, ClusterCommand, LogsArgs, NodetoolArgs, StartArgs};
 pub use compare::CompareArgs;

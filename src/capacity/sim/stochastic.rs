@@ -385,6 +385,7 @@ pub fn search_with_records(
                 },
                 repeats: *repeats,
                 ladder_base_per_s: None,
+                interval: None,
             };
             for _ in 0..1000 {
                 let record = match search::next_step(&plan, &records) {

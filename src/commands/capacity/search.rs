@@ -25,7 +25,13 @@ use crate::usage::{usage_error, UsageError};
 
 /// Resolves and checks the flags of `headroom capacity`.
 pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
-    let resolution = parse_fraction("--resolution", &args.resolution)?;
+    let interval_goal = args.goal == crate::cli::Goal::Interval;
+    let resolution = parse_fraction(
+        "--resolution",
+        args.resolution
+            .as_deref()
+            .unwrap_or(if interval_goal { "10%" } else { "2%" }),
+    )?;
     let mut workload = args.workload.clone();
     workload.op_mix = args.ops.clone().map(|m| m.0);
     let mut run = settings::settings(
@@ -81,6 +87,31 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         )));
     }
     let rates = Rates::parse(&args.rates, resolution).map_err(UsageError::new)?;
+    let interval = if interval_goal {
+        if !matches!(rates.plan(), RatePlan::Auto { .. }) {
+            return Err(usage_error(format!(
+                "--goal interval chooses its own rates: give --rates auto, not '{}'",
+                args.rates
+            )));
+        }
+        if args.repeats != 1 {
+            return Err(usage_error(
+                "--goal interval repeats a rate where a bound needs it: leave out --repeats",
+            ));
+        }
+        let window = sla.windows().last().copied().unwrap_or(sla.window);
+        let windows_per_trial =
+            (args.duration.as_secs_f64() / window.as_secs_f64()).round().max(1.0) as u32;
+        Some(crate::capacity::interval::IntervalGoal {
+            exceed_ratio: parse_fraction("--exceed-ratio", &args.exceed_ratio)?,
+            confidence: parse_fraction("--confidence", &args.confidence)?,
+            width: resolution,
+            windows_per_trial,
+            window_correlation: crate::capacity::interval::WINDOW_CORRELATION,
+        })
+    } else {
+        None
+    };
     let fleet = match args.workers {
         None => None,
         Some(n) if n == 0 || n > crate::fleet::worker::MAX_WORKERS => {
@@ -143,6 +174,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         cluster: None,
         fleet,
         degraded,
+        interval,
     })
 }
 
@@ -335,8 +367,12 @@ pub fn search(
         }
         None => &mut terminal,
     };
-    let status = capacity::live::search(config, &mut store, context, observer, |outcome| {
-        println!("\n{heading}{}", capacity::table::render(outcome, &terms));
+    let render = |outcome: &capacity::Outcome, records: &[capacity::Record]| match &config.interval {
+        Some(goal) => capacity::table::render_interval(outcome, &terms, records, goal),
+        None => capacity::table::render(outcome, &terms),
+    };
+    let status = capacity::live::search(config, &mut store, context, observer, |outcome, records| {
+        println!("\n{heading}{}", render(outcome, records));
         printed = true;
         if let Some(live) = live {
             live.search_outcome(outcome);
@@ -346,13 +382,17 @@ pub fn search(
     let status = status?;
     let outcome = capacity::outcome(store.records(), config.repeats);
     if !printed {
-        println!("\n{heading}{}", capacity::table::render(&outcome, &terms));
+        println!("\n{heading}{}", render(&outcome, store.records()));
     }
     write_report(&dir);
     match status {
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",
             dir.display(),
+            dir.display()
+        ),
+        Status::Invalid if config.interval.is_some() => println!(
+            "\nThe answer is incomplete: the client could not keep its schedule at some rates (see above). Files: {}",
             dir.display()
         ),
         Status::Invalid => println!(
