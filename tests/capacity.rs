@@ -137,6 +137,92 @@ fn a_short_search_leaves_files_that_agree() {
     assert!(!runs.path().join("refused").exists());
 }
 
+/// `--goal interval` on a real node, made short (1 s windows, a probe with few requests in
+/// flight, so that the ladder stays within what the node carries): the answer is a bound at
+/// a confidence, capacity.json carries it with the windows it rests on, and every trial
+/// records its windows.
+#[test]
+fn an_interval_search_states_its_bounds() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("capacity-interval");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let hosts = support::hosts();
+    let out = runs.path().join("interval");
+    let search = headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--goal",
+        "interval",
+        "--exceed-ratio",
+        "50%",
+        "--resolution",
+        "40%",
+        "--duration",
+        "3s",
+        "--warmup",
+        "1s",
+        "--window",
+        "1s",
+        "--sla",
+        "p99<3s",
+        "--probe-concurrency",
+        "2",
+        "--probe-duration",
+        "2s",
+        "--populate",
+        "500",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // Exit 4: a trial the client could not keep, twice, capped the search (a busy machine);
+    // the answer is then a lower bound and says where the client stopped.
+    let code = search.status.code();
+    assert!(matches!(code, Some(0) | Some(4)), "{}", stderr(&search));
+    let text = stdout(&search);
+    assert!(
+        text.contains("at 95% confidence") || text.contains("at 90% confidence"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at most 50% of the SLA's windows fail"),
+        "{text}"
+    );
+
+    let summary = read_json(&out.join("capacity.json"));
+    let interval = &summary["interval"];
+    assert_eq!(interval["method"], "interval");
+    assert_eq!(interval["confidence"], 0.9);
+    assert_eq!(interval["goal"]["exceed_ratio"], 0.5);
+    assert_eq!(interval["goal"]["windows_per_trial"], 3);
+    let lower = interval["lower_bound_per_s"].as_f64().expect("a lower bound");
+    assert_eq!(summary["capacity_per_s"].as_f64(), Some(lower));
+    assert_eq!(interval["evidence"]["lower"]["rate_per_s"].as_f64(), Some(lower));
+    assert!(interval["load_time_s"].as_f64().unwrap() > 0.0);
+    let config = read_json(&out.join("search.json"));
+    assert_eq!(config["interval"]["width"], 0.4);
+    // Every trial records its windows: 2 for a short one, 3 for a full one.
+    let records: Vec<Value> = std::fs::read_to_string(out.join("capacity.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let trials: Vec<&Value> = records.iter().filter(|r| r["kind"] == "trial").collect();
+    assert!(!trials.is_empty());
+    for trial in &trials {
+        let windows = trial["windows"].as_u64().unwrap();
+        assert!(windows == 2 || windows == 3, "{trial}");
+        assert!(trial["failed_windows"].as_u64().unwrap() <= windows, "{trial}");
+    }
+    assert!(
+        trials.iter().any(|t| t["windows"] == 2),
+        "the search climbs in short trials"
+    );
+}
+
 /// The README's main command, made short: a node of its own, an automatic search, the
 /// capacity printed, the node gone afterwards.
 #[test]

@@ -32,9 +32,8 @@
 use serde::{Deserialize, Serialize};
 use statrs::function::beta::beta_reg;
 
-use super::rates::same_rate;
+use super::rates::{auto_ladder, nice, nice_unit, same_rate};
 use super::record::{ProbeRecord, Record, TrialRecord};
-use super::search::{auto_ladder, nice, nice_unit};
 
 /// The correlation assumed between two windows of one trial (decision 0019 gives the
 /// measurements behind it): a trial of 6 windows weighs as 3.4 independent ones.

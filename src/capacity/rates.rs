@@ -15,6 +15,41 @@ pub(crate) fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
+/// The fractions of the ceiling the automatic ladder climbs, before the steps of 0.1 above 1.0.
+pub(crate) const AUTO_FRACTIONS: [f64; 5] = [0.4, 0.6, 0.8, 0.9, 1.0];
+
+/// The automatic ladder stops at this multiple of the ceiling.
+pub(crate) const AUTO_TOP: f64 = 2.0;
+
+/// The automatic ladder's rates for a ceiling: the fractions, then 1.1 to 2.0 by 0.1, rounded
+/// to nice values, without repeats where rounding makes two equal.
+pub(crate) fn auto_ladder(ceiling: f64) -> Vec<f64> {
+    let unit = nice_unit(ceiling);
+    let top = (AUTO_TOP * 10.0).round() as u32;
+    let fractions = AUTO_FRACTIONS
+        .into_iter()
+        .chain((11..=top).map(|tenths| f64::from(tenths) / 10.0));
+    let mut rates: Vec<f64> = Vec::new();
+    for fraction in fractions {
+        let rate = nice(fraction * ceiling, unit);
+        if rates.last() != Some(&rate) {
+            rates.push(rate);
+        }
+    }
+    rates
+}
+
+/// The grid automatic rates lie on: 10^(⌊log₁₀ C⌋ − 2), at least 1/s.
+pub(crate) fn nice_unit(ceiling: f64) -> f64 {
+    let exponent = ceiling.log10().floor() as i32 - 2;
+    10f64.powi(exponent).max(1.0)
+}
+
+/// `rate` rounded to the nearest multiple of `unit`, at least `unit`.
+pub(crate) fn nice(rate: f64, unit: f64) -> f64 {
+    ((rate / unit).round() * unit).max(unit)
+}
+
 /// Which attempted rates to try (`--rates`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

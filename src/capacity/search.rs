@@ -15,15 +15,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rates::same_rate;
 pub use super::rates::RatePlan;
+use super::rates::{auto_ladder, nice, nice_unit, same_rate, AUTO_FRACTIONS};
 use super::record::{ProbeRecord, Record, TrialRecord};
-
-/// The fractions of the ceiling the automatic ladder climbs, before the steps of 0.1 above 1.0.
-const AUTO_FRACTIONS: [f64; 5] = [0.4, 0.6, 0.8, 0.9, 1.0];
-
-/// The automatic ladder stops at this multiple of the ceiling.
-const AUTO_TOP: f64 = 2.0;
 
 /// When even the lowest rate fails, the bisection towards zero gives up below this fraction
 /// of the ceiling: there is no capacity worth the name.
@@ -143,35 +137,6 @@ fn auto_step(resolution: f64, repeats: u32, base: Option<f64>, records: &[Record
             Decision::Next(repeat) => return trial(middle, repeat),
         }
     }
-}
-
-/// The automatic ladder's rates for a ceiling: the fractions, then 1.1 to 2.0 by 0.1, rounded
-/// to nice values, without repeats where rounding makes two equal.
-pub(crate) fn auto_ladder(ceiling: f64) -> Vec<f64> {
-    let unit = nice_unit(ceiling);
-    let top = (AUTO_TOP * 10.0).round() as u32;
-    let fractions = AUTO_FRACTIONS
-        .into_iter()
-        .chain((11..=top).map(|tenths| f64::from(tenths) / 10.0));
-    let mut rates: Vec<f64> = Vec::new();
-    for fraction in fractions {
-        let rate = nice(fraction * ceiling, unit);
-        if rates.last() != Some(&rate) {
-            rates.push(rate);
-        }
-    }
-    rates
-}
-
-/// The grid automatic rates lie on: 10^(⌊log₁₀ C⌋ − 2), at least 1/s.
-pub(crate) fn nice_unit(ceiling: f64) -> f64 {
-    let exponent = ceiling.log10().floor() as i32 - 2;
-    10f64.powi(exponent).max(1.0)
-}
-
-/// `rate` rounded to the nearest multiple of `unit`, at least `unit`.
-pub(crate) fn nice(rate: f64, unit: f64) -> f64 {
-    ((rate / unit).round() * unit).max(unit)
 }
 
 /// A typical number of trial runs for the settings, for "this will take about N minutes": an
