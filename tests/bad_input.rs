@@ -654,6 +654,30 @@ const CASES: &[Case] = &[
         &["--resolution '0%' is not valid"],
     ),
     case(
+        &["capacity", "keyvalue", "--goal", "interval", "--exceed-ratio", "0%"],
+        &["--exceed-ratio '0%' is not valid"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--goal", "interval", "--confidence", "100%"],
+        &["--confidence '100%' is not valid"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--goal", "interval", "--rates", "1k,2k"],
+        &["--goal interval chooses its own rates"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--goal", "interval", "--repeats", "3"],
+        &["--goal interval repeats a rate where a bound needs it"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--exceed-ratio", "5%"],
+        &["--exceed-ratio applies to --goal interval"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--goal", "loose"],
+        &["invalid value 'loose' for '--goal <GOAL>'"],
+    ),
+    case(
         &["capacity", "keyvalue", "--duration", "5s"],
         &["shorter than one SLA window"],
     ),

@@ -153,12 +153,14 @@ pub struct CapacityArgs {
     pub goal: Goal,
 
     /// With --goal interval: the share of the SLA's windows that may fail at the capacity.
-    #[arg(long, default_value = "10%", value_name = "PERCENT")]
-    pub exceed_ratio: String,
+    /// [default: 10%]
+    #[arg(long, value_name = "PERCENT")]
+    pub exceed_ratio: Option<String>,
 
     /// With --goal interval: the probability that the stated bounds hold the capacity.
-    #[arg(long, default_value = "90%", value_name = "PERCENT")]
-    pub confidence: String,
+    /// [default: 90%]
+    #[arg(long, value_name = "PERCENT")]
+    pub confidence: Option<String>,
 
     /// Runs per attempted rate; a rate passes only when every repeat passes.
     #[arg(long, default_value_t = 1, value_name = "N")]

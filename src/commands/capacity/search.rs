@@ -103,13 +103,26 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         let windows_per_trial =
             (args.duration.as_secs_f64() / window.as_secs_f64()).round().max(1.0) as u32;
         Some(crate::capacity::interval::IntervalGoal {
-            exceed_ratio: parse_fraction("--exceed-ratio", &args.exceed_ratio)?,
-            confidence: parse_fraction("--confidence", &args.confidence)?,
+            exceed_ratio: parse_fraction(
+                "--exceed-ratio",
+                args.exceed_ratio.as_deref().unwrap_or("10%"),
+            )?,
+            confidence: parse_fraction("--confidence", args.confidence.as_deref().unwrap_or("90%"))?,
             width: resolution,
             windows_per_trial,
             window_correlation: crate::capacity::interval::WINDOW_CORRELATION,
         })
     } else {
+        for (flag, given) in [
+            ("--exceed-ratio", &args.exceed_ratio),
+            ("--confidence", &args.confidence),
+        ] {
+            if given.is_some() {
+                return Err(usage_error(format!(
+                    "{flag} applies to --goal interval; the strict goal judges every window"
+                )));
+            }
+        }
         None
     };
     let fleet = match args.workers {
