@@ -23,7 +23,7 @@ use crate::results::config::RunSettings;
 use crate::results::config::{rfc3339, RunPhase};
 use crate::results::summary::RunSummary;
 use crate::run::template::Load;
-use crate::run::{self, RunContext, RunObserver, RunOutcome};
+use crate::run::{self, Control, Finished, Measuring, RunContext, RunObserver, RunOutcome};
 use crate::sla::Judgement;
 use crate::stop::StopSignal;
 
@@ -123,6 +123,7 @@ pub fn search(
         launcher,
         down,
         last_down: None,
+        stop_after: None,
     };
     let status = super::drive(&config.plan(), &mut runner, store, on_record);
     // A search that ended leaves the cluster whole; one interrupted or failed, at least its
@@ -152,6 +153,8 @@ struct LiveRunner<'a, 'o> {
     down: Option<NodeDown>,
     /// What the last run recorded of its node down, for its record.
     last_down: Option<DownRecord>,
+    /// The next run ends once this many of its windows failed (`TrialAsk::stop_after`).
+    stop_after: Option<u32>,
 }
 
 impl Drop for LiveRunner<'_, '_> {
@@ -293,9 +296,20 @@ impl LiveRunner<'_, '_> {
             populate,
             local_nodes: &self.local_nodes,
         };
-        let executed =
-            self.runtime
-                .block_on(run::execute(config, &context, &mut *self.observer))?;
+        let executed = match self.stop_after.take() {
+            Some(limit) => {
+                let mut observer = EndAfterFailing {
+                    inner: &mut *self.observer,
+                    limit,
+                    failed: 0,
+                };
+                self.runtime
+                    .block_on(run::execute(config, &context, &mut observer))?
+            }
+            None => self
+                .runtime
+                .block_on(run::execute(config, &context, &mut *self.observer))?,
+        };
         match executed {
             // Trials always run both phases; a load-only run cannot happen here.
             RunOutcome::StoppedDuringPopulate | RunOutcome::LoadedOnly => Ok(None),
@@ -418,6 +432,8 @@ impl TrialRunner for LiveRunner<'_, '_> {
 
     fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
         let (rate_per_s, repeat) = (ask.rate_per_s, ask.repeat);
+        // A fleet's windows are judged by its workers: its trials run to their end.
+        self.stop_after = ask.stop_after.filter(|_| self.launcher.is_none());
         // A shorter trial is a whole number of the SLA's (longest) window.
         let duration_s = match ask.windows {
             Some(windows) => {
@@ -564,4 +580,69 @@ async fn truncate(
         .await
         .map(|_| ())
         .with_context(|| format!("{cql} failed"))
+}
+
+/// Passes every event of a run on, and ends its measured part (as completed) at the first
+/// interval after `limit` judged windows failed: a trial of an interval search whose verdict
+/// those windows decide (`TrialAsk::stop_after`).
+struct EndAfterFailing<'a> {
+    inner: &'a mut dyn RunObserver,
+    limit: u32,
+    failed: u32,
+}
+
+impl RunObserver for EndAfterFailing<'_> {
+    fn note(&mut self, line: &str) {
+        self.inner.note(line);
+    }
+
+    fn problem(&mut self, line: &str) {
+        self.inner.problem(line);
+    }
+
+    fn prepared(&mut self, out: &Path, native: bool) {
+        self.inner.prepared(out, native);
+    }
+
+    fn populating(&mut self, rows: u64, in_flight: usize) {
+        self.inner.populating(rows, in_flight);
+    }
+
+    fn populate_interval(&mut self, at_s: f64, rows: u64, rate_per_s: f64) {
+        self.inner.populate_interval(at_s, rows, rate_per_s);
+    }
+
+    fn populated(&mut self, summary: &crate::results::summary::PopulateSummary) {
+        self.inner.populated(summary);
+    }
+
+    fn measuring(&mut self, start: &Measuring) {
+        self.inner.measuring(start);
+    }
+
+    fn interval(&mut self, interval: &crate::engine::Interval) -> Control {
+        let control = self.inner.interval(interval);
+        if self.failed >= self.limit {
+            Control::End
+        } else {
+            control
+        }
+    }
+
+    fn window(&mut self, judged: &crate::sla::Judged) {
+        self.failed += u32::from(!judged.verdict.pass);
+        self.inner.window(judged);
+    }
+
+    fn finished(&mut self, run: &Finished) {
+        self.inner.finished(run);
+    }
+
+    fn fleet_run(&mut self, settings: &RunSettings, out: &Path) {
+        self.inner.fleet_run(settings, out);
+    }
+
+    fn fleet_merged(&mut self, summary: &RunSummary) {
+        self.inner.fleet_merged(summary);
+    }
 }
