@@ -646,3 +646,80 @@ impl RunObserver for EndAfterFailing<'_> {
         self.inner.fleet_merged(summary);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Interval;
+    use crate::sla::{Judged, WindowStats, WindowVerdict};
+
+    /// Records what reached it.
+    #[derive(Default)]
+    struct Seen {
+        windows: usize,
+        intervals: usize,
+    }
+
+    impl RunObserver for Seen {
+        fn interval(&mut self, _interval: &Interval) -> Control {
+            self.intervals += 1;
+            Control::Go
+        }
+
+        fn window(&mut self, _judged: &Judged) {
+            self.windows += 1;
+        }
+    }
+
+    fn interval(index: u64) -> Interval {
+        Interval {
+            index,
+            start_ns: index * 1_000_000_000,
+            length_ns: 1_000_000_000,
+            ops: Vec::new(),
+            hiccups: None,
+            backlog: 0,
+            in_flight: 0,
+        }
+    }
+
+    fn judged(index: u64, pass: bool) -> Judged {
+        Judged {
+            window: WindowStats {
+                index,
+                start_ns: index * 2_000_000_000,
+                length_ns: 2_000_000_000,
+                ops: Vec::new(),
+            },
+            verdict: WindowVerdict {
+                index,
+                start_ns: index * 2_000_000_000,
+                length_ns: 2_000_000_000,
+                window_ms: None,
+                pass,
+                outcomes: Vec::new(),
+            },
+            by_client: false,
+        }
+    }
+
+    #[test]
+    fn a_trial_ends_at_the_interval_after_its_deciding_failing_window() {
+        let mut seen = Seen::default();
+        let mut observer = EndAfterFailing {
+            inner: &mut seen,
+            limit: 2,
+            failed: 0,
+        };
+        assert_eq!(observer.interval(&interval(0)), Control::Go);
+        observer.window(&judged(0, false));
+        observer.window(&judged(1, true));
+        // One failing window of the two that decide: the run goes on.
+        assert_eq!(observer.interval(&interval(1)), Control::Go);
+        observer.window(&judged(2, false));
+        assert_eq!(observer.interval(&interval(2)), Control::End);
+        assert_eq!(observer.interval(&interval(3)), Control::End);
+        // Everything still reaches the observer it wraps.
+        assert_eq!((seen.windows, seen.intervals), (3, 4));
+    }
+}
