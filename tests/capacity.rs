@@ -1,7 +1,12 @@
 //! `headroom capacity` and `headroom quickstart` against real local nodes: a short search
 //! whose files must agree with each other, and the quickstart from nothing to an answer.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::process::{Command, Stdio};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 
 use headroom::cluster::LocalCluster;
 use serde_json::Value;
@@ -150,7 +155,7 @@ fn an_interval_search_states_its_bounds() {
     let runs = tempfile::tempdir().unwrap();
     let hosts = support::hosts();
     let out = runs.path().join("interval");
-    let search = headroom(&[
+    let args = [
         "capacity",
         "keyvalue",
         "--hosts",
@@ -177,7 +182,47 @@ fn an_interval_search_states_its_bounds() {
         "500",
         "--out",
         out.to_str().unwrap(),
-    ]);
+    ];
+    // Ctrl-C in its second trial: exit 130, the first trial kept, the bounds so far said.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut trials_started = 0;
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("== Trial: ") {
+            trials_started += 1;
+            if trials_started == 2 {
+                break;
+            }
+        }
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    let rest = rest.join("\n");
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    assert!(rest.contains("Interrupted with "), "{rest}");
+    assert!(rest.contains("headroom capacity --resume"), "{rest}");
+    let interrupted = read_json(&out.join("capacity.json"));
+    assert_eq!(interrupted["status"], "interrupted", "{interrupted}");
+    assert_eq!(
+        interrupted["interval"]["method"], "interval",
+        "{interrupted}"
+    );
+    let kept = std::fs::read_to_string(out.join("capacity.jsonl")).unwrap();
+    assert_eq!(
+        kept.lines().count(),
+        2,
+        "the probe and the first trial: {kept}"
+    );
+
+    // Resumed, it goes on from what it kept and ends with an interval.
+    let search = headroom(&["capacity", "--resume", out.to_str().unwrap()]);
+    let resumed = std::fs::read_to_string(out.join("capacity.jsonl")).unwrap();
+    assert!(resumed.starts_with(&kept), "{resumed}");
     // Exit 4: a trial the client could not keep, twice, capped the search (a busy machine);
     // the answer is then a lower bound and says where the client stopped.
     let code = search.status.code();
@@ -198,9 +243,14 @@ fn an_interval_search_states_its_bounds() {
     assert_eq!(interval["confidence"], 0.9);
     assert_eq!(interval["goal"]["exceed_ratio"], 0.5);
     assert_eq!(interval["goal"]["windows_per_trial"], 3);
-    let lower = interval["lower_bound_per_s"].as_f64().expect("a lower bound");
+    let lower = interval["lower_bound_per_s"]
+        .as_f64()
+        .expect("a lower bound");
     assert_eq!(summary["capacity_per_s"].as_f64(), Some(lower));
-    assert_eq!(interval["evidence"]["lower"]["rate_per_s"].as_f64(), Some(lower));
+    assert_eq!(
+        interval["evidence"]["lower"]["rate_per_s"].as_f64(),
+        Some(lower)
+    );
     assert!(interval["load_time_s"].as_f64().unwrap() > 0.0);
     let config = read_json(&out.join("search.json"));
     assert_eq!(config["interval"]["width"], 0.4);
@@ -214,8 +264,12 @@ fn an_interval_search_states_its_bounds() {
     assert!(!trials.is_empty());
     for trial in &trials {
         let windows = trial["windows"].as_u64().unwrap();
-        assert!(windows == 2 || windows == 3, "{trial}");
-        assert!(trial["failed_windows"].as_u64().unwrap() <= windows, "{trial}");
+        // Fewer when a failing window decided a full trial before its end.
+        assert!((1..=3).contains(&windows), "{trial}");
+        assert!(
+            trial["failed_windows"].as_u64().unwrap() <= windows,
+            "{trial}"
+        );
     }
     assert!(
         trials.iter().any(|t| t["windows"] == 2),
@@ -244,8 +298,15 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
         "10s",
         "--warmup",
         "2s",
+        // Five windows a trial, and a goal that a few dozen windows settle.
+        "--sla",
+        "p99.9<100ms@2s",
+        "--exceed-ratio",
+        "25%",
+        "--confidence",
+        "80%",
         "--resolution",
-        "20%",
+        "30%",
         "--populate",
         "2k",
         "--out",
@@ -283,46 +344,60 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
     );
     let summary = read_json(&out.join("capacity.json"));
     assert!(summary["probe"]["achieved_per_s"].as_f64().unwrap() > 0.0);
-    if quickstart.status.code() == Some(4) {
-        // On two cores shared with its node, the client can be starved of CPU at the highest
-        // rates the node reaches (seen: a node at 15 700/s, the client's threads run up to
-        // 128 ms late). The search must then name no capacity and say why, exit 4; that is
-        // the machine's doing, and the verdict the method asks for.
-        assert_eq!(summary["status"], "invalid", "{text}");
-        assert!(summary["capacity_per_s"].is_null(), "{text}");
-        assert!(
-            text.contains("No capacity: this machine's client could not keep up"),
-            "{text}"
-        );
-    } else {
-        assert_eq!(
-            summary["status"],
-            "complete",
-            "{text}\n{}",
-            stderr(&quickstart)
-        );
-        match summary["capacity_per_s"].as_f64() {
-            Some(capacity) => {
-                assert!(
-                    quickstart.status.success(),
-                    "{text}\n{}",
-                    stderr(&quickstart)
-                );
-                assert!(text.contains(&format!("Capacity: {capacity:.0} requests/s")))
-            }
-            // No rate met the SLA: the search's answer is a failed SLA, exit 3.
-            None => {
-                assert_eq!(quickstart.status.code(), Some(3), "{text}");
-                assert!(text.contains("No capacity"), "{text}");
-            }
-        }
+    // The answer is an interval: its bounds at the confidence asked, the capacity the lower
+    // bound, and the words and the exit code that go with what was confirmed.
+    let interval = &summary["interval"];
+    assert_eq!(interval["method"], "interval", "{summary}");
+    assert_eq!(interval["confidence"].as_f64(), Some(0.8), "{summary}");
+    assert_eq!(
+        summary["capacity_per_s"], interval["lower_bound_per_s"],
+        "{summary}"
+    );
+    let lower = interval["lower_bound_per_s"].as_f64();
+    let upper = interval["upper_bound_per_s"].as_f64();
+    let words = match (lower, upper) {
+        (Some(_), Some(_)) => "between",
+        (Some(_), None) => "Capacity: at least",
+        (None, Some(_)) => "Capacity: below",
+        (None, None) => "Capacity: no bound",
+    };
+    let answer = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("Capacity: "))
+        .unwrap_or_else(|| panic!("no answer line\n{text}"));
+    assert!(answer.contains(words), "{words}: {answer}");
+    assert!(
+        text.contains("Under p99.9<100ms@2s on this machine"),
+        "{text}"
+    );
+    if let (Some(lower), Some(upper)) = (lower, upper) {
+        assert!(lower < upper, "{summary}");
+        assert!(answer.contains("at 80% confidence"), "{answer}");
     }
+    let expected = match (summary["status"].as_str(), lower) {
+        // Client-bound twice at some rate: the answer is incomplete, whatever lies below.
+        (Some("invalid"), _) => 4,
+        (Some("complete"), Some(_)) => 0,
+        (Some("complete"), None) => 3,
+        (status, _) => panic!("status {status:?}\n{text}\n{}", stderr(&quickstart)),
+    };
+    assert_eq!(
+        quickstart.status.code(),
+        Some(expected),
+        "{text}\n{}",
+        stderr(&quickstart)
+    );
     assert!(
         !cluster_dir.exists(),
         "the quickstart removes its node and its data"
     );
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(report.contains("<svg"), "the report has its charts");
+    assert!(
+        report.contains("Failing windows against rate"),
+        "and the interval's"
+    );
 }
 
 /// "core 1" or "cores 1-3".

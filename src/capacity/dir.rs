@@ -113,6 +113,19 @@ impl SearchData {
         })
     }
 
+    /// The records the search kept, the probe first, as capacity.jsonl holds them.
+    pub fn records(&self) -> Vec<super::Record> {
+        let probe = self.summary.outcome.probe.clone().map(super::Record::Probe);
+        probe
+            .into_iter()
+            .chain(
+                self.trials
+                    .iter()
+                    .map(|t| super::Record::Trial(t.record.clone())),
+            )
+            .collect()
+    }
+
     /// The number of repeats per rate the search was configured with.
     pub fn repeats(&self) -> u32 {
         self.settings.as_ref().map_or(1, |s| s.repeats)

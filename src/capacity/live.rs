@@ -453,10 +453,21 @@ impl TrialRunner for LiveRunner<'_, '_> {
             duration_s,
             Some(self.config.sla.clone()),
         );
-        self.observer.note(&format!(
-            "\n== Trial: {rate_per_s:.0}/s, repeat {repeat} of {} ==",
-            self.config.repeats
-        ));
+        let heading = if self.config.interval.is_some() {
+            let length = if duration_s < self.config.duration_s {
+                "short"
+            } else {
+                "full"
+            };
+            let stop = self
+                .stop_after
+                .map_or(String::new(), |n| format!(", ends at failing window {n}"));
+            format!("trial {repeat} at this rate, {length} ({duration_s:.0} s){stop}")
+        } else {
+            format!("repeat {repeat} of {}", self.config.repeats)
+        };
+        self.observer
+            .note(&format!("\n== Trial: {rate_per_s:.0}/s, {heading} =="));
         let out = self
             .dir
             .join("trials")

@@ -85,13 +85,11 @@ pub fn drive(
     loop {
         let ran = match next_ask(settings, store.records()) {
             None => {
-                let invalid = match &settings.interval {
-                    // An interval search states its bounds; where the client stopped it, the
-                    // answer is incomplete.
-                    Some(goal) => interval::interval(store.records(), goal)
-                        .client_limit_per_s
-                        .is_some(),
-                    None => outcome(store.records(), repeats).invalid.is_some(),
+                // An interval search states its bounds; where the client stopped it, the
+                // answer is incomplete.
+                let invalid = match answer(store.records(), repeats, settings.interval.as_ref()) {
+                    (_, Some(found)) => found.client_limit_per_s.is_some(),
+                    (outcome, None) => outcome.invalid.is_some(),
                 };
                 let status = if invalid {
                     Status::Invalid
@@ -120,7 +118,8 @@ pub fn drive(
             Ok(Some(record)) => {
                 store.append(record)?;
                 store.write_summary(repeats, Status::Running)?;
-                on_record(&outcome(store.records(), repeats), store.records());
+                let (outcome, _) = answer(store.records(), repeats, settings.interval.as_ref());
+                on_record(&outcome, store.records());
             }
             Ok(None) => {
                 store.write_summary(repeats, Status::Interrupted)?;
@@ -165,6 +164,22 @@ fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk
             Step::Trial { rate_per_s, repeat } => Some(Some(TrialAsk::full(rate_per_s, repeat))),
         },
     }
+}
+
+/// A search's answer from its records: the outcome, each rate judged against `repeats`
+/// repeats, and for an interval search its bounds, with `capacity_per_s` the lower bound
+/// (what capacity.json, the exit code and a price go by).
+pub fn answer(
+    records: &[Record],
+    repeats: u32,
+    goal: Option<&interval::IntervalGoal>,
+) -> (Outcome, Option<interval::Interval>) {
+    let mut outcome = outcome(records, repeats);
+    let found = goal.map(|goal| interval::interval(records, goal));
+    if let Some(found) = &found {
+        outcome.capacity_per_s = found.lower.as_ref().map(|l| l.rate_per_s);
+    }
+    (outcome, found)
 }
 
 #[cfg(test)]

@@ -96,6 +96,9 @@ impl SearchSettings {
 
     /// A rough length of the whole search, for the user to plan by.
     pub fn estimate(&self) -> Duration {
+        if self.interval.is_some() {
+            return self.estimate_range().1;
+        }
         let settings = self.plan();
         let trials = super::estimate_trials(&settings) as f64;
         // Connecting, schema checks and writing files: a few seconds per trial.
@@ -106,6 +109,26 @@ impl SearchSettings {
             RatePlan::Ladder(_) => 0.0,
         };
         Duration::from_secs_f64(trials * per_trial + probe)
+    }
+
+    /// The shortest and longest likely length of the search: for `--goal interval`, the
+    /// simulated searches' medians (docs/capacity.md) of a sharp and of a gradual knee, about
+    /// 8 short trials and 10 to 20 full ones; otherwise [`Self::estimate`] twice.
+    pub fn estimate_range(&self) -> (Duration, Duration) {
+        let Some(goal) = &self.interval else {
+            let one = self.estimate();
+            return (one, one);
+        };
+        let window_s = self.duration_s / f64::from(goal.windows_per_trial.max(1));
+        let short_s = (window_s * f64::from(super::interval::SHORT_WINDOWS)).min(self.duration_s);
+        let overhead = self.warmup_s + 3.0 + self.fresh_cost_s() + self.down_cost_s();
+        let probe = self.probe_duration_s * 1.25 + 3.0;
+        let shorts = 8.0 * (short_s + overhead);
+        let full = |trials: f64| trials * (self.duration_s + overhead);
+        (
+            Duration::from_secs_f64(probe + shorts + full(10.0)),
+            Duration::from_secs_f64(probe + shorts + full(20.0)),
+        )
     }
 
     /// A node stopped before each run (it drains), started again after it and its hints

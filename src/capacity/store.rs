@@ -14,7 +14,7 @@ use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
 use super::record::Record;
-use super::search::{outcome, Outcome};
+use super::search::Outcome;
 
 /// The records, one JSON line per run.
 pub const RECORDS_FILE: &str = "capacity.jsonl";
@@ -228,11 +228,11 @@ impl Store {
         status: Status,
         error: Option<String>,
     ) -> anyhow::Result<()> {
-        let mut outcome = outcome(&self.records, repeats);
-        let interval = self.interval.map(|goal| {
-            let found = super::interval::interval(&self.records, &goal);
-            outcome.capacity_per_s = found.lower.as_ref().map(|l| l.rate_per_s);
-            IntervalSummary {
+        let (outcome, found) = super::answer(&self.records, repeats, self.interval.as_ref());
+        let interval = self
+            .interval
+            .zip(found)
+            .map(|(goal, found)| IntervalSummary {
                 lower_bound_per_s: found.lower.as_ref().map(|l| l.rate_per_s),
                 upper_bound_per_s: found.upper.as_ref().map(|u| u.rate_per_s),
                 estimate_per_s: found.estimate_per_s,
@@ -241,8 +241,7 @@ impl Store {
                 evidence: found,
                 load_time_s: super::interval::load_time_s(&self.records),
                 method: "interval".to_string(),
-            }
-        });
+            });
         let summary = Summary {
             status,
             config: self.config.clone(),
@@ -452,6 +451,7 @@ fn sync_dir(dir: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capacity::search::outcome;
     use crate::capacity::sim::Simulated;
 
     fn config() -> serde_json::Value {

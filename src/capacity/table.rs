@@ -31,14 +31,20 @@ pub fn render_interval(
     goal: &IntervalGoal,
 ) -> String {
     let mut out = table_text(outcome, terms);
-    let mut lines = summary_lines(outcome);
-    lines.retain(|line| line.starts_with("Highest achieved throughput"));
-    lines.extend(interval::describe(records, goal));
-    for line in lines {
+    for line in interval_lines(outcome, records, goal) {
         out.push_str(&line);
         out.push('\n');
     }
     out
+}
+
+/// The lines under an interval search's table: the highest achieved throughput, then the
+/// bounds and what they rest on.
+pub fn interval_lines(outcome: &Outcome, records: &[Record], goal: &IntervalGoal) -> Vec<String> {
+    let mut lines = summary_lines(outcome);
+    lines.retain(|line| line.starts_with("Highest achieved throughput"));
+    lines.extend(interval::describe(records, goal));
+    lines
 }
 
 /// The table alone, then an empty line.

@@ -26,15 +26,33 @@ pub struct QuickstartArgs {
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
     pub warmup: Duration,
 
-    /// Runs per attempted rate; more show how repeatable the answer is.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub repeats: u32,
+    /// How the capacity is stated: `interval`, a lower and an upper bound at --confidence on
+    /// the highest rate at which at most --exceed-ratio of the windows fail; `strict`, the
+    /// highest rate at which every window of every repeat passed (one number, no confidence).
+    #[arg(long, value_enum, default_value = "interval", value_name = "GOAL")]
+    pub goal: super::Goal,
 
-    /// Bisect until the capacity is known to within this fraction. The default is coarse on
-    /// purpose: a first answer, one repeat per rate, whose rates two runs apart differ by
-    /// more than 10% on a machine shared with its node; `capacity` narrows further.
-    #[arg(long, default_value = "10%", value_name = "PERCENT")]
-    pub resolution: String,
+    /// With --goal interval: the share of the SLA's windows that may fail at the capacity.
+    /// [default: 10%]
+    #[arg(long, value_name = "PERCENT")]
+    pub exceed_ratio: Option<String>,
+
+    /// With --goal interval: the probability that the stated bounds hold the capacity.
+    /// [default: 90%]
+    #[arg(long, value_name = "PERCENT")]
+    pub confidence: Option<String>,
+
+    /// With --goal strict: runs per attempted rate; more show how repeatable the answer is.
+    /// [default: 1]
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<u32>,
+
+    /// With --goal interval, the width asked of the bounds, (upper − lower) / upper; with
+    /// --goal strict, bisect until the capacity is known to within this fraction. The
+    /// default is coarse on purpose: a first answer in minutes; `capacity` narrows further.
+    /// [default: 20% with --goal interval, 10% with --goal strict]
+    #[arg(long, value_name = "PERCENT")]
+    pub resolution: Option<String>,
 
     /// Rows written before the search.
     #[arg(long, default_value = "100k", value_name = "N", value_parser = units::parse_count)]

@@ -63,7 +63,13 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     let fetch = !cluster::jars::is_cached(&cluster_config.cassandra_version);
     let setup = if fetch { 90.0 } else { 20.0 };
-    let minutes = ((config.estimate().as_secs_f64() + setup) / 60.0).ceil();
+    let (shortest, longest) = config.estimate_range();
+    let minutes = |d: Duration| ((d.as_secs_f64() + setup) / 60.0).ceil();
+    let minutes = if shortest == longest {
+        format!("{:.0}", minutes(longest))
+    } else {
+        format!("{:.0} to {:.0}", minutes(shortest), minutes(longest))
+    };
     println!(
         "headroom quickstart: the capacity of one local Cassandra {} node for a time series \
          (80% writes, 20% reads of the latest rows) under SLA {}.",
@@ -74,7 +80,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         cores_line(&cluster_config, config.run.client_cpus.as_ref())
     );
     println!(
-        "It takes about {minutes:.0} minutes{}. Ctrl-C stops it cleanly.\n",
+        "It takes about {minutes} minutes{}. Ctrl-C stops it cleanly.\n",
         if fetch {
             ", including about a minute to fetch Cassandra from Maven Central (once)"
         } else {
@@ -100,8 +106,12 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let result = capacity::search(&config, store, None, Some(&mut cluster), None);
     println!("\nRemoving the quickstart's node...");
     cluster.destroy(Duration::from_secs(60))?;
-    let (status, outcome) = result?;
+    let (status, outcome, statement) = result?;
     let took = started.elapsed().as_secs_f64() / 60.0;
+    if let Some(lines) = statement {
+        interval_end(status, &lines, took, &out, &config);
+        return Ok(super::exit::of_search(status, outcome.capacity_per_s));
+    }
     match (status, outcome.capacity_per_s) {
         (Status::Interrupted, _) => {
             println!(
@@ -144,6 +154,38 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a quickstart with `--goal interval` ends: the bounds (or what stopped them) and
+/// where the files are.
+fn interval_end(
+    status: Status,
+    statement: &[String],
+    took: f64,
+    out: &Path,
+    config: &SearchSettings,
+) {
+    let answer = statement.first().map(String::as_str).unwrap_or_default();
+    println!("\n{answer}");
+    println!(
+        "Under {} on this machine, {took:.1} minutes in all.",
+        config.sla
+    );
+    if status == Status::Interrupted {
+        println!(
+            "Stopped: the bounds are those of the trials that finished; the files are in {}.",
+            out.display()
+        );
+        return;
+    }
+    println!(
+        "Open {}/report.html for the charts; the figures are in {}/capacity.json and one run \
+         directory per trial under {}/trials. `headroom capacity --goal interval` with longer \
+         trials (--duration 2m) and a narrower --resolution gives bounds to plan by.",
+        out.display(),
+        out.display(),
+        out.display()
+    );
 }
 
 /// `--cpus` as the cluster takes it: the node's cores, `all`, or (absent) the default split;
@@ -255,9 +297,13 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
     let duration = humantime::format_duration(args.duration).to_string();
     let warmup = humantime::format_duration(args.warmup).to_string();
     let populate = args.populate.to_string();
-    let repeats = args.repeats.to_string();
+    let interval = args.goal == crate::cli::Goal::Interval;
+    let resolution = args
+        .resolution
+        .clone()
+        .unwrap_or_else(|| (if interval { "20%" } else { "10%" }).to_string());
     let out = out.display().to_string();
-    let line = [
+    let mut line = vec![
         "capacity",
         "timeseries",
         "--read-ratio",
@@ -271,9 +317,9 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
         "--rates",
         "auto",
         "--resolution",
-        &args.resolution,
-        "--repeats",
-        &repeats,
+        &resolution,
+        "--goal",
+        if interval { "interval" } else { "strict" },
         "--duration",
         &duration,
         "--warmup",
@@ -285,6 +331,17 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
         "--out",
         &out,
     ];
+    let repeats = args.repeats.map(|n| n.to_string());
+    let given = [
+        ("--repeats", repeats.as_deref()),
+        ("--exceed-ratio", args.exceed_ratio.as_deref()),
+        ("--confidence", args.confidence.as_deref()),
+    ];
+    for (flag, value) in given {
+        if let Some(value) = value {
+            line.extend([flag, value]);
+        }
+    }
     let parsed = CapacityLine::try_parse_from(line)?;
     capacity::search_settings(&parsed.args)
 }

@@ -63,7 +63,11 @@ pub struct Live {
 
 impl Live {
     /// Starts serving and pushing what `settings` asks; `None` when it asks nothing.
-    pub fn start(settings: LiveSettings, labels: Labels, search: bool) -> anyhow::Result<Option<Live>> {
+    pub fn start(
+        settings: LiveSettings,
+        labels: Labels,
+        search: bool,
+    ) -> anyhow::Result<Option<Live>> {
         if !settings.any() {
             return Ok(None);
         }
@@ -86,7 +90,9 @@ impl Live {
             .addresses
             .iter()
             .map(|(addr, routes)| match (routes.metrics, routes.page) {
-                (true, true) => format!("live page at http://{addr}/ and metrics at http://{addr}/metrics"),
+                (true, true) => {
+                    format!("live page at http://{addr}/ and metrics at http://{addr}/metrics")
+                }
                 (false, true) => format!("live page at http://{addr}/"),
                 _ => format!("metrics at http://{addr}/metrics"),
             })
@@ -123,6 +129,12 @@ impl Live {
         self.push_now();
     }
 
+    /// An interval search's bounds so far; call before [`Live::search_outcome`], which
+    /// pushes them.
+    pub fn search_bounds(&self, bounds: state::Bounds) {
+        self.state().search_bounds(bounds);
+    }
+
     fn push_now(&self) {
         if self.pushing {
             let body = openmetrics::Families(self.state.clone()).prometheus_text();
@@ -149,7 +161,10 @@ impl Live {
                 humantime::format_duration(self.linger)
             );
             // The run's runtime, and its Ctrl-C handler, are gone by now.
-            if let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
                 runtime.block_on(async {
                     tokio::select! {
                         _ = tokio::time::sleep(self.linger) => {}
@@ -196,7 +211,9 @@ impl RunObserver for Watch<'_> {
 
     fn measuring(&mut self, start: &Measuring) {
         let cpu_s = crate::metrics::process::cpu_time().as_secs_f64();
-        self.live.state().measuring(start.settings, start.op_names, cpu_s);
+        self.live
+            .state()
+            .measuring(start.settings, start.op_names, cpu_s);
         self.inner.measuring(start);
     }
 
@@ -216,7 +233,11 @@ impl RunObserver for Watch<'_> {
     fn fleet_run(&mut self, settings: &RunSettings, out: &Path) {
         let mut state = self.live.state();
         state.prepared(PathBuf::from(out));
-        state.measuring(settings, &[], crate::metrics::process::cpu_time().as_secs_f64());
+        state.measuring(
+            settings,
+            &[],
+            crate::metrics::process::cpu_time().as_secs_f64(),
+        );
         drop(state);
         self.live.push_now();
         self.inner.fleet_run(settings, out);

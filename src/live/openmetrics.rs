@@ -121,14 +121,35 @@ impl Collector for Families {
         let mut families = Vec::new();
         let e = &mut families;
 
-        let f = family(e, &base, "headroom_requests", "Requests answered (ok or failed), by op type and phase.", None, COUNTER);
+        let f = family(
+            e,
+            &base,
+            "headroom_requests",
+            "Requests answered (ok or failed), by op type and phase.",
+            None,
+            COUNTER,
+        );
         for ((op, phase), n) in &state.requests {
-            f.sample(vec![("op", op.into()), ("phase", (*phase).into())], *n as f64);
+            f.sample(
+                vec![("op", op.into()), ("phase", (*phase).into())],
+                *n as f64,
+            );
         }
-        let f = family(e, &base, "headroom_errors", "Failed requests, by op type, phase and error class.", None, COUNTER);
+        let f = family(
+            e,
+            &base,
+            "headroom_errors",
+            "Failed requests, by op type, phase and error class.",
+            None,
+            COUNTER,
+        );
         for ((op, phase, class), n) in &state.errors {
             f.sample(
-                vec![("op", op.into()), ("phase", (*phase).into()), ("class", class.into())],
+                vec![
+                    ("op", op.into()),
+                    ("phase", (*phase).into()),
+                    ("class", class.into()),
+                ],
                 *n as f64,
             );
         }
@@ -149,15 +170,26 @@ impl Collector for Families {
             }
         }
         for (name, help, pick) in [
-            ("headroom_window_response_time", "The current SLA window's response time so far, by op type (measured requests).", 0),
-            ("headroom_window_service_time", "The current SLA window's service time so far, by op type (measured requests).", 1),
+            (
+                "headroom_window_response_time",
+                "The current SLA window's response time so far, by op type (measured requests).",
+                0,
+            ),
+            (
+                "headroom_window_service_time",
+                "The current SLA window's service time so far, by op type (measured requests).",
+                1,
+            ),
         ] {
             let f = family(e, &base, name, help, Some(&SECONDS), GAUGE);
             for (op, response, service) in &state.window {
                 let h = if pick == 0 { response } else { service };
                 if let Some(values) = super::state::quantiles_s(h) {
                     for ((label, _), v) in QUANTILES.iter().zip(values) {
-                        f.sample(vec![("op", op.as_str().into()), ("quantile", (*label).into())], v);
+                        f.sample(
+                            vec![("op", op.as_str().into()), ("quantile", (*label).into())],
+                            v,
+                        );
                     }
                 }
             }
@@ -174,59 +206,138 @@ impl Collector for Families {
         }
 
         let rate = state.run().and_then(|r| r.rate_per_s);
-        let f = family(e, &base, "headroom_attempted_requests_per_second", "The schedule's rate (this worker's share in a fleet); absent in a closed loop.", None, GAUGE);
+        let f = family(
+            e,
+            &base,
+            "headroom_attempted_requests_per_second",
+            "The schedule's rate (this worker's share in a fleet); absent in a closed loop.",
+            None,
+            GAUGE,
+        );
         if let Some(rate) = rate {
             f.sample(vec![], rate);
         }
-        let f = family(e, &base, "headroom_achieved_requests_per_second", "Successful answers per second in the latest interval (failed requests carry no load).", None, GAUGE);
+        let f = family(
+            e,
+            &base,
+            "headroom_achieved_requests_per_second",
+            "Successful answers per second in the latest interval (failed requests carry no load).",
+            None,
+            GAUGE,
+        );
         if let Some(l) = latest {
             f.sample(vec![], l.achieved_per_s);
         }
-        let f = family(e, &base, "headroom_backlog_requests", "Requests due and not yet sent at the latest interval's end.", None, GAUGE);
+        let f = family(
+            e,
+            &base,
+            "headroom_backlog_requests",
+            "Requests due and not yet sent at the latest interval's end.",
+            None,
+            GAUGE,
+        );
         if let Some(l) = latest {
             f.sample(vec![], l.backlog as f64);
         }
-        let f = family(e, &base, "headroom_in_flight_requests", "Requests sent and not yet answered at the latest interval's end.", None, GAUGE);
+        let f = family(
+            e,
+            &base,
+            "headroom_in_flight_requests",
+            "Requests sent and not yet answered at the latest interval's end.",
+            None,
+            GAUGE,
+        );
         if let Some(l) = latest {
             f.sample(vec![], l.in_flight as f64);
         }
 
-        let f = family(e, &base, "headroom_client_cpu", "The client process's CPU time.", Some(&SECONDS), COUNTER);
+        let f = family(
+            e,
+            &base,
+            "headroom_client_cpu",
+            "The client process's CPU time.",
+            Some(&SECONDS),
+            COUNTER,
+        );
         f.sample(vec![], state.cpu_s);
-        let f = family(e, &base, "headroom_client_resident_memory", "The client process's resident memory at the latest interval.", Some(&BYTES), GAUGE);
+        let f = family(
+            e,
+            &base,
+            "headroom_client_resident_memory",
+            "The client process's resident memory at the latest interval.",
+            Some(&BYTES),
+            GAUGE,
+        );
         f.sample(vec![], state.rss_bytes as f64);
 
-        let f = family(e, &base, "headroom_sla_windows", "SLA windows judged, by window length and verdict.", None, COUNTER);
+        let f = family(
+            e,
+            &base,
+            "headroom_sla_windows",
+            "SLA windows judged, by window length and verdict.",
+            None,
+            COUNTER,
+        );
         for ((window, verdict), n) in &state.windows_judged {
-            f.sample(vec![("window", window.into()), ("verdict", (*verdict).into())], *n as f64);
+            f.sample(
+                vec![("window", window.into()), ("verdict", (*verdict).into())],
+                *n as f64,
+            );
         }
         let f = family(e, &base, "headroom_validity", "1 for the current run's validity: pending while it runs, valid, client_bound (no verdict), none.", None, GAUGE);
         f.sample(vec![("verdict", state.validity().into())], 1.0);
-        let f = family(e, &base, "headroom_intervals", "Intervals collected.", None, COUNTER);
+        let f = family(
+            e,
+            &base,
+            "headroom_intervals",
+            "Intervals collected.",
+            None,
+            COUNTER,
+        );
         f.sample(vec![], state.intervals as f64);
         let f = family(e, &base, "headroom_phase", "1 for where the process is: starting, populate, warmup, measure, between (a search's runs), ended.", None, GAUGE);
         for stage in Stage::ALL {
-            f.sample(vec![("phase", stage.name().into())], f64::from(u8::from(stage == state.stage)));
+            f.sample(
+                vec![("phase", stage.name().into())],
+                f64::from(u8::from(stage == state.stage)),
+            );
         }
 
         if state.search {
             let run = state.run();
-            let f = family(e, &base, "headroom_trial_rate_requests_per_second", "A search's current trial (or probe): its attempted rate.", None, GAUGE);
+            let f = family(
+                e,
+                &base,
+                "headroom_trial_rate_requests_per_second",
+                "A search's current trial (or probe): its attempted rate.",
+                None,
+                GAUGE,
+            );
             if let Some(rate) = run.and_then(|r| r.rate_per_s) {
                 f.sample(vec![], rate);
             }
-            let f = family(e, &base, "headroom_trial_repeat", "A search's current trial: its repeat at this rate, from 1.", None, GAUGE);
+            let f = family(
+                e,
+                &base,
+                "headroom_trial_repeat",
+                "A search's current trial: its repeat at this rate, from 1.",
+                None,
+                GAUGE,
+            );
             if let Some(repeat) = run.and_then(|r| r.repeat) {
                 f.sample(vec![], f64::from(repeat));
             }
-            let f = family(e, &base, "headroom_capacity_bracket_requests_per_second", "A search's bracket so far: the highest rate that passed with every lower one (low), the lowest that failed (high).", None, GAUGE);
-            if let Some((low, high)) = state.outcome.as_ref().map(super::ladder::bracket) {
-                if let Some(low) = low {
-                    f.sample(vec![("bound", "low".into())], low);
-                }
-                if let Some(high) = high {
-                    f.sample(vec![("bound", "high".into())], high);
-                }
+            let f = family(e, &base, "headroom_capacity_bracket_requests_per_second", "A search's bracket so far: the highest rate that passed with every lower one (low), the lowest that failed (high); with --goal interval, the lower and upper bound at headroom_capacity_confidence.", None, GAUGE);
+            let (low, high) = state.bracket();
+            if let Some(low) = low {
+                f.sample(vec![("bound", "low".into())], low);
+            }
+            if let Some(high) = high {
+                f.sample(vec![("bound", "high".into())], high);
+            }
+            if let Some(bounds) = &state.bounds {
+                let f = family(e, &base, "headroom_capacity_confidence", "With --goal interval: the probability that the bracket's bounds hold the capacity.", None, GAUGE);
+                f.sample(vec![], bounds.confidence);
             }
         }
         for family in families {
@@ -240,8 +351,8 @@ impl Collector for Families {
 /// judged for it (an ANN query): its low quantiles and its mean, as fractions. A run without
 /// such an op type has none of these families.
 fn recall_families<'a>(e: &mut Vec<Family<'a>>, base: &'a LabelSet<'a>, state: &'a State) {
-    use crate::results::summary::Recall;
     use super::state::{recall_quantiles, RECALL_QUANTILES};
+    use crate::results::summary::Recall;
     let latest: Vec<(&str, Recall)> = state
         .latest
         .iter()
@@ -299,7 +410,8 @@ mod tests {
         };
         settings.warmup_s = 1.0;
         settings.worker = None;
-        settings.sla = Some(crate::sla::Sla::parse("p99<20ms", std::time::Duration::from_secs(2)).unwrap());
+        settings.sla =
+            Some(crate::sla::Sla::parse("p99<20ms", std::time::Duration::from_secs(2)).unwrap());
         settings
     }
 
@@ -376,7 +488,10 @@ mod tests {
         parsed[family]
             .1
             .iter()
-            .find(|(labels, _)| want.iter().all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v)))
+            .find(|(labels, _)| {
+                want.iter()
+                    .all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v))
+            })
             .map(|(_, v)| *v)
     }
 
@@ -386,23 +501,41 @@ mod tests {
         let text = Families(state.clone()).openmetrics();
         let parsed = parse(&text);
         // Before any interval: the phase and the pending validity, no request yet.
-        assert_eq!(value(&parsed, "headroom_phase", &[("phase", "warmup")]), Some(1.0));
-        assert_eq!(value(&parsed, "headroom_validity", &[("verdict", "pending")]), Some(1.0));
+        assert_eq!(
+            value(&parsed, "headroom_phase", &[("phase", "warmup")]),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&parsed, "headroom_validity", &[("verdict", "pending")]),
+            Some(1.0)
+        );
         // A family with no sample yet is left out, not written empty.
         assert!(!parsed.contains_key("headroom_requests"));
         // The labels survive quoting.
         assert_eq!(
-            parsed["headroom_phase"].1[0].0.get("run").map(String::as_str),
+            parsed["headroom_phase"].1[0]
+                .0
+                .get("run")
+                .map(String::as_str),
             Some("a \"quoted\" run")
         );
-        state.lock().unwrap().interval(&interval(0, 50, 1, Phase::Warmup), 0.5, 1 << 20);
-        state.lock().unwrap().interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
+        state
+            .lock()
+            .unwrap()
+            .interval(&interval(0, 50, 1, Phase::Warmup), 0.5, 1 << 20);
+        state
+            .lock()
+            .unwrap()
+            .interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
         let parsed = parse(&Families(state.clone()).openmetrics());
         for (family, kind) in [
             ("headroom_requests", OpenMetricsType::Counter),
             ("headroom_errors", OpenMetricsType::Counter),
             ("headroom_response_time_seconds", OpenMetricsType::Gauge),
-            ("headroom_window_response_time_seconds", OpenMetricsType::Gauge),
+            (
+                "headroom_window_response_time_seconds",
+                OpenMetricsType::Gauge,
+            ),
             ("headroom_send_lag_seconds", OpenMetricsType::Gauge),
             ("headroom_client_cpu_seconds", OpenMetricsType::Counter),
             ("headroom_validity", OpenMetricsType::Gauge),
@@ -410,17 +543,84 @@ mod tests {
         ] {
             assert_eq!(parsed.get(family).map(|f| &f.0), Some(&kind), "{family}");
         }
-        let requests = |phase| value(&parsed, "headroom_requests", &[("op", "read"), ("phase", phase), ("worker", "1/2")]);
-        assert_eq!((requests("warmup"), requests("measure")), (Some(51.0), Some(81.0)));
+        let requests = |phase| {
+            value(
+                &parsed,
+                "headroom_requests",
+                &[("op", "read"), ("phase", phase), ("worker", "1/2")],
+            )
+        };
         assert_eq!(
-            value(&parsed, "headroom_errors", &[("op", "read"), ("phase", "measure"), ("class", "timeout")]),
+            (requests("warmup"), requests("measure")),
+            (Some(51.0), Some(81.0))
+        );
+        assert_eq!(
+            value(
+                &parsed,
+                "headroom_errors",
+                &[("op", "read"), ("phase", "measure"), ("class", "timeout")]
+            ),
             Some(1.0)
         );
-        assert_eq!(value(&parsed, "headroom_in_flight_requests", &[]), Some(7.0));
-        assert_eq!(value(&parsed, "headroom_attempted_requests_per_second", &[]), Some(1000.0));
-        assert_eq!(value(&parsed, "headroom_achieved_requests_per_second", &[]), Some(80.0));
-        assert_eq!(value(&parsed, "headroom_client_cpu_seconds", &[]), Some(0.7));
-        assert_eq!(value(&parsed, "headroom_phase", &[("phase", "measure")]), Some(1.0));
+        assert_eq!(
+            value(&parsed, "headroom_in_flight_requests", &[]),
+            Some(7.0)
+        );
+        assert_eq!(
+            value(&parsed, "headroom_attempted_requests_per_second", &[]),
+            Some(1000.0)
+        );
+        assert_eq!(
+            value(&parsed, "headroom_achieved_requests_per_second", &[]),
+            Some(80.0)
+        );
+        assert_eq!(
+            value(&parsed, "headroom_client_cpu_seconds", &[]),
+            Some(0.7)
+        );
+        assert_eq!(
+            value(&parsed, "headroom_phase", &[("phase", "measure")]),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn an_interval_search_shows_its_bounds_and_their_confidence() {
+        let state = State::new(
+            Labels {
+                run: "bounds".to_string(),
+                workload: "keyvalue".to_string(),
+                worker: "single".to_string(),
+            },
+            true,
+        );
+        let state = Arc::new(Mutex::new(state));
+        let outcome = crate::capacity::dir::SearchData::load(&crate::fixtures::capacity_fixture())
+            .unwrap()
+            .summary
+            .outcome;
+        state.lock().unwrap().search_outcome(&outcome);
+        let family = "headroom_capacity_bracket_requests_per_second";
+        // A strict search: the ladder's bracket, no confidence.
+        let strict = parse(&Families(state.clone()).openmetrics());
+        assert_eq!(value(&strict, family, &[("bound", "high")]), Some(5500.0));
+        assert!(!strict.contains_key("headroom_capacity_confidence"));
+        // An interval search: only what is confirmed, at its confidence.
+        state
+            .lock()
+            .unwrap()
+            .search_bounds(crate::live::state::Bounds {
+                lower_per_s: Some(4100.0),
+                upper_per_s: None,
+                confidence: 0.9,
+            });
+        let interval = parse(&Families(state.clone()).openmetrics());
+        assert_eq!(value(&interval, family, &[("bound", "low")]), Some(4100.0));
+        assert_eq!(value(&interval, family, &[("bound", "high")]), None);
+        assert_eq!(
+            value(&interval, "headroom_capacity_confidence", &[]),
+            Some(0.9)
+        );
     }
 
     #[test]
@@ -428,8 +628,15 @@ mod tests {
         let state = live_state();
         let mut last: HashMap<String, f64> = HashMap::new();
         for i in 0..12 {
-            let phase = if i == 0 { Phase::Warmup } else { Phase::Measure };
-            state.lock().unwrap().interval(&interval(i, 10 + i * 7, 1, phase), i as f64 * 0.1, 1);
+            let phase = if i == 0 {
+                Phase::Warmup
+            } else {
+                Phase::Measure
+            };
+            state
+                .lock()
+                .unwrap()
+                .interval(&interval(i, 10 + i * 7, 1, phase), i as f64 * 0.1, 1);
             if i == 6 {
                 // A search's next run: new run, the counters go on from where they were.
                 let mut s = state.lock().unwrap();
@@ -464,41 +671,73 @@ mod tests {
         let service = quantiles_s(&read.service_ns).unwrap();
         let lag = quantiles_s(&read.wait_ns).unwrap();
         for (i, (q, p)) in QUANTILES.iter().enumerate() {
-            let expect_ns = if *p >= 100.0 { read.response_ns.max() } else { crate::stats::histogram::value_at_percentile(&read.response_ns, *p) };
+            let expect_ns = if *p >= 100.0 {
+                read.response_ns.max()
+            } else {
+                crate::stats::histogram::value_at_percentile(&read.response_ns, *p)
+            };
             assert_eq!(response[i], expect_ns as f64 / 1e9);
             let got = |family| value(&parsed, family, &[("op", "read"), ("quantile", q)]).unwrap();
             assert_eq!(got("headroom_response_time_seconds"), response[i], "{q}");
             assert_eq!(got("headroom_service_time_seconds"), service[i], "{q}");
             // The interval is the window's first: the window so far is the interval.
-            assert_eq!(got("headroom_window_response_time_seconds"), response[i], "{q}");
-            assert_eq!(value(&parsed, "headroom_send_lag_seconds", &[("quantile", q)]).unwrap(), lag[i]);
+            assert_eq!(
+                got("headroom_window_response_time_seconds"),
+                response[i],
+                "{q}"
+            );
+            assert_eq!(
+                value(&parsed, "headroom_send_lag_seconds", &[("quantile", q)]).unwrap(),
+                lag[i]
+            );
         }
         // Over two intervals of one window the window's gauges are of both together.
         let second = interval(4, 500, 400, Phase::Measure);
         state.lock().unwrap().interval(&second, 0.0, 1);
         let parsed = parse(&Families(state.clone()).openmetrics());
         let mut both = read.response_ns.clone();
-        both.add(&second.ops[0][Phase::Measure.index()].response_ns).unwrap();
+        both.add(&second.ops[0][Phase::Measure.index()].response_ns)
+            .unwrap();
         let window = quantiles_s(&both).unwrap();
         for (i, (q, _)) in QUANTILES.iter().enumerate() {
-            assert_eq!(value(&parsed, "headroom_window_response_time_seconds", &[("op", "read"), ("quantile", q)]), Some(window[i]));
+            assert_eq!(
+                value(
+                    &parsed,
+                    "headroom_window_response_time_seconds",
+                    &[("op", "read"), ("quantile", q)]
+                ),
+                Some(window[i])
+            );
         }
         // The next window starts again.
         let third = interval(5, 20, 900, Phase::Measure);
         state.lock().unwrap().interval(&third, 0.0, 1);
         let parsed = parse(&Families(state.clone()).openmetrics());
         let alone = quantiles_s(&third.ops[0][Phase::Measure.index()].response_ns).unwrap();
-        assert_eq!(value(&parsed, "headroom_window_response_time_seconds", &[("op", "read"), ("quantile", "0.5")]), Some(alone[0]));
+        assert_eq!(
+            value(
+                &parsed,
+                "headroom_window_response_time_seconds",
+                &[("op", "read"), ("quantile", "0.5")]
+            ),
+            Some(alone[0])
+        );
     }
 
     #[test]
     fn the_push_text_is_the_prometheus_format() {
         let state = live_state();
-        state.lock().unwrap().interval(&interval(2, 30, 1, Phase::Measure), 0.2, 1);
+        state
+            .lock()
+            .unwrap()
+            .interval(&interval(2, 30, 1, Phase::Measure), 0.2, 1);
         let text = Families(state).prometheus_text();
         let parsed = openmetrics_parser::prometheus::parse_prometheus(&text)
             .unwrap_or_else(|e| panic!("not the Prometheus format: {e:?}\n{text}"));
-        assert!(parsed.families.contains_key("headroom_requests_total"), "{text}");
+        assert!(
+            parsed.families.contains_key("headroom_requests_total"),
+            "{text}"
+        );
         assert!(!text.contains("# EOF"));
     }
 
@@ -515,7 +754,10 @@ mod tests {
             index,
             start_ns: index * 1_000_000_000,
             length_ns: 1_000_000_000,
-            ops: vec![[OpHistograms::default(), write], [OpHistograms::default(), ann]],
+            ops: vec![
+                [OpHistograms::default(), write],
+                [OpHistograms::default(), ann],
+            ],
             hiccups: None,
             backlog: 0,
             in_flight: 0,
@@ -524,26 +766,50 @@ mod tests {
 
     #[test]
     fn recall_families_show_only_for_an_op_with_recall() {
-        let recall_families = ["headroom_recall", "headroom_recall_mean", "headroom_window_recall", "headroom_window_recall_mean"];
+        let recall_families = [
+            "headroom_recall",
+            "headroom_recall_mean",
+            "headroom_window_recall",
+            "headroom_window_recall_mean",
+        ];
         // A run without recall has none of the families.
         let state = live_state();
-        state.lock().unwrap().interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
+        state
+            .lock()
+            .unwrap()
+            .interval(&interval(1, 80, 3, Phase::Measure), 0.7, 1 << 20);
         let text = Families(state.clone()).openmetrics();
-        assert!(!text.contains("headroom_recall") && !text.contains("headroom_window_recall"), "{text}");
+        assert!(
+            !text.contains("headroom_recall") && !text.contains("headroom_window_recall"),
+            "{text}"
+        );
 
         let mut s = State::new(
-            Labels { run: "v".to_string(), workload: "vector".to_string(), worker: "single".to_string() },
+            Labels {
+                run: "v".to_string(),
+                workload: "vector".to_string(),
+                worker: "single".to_string(),
+            },
             false,
         );
         s.prepared("/tmp/v".into());
         s.measuring(&settings(), &["write".to_string(), "ann".to_string()], 0.0);
         let state = Arc::new(Mutex::new(s));
         // Intervals 1 and 2 are one 2 s window (after the 1 s warmup).
-        let first: Vec<f64> = std::iter::repeat_n(1.0, 95).chain(std::iter::repeat_n(0.5, 5)).collect();
-        state.lock().unwrap().interval(&ann_interval(1, &first), 0.1, 1);
+        let first: Vec<f64> = std::iter::repeat_n(1.0, 95)
+            .chain(std::iter::repeat_n(0.5, 5))
+            .collect();
+        state
+            .lock()
+            .unwrap()
+            .interval(&ann_interval(1, &first), 0.1, 1);
         let parsed = parse(&Families(state.clone()).openmetrics());
         for family in recall_families {
-            assert_eq!(parsed.get(family).map(|f| &f.0), Some(&OpenMetricsType::Gauge), "{family}");
+            assert_eq!(
+                parsed.get(family).map(|f| &f.0),
+                Some(&OpenMetricsType::Gauge),
+                "{family}"
+            );
         }
         let ann = |family, q: Option<&str>| {
             let mut want = vec![("op", "ann")];
@@ -552,26 +818,55 @@ mod tests {
         };
         // A histogram's mean is of its buckets' middles: within a thousandth.
         let near = |got: Option<f64>, want: f64| got.is_some_and(|v| (v - want).abs() < 1e-3);
-        assert!(near(ann("headroom_recall_mean", None), 0.975), "{:?}", ann("headroom_recall_mean", None));
+        assert!(
+            near(ann("headroom_recall_mean", None), 0.975),
+            "{:?}",
+            ann("headroom_recall_mean", None)
+        );
         assert_eq!(ann("headroom_recall", Some("0.01")), Some(0.5));
         // Exactly 5 % fell below 1: p5 is 1, as the SLA's judge takes it.
         assert_eq!(ann("headroom_recall", Some("0.05")), Some(1.0));
         assert_eq!(ann("headroom_recall", Some("0.5")), Some(1.0));
-        assert_eq!(ann("headroom_window_recall_mean", None), ann("headroom_recall_mean", None));
+        assert_eq!(
+            ann("headroom_window_recall_mean", None),
+            ann("headroom_recall_mean", None)
+        );
         // Only the op judged for recall: the writes have none.
-        assert_eq!(value(&parsed, "headroom_recall_mean", &[("op", "write")]), None);
+        assert_eq!(
+            value(&parsed, "headroom_recall_mean", &[("op", "write")]),
+            None
+        );
         assert_eq!(parsed["headroom_recall"].1.len(), 3);
 
         // The window holds both intervals; the latest interval only its own.
-        state.lock().unwrap().interval(&ann_interval(2, &[0.0; 100]), 0.2, 1);
+        state
+            .lock()
+            .unwrap()
+            .interval(&ann_interval(2, &[0.0; 100]), 0.2, 1);
         let parsed = parse(&Families(state.clone()).openmetrics());
-        assert_eq!(value(&parsed, "headroom_recall_mean", &[("op", "ann")]), Some(0.0));
+        assert_eq!(
+            value(&parsed, "headroom_recall_mean", &[("op", "ann")]),
+            Some(0.0)
+        );
         let window = value(&parsed, "headroom_window_recall_mean", &[("op", "ann")]);
-        assert!(window.is_some_and(|v| (v - 0.4875).abs() < 1e-3), "{window:?}");
+        assert!(
+            window.is_some_and(|v| (v - 0.4875).abs() < 1e-3),
+            "{window:?}"
+        );
         // 100 zeros, 5 halves and 95 ones: exactly half fell below 0.5, the median.
-        assert_eq!(value(&parsed, "headroom_window_recall", &[("op", "ann"), ("quantile", "0.5")]), Some(0.5));
+        assert_eq!(
+            value(
+                &parsed,
+                "headroom_window_recall",
+                &[("op", "ann"), ("quantile", "0.5")]
+            ),
+            Some(0.5)
+        );
         // The next window starts again.
-        state.lock().unwrap().interval(&ann_interval(3, &[0.8]), 0.3, 1);
+        state
+            .lock()
+            .unwrap()
+            .interval(&ann_interval(3, &[0.8]), 0.3, 1);
         let parsed = parse(&Families(state).openmetrics());
         let window = value(&parsed, "headroom_window_recall_mean", &[("op", "ann")]);
         assert!(window.is_some_and(|v| (v - 0.8).abs() < 1e-3), "{window:?}");

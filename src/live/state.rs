@@ -18,7 +18,8 @@ use crate::sla::{Judged, Judgement, Sla};
 use crate::stats::histogram::{new_histogram, value_at_percentile};
 
 /// The quantiles every latency gauge has: its label and the percentile.
-pub const QUANTILES: [(&str, f64); 4] = [("0.5", 50.0), ("0.99", 99.0), ("0.999", 99.9), ("1", 100.0)];
+pub const QUANTILES: [(&str, f64); 4] =
+    [("0.5", 50.0), ("0.99", 99.0), ("0.999", 99.9), ("1", 100.0)];
 
 /// The quantiles every recall gauge has: its label and the quantile. Recall's tail is its
 /// low end: `0.01` is the recall 1% of the answers fell below.
@@ -234,6 +235,8 @@ pub struct State {
     pub marks: Vec<WindowMark>,
     /// A search's outcome so far: its records and what they bracket.
     pub outcome: Option<Outcome>,
+    /// An interval search's bounds so far (`--goal interval`): they replace the bracket.
+    pub bounds: Option<Bounds>,
     /// Once everything is over: what to say, and the report when there is one.
     pub ended: Option<(String, Option<PathBuf>)>,
     /// CPU seconds at the previous interval (or the run's start), for the page's CPU share.
@@ -261,6 +264,7 @@ impl State {
             history: Vec::new(),
             marks: Vec::new(),
             outcome: None,
+            bounds: None,
             ended: None,
             cpu_at_last_interval: None,
         }
@@ -355,10 +359,7 @@ impl State {
                 }
                 warmup |= phase == Phase::Warmup;
                 let phase_name = phase_label(phase);
-                *self
-                    .requests
-                    .entry((name.clone(), phase_name))
-                    .or_default() += stats.total();
+                *self.requests.entry((name.clone(), phase_name)).or_default() += stats.total();
                 for (class, n) in &stats.errors {
                     *self
                         .errors
@@ -509,6 +510,21 @@ impl State {
         self.outcome = Some(outcome.clone());
     }
 
+    /// An interval search's bounds so far.
+    pub fn search_bounds(&mut self, bounds: Bounds) {
+        self.bounds = Some(bounds);
+    }
+
+    /// What the search has bracketed so far: an interval search's bounds, else the highest
+    /// rate that passed with every lower one and the lowest that failed.
+    pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
+        match (&self.bounds, &self.outcome) {
+            (Some(bounds), _) => (bounds.lower_per_s, bounds.upper_per_s),
+            (None, Some(outcome)) => super::ladder::bracket(outcome),
+            (None, None) => (None, None),
+        }
+    }
+
     /// Everything is over.
     pub fn end(&mut self, sentence: String, report: Option<PathBuf>) {
         self.stage = Stage::Ended;
@@ -519,6 +535,17 @@ impl State {
     pub fn validity(&self) -> &str {
         self.run().map_or("pending", |r| r.validity.as_str())
     }
+}
+
+/// An interval search's bounds as they stand (decision 0019).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    /// The lower bound, per second, once confirmed.
+    pub lower_per_s: Option<f64>,
+    /// The upper bound, per second, once confirmed.
+    pub upper_per_s: Option<f64>,
+    /// The confidence both hold at, e.g. 0.9.
+    pub confidence: f64,
 }
 
 /// The attempted rate of a run's schedule: this worker's share of it in a fleet.

@@ -359,7 +359,7 @@ fn run_entry(
     keep_server_logs(&cluster, entry_dir);
     println!("Removing the cluster of {}...", entry.label);
     cluster.destroy(STOP_GRACE)?;
-    result.map(|(status, _)| status)
+    result.map(|(status, _, _)| status)
 }
 
 /// Checks a configuration that keeps `nodes_down` nodes down before any starts: its

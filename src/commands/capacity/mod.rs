@@ -7,12 +7,12 @@ pub mod search;
 use std::process::ExitCode;
 
 use super::settings;
+use super::terminal::start_live;
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::Store;
 use crate::cli::CapacityArgs;
 use crate::compare::matrix::MATRIX_FILE;
 use crate::live::{Labels, Live};
-use super::terminal::start_live;
 
 pub use search::{search, search_settings};
 
@@ -86,7 +86,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         )
     });
     let result = search(&config, store, credentials, None, live);
-    let code = result.map(|(status, outcome)| {
+    let code = result.map(|(status, outcome, _)| {
         if let Some((per_hour, target)) = price {
             print_cost(
                 config.nodes.unwrap_or(1),
@@ -107,11 +107,19 @@ fn watch_live(args: &CapacityArgs) -> anyhow::Result<Option<Live>> {
     let run = args
         .label
         .clone()
-        .or_else(|| out.as_ref().and_then(|o| o.file_name()).map(|n| n.to_string_lossy().into_owned()))
+        .or_else(|| {
+            out.as_ref()
+                .and_then(|o| o.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
         .unwrap_or_else(|| "capacity".to_string());
     let labels = Labels {
         run,
-        workload: args.workload.name.clone().unwrap_or_else(|| "search".to_string()),
+        workload: args
+            .workload
+            .name
+            .clone()
+            .unwrap_or_else(|| "search".to_string()),
         worker: "single".to_string(),
     };
     let live = settings::live_settings(&args.live, &labels, 0)?;

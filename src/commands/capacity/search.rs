@@ -13,11 +13,11 @@ use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
 use crate::commands::settings::{self, parse_fraction};
 use crate::commands::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
-use crate::live::Live;
 use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
 use crate::fleet::local::LocalLauncher;
 use crate::fleet::settings::{FleetSettings, LauncherKind};
+use crate::live::Live;
 use crate::results::config::RunSettings;
 use crate::run::template::RunTemplate;
 use crate::stop::StopSignal;
@@ -100,14 +100,18 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             ));
         }
         let window = sla.windows().last().copied().unwrap_or(sla.window);
-        let windows_per_trial =
-            (args.duration.as_secs_f64() / window.as_secs_f64()).round().max(1.0) as u32;
+        let windows_per_trial = (args.duration.as_secs_f64() / window.as_secs_f64())
+            .round()
+            .max(1.0) as u32;
         Some(crate::capacity::interval::IntervalGoal {
             exceed_ratio: parse_fraction(
                 "--exceed-ratio",
                 args.exceed_ratio.as_deref().unwrap_or("10%"),
             )?,
-            confidence: parse_fraction("--confidence", args.confidence.as_deref().unwrap_or("90%"))?,
+            confidence: parse_fraction(
+                "--confidence",
+                args.confidence.as_deref().unwrap_or("90%"),
+            )?,
             width: resolution,
             windows_per_trial,
             window_correlation: crate::capacity::interval::WINDOW_CORRELATION,
@@ -290,21 +294,40 @@ pub fn search(
     credentials: Option<(String, String)>,
     cluster: Option<&mut LocalCluster>,
     live: Option<&Live>,
-) -> anyhow::Result<(Status, capacity::Outcome)> {
+) -> anyhow::Result<(Status, capacity::Outcome, Option<Vec<String>>)> {
     let plan = config.plan();
     let dir = store.dir().to_path_buf();
+    let goal = match &config.interval {
+        Some(goal) => format!(
+            "bounds at {} confidence on the highest rate where at most {} of the windows fail, \
+             short trials far from it and full ones near it",
+            percent(goal.confidence),
+            percent(goal.exceed_ratio)
+        ),
+        None => format!("{} repeat(s) per rate", config.repeats),
+    };
     println!(
-        "Capacity search of {} under SLA {} ({}), {} repeat(s) per rate, trials of {} s + {} s warmup.",
+        "Capacity search of {} under SLA {} ({}), {goal}, trials of {} s + {} s warmup.",
         config.run.workload.name,
         config.sla,
         describe_plan(&plan.plan),
-        config.repeats,
         config.duration_s,
         config.warmup_s
     );
-    let remaining = config.estimate().saturating_sub(Duration::from_secs_f64(
+    let done = Duration::from_secs_f64(
         store.records().len() as f64 * (config.warmup_s + config.duration_s + 3.0),
-    ));
+    );
+    let (shortest, longest) = config.estimate_range();
+    let minutes = |d: Duration| {
+        (d.saturating_sub(done).as_secs_f64() / 60.0)
+            .ceil()
+            .max(1.0)
+    };
+    let length = if config.interval.is_some() {
+        format!("{} to {}", minutes(shortest), minutes(longest))
+    } else {
+        minutes(longest).to_string()
+    };
     if let Some(degraded) = &config.degraded {
         println!(
             "With {} down in every probe and trial: {}. It is stopped (it drains) before each \
@@ -315,8 +338,7 @@ pub fn search(
         );
     }
     println!(
-        "This takes about {} minutes. Results: {}",
-        (remaining.as_secs_f64() / 60.0).ceil().max(1.0),
+        "This takes about {length} minutes. Results: {}",
         dir.display()
     );
 
@@ -374,31 +396,58 @@ pub fn search(
     let mut watched;
     let observer: &mut dyn crate::run::RunObserver = match live {
         Some(live) => {
-            live.search_outcome(&capacity::outcome(store.records(), config.repeats));
+            let (outcome, _) =
+                capacity::answer(store.records(), config.repeats, config.interval.as_ref());
+            if let Some(goal) = &config.interval {
+                live.search_bounds(bounds(store.records(), goal));
+            }
+            live.search_outcome(&outcome);
             watched = live.watch(&mut terminal);
             &mut watched
         }
         None => &mut terminal,
     };
-    let render = |outcome: &capacity::Outcome, records: &[capacity::Record]| match &config.interval {
+    let render = |outcome: &capacity::Outcome, records: &[capacity::Record]| match &config.interval
+    {
         Some(goal) => capacity::table::render_interval(outcome, &terms, records, goal),
         None => capacity::table::render(outcome, &terms),
     };
-    let status = capacity::live::search(config, &mut store, context, observer, |outcome, records| {
-        println!("\n{heading}{}", render(outcome, records));
-        printed = true;
-        if let Some(live) = live {
-            live.search_outcome(outcome);
-        }
-    });
+    let status =
+        capacity::live::search(config, &mut store, context, observer, |outcome, records| {
+            println!("\n{heading}{}", render(outcome, records));
+            printed = true;
+            if let Some(live) = live {
+                if let Some(goal) = &config.interval {
+                    live.search_bounds(bounds(records, goal));
+                }
+                live.search_outcome(outcome);
+            }
+        });
     runtime.shutdown_timeout(Duration::from_secs(1));
     let status = status?;
-    let outcome = capacity::outcome(store.records(), config.repeats);
+    let (outcome, _) = capacity::answer(store.records(), config.repeats, config.interval.as_ref());
+    let statement = config
+        .interval
+        .as_ref()
+        .map(|goal| capacity::interval::describe(store.records(), goal));
     if !printed {
         println!("\n{heading}{}", render(&outcome, store.records()));
     }
     write_report(&dir);
     match status {
+        Status::Interrupted if statement.is_some() => println!(
+            "\nInterrupted with {} Everything finished is in {}; continue with `headroom \
+             capacity --resume {}`.",
+            statement
+                .as_ref()
+                .and_then(|lines| lines.first())
+                .map_or("no bounds yet.".to_string(), |line| format!(
+                    "the bounds so far: {}.",
+                    line.trim_start_matches("Capacity: ")
+                )),
+            dir.display(),
+            dir.display()
+        ),
         Status::Interrupted => println!(
             "\nInterrupted. Everything finished is in {}; continue with `headroom capacity --resume {}`.",
             dir.display(),
@@ -414,7 +463,25 @@ pub fn search(
         ),
         _ => println!("\nFiles: {} (capacity.json, capacity.jsonl, one run directory per trial)", dir.display()),
     }
-    Ok((status, outcome))
+    Ok((status, outcome, statement))
+}
+
+/// An interval search's bounds so far, for the live page and the metrics.
+fn bounds(
+    records: &[capacity::Record],
+    goal: &capacity::interval::IntervalGoal,
+) -> crate::live::state::Bounds {
+    let found = capacity::interval::interval(records, goal);
+    crate::live::state::Bounds {
+        lower_per_s: found.lower.map(|l| l.rate_per_s),
+        upper_per_s: found.upper.map(|u| u.rate_per_s),
+        confidence: goal.confidence,
+    }
+}
+
+/// A fraction as a percentage, e.g. 0.9 → "90%".
+fn percent(fraction: f64) -> String {
+    format!("{}%", (fraction * 1000.0).round() / 10.0)
 }
 
 /// The launcher of a fleet search's workers.

@@ -52,8 +52,11 @@ pub struct Snapshot {
     pub marks: Vec<WindowMark>,
     /// A search's rungs.
     pub rungs: Vec<Rung>,
-    /// The bracket so far: the capacity as it stands, and the lowest failing rate.
+    /// The bracket so far: the capacity as it stands, and the lowest failing rate (an
+    /// interval search's lower and upper bounds).
     pub bracket: (Option<f64>, Option<f64>),
+    /// For an interval search, the bracket's bounds are at this confidence.
+    pub confidence: Option<f64>,
     /// The end, when it has come: what to say, and whether there is a report.
     pub ended: Option<(String, bool)>,
     /// The current run's verdict once known.
@@ -95,11 +98,8 @@ impl Snapshot {
                 .as_ref()
                 .map(ladder::rungs)
                 .unwrap_or_default(),
-            bracket: state
-                .outcome
-                .as_ref()
-                .map(ladder::bracket)
-                .unwrap_or((None, None)),
+            bracket: state.bracket(),
+            confidence: state.bounds.map(|b| b.confidence),
             ended: state
                 .ended
                 .as_ref()

@@ -230,7 +230,11 @@ fn ops_table(h: &mut String, l: &Latest, open_loop: bool) {
          <th class=\"num\">max</th>{recall_head}</tr></thead>\n<tbody>\n"
     );
     for op in &l.ops {
-        let q = if open_loop { op.response_s } else { op.service_s };
+        let q = if open_loop {
+            op.response_s
+        } else {
+            op.service_s
+        };
         let mut cells: Vec<String> = match q {
             Some(q) => q.iter().map(|v| ms(*v)).collect(),
             None => vec!["–".to_string(); 4],
@@ -264,6 +268,30 @@ pub(super) fn ladder_section(h: &mut String, s: &Snapshot) {
     }
     h.push_str("<h2 id=\"ladder\">The search so far</h2>\n");
     let (low, high) = s.bracket;
+    if let Some(confidence) = s.confidence {
+        bounds_paragraph(h, low, high, confidence);
+    } else {
+        bracket_paragraph(h, low, high);
+    }
+    trials_so_far(h, s);
+}
+
+/// An interval search's bounds so far.
+fn bounds_paragraph(h: &mut String, low: Option<f64>, high: Option<f64>, confidence: f64) {
+    let rate = |r: Option<f64>, none: &str| {
+        r.map_or(none.to_string(), |r| format!("<b>{}/s</b>", format_rate(r)))
+    };
+    let _ = writeln!(
+        h,
+        "<p id=\"bracket\">Capacity so far, at {}% confidence: lower bound {}, upper bound {}.</p>",
+        (confidence * 1000.0).round() / 10.0,
+        rate(low, "not yet confirmed"),
+        rate(high, "not yet confirmed")
+    );
+}
+
+/// A strict search's bracket so far.
+fn bracket_paragraph(h: &mut String, low: Option<f64>, high: Option<f64>) {
     let low_words = low.map_or_else(
         || "no rate has passed yet".to_string(),
         |r| {
@@ -286,6 +314,10 @@ pub(super) fn ladder_section(h: &mut String, s: &Snapshot) {
             ""
         }
     );
+}
+
+/// The trial running now and the rates tried so far.
+fn trials_so_far(h: &mut String, s: &Snapshot) {
     let running = s
         .run
         .as_ref()

@@ -451,6 +451,38 @@ fn a_search_shows_its_ladder_its_bracket_and_the_trial_running_now() {
 }
 
 #[test]
+fn an_interval_search_shows_its_bounds_at_their_confidence() {
+    let outcome = SearchData::load(&capacity_fixture())
+        .unwrap()
+        .summary
+        .outcome;
+    let mut state = State::new(labels("search", "single"), true);
+    state.search_outcome(&outcome);
+    state.search_bounds(crate::live::state::Bounds {
+        lower_per_s: Some(4100.0),
+        upper_per_s: Some(4900.0),
+        confidence: 0.9,
+    });
+    let html = page(&Snapshot::of(&state));
+    assert!(html.contains(
+        "<p id=\"bracket\">Capacity so far, at 90% confidence: lower bound <b>4 100/s</b>, \
+         upper bound <b>4 900/s</b>.</p>"
+    ));
+    assert!(
+        !html.contains("lowest failing rate"),
+        "the ladder's words are not its"
+    );
+    state.search_bounds(crate::live::state::Bounds {
+        lower_per_s: None,
+        upper_per_s: None,
+        confidence: 0.8,
+    });
+    assert!(page(&Snapshot::of(&state)).contains(
+        "at 80% confidence: lower bound not yet confirmed, upper bound not yet confirmed."
+    ));
+}
+
+#[test]
 fn recall_shows_in_the_ops_table_only_for_a_run_with_it() {
     let html = page(&Snapshot::of(&run_state("kv")));
     assert!(html.contains("<table id=\"ops\">"));

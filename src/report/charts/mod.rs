@@ -23,6 +23,8 @@
 //!    Scalability Law fitted with its interval, the linear rule and the target load.
 //! 9. [`recall_timeline`]: the mean and first percentile of the ANN queries' recall per
 //!    interval, for a run of the vector workload.
+//! 10. [`windows_vs_rate`](fn@windows_vs_rate): an interval search's share of failing
+//!     windows at each rate, the exceed ratio and the bounds it confirmed.
 //!
 //! The model's types are in `model.rs`, labels and SLA wording in `labels.rs`, what several
 //! charts draw alike in `common.rs`, and each chart in a file of its own name; they are all
@@ -45,6 +47,7 @@ mod sla_vs_rate;
 mod spectrum;
 mod sweep;
 mod timeline;
+mod windows_vs_rate;
 
 pub use concurrency::concurrency;
 pub use labels::{sla_words, slug};
@@ -59,6 +62,7 @@ pub use sla_vs_rate::sla_vs_rate;
 pub use spectrum::spectrum;
 pub use sweep::sweep;
 pub use timeline::{timeline, timeline_trials};
+pub use windows_vs_rate::windows_vs_rate;
 
 #[cfg(test)]
 pub(crate) mod tests {

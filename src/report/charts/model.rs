@@ -70,6 +70,8 @@ pub enum Kind {
     ServerLatency,
     /// Capacity against cluster size, with the scaling model.
     CapacityVsNodes,
+    /// An interval search's share of failing windows against attempted rate, with its bounds.
+    WindowsVsRate,
 }
 
 /// How an axis maps values.

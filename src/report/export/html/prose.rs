@@ -92,14 +92,22 @@ pub(super) fn search_sentence(search: &SearchData) -> String {
             d.describe()
         )
     });
+    let goal = match &settings.interval {
+        Some(goal) => format!(
+            "bounds at {}% confidence on the highest rate at which at most {}% of the windows \
+             fail (short trials far from it, full ones near it)",
+            format_number(goal.confidence * 100.0),
+            format_number(goal.exceed_ratio * 100.0)
+        ),
+        None => format!("{} repeat(s) per rate", settings.repeats),
+    };
     format!(
-        "{}: a capacity search under the SLA {}, trials of {} s after {} s of warmup, {} \
-         repeat(s) per rate, rates {}.{down}",
+        "{}: a capacity search under the SLA {}, trials of {} s after {} s of warmup, {goal}, \
+         rates {}.{down}",
         workload_sentence(&settings.run),
         charts::sla_words(&settings.sla),
         format_number(settings.duration_s),
         format_number(settings.warmup_s),
-        settings.repeats,
         settings.rates.text()
     )
 }

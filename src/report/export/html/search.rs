@@ -33,6 +33,14 @@ pub(super) fn capacity_section(
              every repeat met the SLA and the cluster achieved at least 99% of the rate, and \
              every lower rate passed too (a pass above a failure is unstable, not capacity).",
         );
+        if input.searches.iter().any(|s| s.summary.interval.is_some()) {
+            page.para(
+                "A search with --goal interval states it otherwise: a lower and an upper bound, \
+                 at a stated confidence, on the highest rate at which at most a stated share of \
+                 the windows (the exceed ratio) fail, from every window of every trial; its \
+                 capacity is the lower bound (docs/capacity.md).",
+            );
+        }
         for chart in sla_charts {
             page.figure(chart)?;
         }
@@ -44,6 +52,9 @@ pub(super) fn capacity_section(
             page.h3(&format!("Configuration {}", search.label));
             page.para(&search_sentence(search));
             capacity_table(page, search);
+            if let Some(chart) = charts::windows_vs_rate(search) {
+                page.figure(chart)?;
+            }
             if let Some(chart) = throughput_charts
                 .iter()
                 .find(|c| c.title.ends_with(&format!(": {}", search.label)))
@@ -106,7 +117,13 @@ fn capacity_table(page: &mut Page, search: &SearchData) {
         page.body.push_str(&table(&header, &rows, &numeric));
     }
     page.body.push_str("<div class=\"lines\">\n");
-    for line in table::summary_lines(&search.summary.outcome) {
+    let lines = match &search.summary.interval {
+        Some(interval) => {
+            table::interval_lines(&search.summary.outcome, &search.records(), &interval.goal)
+        }
+        None => table::summary_lines(&search.summary.outcome),
+    };
+    for line in lines {
         let _ = writeln!(page.body, "<p>{}</p>", escape(&line));
     }
     page.body.push_str("</div>\n");
