@@ -9,7 +9,7 @@
 //! Prints one JSON object per scenario and method, one per line. `bench/search-method.py`
 //! runs it and prints the table docs/capacity.md keeps.
 
-use headroom::capacity::interval::{IntervalGoal, WINDOW_CORRELATION};
+use headroom::capacity::interval::{IntervalGoal, MAX_TRIALS, WINDOW_CORRELATION};
 use headroom::capacity::sim::stochastic::{evaluate, Method, SCENARIOS};
 
 fn main() {
@@ -25,6 +25,7 @@ fn main() {
             width: 0.1,
             windows_per_trial: 6,
             window_correlation: WINDOW_CORRELATION,
+            max_trials: MAX_TRIALS,
         };
         let (found, records) = headroom::capacity::sim::stochastic::search_with_records(
             &Method::Interval(goal),
@@ -69,6 +70,7 @@ fn main() {
         width: number(3, 0.1),
         windows_per_trial: 6,
         window_correlation: number(4, WINDOW_CORRELATION),
+        max_trials: MAX_TRIALS,
     };
     let methods = [
         Method::Interval(goal),

@@ -219,15 +219,50 @@ fn an_interval_search_states_its_bounds() {
         "the probe and the first trial: {kept}"
     );
 
-    // Resumed, it goes on from what it kept and ends with an interval.
-    let search = headroom(&["capacity", "--resume", out.to_str().unwrap()]);
+    // Resumed, it goes on from what it kept and ends with an interval, although its second
+    // trial is made client-bound: the client is frozen for 1.5 s (SIGSTOP, by its own pid)
+    // in the trial's measured part. That trial is run again, after a word and a pause.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(["capacity", "--resume", out.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut before = Vec::new();
+    let mut trials_started = 0;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        trials_started += usize::from(line.starts_with("== Trial: "));
+        let measuring = trials_started == 2 && line.trim_start().starts_with("2.0s");
+        before.push(line);
+        if measuring {
+            break;
+        }
+    }
+    let frozen = before
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("== Trial: "))
+        .cloned();
+    let printed = std::thread::spawn(move || lines.map(Result::unwrap).collect::<Vec<_>>());
+    headroom::cluster::process::signal(child.id(), Signal::SIGSTOP).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    headroom::cluster::process::signal(child.id(), Signal::SIGCONT).unwrap();
+    let code = child.wait().unwrap().code();
+    before.extend(printed.join().unwrap());
+    let text = before.join("\n");
     let resumed = std::fs::read_to_string(out.join("capacity.jsonl")).unwrap();
     assert!(resumed.starts_with(&kept), "{resumed}");
+    let frozen = frozen.unwrap_or_else(|| panic!("no second trial\n{text}"));
+    let rate = frozen["== Trial: ".len()..].split('/').next().unwrap();
+    assert!(
+        text.contains(&format!("The last trial at {rate}/s was client-bound")),
+        "{frozen} is run again after a word: {text}"
+    );
     // Exit 4: a trial the client could not keep, twice, capped the search (a busy machine);
     // the answer is then a lower bound and says where the client stopped.
-    let code = search.status.code();
-    assert!(matches!(code, Some(0) | Some(4)), "{}", stderr(&search));
-    let text = stdout(&search);
+    assert!(matches!(code, Some(0) | Some(4)), "{text}");
     assert!(
         text.contains("at 95% confidence") || text.contains("at 90% confidence"),
         "{text}"
@@ -368,9 +403,10 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
         .unwrap_or_else(|| panic!("no answer line\n{text}"));
     assert!(answer.contains(words), "{words}: {answer}");
     assert!(
-        text.contains("Under p99.9<100ms@2s on this machine"),
+        text.contains("On this machine, under SLA p99.9<100ms"),
         "{text}"
     );
+    assert!(text.contains("minutes in all."), "{text}");
     if let (Some(lower), Some(upper)) = (lower, upper) {
         assert!(lower < upper, "{summary}");
         assert!(answer.contains("at 80% confidence"), "{answer}");

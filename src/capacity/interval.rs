@@ -45,7 +45,8 @@ pub const SHORT_WINDOWS: u32 = 2;
 /// Full trials at one candidate for an upper bound before the search tries a width higher.
 pub const MAX_FULL_AT_RATE: u32 = 4;
 
-/// Trials (short and full, valid or not) after which a search ends with the bounds it has.
+/// Trials (short and full, valid or not) after which a search ends with the bounds it has,
+/// unless its goal says fewer.
 pub const MAX_TRIALS: usize = 40;
 
 /// A client-bound trial is run again once; a rate client-bound this often caps the search.
@@ -68,10 +69,18 @@ pub struct IntervalGoal {
     /// The correlation assumed between two windows of one trial ([`WINDOW_CORRELATION`]).
     #[serde(default = "default_correlation")]
     pub window_correlation: f64,
+    /// Trials after which the search ends with the bounds it has ([`MAX_TRIALS`]; fewer for
+    /// the quickstart's first answer).
+    #[serde(default = "default_max_trials")]
+    pub max_trials: usize,
 }
 
 fn default_correlation() -> f64 {
     WINDOW_CORRELATION
+}
+
+fn default_max_trials() -> usize {
+    MAX_TRIALS
 }
 
 impl IntervalGoal {
@@ -532,7 +541,7 @@ pub fn next_step(goal: &IntervalGoal, base: Option<f64>, records: &[Record]) -> 
             .unwrap_or(full);
         return trial(rate, repeat, windows, None);
     }
-    if trials(records).count() >= MAX_TRIALS {
+    if trials(records).count() >= goal.max_trials {
         return IntervalStep::Done;
     }
     let rows = evidence(records, goal, limit);

@@ -132,6 +132,10 @@ pub fn search(
     status
 }
 
+/// The pause before a client-bound trial runs again: time for whatever held the client's
+/// cores (a node's GC, a compaction, another process) to pass.
+const RETRY_PAUSE: Duration = Duration::from_secs(5);
+
 /// Runs trials as real runs against the cluster.
 struct LiveRunner<'a, 'o> {
     config: &'a SearchSettings,
@@ -432,6 +436,21 @@ impl TrialRunner for LiveRunner<'_, '_> {
 
     fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
         let (rate_per_s, repeat) = (ask.rate_per_s, ask.repeat);
+        if ask.retry {
+            self.observer.note(&format!(
+                "\nThe last trial at {rate_per_s:.0}/s was client-bound: the client, not the \
+                 cluster, could not keep its schedule. It runs once more after a pause of {} s; \
+                 a second time caps the search there.",
+                RETRY_PAUSE.as_secs()
+            ));
+            let until = Instant::now() + RETRY_PAUSE;
+            while Instant::now() < until {
+                if self.stop.is_set() {
+                    return Ok(None);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         // A fleet's windows are judged by its workers: its trials run to their end.
         self.stop_after = ask.stop_after.filter(|_| self.launcher.is_none());
         // A shorter trial is a whole number of the SLA's (longest) window.

@@ -53,6 +53,8 @@ pub struct TrialAsk {
     pub windows: Option<u32>,
     /// End the trial at this many failing windows (its verdict is decided then).
     pub stop_after: Option<u32>,
+    /// Every trial at this rate so far was client-bound: this one runs it again.
+    pub retry: bool,
 }
 
 impl TrialAsk {
@@ -63,6 +65,7 @@ impl TrialAsk {
             repeat,
             windows: None,
             stop_after: None,
+            retry: false,
         }
     }
 }
@@ -156,6 +159,7 @@ fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk
                 repeat,
                 windows: (windows < goal.windows_per_trial).then_some(windows),
                 stop_after,
+                retry: only_client_bound(records, rate_per_s),
             })),
         },
         None => match next_step(settings, records) {
@@ -164,6 +168,16 @@ fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk
             Step::Trial { rate_per_s, repeat } => Some(Some(TrialAsk::full(rate_per_s, repeat))),
         },
     }
+}
+
+/// Whether trials at `rate_per_s` were run and every one was client-bound.
+fn only_client_bound(records: &[Record], rate_per_s: f64) -> bool {
+    let mut at_rate = records.iter().filter_map(|record| match record {
+        Record::Trial(trial) if rates::same_rate(trial.rate_per_s, rate_per_s) => Some(trial),
+        _ => None,
+    });
+    let first = at_rate.next();
+    first.is_some_and(|t| t.invalid.is_some()) && at_rate.all(|t| t.invalid.is_some())
 }
 
 /// A search's answer from its records: the outcome, each rate judged against `repeats`
@@ -324,6 +338,73 @@ mod tests {
         let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(summary["capacity_per_s"].is_null(), "{summary}");
         assert!(summary["invalid"]["rate_per_s"].as_f64().unwrap() > 6_000.0);
+    }
+
+    /// A runner that keeps what it was asked.
+    struct Asked {
+        sim: Simulated,
+        asks: Vec<TrialAsk>,
+    }
+
+    impl TrialRunner for Asked {
+        fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
+            self.sim.probe()
+        }
+
+        fn trial(&mut self, ask: &TrialAsk) -> anyhow::Result<Option<TrialRecord>> {
+            self.asks.push(*ask);
+            self.sim.trial(ask)
+        }
+    }
+
+    #[test]
+    fn an_interval_search_runs_a_client_bound_rate_again_and_ends_with_a_lower_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path(), config()).unwrap();
+        let mut sim = Simulated::new(12_345.0, 8_000.0);
+        sim.client_limit = 6_000.0;
+        let mut runner = Asked {
+            sim,
+            asks: Vec::new(),
+        };
+        let plan = SearchPlan {
+            interval: Some(interval::IntervalGoal {
+                exceed_ratio: 0.1,
+                confidence: 0.9,
+                width: 0.1,
+                windows_per_trial: 6,
+                window_correlation: interval::WINDOW_CORRELATION,
+                max_trials: interval::MAX_TRIALS,
+            }),
+            ..auto(1)
+        };
+        let status = drive(&plan, &mut runner, &mut store, |_, _| {}).unwrap();
+        // Each rate the client could not keep is asked once more, flagged as such; the
+        // second time caps the search, which then says so (invalid) beside its lower bound.
+        let retried: Vec<&TrialAsk> = runner.asks.iter().filter(|a| a.retry).collect();
+        assert!(!retried.is_empty(), "{:?}", runner.asks);
+        for ask in &runner.asks {
+            let before: Vec<&TrialAsk> = runner
+                .asks
+                .iter()
+                .take_while(|a| !std::ptr::eq(*a, ask))
+                .filter(|a| rates::same_rate(a.rate_per_s, ask.rate_per_s))
+                .collect();
+            let all_bound = !before.is_empty() && ask.rate_per_s > 6_000.0;
+            assert_eq!(ask.retry, all_bound, "{ask:?} after {before:?}");
+        }
+        assert_eq!(status, Status::Invalid);
+        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let lower = summary["interval"]["lower_bound_per_s"].as_f64();
+        assert!(lower.is_some_and(|l| l <= 6_000.0), "{summary}");
+        assert_eq!(summary["capacity_per_s"].as_f64(), lower);
+        assert!(
+            summary["interval"]["evidence"]["client_limit_per_s"]
+                .as_f64()
+                .unwrap()
+                > 6_000.0
+        );
     }
 
     /// A runner that records another rate than it was asked for.

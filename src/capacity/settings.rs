@@ -113,7 +113,8 @@ impl SearchSettings {
 
     /// The shortest and longest likely length of the search: for `--goal interval`, the
     /// simulated searches' medians (docs/capacity.md) of a sharp and of a gradual knee, about
-    /// 8 short trials and 10 to 20 full ones; otherwise [`Self::estimate`] twice.
+    /// 8 short trials and 10 to 20 full ones (fewer when the goal allows fewer trials);
+    /// otherwise [`Self::estimate`] twice.
     pub fn estimate_range(&self) -> (Duration, Duration) {
         let Some(goal) = &self.interval else {
             let one = self.estimate();
@@ -125,9 +126,11 @@ impl SearchSettings {
         let probe = self.probe_duration_s * 1.25 + 3.0;
         let shorts = 8.0 * (short_s + overhead);
         let full = |trials: f64| trials * (self.duration_s + overhead);
+        // The rest of the goal's trials, at most.
+        let most = (goal.max_trials as f64 - 8.0).clamp(1.0, 20.0);
         (
-            Duration::from_secs_f64(probe + shorts + full(10.0)),
-            Duration::from_secs_f64(probe + shorts + full(20.0)),
+            Duration::from_secs_f64(probe + shorts + full(most.min(10.0))),
+            Duration::from_secs_f64(probe + shorts + full(most)),
         )
     }
 

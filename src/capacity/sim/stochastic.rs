@@ -363,6 +363,7 @@ pub fn search_with_records(
                             repeat,
                             windows: Some(windows),
                             stop_after,
+                            retry: false,
                         };
                         Record::Trial(runner.trial(&ask).unwrap().unwrap())
                     }

@@ -115,6 +115,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             width: resolution,
             windows_per_trial,
             window_correlation: crate::capacity::interval::WINDOW_CORRELATION,
+            max_trials: crate::capacity::interval::MAX_TRIALS,
         })
     } else {
         for (flag, given) in [

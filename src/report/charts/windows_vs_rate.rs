@@ -113,6 +113,7 @@ mod tests {
             width: 0.1,
             windows_per_trial: 6,
             window_correlation: 0.15,
+            max_trials: crate::capacity::interval::MAX_TRIALS,
         };
         let dir = tempfile::tempdir().unwrap();
         let method = stochastic::Method::Interval(goal);
