@@ -473,10 +473,37 @@ pub fn describe(records: &[Record], goal: &IntervalGoal) -> Vec<String> {
             None => format!("Capacity: no bound confirmed yet ({load})"),
         }),
     }
+    if found.lower.is_none() {
+        if let Some(line) = failing_at_the_lowest_rate(records) {
+            lines.push(line);
+        }
+    }
     lines.push(format!(
         "  The capacity here is {goal_words} (docs/capacity.md)."
     ));
     lines
+}
+
+/// Without a lower bound: when windows failed even at the lowest rate tried, a sentence
+/// that says so, since the load is then not what fails them.
+fn failing_at_the_lowest_rate(records: &[Record]) -> Option<String> {
+    let lowest = trials(records)
+        .filter(|t| t.invalid.is_none())
+        .map(|t| t.rate_per_s)
+        .min_by(f64::total_cmp)?;
+    let (windows, failed) = trials(records)
+        .filter(|t| t.invalid.is_none() && same_rate(t.rate_per_s, lowest))
+        .map(trial_windows)
+        .fold((0, 0), |(w, f), (tw, tf)| (w + tw, f + tf));
+    (failed > 0).then(|| {
+        format!(
+            "  Windows failed down to the lowest rate tried, {}/s ({failed} of {windows}): \
+             something other than the load fails them now and then (each trial's server \
+             pauses say whether the nodes' GC does); a looser SLA, a larger --exceed-ratio or \
+             another heap or collector may give a capacity.",
+            crate::format::format_rate(lowest)
+        )
+    })
 }
 
 /// Seconds the runs took, probe included: the search's load-time.

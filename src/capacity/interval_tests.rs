@@ -278,3 +278,31 @@ fn the_interval_holds_the_capacity_at_the_stated_confidence() {
         );
     }
 }
+
+#[test]
+fn without_a_lower_bound_windows_failing_at_the_lowest_rate_are_said() {
+    let g = goal();
+    let mut records = vec![
+        probe(10_000.0),
+        trial_at(8000.0, 1, 6, 6),
+        trial_at(400.0, 1, 6, 1),
+    ];
+    let said = describe(&records, &g).join("\n");
+    assert!(
+        said.contains("Windows failed down to the lowest rate tried, 400/s (1 of 6)"),
+        "{said}"
+    );
+    // Not when the lowest rate's windows all passed, nor beside a lower bound.
+    records[2] = trial_at(400.0, 1, 6, 0);
+    assert!(!describe(&records, &g)
+        .join("\n")
+        .contains("Windows failed down"));
+    for repeat in 2..=12 {
+        records.push(trial_at(400.0, repeat, 6, 0));
+    }
+    records.push(trial_at(300.0, 1, 6, 1));
+    assert!(interval(&records, &g).lower.is_some());
+    assert!(!describe(&records, &g)
+        .join("\n")
+        .contains("Windows failed down"));
+}
