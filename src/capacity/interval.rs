@@ -474,7 +474,7 @@ pub fn describe(records: &[Record], goal: &IntervalGoal) -> Vec<String> {
         }),
     }
     if found.lower.is_none() {
-        if let Some(line) = failing_at_the_lowest_rate(records) {
+        if let Some(line) = failing_at_the_lowest_rate(records, goal) {
             lines.push(line);
         }
     }
@@ -486,24 +486,24 @@ pub fn describe(records: &[Record], goal: &IntervalGoal) -> Vec<String> {
 
 /// Without a lower bound: when windows failed even at the lowest rate tried, a sentence
 /// that says so, since the load is then not what fails them.
-fn failing_at_the_lowest_rate(records: &[Record]) -> Option<String> {
-    let lowest = trials(records)
-        .filter(|t| t.invalid.is_none())
-        .map(|t| t.rate_per_s)
-        .min_by(f64::total_cmp)?;
-    let (windows, failed) = trials(records)
-        .filter(|t| t.invalid.is_none() && same_rate(t.rate_per_s, lowest))
-        .map(trial_windows)
-        .fold((0, 0), |(w, f), (tw, tf)| (w + tw, f + tf));
-    (failed > 0).then(|| {
-        format!(
-            "  Windows failed down to the lowest rate tried, {}/s ({failed} of {windows}): \
-             something other than the load fails them now and then (each trial's server \
-             pauses say whether the nodes' GC does); a looser SLA, a larger --exceed-ratio or \
-             another heap or collector may give a capacity.",
-            crate::format::format_rate(lowest)
-        )
-    })
+fn failing_at_the_lowest_rate(records: &[Record], goal: &IntervalGoal) -> Option<String> {
+    let (limit, _) = client_bound(records);
+    let rows = evidence(records, goal, limit);
+    let lowest = rows.first().filter(|row| row.failed > 0)?;
+    Some(format!(
+        "  Windows failed down to the lowest rate tried, {}/s ({} of {}): something other \
+         than the load fails them now and then (each trial's server pauses say whether the \
+         nodes' GC does); a looser SLA, a larger --exceed-ratio or another heap or collector \
+         may give a capacity.",
+        crate::format::format_rate(lowest.rate),
+        lowest.failed,
+        lowest.windows
+    ))
+}
+
+/// The rate a client-bound trial is to be run again at, if any (see [`CLIENT_BOUND_TRIES`]).
+pub fn retry_rate(records: &[Record]) -> Option<f64> {
+    client_bound(records).1.map(|(rate, _)| rate)
 }
 
 /// Seconds the runs took, probe included: the search's load-time.

@@ -159,7 +159,8 @@ fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk
                 repeat,
                 windows: (windows < goal.windows_per_trial).then_some(windows),
                 stop_after,
-                retry: only_client_bound(records, rate_per_s),
+                retry: interval::retry_rate(records)
+                    .is_some_and(|rate| rates::same_rate(rate, rate_per_s)),
             })),
         },
         None => match next_step(settings, records) {
@@ -168,16 +169,6 @@ fn next_ask(settings: &SearchPlan, records: &[Record]) -> Option<Option<TrialAsk
             Step::Trial { rate_per_s, repeat } => Some(Some(TrialAsk::full(rate_per_s, repeat))),
         },
     }
-}
-
-/// Whether trials at `rate_per_s` were run and every one was client-bound.
-fn only_client_bound(records: &[Record], rate_per_s: f64) -> bool {
-    let mut at_rate = records.iter().filter_map(|record| match record {
-        Record::Trial(trial) if rates::same_rate(trial.rate_per_s, rate_per_s) => Some(trial),
-        _ => None,
-    });
-    let first = at_rate.next();
-    first.is_some_and(|t| t.invalid.is_some()) && at_rate.all(|t| t.invalid.is_some())
 }
 
 /// A search's answer from its records: the outcome, each rate judged against `repeats`
