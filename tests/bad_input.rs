@@ -1254,6 +1254,11 @@ const CASES: &[Case] = &[
     ),
     // More of every command: the quickstart, comparisons, packs, sweeps.
     case(&["quickstart", "--repeats", "0"], &["--repeats must be at least 1"]),
+    // The quickstart's interval goal and its flags.
+    case(&["quickstart", "--goal", "loose"], &["invalid value 'loose' for '--goal <GOAL>'"]),
+    case(&["quickstart", "--confidence", "150%"], &["--confidence '150%' is not valid"]),
+    case(&["quickstart", "--repeats", "3"], &["--goal interval repeats a rate", "leave out --repeats"]),
+    case(&["quickstart", "--goal", "strict", "--exceed-ratio", "10%"], &["--exceed-ratio applies to --goal interval"]),
     case(&["quickstart", "--duration", "15s"], &["--duration 15s is not a whole number of SLA windows"]),
     case(&["quickstart", "--sla", "p99.9<"], &["SLA 'p99.9<' is not valid"]),
     with(
