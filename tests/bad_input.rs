@@ -670,8 +670,19 @@ const CASES: &[Case] = &[
         &["--goal interval repeats a rate where a bound needs it"],
     ),
     case(
-        &["capacity", "keyvalue", "--exceed-ratio", "5%"],
-        &["--exceed-ratio applies to --goal interval"],
+        &["capacity", "keyvalue", "--repeats", "3", "--exceed-ratio", "5%"],
+        &[
+            "--exceed-ratio applies to --goal interval",
+            "(the strict goal, for --repeats)",
+        ],
+    ),
+    case(
+        &["capacity", "keyvalue", "--rates", "1k,2k", "--confidence", "80%"],
+        &["--confidence applies to --goal interval", "for a list or range of --rates"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--goal", "strict", "--exceed-ratio", "5%"],
+        &["--exceed-ratio applies to --goal interval; the strict goal judges every window"],
     ),
     case(
         &["capacity", "keyvalue", "--goal", "loose"],

@@ -137,9 +137,10 @@ pub struct CapacityArgs {
     #[arg(long, default_value = "auto", value_name = "RATES")]
     pub rates: String,
 
-    /// With --rates auto, bisect until the gap between the highest pass and the lowest
-    /// fail is at most this fraction of the fail, e.g. 2%; with --goal interval, the width
-    /// asked of the bounds: (upper − lower) / upper. [default: 2%; 10% with --goal interval]
+    /// With --goal interval, the width asked of the bounds: (upper − lower) / upper; with
+    /// --goal strict and --rates auto, bisect until the gap between the highest pass and the
+    /// lowest fail is at most this fraction of the fail, e.g. 2%.
+    /// [default: 10% with --goal interval; 2% with --goal strict]
     #[arg(long, value_name = "PERCENT")]
     pub resolution: Option<String>,
 
@@ -148,9 +149,10 @@ pub struct CapacityArgs {
     /// at --confidence on the highest rate at which at most --exceed-ratio of the windows
     /// fail, from every window of every trial (short trials far from the answer, full ones
     /// where a bound needs them; --repeats does not apply; only with --rates auto). See
-    /// docs/capacity.md.
-    #[arg(long, value_enum, default_value = "strict", value_name = "GOAL")]
-    pub goal: Goal,
+    /// docs/capacity.md. [default: interval; strict when --rates lists its rates or
+    /// --repeats is given, since those judge every window of every repeat]
+    #[arg(long, value_enum, value_name = "GOAL")]
+    pub goal: Option<Goal>,
 
     /// With --goal interval: the share of the SLA's windows that may fail at the capacity.
     /// [default: 10%]
@@ -162,9 +164,10 @@ pub struct CapacityArgs {
     #[arg(long, value_name = "PERCENT")]
     pub confidence: Option<String>,
 
-    /// Runs per attempted rate; a rate passes only when every repeat passes.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub repeats: u32,
+    /// With --goal strict: runs per attempted rate; a rate passes only when every repeat
+    /// passes. [default: 1]
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<u32>,
 
     /// Measured length of each trial (a whole number of --window).
     #[arg(long, short = 'd', default_value = "60s", value_name = "DURATION", value_parser = units::parse_duration)]

@@ -25,7 +25,7 @@ use crate::usage::{usage_error, UsageError};
 
 /// Resolves and checks the flags of `headroom capacity`.
 pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
-    let interval_goal = args.goal == crate::cli::Goal::Interval;
+    let interval_goal = goal_of(args) == crate::cli::Goal::Interval;
     let resolution = parse_fraction(
         "--resolution",
         args.resolution
@@ -74,7 +74,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
              e.g. --label c5d.2xlarge",
         ));
     }
-    if args.repeats == 0 {
+    if args.repeats == Some(0) {
         return Err(usage_error("--repeats must be at least 1"));
     }
     if args.probe_concurrency == 0 {
@@ -94,9 +94,10 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
                 args.rates
             )));
         }
-        if args.repeats != 1 {
+        if args.repeats.is_some() {
             return Err(usage_error(
-                "--goal interval repeats a rate where a bound needs it: leave out --repeats",
+                "--goal interval repeats a rate where a bound needs it: leave out --repeats, \
+                 or give --goal strict to judge every window of every repeat",
             ));
         }
         let window = sla.windows().last().copied().unwrap_or(sla.window);
@@ -123,8 +124,14 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             ("--confidence", &args.confidence),
         ] {
             if given.is_some() {
+                let why = match args.goal {
+                    Some(_) => "",
+                    None if args.repeats.is_some() => " (the strict goal, for --repeats)",
+                    None => " (the strict goal, for a list or range of --rates)",
+                };
                 return Err(usage_error(format!(
-                    "{flag} applies to --goal interval; the strict goal judges every window"
+                    "{flag} applies to --goal interval; the strict goal judges every \
+                     window{why}"
                 )));
             }
         }
@@ -166,7 +173,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         run: RunTemplate::new(run),
         sla,
         rates,
-        repeats: args.repeats,
+        repeats: args.repeats.unwrap_or(1),
         duration_s: args.duration.as_secs_f64(),
         warmup_s: args.warmup.as_secs_f64(),
         probe_concurrency: args.probe_concurrency,
@@ -193,6 +200,19 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         fleet,
         degraded,
         interval,
+    })
+}
+
+/// How the search states its capacity: `--goal` as given; else the interval, unless the flags
+/// ask for what only the strict goal does (its own list or range of rates, or repeats).
+pub fn goal_of(args: &CapacityArgs) -> crate::cli::Goal {
+    args.goal.unwrap_or_else(|| {
+        let own_rates = !args.rates.trim().eq_ignore_ascii_case("auto");
+        if own_rates || args.repeats.is_some() {
+            crate::cli::Goal::Strict
+        } else {
+            crate::cli::Goal::Interval
+        }
     })
 }
 
