@@ -185,7 +185,7 @@ fn interval_end(
     }
     println!(
         "Open {}/report.html for the charts; the figures are in {}/capacity.json and one run \
-         directory per trial under {}/trials. `headroom capacity --goal interval` with longer \
+         directory per trial under {}/trials. `headroom capacity` with longer \
          trials (--duration 2m) and a narrower --resolution gives bounds to plan by.",
         out.display(),
         out.display(),
