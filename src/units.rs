@@ -122,6 +122,11 @@ pub fn parse_duration(input: &str) -> Result<Duration, ParseError> {
 /// The lowest rate a schedule takes: below it the first interval would wait for hours.
 pub const MIN_RATE_PER_S: f64 = 0.001;
 
+/// The highest rate a schedule takes: a billion requests a second, a request a nanosecond (the
+/// schedule's unit), far beyond one client (about a million) or any cluster; above it a
+/// request's period rounds to nothing and counts of requests overflow.
+pub const MAX_RATE_PER_S: f64 = 1e9;
+
 /// clap value parser for rates in operations per second: `2000`, `20k`, `1.5M`, `500/s`.
 pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
     let err = |reason: &str| ParseError {
@@ -143,6 +148,11 @@ pub fn parse_rate(input: &str) -> Result<f64, ParseError> {
     if value < MIN_RATE_PER_S {
         return Err(err(
             "the rate must be at least 0.001 per second (one request in about 17 minutes)",
+        ));
+    }
+    if value > MAX_RATE_PER_S {
+        return Err(err(
+            "the rate must be at most 1G (a billion) per second, beyond any cluster's",
         ));
     }
     Ok(value)
@@ -206,6 +216,11 @@ mod tests {
             .reason
             .contains("at least 0.001"));
         assert_eq!(parse_rate("0.001").unwrap(), 0.001);
+        assert_eq!(parse_rate("1G").unwrap(), 1e9);
+        for beyond in ["1e99", "1.1G", "2000000000"] {
+            let e = parse_rate(beyond).unwrap_err();
+            assert!(e.reason.contains("at most 1G"), "{beyond}: {e}");
+        }
         // Long input is quoted cut short.
         let long = "9".repeat(500) + "x";
         assert!(parse_rate(&long).unwrap_err().to_string().len() < 200);

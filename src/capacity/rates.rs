@@ -236,8 +236,10 @@ mod tests {
 
     #[test]
     fn a_step_below_the_rates_precision_is_refused() {
-        let e = RatePlan::parse("10000000000000000:10000000000000100:1", 0.02).unwrap_err();
+        let e = RatePlan::parse("999999990:1000000000:0.5", 0.02).unwrap_err();
         assert!(e.contains("the step is too small"), "{e}");
+        let e = RatePlan::parse("10000000000000000:10000000000000100:1", 0.02).unwrap_err();
+        assert!(e.contains("at most 1G"), "{e}");
     }
 
     #[test]

@@ -89,12 +89,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 
 /// The comparison's options from the cost flags. Errors are the user's (exit code 2).
 pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
-    let prices = cost
-        .node_price
-        .iter()
-        .map(|p| NodePrice::parse(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(UsageError::new)?;
+    let prices = NodePrice::parse_all(&cost.node_price).map_err(UsageError::new)?;
     let target_per_s = cost
         .target_load
         .as_deref()

@@ -23,8 +23,13 @@ pub const ASSUMPTIONS: &str = "Cost assumes capacity grows in proportion to the 
      (no storage, network, licences or discounts). Nodes that share one machine, as local \
      test nodes do, do not each have that machine's capacity.";
 
-/// A price per node, as given: `0.576/h`, `$0.576/h`, `420/month`, `5000/year` or a plain
-/// number (per hour). Optionally for one configuration: `zgc=0.576/h`.
+/// The highest price per node-hour taken: ten million, in any currency (the largest cloud
+/// instances cost about a hundred dollars an hour).
+pub const MAX_PRICE_PER_HOUR: f64 = 1e7;
+
+/// A price per node, as given: `0.576/h`, `$0.576/h`, `420/month` or `5000/year` (a number
+/// without its unit is refused: per hour and per month differ 730-fold). Optionally for one
+/// configuration: `zgc=0.576/h`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodePrice {
     /// The configuration it is for; `None` for every configuration without its own.
@@ -65,16 +70,51 @@ impl NodePrice {
                 };
                 (n.trim(), hours)
             }
-            None => (price, 1.0),
+            None => {
+                if price.parse::<f64>().is_ok() {
+                    return Err(format!(
+                        "--node-price '{trimmed}' has no unit: say per what, e.g. {price}/h, \
+                         {price}/month or {price}/year"
+                    ));
+                }
+                return Err(bad());
+            }
         };
         let value: f64 = number.parse().map_err(|_| bad())?;
         if !(value.is_finite() && value > 0.0) {
             return Err(bad());
         }
+        if value / hours > MAX_PRICE_PER_HOUR {
+            return Err(format!(
+                "--node-price '{trimmed}' is more than ten million per node-hour in any \
+                 currency: give the price of one node"
+            ));
+        }
         Ok(NodePrice {
             label,
             per_hour: value / hours,
         })
+    }
+
+    /// Reads every `--node-price`: at most one for every configuration and one per label.
+    pub fn parse_all(texts: &[String]) -> Result<Vec<NodePrice>, String> {
+        let prices = texts
+            .iter()
+            .map(|t| NodePrice::parse(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, price) in prices.iter().enumerate() {
+            if prices[..i].iter().any(|p| p.label == price.label) {
+                return Err(match &price.label {
+                    None => "--node-price is given twice for every configuration: give one \
+                             price, and NAME=PRICE for a configuration of its own"
+                        .to_string(),
+                    Some(label) => format!(
+                        "--node-price {label}=... is given twice: give one price per configuration"
+                    ),
+                });
+            }
+        }
+        Ok(prices)
     }
 
     /// The price per node-hour that applies to `label`: its own, else the general one.
@@ -170,7 +210,25 @@ mod tests {
     fn prices_are_read_per_hour_month_or_year_and_per_configuration() {
         let p = NodePrice::parse("0.576/h").unwrap();
         assert_eq!((p.label, p.per_hour), (None, 0.576));
-        assert_eq!(NodePrice::parse("$1.5").unwrap().per_hour, 1.5);
+        assert_eq!(NodePrice::parse("$1.5/h").unwrap().per_hour, 1.5);
+        assert!(NodePrice::parse("1.5").unwrap_err().contains("has no unit"));
+        assert!(NodePrice::parse("1e99/h")
+            .unwrap_err()
+            .contains("ten million"));
+        assert!(
+            NodePrice::parse("9e9/year").is_ok(),
+            "about a million per hour"
+        );
+        let twice = |texts: &[&str]| {
+            NodePrice::parse_all(&texts.iter().map(|t| t.to_string()).collect::<Vec<_>>())
+        };
+        assert!(twice(&["1/h", "2/h"])
+            .unwrap_err()
+            .contains("twice for every"));
+        assert!(twice(&["zgc=1/h", "zgc=2/h"])
+            .unwrap_err()
+            .contains("zgc=... is given twice"));
+        assert_eq!(twice(&["1/h", "zgc=2/h"]).unwrap().len(), 2);
         assert!((NodePrice::parse("730/month").unwrap().per_hour - 1.0).abs() < 1e-12);
         assert!((NodePrice::parse("8760/year").unwrap().per_hour - 1.0).abs() < 1e-12);
         let own = NodePrice::parse("zgc=0.34/h").unwrap();

@@ -22,6 +22,11 @@ const SHORT_VALUE_BYTES: u64 = 40;
 /// [`MAX_VALUE_BYTES`]; the error says which part and how large.
 pub fn check(g: &Generator, named: &[Generator]) -> Result<(), String> {
     for count in counts(g) {
+        if let Some(smallest) = smallest_int(count, named).filter(|n| *n < 0) {
+            return Err(format!(
+                "a collection's count can be {smallest}: a count is 0 or more"
+            ));
+        }
         if let Some(largest) = largest_int(count, named) {
             if largest > MAX_ELEMENTS {
                 return Err(format!(
@@ -62,29 +67,43 @@ fn counts(g: &Generator) -> Vec<&Generator> {
 /// The largest integer `g` draws, when its form says (a constant, a range, a hash into a
 /// range, a remainder); `None` when it does not.
 pub fn largest_int(g: &Generator, named: &[Generator]) -> Option<i64> {
-    largest_int_within(g, named, named.len() + 1)
+    int_range_within(g, named, named.len() + 1).1
 }
 
-/// [`largest_int`] following at most `depth` named generators (their circles are refused
-/// elsewhere; this never loops whatever it is given).
-fn largest_int_within(g: &Generator, named: &[Generator], depth: usize) -> Option<i64> {
+/// The smallest integer `g` draws, when its form says (a constant, a range, a hash into a
+/// range); `None` when it does not.
+fn smallest_int(g: &Generator, named: &[Generator]) -> Option<i64> {
+    int_range_within(g, named, named.len() + 1).0
+}
+
+/// The smallest and the largest integer `g` draws, each when its form says, following at
+/// most `depth` named generators (their circles are refused elsewhere; this never loops
+/// whatever it is given).
+fn int_range_within(
+    g: &Generator,
+    named: &[Generator],
+    depth: usize,
+) -> (Option<i64>, Option<i64>) {
     match g {
-        Generator::Const(n) => Some(*n),
-        Generator::Sequence { max, .. }
-        | Generator::Uniform { max, .. }
-        | Generator::Normal { max, .. }
-        | Generator::Zipfian { max, .. } => Some(*max),
+        Generator::Const(n) => (Some(*n), Some(*n)),
+        Generator::Sequence { min, max }
+        | Generator::Uniform { min, max }
+        | Generator::Normal { min, max, .. }
+        | Generator::Zipfian { min, max, .. } => (Some(*min), Some(*max)),
         Generator::Hash {
-            range: Some((_, high)),
+            range: Some((low, high)),
             ..
-        } => Some(*high),
+        } => (Some(*low), Some(*high)),
+        // A remainder keeps its operand's sign: only its top is known.
         Generator::Arith {
             op: ArithOp::Mod,
             by,
             ..
-        } if *by > 0 => Some(by - 1),
-        Generator::Named(i) if depth > 0 => largest_int_within(named.get(*i)?, named, depth - 1),
-        _ => None,
+        } if *by > 0 => (None, Some(by - 1)),
+        Generator::Named(i) if depth > 0 => named
+            .get(*i)
+            .map_or((None, None), |g| int_range_within(g, named, depth - 1)),
+        _ => (None, None),
     }
 }
 
@@ -96,8 +115,9 @@ pub fn largest_bytes(g: &Generator, named: &[Generator]) -> u64 {
 fn largest_bytes_within(g: &Generator, named: &[Generator], depth: usize) -> u64 {
     let of = |g: &Generator| largest_bytes_within(g, named, depth);
     let count = |c: &Generator| {
-        largest_int_within(c, named, depth).map_or(MAX_ELEMENTS, |n| n.clamp(0, MAX_ELEMENTS))
-            as u64
+        int_range_within(c, named, depth)
+            .1
+            .map_or(MAX_ELEMENTS, |n| n.clamp(0, MAX_ELEMENTS)) as u64
     };
     let sum = |parts: &mut dyn Iterator<Item = &Generator>| {
         parts.fold(0u64, |total, p| {
@@ -162,6 +182,14 @@ mod tests {
         );
         let e = checked("tuple(text(1M), list(20, text(1M)))", &[], &[]).unwrap_err();
         assert!(e.contains("more than the 16 MB"), "{e}");
+        for negative in [
+            "list(-3, uniform(10))",
+            "set(uniform(-5..-1), text(3))",
+            "map(uniform(-2..4), uuid, uuid)",
+        ] {
+            let e = checked(negative, &[], &[]).unwrap_err();
+            assert!(e.contains("a count is 0 or more"), "{negative}: {e}");
+        }
     }
 
     #[test]

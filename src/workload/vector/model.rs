@@ -26,6 +26,10 @@ pub const MAX_DIMENSIONS: usize = 8_192;
 /// The most neighbours a query may ask for: far beyond any use, and few enough that the
 /// exact search's lists stay small.
 pub const MAX_TOP_K: usize = 1_000;
+
+/// The most vectors a table takes: the client works out each query's exact neighbours
+/// among all of them before the run.
+pub const MAX_ROWS: u64 = 100_000_000;
 /// Topics of the generated embeddings: each vector lies near one of them.
 pub const CLUSTERS: usize = 64;
 /// How far a generated vector lies from its topic (see `vectors::generate::Shape::noise`).
@@ -139,6 +143,18 @@ impl VectorDefinition {
         if request.rows == Some(0) {
             return Err(invalid("--rows 0: the index needs vectors to search; give at least 1".into()));
         }
+        if let Some(rows) = request.rows.filter(|&r| r > MAX_ROWS) {
+            return Err(invalid(format!(
+                "--rows {rows}: at most {MAX_ROWS} vectors, since the client works out each \
+                 query's exact neighbours among all of them"
+            )));
+        }
+        if let Some(rows) = request.rows.filter(|&r| r < top_k as u64) {
+            return Err(invalid(format!(
+                "--rows {rows} --top-k {top_k}: a query would ask for more neighbours than the \
+                 table holds; give --rows of at least {top_k}, or a smaller --top-k"
+            )));
+        }
         let similarity = request.similarity.unwrap_or(Similarity::Cosine);
         let Some(base) = &request.vectors else {
             for (given, flag) in [
@@ -178,6 +194,14 @@ impl VectorDefinition {
             queries,
             top_k,
         )?;
+        if data.base.len() < top_k {
+            return Err(invalid(format!(
+                "--vectors {} holds {} vectors, fewer than --top-k {top_k} neighbours a query \
+                 asks for: give a smaller --top-k",
+                base.display(),
+                data.base.len()
+            )));
+        }
         let base_bytes = std::fs::metadata(base).map(|m| m.len()).unwrap_or(0);
         Ok(VectorDefinition {
             dimensions: data.base.dim,

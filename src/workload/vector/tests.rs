@@ -60,6 +60,8 @@ fn impossible_numbers_are_refused_naming_the_flag() {
         (VectorRequest { dimensions: Some(9000), ..Default::default() }, "--dimensions 9000"),
         (VectorRequest { top_k: Some(0), ..Default::default() }, "--top-k 0"),
         (VectorRequest { rows: Some(0), ..Default::default() }, "--rows 0"),
+        (VectorRequest { rows: Some(1_000_000_000_000), ..Default::default() }, "at most 100000000 vectors"),
+        (VectorRequest { rows: Some(5), top_k: Some(10), ..Default::default() }, "--rows 5 --top-k 10"),
         (VectorRequest { queries: Some(0), ..Default::default() }, "--queries 0"),
         (
             VectorRequest { neighbours: Some("t.ivecs".into()), ..Default::default() },
@@ -79,9 +81,18 @@ fn a_base_file_alone_holds_out_its_last_vectors_as_queries() {
     let rows: Vec<Vec<f32>> = (0..10).map(|i| vec![i as f32, 1.0, 0.5]).collect();
     let base = dir.join("base.fvecs");
     write_fvecs(&base, &rows);
+    // Fewer rows than the default k of 10: a query asks for 3.
+    let e = resolve(VectorRequest {
+        vectors: Some(base.clone()),
+        queries: Some(3),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert!(e.contains("holds 7 vectors, fewer than --top-k 10"), "{e}");
     let d = resolve(VectorRequest {
         vectors: Some(base.clone()),
         queries: Some(3),
+        top_k: Some(3),
         ..Default::default()
     })
     .unwrap();
@@ -91,7 +102,7 @@ fn a_base_file_alone_holds_out_its_last_vectors_as_queries() {
     assert_eq!(data.queries.get(0), &[7.0, 1.0, 0.5]);
     assert_eq!(data.queries.get(2), &[9.0, 1.0, 0.5]);
     // The truth is the exact search's over the 7 rows written.
-    let expected = nearest(&data.base, &data.queries, 7, Similarity::Cosine);
+    let expected = nearest(&data.base, &data.queries, 3, Similarity::Cosine);
     assert_eq!(data.truth(1), &expected[1][..]);
     assert_eq!(data.facts.truth, "computed");
     // --rows caps the rows; the queries are still the vectors after them.
@@ -99,6 +110,7 @@ fn a_base_file_alone_holds_out_its_last_vectors_as_queries() {
         vectors: Some(base),
         queries: Some(3),
         rows: Some(4),
+        top_k: Some(3),
         ..Default::default()
     })
     .unwrap();
