@@ -35,6 +35,16 @@ pub fn usage_error(message: impl Into<String>) -> anyhow::Error {
     UsageError::new(message).into()
 }
 
+/// What an I/O error says, in words, without the number the system gives it
+/// ("No such file or directory", not "... (os error 2)").
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
+}
+
 /// Input quoted in a message, cut short when long: its first `max` characters, then how
 /// long it was. A 1 MB file echoed whole helps no one.
 pub fn cut(text: &str, max: usize) -> String {
@@ -187,6 +197,14 @@ pub fn read_input_file(path: &std::path::Path, what: &str) -> Result<String, Usa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_io_error_is_said_without_its_number() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(io_reason(&e), "No such file or directory");
+        let e = std::io::Error::other("odd (really)");
+        assert_eq!(io_reason(&e), "odd (really)");
+    }
 
     #[test]
     fn long_input_is_quoted_cut_short() {

@@ -110,6 +110,8 @@ const HUGE_BLOCK: &str =
 
 /// A collection no table could hold, and values too large for one write.
 const HUGE_LIST: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(1000000000, text(5))\"]\n";
+const NEGATIVE_LIST: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(-3, uniform(10))\"]\n";
+const NEGATIVE_RANGE_LIST: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(uniform(-5..-1), text(4))\"]\n";
 const LARGE_VALUES: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, l) VALUES (?, ?)\n    args: [uniform(10), \"list(60000, text(1000))\"]\n";
 const HUGE_SET_COUNT: &str = "schema: []\ngenerators:\n  n: uniform(1..10000000)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k, s) VALUES (?, ?)\n    args: [uniform(10), \"set(n, uuid)\"]\n";
 /// headroom's keys without its operations: not a cassandra-stress profile.
@@ -640,7 +642,7 @@ const CASES: &[Case] = &[
         &["already holds", "headroom capacity --resume"],
     ),
     // Capacity searches and sweeps.
-    case(&["capacity", "keyvalue", "--rates", "10000000000000000:10000000000000100:1"], &["the step is too small"]),
+    case(&["capacity", "keyvalue", "--rates", "999999990:1000000000:0.5"], &["the step is too small"]),
     case(
         &["capacity", "keyvalue", "--rates", "5k:1k:1k"],
         &["--rates '5k:1k:1k'", "below the start"],
@@ -962,6 +964,35 @@ const CASES: &[Case] = &[
         &["kube", "image", "--out", "{dir}"],
         &["is a directory: give the file to write"],
     ),
+    case(
+        &["kube", "image", "--out", "{dir}/missing/img.tar"],
+        &["/missing is not a directory; make it first"],
+    ),
+    with(
+        &["cluster", "status", "--dir", "{dir}/notes.txt"],
+        &[("notes.txt", Text("notes"))],
+        &["--dir", "notes.txt is a file, not a cluster's directory"],
+    ),
+    with(
+        &["cluster", "start", "--dir", "{dir}/notes.txt"],
+        &[("notes.txt", Text("notes"))],
+        &["notes.txt is a file, not a cluster's directory"],
+    ),
+    // An output directory where none can be made is refused before anything connects.
+    case(
+        &["run", "keyvalue", "--rate", "100", "-o", "/proc/headroom-out"],
+        &["--out /proc/headroom-out: the directory cannot be made there"],
+    ),
+    with(
+        &["capacity", "keyvalue", "--out", "{dir}/notes.txt/search"],
+        &[("notes.txt", Text("notes"))],
+        &["notes.txt is a file, not a directory"],
+    ),
+    with(
+        &["sweep", "keyvalue", "--out", "{dir}/notes.txt/deeper/sweep"],
+        &[("notes.txt", Text("notes"))],
+        &["notes.txt is a file, not a directory"],
+    ),
     // Nothing hung, nothing exhausted: inputs that are not files, or too large to make.
     case(
         &["kube", "unpack", "/dev/zero", "--out", "{dir}/o"],
@@ -1026,6 +1057,16 @@ const CASES: &[Case] = &[
         &["run", "{dir}/w.yaml"],
         &[("w.yaml", Text(HUGE_LIST))],
         &["count goes up to 1000000000: at most 65535"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(NEGATIVE_LIST))],
+        &["a collection's count can be -3: a count is 0 or more"],
+    ),
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(NEGATIVE_RANGE_LIST))],
+        &["a collection's count can be -5"],
     ),
     with(
         &["run", "{dir}/w.yaml"],
@@ -1296,6 +1337,26 @@ const CASES: &[Case] = &[
         &["--node-price 'free' is not a price"],
     ),
     with(
+        &["compare", "{dir}/a", "{dir}/b", "--node-price", "0.5/h", "--node-price", "0.6/h"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["--node-price is given twice for every configuration"],
+    ),
+    with(
+        &["compare", "{dir}/a", "{dir}/b", "--node-price", "zgc=1/h", "--node-price", "zgc=2/h"],
+        &[
+            ("a/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("a/search.json", Fixture("report/capacity/search.json")),
+            ("b/capacity.json", Fixture("report/capacity/capacity.json")),
+            ("b/search.json", Fixture("report/capacity/search.json")),
+        ],
+        &["--node-price zgc=... is given twice"],
+    ),
+    with(
         &["compare", "{dir}/a", "{dir}/b", "--node-price", "1/h", "--size-for", "degraded"],
         &[
             ("a/capacity.json", Fixture("report/capacity/capacity.json")),
@@ -1441,6 +1502,113 @@ const CASES: &[Case] = &[
     case(
         &["run", "keyvalue", "--linger", "a while"],
         &["'a while'"],
+    ),
+    // Every number has a domain; a flag that would do nothing is refused, naming what it
+    // needs.
+    case(
+        &["run", "keyvalue", "--rate", "100", "--linger", "10s"],
+        &["--linger 10s needs --live or --metrics-listen"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--linger", "1m", "--metrics-push", "http://127.0.0.1:1"],
+        &["--linger 1m needs --live or --metrics-listen"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--live", "127.0.0.1:0", "--linger", "100000000h"],
+        &["is longer than a day: give at most 24h"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-listen", ":19505"],
+        &["--metrics-listen :19505: no host before the port", "0.0.0.0:19505"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-listen", "::1"],
+        &["--metrics-listen ::1: an IPv6 address without a port", "[::1]:9464"],
+    ),
+    case(
+        &["run", "keyvalue", "--metrics-push", "http://gate way:9091"],
+        &["--metrics-push http://gate way:9091: a space has no place in a URL"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "1e99"],
+        &["'1e99'", "at most 1G (a billion) per second"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--rates", "1k,1e99"],
+        &["at most 1G (a billion) per second"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--node-price", "1/h", "--target-load", "2G"],
+        &["--target-load '2G'", "at most 1G"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--node-price", "1e99/h"],
+        &["--node-price '1e99/h' is more than ten million per node-hour"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--node-price", "0.5"],
+        &["--node-price '0.5' has no unit", "0.5/h, 0.5/month or 0.5/year"],
+    ),
+    case(
+        &["run", "keyvalue", "--duration", "1ns"],
+        &["--duration 1ns is shorter than one --interval (1s)"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--duration", "50ms", "--interval", "100ms"],
+        &["--duration 50ms is shorter than one --interval (100ms)"],
+    ),
+    case(
+        &["run", "keyvalue", "--concurrency", "8", "--arrivals", "poisson"],
+        &["--arrivals applies to a fixed rate (--rate); --concurrency makes a closed loop"],
+    ),
+    case(
+        &["run", "keyvalue", "--max-in-flight", "0"],
+        &["--max-in-flight applies to a fixed rate", "without --rate the run is a closed loop"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--max-in-flight", "0"],
+        &["--max-in-flight applies to a fixed rate", "a sweep's steps are closed loops"],
+    ),
+    case(
+        &["sweep", "keyvalue", "--arrivals", "poisson"],
+        &["--arrivals applies to a fixed rate", "a sweep's steps are closed loops"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--window", "0s"],
+        &["--window 0s needs --sla"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--window", "5s"],
+        &["--window 5s needs --sla", "--sla 'p99<10ms' --window 5s"],
+    ),
+    case(
+        &["run", "keyvalue", "--rate", "100", "--sla", "p99<10ms, window=5s", "--window", "10s"],
+        &["--window 10s does nothing here: --sla names its own window, 5s"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--sla", "p99<10ms@20s", "--window", "10s"],
+        &["--window 10s does nothing here", "an @WINDOW on every term"],
+    ),
+    case(
+        &["run", "vector", "--rows", "5", "--top-k", "10"],
+        &["--rows 5 --top-k 10: a query would ask for more neighbours than the table holds"],
+    ),
+    case(
+        &["run", "vector", "--rows", "1e12"],
+        &["--rows 1000000000000: at most 100000000 vectors"],
+    ),
+    with(
+        &["run", "vector", "--vectors", "{dir}/base.fvecs", "--queries", "1"],
+        &[("base.fvecs", Fixture("vectors/base.fvecs"))],
+        &["base.fvecs holds 2 vectors, fewer than --top-k 10"],
+    ),
+    case(
+        &["run", "keyvalue", "--username", ""],
+        &["--username (or HEADROOM_USERNAME) is empty"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--username", " "],
+        &["--username (or HEADROOM_USERNAME) is empty"],
     ),
     // The vector workload: its numbers, and vector files truncated, of another dimension,
     // empty, or no vector file at all.
@@ -1644,26 +1812,28 @@ fn an_address_in_use_is_refused_before_anything_connects() {
 /// A sweep refused while connecting (its first step could not start) leaves only its note:
 /// the same command again is not refused for the files of the first attempt.
 #[test]
-fn a_refused_sweep_leaves_its_out_free_for_the_next_attempt() {
+fn a_refused_sweep_or_search_leaves_its_out_free_for_the_next_attempt() {
     let root = tempfile::tempdir().unwrap();
-    let out = root.path().join("sweep");
-    let attempt = || {
-        Command::new(env!("CARGO_BIN_EXE_headroom"))
-            .args(["sweep", "keyvalue", "--hosts", NOWHERE, "--out"])
-            .arg(&out)
-            .env("HEADROOM_CLUSTER_DIR", root.path().join("no-cluster"))
-            .output()
-            .unwrap()
-    };
-    for n in 1..=2 {
-        let output = attempt();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "attempt {n}: {stderr}");
-        assert!(stderr.contains("cannot connect"), "attempt {n}: {stderr}");
-        let names: Vec<_> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["error.txt"], "attempt {n}");
+    for command in ["sweep", "capacity"] {
+        let out = root.path().join(command);
+        let attempt = || {
+            Command::new(env!("CARGO_BIN_EXE_headroom"))
+                .args([command, "keyvalue", "--hosts", NOWHERE, "--out"])
+                .arg(&out)
+                .env("HEADROOM_CLUSTER_DIR", root.path().join("no-cluster"))
+                .output()
+                .unwrap()
+        };
+        for n in 1..=2 {
+            let output = attempt();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command}, attempt {n}: {stderr}");
+            assert!(stderr.contains("cannot connect"), "{command}, attempt {n}: {stderr}");
+            let names: Vec<_> = std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["error.txt"], "{command}, attempt {n}");
+        }
     }
 }

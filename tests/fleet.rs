@@ -445,6 +445,28 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A port whose next two are free too (a local fleet's workers serve the ports above the
+/// coordinator's).
+fn three_free_ports() -> u16 {
+    for _ in 0..50 {
+        let first = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = first.local_addr().unwrap().port();
+        let next = |k: u16| std::net::TcpListener::bind(("127.0.0.1", port.checked_add(k)?)).ok();
+        if port < u16::MAX - 2 && next(1).is_some() && next(2).is_some() {
+            return port;
+        }
+    }
+    panic!("no three free ports in a row");
+}
+
+/// The requests an OpenMetrics text counts in `headroom_requests_total`, every series summed.
+fn requests_sent(body: &str) -> f64 {
+    body.lines()
+        .filter(|l| l.starts_with("headroom_requests_total"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
     let mut value: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
     edit(&mut value);
@@ -461,6 +483,25 @@ fn a_fleet_capacity_search_of_two_local_workers() {
         LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let hosts = support::hosts();
+    // Watched live: the coordinator serves its metrics at `port`, worker K at `port` + K,
+    // and a scrape of worker 1's sees its requests grow while a trial runs.
+    let port = three_free_ports();
+    let listen = format!("127.0.0.1:{port}");
+    let worker_1: std::net::SocketAddr = format!("127.0.0.1:{}", port + 1).parse().unwrap();
+    let scraping = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let scraper = {
+        let scraping = scraping.clone();
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while scraping.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok((200, body)) = support::prometheus::http_get(worker_1, "/metrics") {
+                    seen.push(requests_sent(&body));
+                }
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            seen
+        })
+    };
     // Both trials must pass: a search that a client stall on this busy machine made
     // client-bound (exit 4) is run again in a fresh directory.
     let (search, out) = support::until_judged(3, &runs.path().join("search"), |out| {
@@ -469,6 +510,8 @@ fn a_fleet_capacity_search_of_two_local_workers() {
             "keyvalue",
             "--hosts",
             &hosts,
+            "--metrics-listen",
+            &listen,
             "--rates",
             "300,600",
             "--duration",
@@ -489,8 +532,14 @@ fn a_fleet_capacity_search_of_two_local_workers() {
             out.to_str().unwrap(),
         ])
     });
+    scraping.store(false, std::sync::atomic::Ordering::Relaxed);
+    let seen = scraper.join().unwrap();
     let text = stdout(&search);
     assert!(search.status.success(), "{text}{}", stderr(&search));
+    assert!(
+        seen.windows(2).any(|w| w[1] > w[0] && w[0] > 0.0),
+        "worker 1's requests, scraped as they grew: {seen:?}"
+    );
     assert!(text.contains("2 processes on this machine"), "{text}");
     assert!(text.contains("worker 2: achieved"), "{text}");
     let summary = read_json(&out.join("capacity.json"));

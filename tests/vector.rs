@@ -48,7 +48,10 @@ fn recall(summary: &Value) -> &Value {
 fn run(dir: &Path, out: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["vector"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--warmup", "1s", "--window", "2s", "--interval", "1s"]);
+    all.extend_from_slice(&["--warmup", "1s", "--interval", "1s"]);
+    if args.contains(&"--sla") {
+        all.extend_from_slice(&["--window", "2s"]);
+    }
     support::run_against(dir, out, &all)
 }
 

@@ -9,18 +9,23 @@ use crate::cpus::CoreChoice;
 use crate::engine::ArrivalKind;
 use crate::units;
 
+/// `--max-in-flight` when not given.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 4096;
+
 /// The client's way of sending, shared by `run`, `capacity` and `sweep`.
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Client")]
 pub struct ClientArgs {
-    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process.
-    #[arg(long, value_enum, default_value = "fixed", value_name = "KIND")]
-    pub arrivals: ArrivalKind,
+    /// Spacing of intended starts at a fixed rate: evenly, or as a Poisson process. Only at a
+    /// fixed rate (a closed loop starts a request when one is answered). [default: fixed]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub arrivals: Option<ArrivalKind>,
 
-    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
-    /// the wait counts in their response time).
-    #[arg(long, default_value_t = 4096, value_name = "N")]
-    pub max_in_flight: usize,
+    /// At a fixed rate, at most this many requests in flight (1 to 10 000 000); more wait in
+    /// the client (and the wait counts in their response time). Only at a fixed rate: a
+    /// closed loop keeps --concurrency in flight. [default: 4096]
+    #[arg(long, value_name = "N")]
+    pub max_in_flight: Option<usize>,
 
     /// At a fixed rate, requests whose intended starts lie within this span are sent
     /// together, when the last of them is due: fewer wake-ups and system calls per request,
@@ -72,4 +77,32 @@ pub struct ClientArgs {
 /// A `--client-cpus` (or `--cpus`) value: a list of cores, or `all`.
 pub fn parse_core_choice(text: &str) -> Result<CoreChoice, String> {
     text.parse()
+}
+
+impl ClientArgs {
+    /// `--arrivals`, or its default.
+    pub fn arrivals(&self) -> ArrivalKind {
+        self.arrivals.unwrap_or(ArrivalKind::Fixed)
+    }
+
+    /// `--max-in-flight`, or its default.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT)
+    }
+
+    /// Refuses the flags that shape a fixed rate's sending in a closed loop, where they
+    /// would do nothing: `why` says what makes the loop closed.
+    pub fn refuse_open_loop_flags(&self, why: &str) -> Result<(), crate::usage::UsageError> {
+        let given = [
+            ("--arrivals", self.arrivals.is_some()),
+            ("--max-in-flight", self.max_in_flight.is_some()),
+        ];
+        match given.iter().find(|(_, is_given)| *is_given) {
+            Some((flag, _)) => Err(crate::usage::UsageError::new(format!(
+                "{flag} applies to a fixed rate (--rate); {why}, which starts a request each \
+                 time one is answered: leave {flag} out"
+            ))),
+            None => Ok(()),
+        }
+    }
 }

@@ -45,7 +45,7 @@ pub use output::OutputArgs;
 pub use quickstart::QuickstartArgs;
 pub use report::ReportArgs;
 pub use run::{FleetWorkerArgs, MaintenanceArgs, RunArgs};
-pub use sla::{SlaArgs, DEFAULT_SLA};
+pub use sla::{SlaArgs, DEFAULT_SLA, DEFAULT_WINDOW};
 pub use sweep::SweepArgs;
 pub use workload::{parse_op_mix, parse_ops, OpMixArg, OpsArg, WorkloadArgs};
 

@@ -25,7 +25,11 @@ pub struct SlaArgs {
 
     /// Length of the windows the SLA's terms without an @WINDOW of their own are judged on,
     /// aligned to the end of the warmup; a whole number of intervals. Every window, the
-    /// terms' own too, must fit the run's --duration a whole number of times.
-    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
-    pub window: Duration,
+    /// terms' own too, must fit the run's --duration a whole number of times. Only with an
+    /// SLA, and not beside a window=... inside --sla. [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    pub window: Option<Duration>,
 }
+
+/// `--window` when not given.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(10);

@@ -30,6 +30,14 @@ pub fn run(mut args: ClusterArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let dir = args.dir.unwrap_or_else(cluster::default_dir);
+    if dir.exists() && !dir.is_dir() {
+        return Err(crate::usage::UsageError::new(format!(
+            "--dir {} is a file, not a cluster's directory: give the directory `headroom \
+             cluster start` made (or a new one to start in)",
+            dir.display()
+        ))
+        .into());
+    }
     match args.command {
         ClusterCommand::Start(start) => start_cluster(&dir, &start),
         ClusterCommand::Status => {

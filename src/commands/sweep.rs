@@ -24,6 +24,8 @@ use crate::usage::{usage_error, UsageError};
 pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
     let ladder = Ladder::parse(&args.concurrency)
         .map_err(|e| UsageError::new(format!("--concurrency: {e}")))?;
+    args.client
+        .refuse_open_loop_flags("a sweep's steps are closed loops at --concurrency")?;
     let stable_error = parse_fraction("--stable-error", &args.stable_error)?;
     let fmt = |d: Duration| humantime::format_duration(d).to_string();
     if args.step_min > args.step_max {
@@ -104,7 +106,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             Err(e) => (format!("The sweep failed: {e:#}"), None),
         };
         let interrupted = matches!(&file, Ok(f) if f.status == SweepStatus::Interrupted);
-        live.end(sentence, report.as_deref(), interrupted);
+        live.end(sentence, report.as_deref(), interrupted, file.is_err());
     }
     let file = file.inspect_err(|e| {
         // Refused before its first step finished: nothing of it stays to lock --out.

@@ -144,18 +144,31 @@ impl Live {
 
     /// Everything is over: says so on the page, pushes the final state (and waits for it),
     /// then serves `--linger` longer, or until Ctrl-C (not at all after an interrupted
-    /// run: the user has asked to stop). A push that failed is said on
-    /// standard error; it never changes the run's outcome.
-    pub fn end(&self, sentence: impl Into<String>, report: Option<&Path>, interrupted: bool) {
+    /// run: the user has asked to stop). A failure's sentence is printed before the wait,
+    /// so that a run that failed does not wait in silence. A push that
+    /// failed is said on standard error; it never changes the run's outcome.
+    pub fn end(
+        &self,
+        sentence: impl Into<String>,
+        report: Option<&Path>,
+        interrupted: bool,
+        failed: bool,
+    ) {
+        let sentence = sentence.into();
         let report = report.filter(|p| p.is_file()).map(Path::to_path_buf);
-        self.state().end(sentence.into(), report);
+        self.state().end(sentence.clone(), report);
+        let lingers = !self.server.addresses.is_empty() && !self.linger.is_zero() && !interrupted;
+        if failed && lingers {
+            // Standard error says it once more as the command ends.
+            println!("{}", crate::usage::cut(&sentence, 300));
+        }
         if self.pushing {
             let body = openmetrics::Families(self.state.clone()).prometheus_text();
             if let Err(e) = self.server.push_and_wait(body, push::PUSH_TIMEOUT * 2) {
                 eprintln!("Warning: the final push of the metrics failed: {e}");
             }
         }
-        if !self.server.addresses.is_empty() && !self.linger.is_zero() && !interrupted {
+        if lingers {
             println!(
                 "Serving the final state for {} more (--linger); Ctrl-C ends it now.",
                 humantime::format_duration(self.linger)

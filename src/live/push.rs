@@ -60,13 +60,20 @@ impl PushTarget {
         }
         let (host, port) = match authority.rsplit_once(':') {
             Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => {
-                let port: u16 = port.parse().map_err(|_| bad(&format!("port {port:?} is not a port")))?;
+                let port: u16 = port
+                    .parse()
+                    .map_err(|_| bad(&format!("port {port:?} is not a port")))?;
                 (host.to_string(), port)
             }
             _ => (authority.to_string(), 80),
         };
         if host.is_empty() || port == 0 {
             return Err(bad("no host or port"));
+        }
+        if host.chars().any(|c| c.is_whitespace() || c.is_control())
+            || path.contains(char::is_whitespace)
+        {
+            return Err(bad("a space has no place in a URL"));
         }
         let encode = |v: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
         Ok(PushTarget {
@@ -107,7 +114,10 @@ impl PushTarget {
             .header(CONTENT_TYPE, PROMETHEUS_TEXT_TYPE)
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| e.to_string())?;
-        let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -151,7 +161,17 @@ mod tests {
 
     #[test]
     fn what_is_not_an_http_url_is_refused() {
-        for url in ["127.0.0.1:9091", "https://gw:9091", "ftp://gw", "http://", "http://gw:x", "http://gw:0", "http://gw/a?b=1"] {
+        for url in [
+            "127.0.0.1:9091",
+            "https://gw:9091",
+            "ftp://gw",
+            "http://",
+            "http://gw:x",
+            "http://gw:0",
+            "http://gw/a?b=1",
+            "http://g w:9091",
+            "http://gw:9091/a b",
+        ] {
             assert!(PushTarget::parse(url, &labels()).is_err(), "{url}");
         }
     }

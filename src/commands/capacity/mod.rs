@@ -35,6 +35,8 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     }
     // What a single search's cost is checked and priced by (a matrix prices its own).
     let price = single_search_price(&args)?;
+    // A new search's directory, taken back should the search not start.
+    let mut fresh_out = None;
     let (config, store) = match &args.resume {
         Some(dir) => {
             // The directory given is the user's input: one that holds no search to resume
@@ -75,6 +77,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             });
             crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
             let store = Store::create(&out, serde_json::to_value(&config)?)?;
+            fresh_out = Some(out);
             (config, store)
         }
     };
@@ -85,7 +88,16 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
             &config.run.hosts,
         )
     });
-    let result = search(&config, store, credentials, None, live);
+    let result = search(&config, store, credentials, None, live).inspect_err(|e| {
+        // Refused before its probe or first trial finished: nothing of it stays to lock
+        // --out, as with a run refused before it started.
+        if let Some(out) = &fresh_out {
+            let records = out.join("capacity.jsonl");
+            if std::fs::metadata(&records).map_or(true, |m| m.len() == 0) {
+                crate::output_dir::withdraw(out, &format!("The search did not start: {e:#}"));
+            }
+        }
+    });
     let code = result.map(|(status, outcome, _)| {
         if let Some((per_hour, target)) = price {
             print_cost(
@@ -135,7 +147,7 @@ fn end_live(live: Option<&Live>, code: anyhow::Result<ExitCode>) -> anyhow::Resu
         };
         let report = live.state().runs.first().and_then(|r| r.dir.clone());
         let report = report.as_deref().and_then(search_report);
-        live.end(sentence, report.as_deref(), false);
+        live.end(sentence, report.as_deref(), false, code.is_err());
     }
     code
 }

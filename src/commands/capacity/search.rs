@@ -41,8 +41,8 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         // The rate is set per trial (and the probe is closed-loop).
         LoadMode::Open {
             rate_per_s: 1.0,
-            arrivals: args.client.arrivals,
-            max_in_flight: args.client.max_in_flight,
+            arrivals: args.client.arrivals(),
+            max_in_flight: args.client.max_in_flight(),
         },
         args.warmup,
         Some(args.duration),

@@ -31,6 +31,18 @@ fn write_image(args: ImageArgs) -> anyhow::Result<ExitCode> {
     crate::fleet::kube::names::check_image(&args.name)
         .map_err(|e| usage_error(e.to_string().replacen("--image", "--name", 1)))?;
     crate::output_dir::claim_file(&args.out, "--out", crate::output_dir::Made::ImageArchive)?;
+    let folder = args
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !folder.is_dir() {
+        return Err(usage_error(format!(
+            "--out {}: {} is not a directory; make it first, or give another --out",
+            args.out.display(),
+            folder.display()
+        )));
+    }
     let binary = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find this program's own file: {e}"))?;
     let written = crate::fleet::kube::image::write_image(&binary, &args.name, &args.out)?;

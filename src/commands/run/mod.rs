@@ -90,7 +90,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(live) = &live {
-        live.end(sentence, report.as_deref(), stop.is_set());
+        live.end(sentence, report.as_deref(), stop.is_set(), result.is_err());
     }
     result?;
     Ok(code.expect("an outcome when the run did not fail"))

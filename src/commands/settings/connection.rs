@@ -112,6 +112,14 @@ pub fn with_cluster_tls(config: &mut RunSettings, cluster_dir: &std::path::Path)
 /// command line). Checked before anything connects or is written; the password itself is
 /// never part of a message.
 pub fn credentials(connection: &ConnectionArgs) -> Result<Option<(String, String)>, UsageError> {
+    if let Some(user) = &connection.username {
+        if user.trim().is_empty() || user.chars().any(char::is_control) {
+            return Err(UsageError::new(
+                "--username (or HEADROOM_USERNAME) is empty or holds control characters: give \
+                 the role's name, or leave it out for a cluster without authentication",
+            ));
+        }
+    }
     let typed = crate::cli::secret_on_command_line(std::env::args());
     let password = match (&connection.password_file, &connection.password) {
         (Some(_), Some(_)) => {

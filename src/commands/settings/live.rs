@@ -12,9 +12,16 @@ use crate::usage::UsageError;
 /// How long the final state is served after the end with `--live` and no `--linger`.
 pub const DEFAULT_LIVE_LINGER: Duration = Duration::from_secs(10);
 
+/// The longest `--linger`: a day.
+pub const MAX_LINGER: Duration = Duration::from_secs(24 * 3600);
+
 /// The live settings of `args`, their sockets bound; `port_offset` moves both ports up
 /// (worker K of a local fleet serves the coordinator's ports + K).
-pub fn live_settings(args: &LiveArgs, labels: &Labels, port_offset: u16) -> Result<LiveSettings, UsageError> {
+pub fn live_settings(
+    args: &LiveArgs,
+    labels: &Labels,
+    port_offset: u16,
+) -> Result<LiveSettings, UsageError> {
     let metrics = args
         .metrics_listen
         .as_deref()
@@ -27,13 +34,34 @@ pub fn live_settings(args: &LiveArgs, labels: &Labels, port_offset: u16) -> Resu
         .transpose()?;
     let mut listeners = Vec::new();
     match (metrics, page) {
-        (Some(m), Some(p)) if m == p && m.port() != 0 => listeners.push(bind("--live", m, Routes { metrics: true, page: true })?),
+        (Some(m), Some(p)) if m == p && m.port() != 0 => listeners.push(bind(
+            "--live",
+            m,
+            Routes {
+                metrics: true,
+                page: true,
+            },
+        )?),
         (m, p) => {
             if let Some(m) = m {
-                listeners.push(bind("--metrics-listen", m, Routes { metrics: true, page: false })?);
+                listeners.push(bind(
+                    "--metrics-listen",
+                    m,
+                    Routes {
+                        metrics: true,
+                        page: false,
+                    },
+                )?);
             }
             if let Some(p) = p {
-                listeners.push(bind("--live", p, Routes { metrics: false, page: true })?);
+                listeners.push(bind(
+                    "--live",
+                    p,
+                    Routes {
+                        metrics: false,
+                        page: true,
+                    },
+                )?);
             }
         }
     }
@@ -42,6 +70,20 @@ pub fn live_settings(args: &LiveArgs, labels: &Labels, port_offset: u16) -> Resu
         .as_deref()
         .map(|url| PushTarget::parse(url, labels))
         .transpose()?;
+    if let Some(linger) = args.linger {
+        let shown = humantime::format_duration(linger);
+        if args.live.is_none() && args.metrics_listen.is_none() {
+            return Err(UsageError::new(format!(
+                "--linger {shown} needs --live or --metrics-listen: it serves their final state \
+                 after the end, and nothing is served without them"
+            )));
+        }
+        if linger > MAX_LINGER {
+            return Err(UsageError::new(format!(
+                "--linger {shown} is longer than a day: give at most 24h (Ctrl-C ends it sooner)"
+            )));
+        }
+    }
     let linger = args.linger.unwrap_or(if args.live.is_some() {
         DEFAULT_LIVE_LINGER
     } else {
@@ -54,7 +96,8 @@ pub fn live_settings(args: &LiveArgs, labels: &Labels, port_offset: u16) -> Resu
     })
 }
 
-/// `PORT`, `:PORT` (both 127.0.0.1), `HOST:PORT` or `[V6]:PORT`.
+/// `PORT` (127.0.0.1), `HOST:PORT` or `[V6]:PORT`; `:PORT`, which other tools take for every
+/// interface, is refused rather than read one way or the other.
 pub fn address(flag: &str, text: &str, port_offset: u16) -> Result<SocketAddr, UsageError> {
     let bad = |why: &str| {
         UsageError::new(format!(
@@ -63,8 +106,22 @@ pub fn address(flag: &str, text: &str, port_offset: u16) -> Result<SocketAddr, U
     };
     let loopback = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let trimmed = text.trim();
-    let port_only = trimmed.strip_prefix(':').unwrap_or(trimmed);
-    let mut addr = if let Ok(port) = port_only.parse::<u16>() {
+    if let Some(port) = trimmed
+        .strip_prefix(':')
+        .filter(|p| p.parse::<u16>().is_ok())
+    {
+        // Elsewhere `:PORT` means every interface; here a port alone means loopback.
+        return Err(UsageError::new(format!(
+            "{flag} {text}: no host before the port; give {port} for 127.0.0.1 alone, or \
+             0.0.0.0:{port} to serve every interface"
+        )));
+    }
+    if trimmed.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv6()) {
+        return Err(bad(
+            "an IPv6 address without a port (write it [ADDRESS]:PORT, e.g. [::1]:9464)",
+        ));
+    }
+    let mut addr = if let Ok(port) = trimmed.parse::<u16>() {
         SocketAddr::new(loopback, port)
     } else if let Ok(addr) = trimmed.parse::<SocketAddr>() {
         addr
@@ -80,11 +137,18 @@ pub fn address(flag: &str, text: &str, port_offset: u16) -> Result<SocketAddr, U
         }
         match trimmed.to_socket_addrs() {
             Ok(mut found) => found.next().ok_or_else(|| bad("the name has no address"))?,
-            Err(_) => return Err(bad(&format!("{host} is not an address or a name this machine knows"))),
+            Err(_) => {
+                return Err(bad(&format!(
+                    "{host} is not an address or a name this machine knows"
+                )))
+            }
         }
     };
     if addr.port() != 0 {
-        let port = addr.port().checked_add(port_offset).ok_or_else(|| bad("the port is too high for every worker's"))?;
+        let port = addr
+            .port()
+            .checked_add(port_offset)
+            .ok_or_else(|| bad("the port is too high for every worker's"))?;
         addr.set_port(port);
     }
     Ok(addr)
@@ -108,17 +172,40 @@ mod tests {
 
     #[test]
     fn a_port_alone_is_loopback_and_a_worker_moves_it() {
-        assert_eq!(address("--live", "9464", 0).unwrap(), "127.0.0.1:9464".parse().unwrap());
-        assert_eq!(address("--live", ":9464", 2).unwrap(), "127.0.0.1:9466".parse().unwrap());
-        assert_eq!(address("--live", "127.0.0.5:80", 0).unwrap(), "127.0.0.5:80".parse().unwrap());
-        assert_eq!(address("--live", "[::1]:9464", 0).unwrap(), "[::1]:9464".parse().unwrap());
+        assert_eq!(
+            address("--live", "9464", 0).unwrap(),
+            "127.0.0.1:9464".parse().unwrap()
+        );
+        assert_eq!(
+            address("--live", "9464", 2).unwrap(),
+            "127.0.0.1:9466".parse().unwrap()
+        );
+        assert_eq!(
+            address("--live", "127.0.0.5:80", 0).unwrap(),
+            "127.0.0.5:80".parse().unwrap()
+        );
+        assert_eq!(
+            address("--live", "[::1]:9464", 0).unwrap(),
+            "[::1]:9464".parse().unwrap()
+        );
         assert_eq!(address("--live", "localhost:9464", 0).unwrap().port(), 9464);
         assert_eq!(address("--live", "127.0.0.1:0", 3).unwrap().port(), 0);
     }
 
     #[test]
     fn a_malformed_address_is_refused() {
-        for bad in ["", "x", "127.0.0.1", "127.0.0.1:99999", "a b:1", "127.0.0.1:x", "65535"] {
+        for bad in [
+            "",
+            "x",
+            "127.0.0.1",
+            "127.0.0.1:99999",
+            "a b:1",
+            "127.0.0.1:x",
+            "65535",
+            ":9464",
+            "::1",
+            "fe80::1",
+        ] {
             let offset = if bad == "65535" { 1 } else { 0 };
             assert!(address("--live", bad, offset).is_err(), "{bad}");
         }
@@ -128,7 +215,15 @@ mod tests {
     fn an_address_in_use_is_refused_in_one_line() {
         let taken = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = taken.local_addr().unwrap();
-        let e = bind("--metrics-listen", addr, Routes { metrics: true, page: false }).unwrap_err();
+        let e = bind(
+            "--metrics-listen",
+            addr,
+            Routes {
+                metrics: true,
+                page: false,
+            },
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("in use"), "{e}");
         assert!(!e.to_string().contains('\n'));
     }

@@ -9,6 +9,7 @@ mod connection;
 mod cores;
 mod kube;
 mod live;
+mod sla;
 
 use connection::local_dc;
 pub use connection::{
@@ -18,6 +19,7 @@ pub use connection::{
 pub use cores::{bind_client, with_client_cores, with_placement_cores};
 pub use kube::kube_options;
 pub use live::live_settings;
+pub use sla::{check_duration_in_windows, sla_settings};
 
 use crate::cli::{ClientArgs, ConnectionArgs, OpsArg, RunArgs, WorkloadArgs};
 use crate::client;
@@ -25,7 +27,6 @@ use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
 use crate::run::policy::{effective_sender, run_threads};
-use crate::sla::Sla;
 use crate::usage::{usage_error, UsageError};
 use crate::workload::{
     compaction_map, replication_map, AnyWorkload, WorkloadConfig, WorkloadRequest,
@@ -64,12 +65,19 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
     let mode = match (args.rate, args.concurrency) {
         (Some(rate), _) => LoadMode::Open {
             rate_per_s: rate,
-            arrivals: client.arrivals,
-            max_in_flight: client.max_in_flight,
+            arrivals: client.arrivals(),
+            max_in_flight: client.max_in_flight(),
         },
-        (None, c) => LoadMode::Closed {
-            concurrency: c.unwrap_or(64),
-        },
+        (None, c) => {
+            client.refuse_open_loop_flags(if c.is_some() {
+                "--concurrency makes a closed loop"
+            } else {
+                "without --rate the run is a closed loop (--concurrency 64)"
+            })?;
+            LoadMode::Closed {
+                concurrency: c.unwrap_or(64),
+            }
+        }
     };
     let mut workload = args.workload.clone();
     let ops = match &args.ops {
@@ -92,6 +100,15 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
         return Err(usage_error(
             "--duration 0s measures nothing: give a length above 0, e.g. 60s",
         ));
+    }
+    if let Some(d) = duration.filter(|d| *d < client.interval) {
+        return Err(usage_error(format!(
+            "--duration {} is shorter than one --interval ({}): no interval of it would be \
+             logged or measured; give at least {}",
+            humantime::format_duration(d),
+            humantime::format_duration(client.interval),
+            humantime::format_duration(client.interval)
+        )));
     }
     if ops == Some(0) {
         return Err(usage_error(
@@ -145,8 +162,9 @@ pub fn with_maintenance(
     Ok(settings)
 }
 
-/// The flags that may come with `run --config` (the rest are the file's).
-const WITH_CONFIG: [&str; 13] = [
+/// The flags that may come with `run --config` (the rest are the file's): where it runs and
+/// writes, the credentials, and how it is watched (a fleet's worker is watched live too).
+const WITH_CONFIG: [&str; 18] = [
     "--config",
     "--worker",
     "--start-at",
@@ -158,6 +176,11 @@ const WITH_CONFIG: [&str; 13] = [
     "--password",
     "--password-file",
     "--cluster-dir",
+    "--label",
+    "--metrics-listen",
+    "--metrics-push",
+    "--live",
+    "--linger",
     "--help",
     "-h",
 ];
@@ -181,7 +204,8 @@ pub fn from_config_file(path: &Path, phase: RunPhase) -> anyhow::Result<RunSetti
     if !others.is_empty() {
         return Err(usage_error(format!(
             "--config takes the run's settings from {}: {} cannot come with it (only --worker, \
-             --start-at, --phase, --out, --force, the credentials and --cluster-dir can)",
+             --start-at, --phase, --out, --force, the credentials, --cluster-dir and the flags \
+             that watch it live can)",
             file.display(),
             others.join(", ")
         )));
@@ -333,10 +357,10 @@ pub fn settings(
              may take, e.g. 10s",
         ));
     }
-    if client.max_in_flight > MAX_IN_FLIGHT {
+    if client.max_in_flight() > MAX_IN_FLIGHT {
         return Err(usage_error(format!(
             "--max-in-flight {} is more than {MAX_IN_FLIGHT}",
-            client.max_in_flight
+            client.max_in_flight()
         )));
     }
     if !crate::workload::common::schema::is_plain_name(&args.keyspace) || args.keyspace.len() > 48 {
@@ -464,131 +488,6 @@ pub fn check_in_flight(settings: &RunSettings) -> Result<(), UsageError> {
              at once, {STREAMS_PER_CONNECTION} per connection): give --connections {needed}, \
              or a lower --concurrency",
             threads * per_thread_streams
-        )));
-    }
-    Ok(())
-}
-
-/// Reads `--sla` (if given) and checks it against the workload and the interval length.
-pub fn sla_settings(
-    sla: Option<&str>,
-    window: Duration,
-    config: &RunSettings,
-) -> anyhow::Result<Option<Sla>> {
-    let Some(text) = sla else {
-        return Ok(None);
-    };
-    if window.is_zero() {
-        return Err(usage_error(
-            "--window 0s: the SLA's window must be longer than 0, e.g. 10s",
-        ));
-    }
-    let sla = Sla::parse(text, window)?;
-    let op_names = AnyWorkload::op_names_of(&config.workload)?;
-    let op_names: Vec<&str> = op_names.iter().map(String::as_str).collect();
-    sla.check_ops(&op_names).map_err(UsageError::new)?;
-    let recall_ops = AnyWorkload::recall_ops_of(&config.workload);
-    let recall_ops: Vec<(&str, usize)> = recall_ops.iter().map(|(op, k)| (op.as_str(), *k)).collect();
-    sla.check_recall(&config.workload.name, &recall_ops)
-        .map_err(UsageError::new)?;
-    if matches!(
-        config.workload.definition,
-        crate::workload::Definition::Builtin
-    ) {
-        // A built-in's mix is known before it runs: a term on an operation it never sends
-        // would have nothing to judge.
-        let w = &config.workload;
-        for (op, share, flag) in [
-            (
-                "write",
-                1.0 - w.read_ratio - w.delete_ratio,
-                "--read-ratio and --delete-ratio",
-            ),
-            ("read", w.read_ratio, "--read-ratio"),
-            ("delete", w.delete_ratio, "--delete-ratio"),
-        ] {
-            if let Some(term) = sla
-                .terms
-                .iter()
-                .find(|t| t.op.as_deref() == Some(op) && share <= 0.0)
-            {
-                return Err(usage_error(format!(
-                    "the SLA term '{term}' judges {op} requests, but {flag} leave none in the \
-                     mix: it would have nothing to judge"
-                )));
-            }
-        }
-    }
-    if let crate::workload::Definition::Vector(_) = &config.workload.definition {
-        // The vector workload's mix is known too: -r 0 sends no ANN query to judge.
-        let w = &config.workload;
-        let ann = crate::workload::vector::ANN_OP;
-        for (op, share, flag) in [("write", 1.0 - w.read_ratio, "-r 1"), (ann, w.read_ratio, "-r 0")] {
-            let judged = |t: &&crate::sla::Term| {
-                t.op.as_deref() == Some(op) || (op == ann && t.metric.is_recall())
-            };
-            if let Some(term) = sla.terms.iter().find(judged).filter(|_| share <= 0.0) {
-                return Err(usage_error(format!(
-                    "the SLA term '{term}' judges {op} requests, but {flag} leaves none in the \
-                     mix: it would have nothing to judge"
-                )));
-            }
-        }
-    }
-    crate::sla::check_windows(&sla, Duration::from_secs_f64(config.interval_s))
-        .map_err(UsageError::new)?;
-    if let Some(duration_s) = config.duration_s {
-        check_duration_in_windows(Duration::from_secs_f64(duration_s), &sla)?;
-    }
-    Ok(Some(sla))
-}
-
-/// A measured duration must be a whole number of every SLA window (each term's): windows
-/// are judged whole, so the part of a last window would never be judged, and a term whose
-/// window is longer than the run would have no verdict.
-pub fn check_duration_in_windows(duration: Duration, sla: &Sla) -> Result<(), UsageError> {
-    for window in sla.windows() {
-        let (one, whose) = if window == sla.window {
-            ("one SLA window".to_string(), "SLA windows".to_string())
-        } else {
-            let terms = sla.over(window).to_terms_string();
-            (
-                format!("one window of {terms}"),
-                format!("the windows of {terms}"),
-            )
-        };
-        check_duration_in(duration, window, &one, &whose)?;
-    }
-    Ok(())
-}
-
-fn check_duration_in(
-    duration: Duration,
-    window: Duration,
-    one: &str,
-    whose: &str,
-) -> Result<(), UsageError> {
-    let show = |d: Duration| humantime::format_duration(d).to_string();
-    let (d, w) = (duration.as_nanos(), window.as_nanos().max(1));
-    if d < w {
-        return Err(UsageError::new(format!(
-            "--duration {} is shorter than {one} ({}): no such window could be judged; \
-             give --duration {} or more, or a shorter window",
-            show(duration),
-            show(window),
-            show(window)
-        )));
-    }
-    if !d.is_multiple_of(w) {
-        let below = Duration::from_nanos(((d / w) * w) as u64);
-        return Err(UsageError::new(format!(
-            "--duration {} is not a whole number of {whose} ({}): its last {} would never \
-             be judged; give --duration {} or {}",
-            show(duration),
-            show(window),
-            show(duration - below),
-            show(below),
-            show(below + window)
         )));
     }
     Ok(())
