@@ -89,9 +89,12 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         )
     });
     let result = search(&config, store, credentials, None, live).inspect_err(|e| {
-        // Refused before its probe or first trial finished: nothing of it stays to lock
-        // --out, as with a run refused before it started.
-        if let Some(out) = &fresh_out {
+        // Refused (the user's to mend: no cluster there, a schema it cannot take) before its
+        // probe or first trial finished: nothing of it stays to lock --out, as with a run
+        // refused before it started. A failure of ours keeps its capacity.json, which says
+        // what failed.
+        let refused = crate::commands::exit::exit_code_for(e) == crate::commands::exit::EXIT_USAGE;
+        if let Some(out) = fresh_out.as_ref().filter(|_| refused) {
             let records = out.join("capacity.jsonl");
             if std::fs::metadata(&records).map_or(true, |m| m.len() == 0) {
                 crate::output_dir::withdraw(out, &format!("The search did not start: {e:#}"));
