@@ -207,7 +207,9 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
 /// ask for what only the strict goal does (its own list or range of rates, or repeats).
 pub fn goal_of(args: &CapacityArgs) -> crate::cli::Goal {
     args.goal.unwrap_or_else(|| {
-        let own_rates = !args.rates.trim().eq_ignore_ascii_case("auto");
+        // What `auto` means is the rate plan's to say (a bad --rates is refused later).
+        let own_rates = RatePlan::parse(&args.rates, 0.1)
+            .is_ok_and(|plan| !matches!(plan, RatePlan::Auto { .. }));
         if own_rates || args.repeats.is_some() {
             crate::cli::Goal::Strict
         } else {

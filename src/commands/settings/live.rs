@@ -22,6 +22,21 @@ pub fn live_settings(
     labels: &Labels,
     port_offset: u16,
 ) -> Result<LiveSettings, UsageError> {
+    // The flags first, then the addresses: nothing is bound for a command refused.
+    if let Some(linger) = args.linger {
+        let shown = humantime::format_duration(linger);
+        if args.live.is_none() && args.metrics_listen.is_none() {
+            return Err(UsageError::new(format!(
+                "--linger {shown} needs --live or --metrics-listen: it serves their final state \
+                 after the end, and nothing is served without them"
+            )));
+        }
+        if linger > MAX_LINGER {
+            return Err(UsageError::new(format!(
+                "--linger {shown} is longer than a day: give at most 24h (Ctrl-C ends it sooner)"
+            )));
+        }
+    }
     let metrics = args
         .metrics_listen
         .as_deref()
@@ -70,20 +85,6 @@ pub fn live_settings(
         .as_deref()
         .map(|url| PushTarget::parse(url, labels))
         .transpose()?;
-    if let Some(linger) = args.linger {
-        let shown = humantime::format_duration(linger);
-        if args.live.is_none() && args.metrics_listen.is_none() {
-            return Err(UsageError::new(format!(
-                "--linger {shown} needs --live or --metrics-listen: it serves their final state \
-                 after the end, and nothing is served without them"
-            )));
-        }
-        if linger > MAX_LINGER {
-            return Err(UsageError::new(format!(
-                "--linger {shown} is longer than a day: give at most 24h (Ctrl-C ends it sooner)"
-            )));
-        }
-    }
     let linger = args.linger.unwrap_or(if args.live.is_some() {
         DEFAULT_LIVE_LINGER
     } else {
