@@ -69,20 +69,31 @@ impl RatePlan {
     /// (`1000,2000,5000`, tried in the order given). Rates take k and M suffixes. The error is
     /// a one-line message naming the input.
     pub fn parse(text: &str, resolution: f64) -> Result<RatePlan, String> {
+        let named = RatePlan::named_rates(text)
+            .map_err(|why| format!("--rates '{}': {why}", text.trim()))?;
+        match named {
+            Some(rates) => Ok(RatePlan::Ladder(rates)),
+            None if resolution > 0.0 && resolution < 1.0 => Ok(RatePlan::Auto { resolution }),
+            None => Err(format!(
+                "--rates '{}': the resolution {resolution} must be a fraction between 0 and 1, \
+                 e.g. 0.02",
+                text.trim()
+            )),
+        }
+    }
+
+    /// The rates `--rates` names (a range or a list), or `None` for `auto`. The error says
+    /// what is wrong, without the input.
+    fn named_rates(text: &str) -> Result<Option<Vec<f64>>, String> {
         let trimmed = text.trim();
-        let err = |why: &str| format!("--rates '{trimmed}': {why}");
+        let err = |why: &str| why.to_string();
         if trimmed.is_empty() {
-            return Err("--rates is empty: write auto, a range like 20k:120k:10k \
+            return Err("it is empty: write auto, a range like 20k:120k:10k \
                         or a list like 1000,2000,5000"
                 .to_string());
         }
         if trimmed.eq_ignore_ascii_case("auto") {
-            if !(resolution > 0.0 && resolution < 1.0) {
-                return Err(err(&format!(
-                    "the resolution {resolution} must be a fraction between 0 and 1, e.g. 0.02"
-                )));
-            }
-            return Ok(RatePlan::Auto { resolution });
+            return Ok(None);
         }
         let rate = |part: &str, what: &str| -> Result<f64, String> {
             if part.trim().is_empty() {
@@ -120,7 +131,7 @@ impl RatePlan {
                     "the step is too small for rates this large: two rungs would be the same rate",
                 ));
             }
-            return Ok(RatePlan::Ladder(rates));
+            return Ok(Some(rates));
         }
         let mut rates = Vec::new();
         for part in trimmed.split(',') {
@@ -136,7 +147,35 @@ impl RatePlan {
                 rates.len()
             )));
         }
-        Ok(RatePlan::Ladder(rates))
+        Ok(Some(rates))
+    }
+}
+
+/// `--rates` as given on the command line, read on its own (the resolution comes apart):
+/// `auto`, or the rates it names. A search's [`Rates`] are made of it and `--resolution`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatesArg {
+    text: String,
+    names_its_rates: bool,
+}
+
+impl RatesArg {
+    /// Reads `--rates` (see [`RatePlan::parse`]); the error says what is wrong in one line.
+    pub fn parse(text: &str) -> Result<RatesArg, String> {
+        Ok(RatesArg {
+            names_its_rates: RatePlan::named_rates(text)?.is_some(),
+            text: text.to_string(),
+        })
+    }
+
+    /// Whether it names its rates (a range or a list) rather than `auto`.
+    pub fn names_its_rates(&self) -> bool {
+        self.names_its_rates
+    }
+
+    /// The text as given.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 }
 
@@ -245,7 +284,7 @@ mod tests {
     #[test]
     fn a_bad_rate_plan_gets_a_one_line_reason() {
         let cases = [
-            ("", "--rates is empty"),
+            ("", "--rates '': it is empty"),
             (
                 "auto-ish",
                 "--rates 'auto-ish': the list item: rate 'auto-ish'",

@@ -6,11 +6,14 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::ranges;
 use super::{
-    parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, SlaArgs, WorkloadArgs,
-    DEFAULT_SLA,
+    parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, SlaArgs,
+    WorkloadArgs, DEFAULT_SLA,
 };
+use crate::capacity::rates::RatesArg;
 use crate::capacity::settings::Fresh;
+use crate::compare::cost::NodePrice;
 use crate::units;
 
 /// The flags of `capacity` that `--resume` refuses: a resumed search keeps the settings it
@@ -133,16 +136,17 @@ pub struct CapacityArgs {
 
     /// The attempted rates: `auto` (probe the highest throughput, climb a ladder of
     /// fractions of it, then bisect between the last pass and the first fail), a range
-    /// START:STOP:STEP such as 20k:120k:10k, or a list such as 1000,2000,5000.
-    #[arg(long, default_value = "auto", value_name = "RATES")]
-    pub rates: String,
+    /// START:STOP:STEP such as 20k:120k:10k, or a list such as 1000,2000,5000; at most 200
+    /// rates, each 0.001 to 1G.
+    #[arg(long, default_value = "auto", value_name = "RATES", value_parser = RatesArg::parse)]
+    pub rates: RatesArg,
 
     /// With --goal interval, the width asked of the bounds: (upper − lower) / upper; with
     /// --goal strict and --rates auto, bisect until the gap between the highest pass and the
-    /// lowest fail is at most this fraction of the fail, e.g. 2%.
+    /// lowest fail is at most this fraction of the fail, e.g. 2%. [range: 0.1% to 50%]
     /// [default: 10% with --goal interval; 2% with --goal strict]
-    #[arg(long, value_name = "PERCENT")]
-    pub resolution: Option<String>,
+    #[arg(long, value_name = "PERCENT", value_parser = ranges::fraction("0.1%", "50%"))]
+    pub resolution: Option<f64>,
 
     /// How the capacity is stated. `strict`: the highest rate at which every window of every
     /// repeat met the SLA, and every lower rate's did. `interval`: a lower and an upper bound
@@ -155,34 +159,36 @@ pub struct CapacityArgs {
     pub goal: Option<Goal>,
 
     /// With --goal interval: the share of the SLA's windows that may fail at the capacity.
-    /// [default: 10%]
-    #[arg(long, value_name = "PERCENT")]
-    pub exceed_ratio: Option<String>,
+    /// [range: 0.1% to 50%] [default: 10%]
+    #[arg(long, value_name = "PERCENT", value_parser = ranges::fraction("0.1%", "50%"))]
+    pub exceed_ratio: Option<f64>,
 
     /// With --goal interval: the probability that the stated bounds hold the capacity.
-    /// [default: 90%]
-    #[arg(long, value_name = "PERCENT")]
-    pub confidence: Option<String>,
+    /// [range: 50% to 99.9%] [default: 90%]
+    #[arg(long, value_name = "PERCENT", value_parser = ranges::fraction("50%", "99.9%"))]
+    pub confidence: Option<f64>,
 
     /// With --goal strict: runs per attempted rate; a rate passes only when every repeat
-    /// passes. [default: 1]
-    #[arg(long, value_name = "N")]
+    /// passes. [range: 1 to 100] [default: 1]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u32>("1", "100"))]
     pub repeats: Option<u32>,
 
-    /// Measured length of each trial (a whole number of --window).
-    #[arg(long, short = 'd', default_value = "60s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// Measured length of each trial. [range: 1s to 24h; a whole number of --window]
+    #[arg(long, short = 'd', default_value = "60s", value_name = "DURATION", value_parser = ranges::duration("1s", "24h"))]
     pub duration: Duration,
 
     /// Load at the trial's rate before each measured part, excluded from the verdict.
-    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 0s to 1h]
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = ranges::duration("0s", "1h"))]
     pub warmup: Duration,
 
-    /// Requests in flight during the closed-loop probe of --rates auto.
-    #[arg(long, default_value_t = 256, value_name = "N")]
+    /// Requests in flight during the closed-loop probe of --rates auto. [range: 1 to 1M]
+    #[arg(long, default_value = "256", value_name = "N", value_parser = ranges::count::<usize>("1", "1M"))]
     pub probe_concurrency: usize,
 
     /// Length of the closed-loop probe of --rates auto (after a warmup of a quarter of it).
-    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 1s to 1h]
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = ranges::duration("1s", "1h"))]
     pub probe_duration: Duration,
 
     /// Before each trial: restart the local cluster with no data (only for a cluster
@@ -205,8 +211,8 @@ pub struct CapacityArgs {
     /// and started again after it; the next run waits until the other nodes have delivered
     /// the hints they kept for it. Only for a local cluster headroom started (see
     /// --cluster-dir): for another, stop a node yourself, give --hosts without it and a
-    /// --label. See docs/capacity.md.
-    #[arg(long, value_name = "N")]
+    /// --label. See docs/capacity.md. [range: 0 to 1]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u32>("0", "1"))]
     pub degraded: Option<u32>,
 
     /// The service level and its windows.
@@ -276,12 +282,12 @@ pub struct CapacityArgs {
     )]
     pub first_address: Option<std::net::Ipv4Addr>,
 
-    /// With --matrix: every node's JVM heap unless the matrix varies it, e.g. 2G.
-    /// [default: as `headroom cluster start`]
+    /// With --matrix: every node's JVM heap unless the matrix varies it, e.g. 2G. [range:
+    /// 512M to 1T] [default: as `headroom cluster start`]
     #[arg(
         long,
         value_name = "SIZE",
-        value_parser = units::parse_heap,
+        value_parser = ranges::size("512M", "1T"),
         requires = "matrix",
         help_heading = "Comparing configurations"
     )]
@@ -296,10 +302,12 @@ pub struct CapacityArgs {
     /// run (`headroom merge`) and judged as one: for a cluster that one client machine
     /// cannot load. Each trial's directory holds the merged run, and workers/worker-K with
     /// each worker's own; the table and the report say how many workers ran and how each
-    /// kept its schedule. A worker that fails fails the search, naming it and why.
+    /// kept its schedule. A worker that fails fails the search, naming it and why. [range: 1
+    /// to 1024]
     #[arg(
         long,
         value_name = "N",
+        value_parser = ranges::count::<u32>("1", "1024"),
         conflicts_with = "matrix",
         help_heading = "Fleet"
     )]
@@ -326,20 +334,21 @@ pub struct CapacityArgs {
 pub struct CostArgs {
     /// The price of one node: 0.576/h, 420/month or 5000/year; for one configuration when
     /// prices differ: zgc=0.576/h (repeat the flag). Gives the cluster's cost per hour and
-    /// the capacity per dollar-hour.
-    #[arg(long, value_name = "PRICE", help_heading = "Cost")]
-    pub node_price: Vec<String>,
+    /// the capacity per dollar-hour. [range: above 0, at most ten million an hour]
+    #[arg(long, value_name = "PRICE", help_heading = "Cost", value_parser = NodePrice::parse)]
+    pub node_price: Vec<NodePrice>,
 
     /// The nodes of the tested cluster, for the cost of a search against --hosts (a local
     /// cluster's are known). With --matrix: the local cluster's nodes unless the matrix
-    /// sets them. [default: 1]
-    #[arg(long, value_name = "N", help_heading = "Cost")]
+    /// sets them. [range: 1 to 10k] [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Cost", value_parser = ranges::count::<u32>("1", "10k"))]
     pub nodes: Option<u32>,
 
     /// The load to plan for, e.g. 100k: the nodes each configuration needs to carry it at
-    /// the SLA, and what they cost a year, assuming capacity grows with the nodes.
-    #[arg(long, value_name = "RATE", help_heading = "Cost")]
-    pub target_load: Option<String>,
+    /// the SLA, and what they cost a year, assuming capacity grows with the nodes. [range:
+    /// 0.001 to 1G]
+    #[arg(long, value_name = "RATE", help_heading = "Cost", value_parser = ranges::rate("0.001", "1G"))]
+    pub target_load: Option<f64>,
 
     /// The capacity the cost is sized by: healthy (each configuration's own), or degraded
     /// (each healthy configuration is priced by the capacity of its twin searched with a

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::ranges;
 use crate::cpus::CoreChoice;
 use crate::engine::ArrivalKind;
-use crate::units;
 
 /// `--max-in-flight` when not given.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 4096;
@@ -21,10 +21,10 @@ pub struct ClientArgs {
     #[arg(long, value_enum, value_name = "KIND")]
     pub arrivals: Option<ArrivalKind>,
 
-    /// At a fixed rate, at most this many requests in flight (1 to 10 000 000); more wait in
-    /// the client (and the wait counts in their response time). Only at a fixed rate: a
-    /// closed loop keeps --concurrency in flight. [default: 4096]
-    #[arg(long, value_name = "N")]
+    /// At a fixed rate, at most this many requests in flight; more wait in the client (and
+    /// the wait counts in their response time). Only at a fixed rate: a closed loop keeps
+    /// --concurrency in flight. [range: 1 to 10M] [default: 4096]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>("1", "10M"))]
     pub max_in_flight: Option<usize>,
 
     /// At a fixed rate, requests whose intended starts lie within this span are sent
@@ -32,28 +32,30 @@ pub struct ClientArgs {
     /// at the price of at most this much extra wait, which is measured and counted in
     /// response time. Rates below 1/DURATION are unaffected. 0 sends every request at its
     /// own moment: the most precise, about twice the client CPU per request at 10k/s.
-    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 0s to 1s; at most --interval]
+    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = ranges::duration("0s", "1s"))]
     pub send_resolution: Duration,
 
-    /// Client threads, each with its own connections to every node: exactly N. [default:
-    /// as many as the rate needs, one per 20 000 requests a second, up to the number of
-    /// cores; the number of cores for a closed loop]
-    #[arg(long, value_name = "N")]
+    /// Client threads, each with its own connections to every node: exactly N. [range: 1 to
+    /// 256] [default: as many as the rate needs, one per 20 000 requests a second, up to the
+    /// number of cores; the number of cores for a closed loop]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>("1", "256"))]
     pub threads: Option<usize>,
 
-    /// Length of one interval: a live-output line and a histogram-log entry each.
-    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// Length of one interval: a live-output line and a histogram-log entry each. [range:
+    /// 10ms to 1h]
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = ranges::duration("10ms", "1h"))]
     pub interval: Duration,
 
     /// Client-side timeout of one request, from its send (a compound operation's steps
     /// together); a request that takes longer counts as a timeout error. Set-up statements
-    /// (schema, reads of the server's tables) have the same limit.
-    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// (schema, reads of the server's tables) have the same limit. [range: 1ms to 1h]
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = ranges::duration("1ms", "1h"))]
     pub timeout: Duration,
 
     /// Connections to each node from each client thread (the native sender; the driver's
-    /// session opens this many per node in all).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    /// session opens this many per node in all). [range: 1 to 1k]
+    #[arg(long, default_value = "1", value_name = "N", value_parser = ranges::count::<usize>("1", "1k"))]
     pub connections: usize,
 
     /// What sends the measured requests. `native`: headroom's own CQL connections, about

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
+use super::ranges;
 use crate::cluster::{CpusFlag, GcKind};
-use crate::units::{self, ByteSize};
+use crate::units::ByteSize;
 
 /// `headroom cluster ...`
 #[derive(Debug, Args)]
@@ -50,15 +51,16 @@ pub enum ClusterCommand {
 /// `headroom cluster start`
 #[derive(Debug, Args, Default, Clone)]
 pub struct StartArgs {
-    /// Number of nodes (of each data centre, with --dcs). [default: 1]
-    #[arg(long, short = 'n', value_name = "N")]
+    /// Number of nodes (of each data centre, with --dcs). [range: 1 to 254; 254 in all]
+    /// [default: 1]
+    #[arg(long, short = 'n', value_name = "N", value_parser = ranges::count::<u32>("1", "254"))]
     pub nodes: Option<u32>,
 
     /// Number of data centres, named dc1, dc2, ..., each of --nodes consecutive nodes (e.g.
     /// --dcs 2 --nodes 2: dc1 is 127.0.0.1-2, dc2 127.0.0.3-4), one seed each. With one, the
     /// data centre is Cassandra's default, datacenter1. Keyspaces across them:
-    /// --replication nts:dc1=2,dc2=2. [default: 1]
-    #[arg(long, value_name = "N")]
+    /// --replication nts:dc1=2,dc2=2. [range: 1 to 254] [default: 1]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u32>("1", "254"))]
     pub dcs: Option<u32>,
 
     /// Apache Cassandra release to run, as published on Maven Central
@@ -67,10 +69,10 @@ pub struct StartArgs {
     #[arg(long, value_name = "VERSION")]
     pub cassandra_version: Option<String>,
 
-    /// Java heap of each node (-Xms and -Xmx), e.g. 2G or 768M.
+    /// Java heap of each node (-Xms and -Xmx), e.g. 2G or 768M. [range: 512M to 1T]
     /// [default: a quarter of this machine's memory divided among the nodes, at most 4G,
     /// at least 1G]
-    #[arg(long, value_name = "SIZE", value_parser = units::parse_heap)]
+    #[arg(long, value_name = "SIZE", value_parser = ranges::size("512M", "1T"))]
     pub heap: Option<ByteSize>,
 
     /// Garbage collector of each node's JVM. [default: g1]
@@ -139,8 +141,8 @@ pub struct StartArgs {
     )]
     pub nice: Option<i32>,
 
-    /// How long one node may take from launch until it answers CQL.
-    #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = units::parse_duration)]
+    /// How long one node may take from launch until it answers CQL. [range: 1s to 24h]
+    #[arg(long, value_name = "DURATION", default_value = "3m", value_parser = ranges::duration("1s", "24h"))]
     pub start_timeout: Duration,
 }
 
@@ -153,15 +155,16 @@ pub fn parse_cpus_flag(text: &str) -> Result<CpusFlag, String> {
 #[derive(Debug, Args)]
 pub struct StopArgs {
     /// How long each node may take to shut down after SIGTERM before it gets SIGKILL.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = units::parse_duration)]
+    /// [range: 0s to 1h]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = ranges::duration("0s", "1h"))]
     pub timeout: Duration,
 }
 
 /// `headroom cluster nodetool`
 #[derive(Debug, Args)]
 pub struct NodetoolArgs {
-    /// The node, by number: 1 for the first node.
-    #[arg(value_name = "NODE")]
+    /// The node, by number: 1 for the first node. [range: 1 to 254]
+    #[arg(value_name = "NODE", value_parser = ranges::count::<u32>("1", "254"))]
     pub node: u32,
 
     /// nodetool's arguments, e.g. `status`, `tablestats ks.table`, `compact`.
@@ -177,12 +180,12 @@ pub struct NodetoolArgs {
 /// `headroom cluster logs`
 #[derive(Debug, Args)]
 pub struct LogsArgs {
-    /// The node, by number: 1 for the first node.
-    #[arg(value_name = "NODE")]
+    /// The node, by number: 1 for the first node. [range: 1 to 254]
+    #[arg(value_name = "NODE", value_parser = ranges::count::<u32>("1", "254"))]
     pub node: u32,
 
-    /// How many lines from the end to print; 0 prints the whole log.
-    #[arg(long, short = 'n', default_value_t = 50, value_name = "N")]
+    /// How many lines from the end to print; 0 prints the whole log. [range: 0 to 1G]
+    #[arg(long, short = 'n', default_value = "50", value_name = "N", value_parser = ranges::count::<usize>("0", "1G"))]
     pub lines: usize,
 
     /// Print the JVM's GC and safepoint log instead of the node's log.

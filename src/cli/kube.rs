@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use crate::units;
+use super::ranges;
 
 /// `headroom kube`
 #[derive(Debug, Args, Clone)]
@@ -83,8 +83,8 @@ pub struct ManifestArgs {
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
 
-    /// How many workers (pods) share the schedule of the config's rate.
-    #[arg(long, value_name = "N")]
+    /// How many workers (pods) share the schedule of the config's rate. [range: 1 to 1024]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u32>("1", "1024"))]
     pub workers: u32,
 
     /// When the schedule starts, the same for every worker: an RFC 3339 time
@@ -141,19 +141,20 @@ pub struct KubeLauncherArgs {
 
     /// CPU each worker requests (2, 1500m). Give it: a worker starved of CPU judges the run
     /// client-bound. A limit (--cpu-limit) throttles the client and is best left out.
-    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    /// [range: 1m to 1k]
+    #[arg(long, value_name = "QUANTITY", value_parser = ranges::quantity("1m", "1k"))]
     pub cpu: Option<String>,
 
-    /// CPU limit of each worker.
-    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    /// CPU limit of each worker. [range: 1m to 1k]
+    #[arg(long, value_name = "QUANTITY", value_parser = ranges::quantity("1m", "1k"))]
     pub cpu_limit: Option<String>,
 
-    /// Memory each worker requests (512Mi, 2Gi).
-    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    /// Memory each worker requests (512Mi, 2Gi). [range: 1Mi to 1Ti]
+    #[arg(long, value_name = "QUANTITY", value_parser = ranges::quantity("1Mi", "1Ti"))]
     pub memory: Option<String>,
 
-    /// Memory limit of each worker.
-    #[arg(long, value_name = "QUANTITY", value_parser = parse_quantity)]
+    /// Memory limit of each worker. [range: 1Mi to 1Ti]
+    #[arg(long, value_name = "QUANTITY", value_parser = ranges::quantity("1Mi", "1Ti"))]
     pub memory_limit: Option<String>,
 
     /// The Secret holding the password of --username, given to the workers as
@@ -171,23 +172,25 @@ pub struct KubeLauncherArgs {
     pub tls_secret: Option<String>,
 
     /// How long before a trial's start its Job is created: scheduling, image pull,
-    /// connecting (the launcher's; `kube manifest` starts at --start-at).
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = units::parse_duration)]
+    /// connecting (the launcher's; `kube manifest` starts at --start-at). [range: 1s to 1h]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = ranges::duration("1s", "1h"))]
     pub lead: Duration,
 
-    /// Added to the run's length for the Job's deadline (activeDeadlineSeconds).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = units::parse_duration)]
+    /// Added to the run's length for the Job's deadline (activeDeadlineSeconds). [range:
+    /// 1s to 24h]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = ranges::duration("1s", "24h"))]
     pub deadline_margin: Duration,
 
     /// How long an ended Job stays (for `kubectl logs`) before Kubernetes deletes it.
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = units::parse_duration)]
+    /// [range: 0s to 30d]
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = ranges::duration("0s", "30d"))]
     pub job_ttl: Duration,
 
     /// The largest packed run directory a worker writes to its log, bytes. The coordinator
     /// follows each pod's log as it is written, so the kubelet's log rotation
     /// (containerLogMaxSize) does not cut it; by hand, follow the logs too (`kubectl logs
-    /// -f`), or keep a run's directory under containerLogMaxSize.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::fleet::kube::pack::DEFAULT_MAX_BYTES)]
+    /// -f`), or keep a run's directory under containerLogMaxSize. [range: 1M to 2G]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::fleet::kube::pack::DEFAULT_MAX_BYTES, value_parser = ranges::bytes("1M", "2G"))]
     pub max_log_bytes: u64,
 
     /// Run the pods on their nodes' network (`hostNetwork`): for database nodes a pod
@@ -229,7 +232,7 @@ pub struct PackArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 
-    /// The worker whose directory it is, K (1-based).
+    /// The worker whose directory it is, K (1-based). [range: 1 to 1024]
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::fleet::worker::MAX_WORKERS)))]
     pub worker: u32,
 
@@ -242,8 +245,8 @@ pub struct PackArgs {
     )]
     pub exit_code: i32,
 
-    /// Refuse a block longer than this, bytes of base64.
-    #[arg(long, value_name = "BYTES", default_value_t = 9 << 20)]
+    /// Refuse a block longer than this, bytes of base64. [range: 1K to 256M]
+    #[arg(long, value_name = "BYTES", default_value_t = 9 << 20, value_parser = ranges::bytes("1K", "256M"))]
     pub max_bytes: u64,
 }
 
@@ -257,37 +260,4 @@ pub struct UnpackArgs {
     /// The directory that gets worker-K/ for each packed run directory found.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-}
-
-/// A Kubernetes quantity: digits, an optional fraction, an optional suffix (m, k, M, G, T,
-/// Ki, Mi, Gi, Ti).
-fn parse_quantity(input: &str) -> Result<String, String> {
-    let number_end = input
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(input.len());
-    let (number, suffix) = input.split_at(number_end);
-    let number_ok = !number.is_empty() && number.parse::<f64>().is_ok_and(|n| n > 0.0);
-    let suffix_ok = ["", "m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti"].contains(&suffix);
-    if number_ok && suffix_ok {
-        Ok(input.to_string())
-    } else {
-        Err(format!(
-            "{input}: not a Kubernetes quantity; write it like 2, 1500m, 512Mi or 4Gi"
-        ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quantities_are_those_kubernetes_reads() {
-        for ok in ["2", "1500m", "0.5", "512Mi", "4Gi", "1G"] {
-            assert_eq!(parse_quantity(ok).as_deref(), Ok(ok));
-        }
-        for bad in ["", "two", "2 cores", "-1", "512MB", "0"] {
-            assert!(parse_quantity(bad).is_err(), "{bad}");
-        }
-    }
 }

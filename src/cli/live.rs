@@ -6,8 +6,6 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::units;
-
 /// Where to watch a run or search from.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Watching it live")]
@@ -39,7 +37,7 @@ pub struct LiveArgs {
 
     /// After the run or search ends, go on serving the final metrics and page this long,
     /// so that the last scrape and the page (with its link to the report) see the end;
-    /// Ctrl-C ends it sooner. [default: 10s with --live, else 0s]
-    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    /// Ctrl-C ends it sooner. [range: 0s to 24h] [default: 10s with --live, else 0s]
+    #[arg(long, value_name = "DURATION", value_parser = super::ranges::duration("0s", "24h"))]
     pub linger: Option<Duration>,
 }

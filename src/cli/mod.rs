@@ -19,6 +19,7 @@ mod live;
 mod merge;
 mod output;
 mod quickstart;
+mod ranges;
 mod report;
 mod run;
 mod sla;

@@ -5,27 +5,30 @@ use std::time::{Duration, SystemTime};
 
 use clap::Args;
 
-use super::{parse_ops, ClientArgs, ConnectionArgs, LiveArgs, OpsArg, OutputArgs, SlaArgs, WorkloadArgs};
+use super::ranges;
+use super::{
+    parse_ops, ClientArgs, ConnectionArgs, LiveArgs, OpsArg, OutputArgs, SlaArgs, WorkloadArgs,
+};
 use crate::results::config::RunPhase;
-use crate::units;
 
 /// `headroom run`
 #[derive(Debug, Args, Clone)]
 #[command(mut_arg("out", |a| a.help("Run directory. [default: runs/<timestamp>-<workload>]")))]
 #[command(mut_arg("name", |a| a.required(false).required_unless_present("config")))]
 pub struct RunArgs {
-    /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M.
-    #[arg(long, value_name = "RATE", value_parser = units::parse_rate)]
+    /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M. [range: 0.001
+    /// to 1G]
+    #[arg(long, value_name = "RATE", value_parser = ranges::rate("0.001", "1G"))]
     pub rate: Option<f64>,
 
-    /// Requests kept in flight at all times (closed loop), when no --rate is given.
-    /// [default: 64]
-    #[arg(long, value_name = "N", conflicts_with = "rate")]
+    /// Requests kept in flight at all times (closed loop), when no --rate is given. [range:
+    /// 1 to 1M] [default: 64]
+    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = ranges::count::<usize>("1", "1M"))]
     pub concurrency: Option<usize>,
 
-    /// Length of the measured run (after --warmup). [default: 60s unless --ops is given;
-    /// for ycsb, operationcount requests]
-    #[arg(long, short = 'd', value_name = "DURATION", value_parser = units::parse_duration)]
+    /// Length of the measured run (after --warmup). [range: 10ms to 30d; at least one
+    /// --interval] [default: 60s unless --ops is given; for ycsb, operationcount requests]
+    #[arg(long, short = 'd', value_name = "DURATION", value_parser = ranges::duration("10ms", "30d"))]
     pub duration: Option<Duration>,
 
     /// Requests in the measured run, instead of a --duration; or, for a cassandra-stress
@@ -39,7 +42,8 @@ pub struct RunArgs {
     pub phase: RunPhase,
 
     /// Load before the measured run, excluded from the results and logged on its own.
-    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 0s to 24h]
+    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = ranges::duration("0s", "24h"))]
     pub warmup: Duration,
 
     /// The service level and its windows.
@@ -75,16 +79,16 @@ pub struct RunArgs {
     pub cluster_dir: Option<PathBuf>,
 
     /// Also read Cassandra's own figures of the workload's table every DURATION while the
-    /// load runs (at least 1s), besides just before and after: each node's system_views over
+    /// load runs, besides just before and after: each node's system_views over
     /// CQL (read and write latency 50P/99P/max, the requests it counted), one line per
     /// reading in server-samples.jsonl. The summary gives each node's range of 99P and the
     /// rate it counted; the report draws them over the run beside the client's p99. The
-    /// server's percentiles decay with a half-life of 60 s and step by 1 ms. [default: only
-    /// before and after]
+    /// server's percentiles decay with a half-life of 60 s and step by 1 ms. [range: 1s to
+    /// 1h] [default: only before and after]
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = units::parse_duration,
+        value_parser = ranges::duration("1s", "1h"),
         help_heading = "Output"
     )]
     pub server_stats_every: Option<Duration>,
@@ -174,7 +178,7 @@ pub struct MaintenanceArgs {
     pub jmx: Vec<String>,
 
     /// How long an operation still running when the load ends is awaited before its
-    /// nodetool is killed (the node finishes what it began).
-    #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// nodetool is killed (the node finishes what it began). [range: 1s to 24h]
+    #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = ranges::duration("1s", "24h"))]
     pub during_timeout: Duration,
 }

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::units;
-
 /// The SLA of `capacity` when none is given, and of the quickstart.
 pub const DEFAULT_SLA: &str = "p99.9<100ms";
 
@@ -26,8 +24,8 @@ pub struct SlaArgs {
     /// Length of the windows the SLA's terms without an @WINDOW of their own are judged on,
     /// aligned to the end of the warmup; a whole number of intervals. Every window, the
     /// terms' own too, must fit the run's --duration a whole number of times. Only with an
-    /// SLA, and not beside a window=... inside --sla. [default: 10s]
-    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    /// SLA, and not beside a window=... inside --sla. [range: 10ms to 24h] [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = super::ranges::duration("10ms", "24h"))]
     pub window: Option<Duration>,
 }
 

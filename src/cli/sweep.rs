@@ -4,8 +4,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, WorkloadArgs};
-use crate::units;
+use super::ranges;
+use super::{
+    parse_op_mix, ClientArgs, ConnectionArgs, LiveArgs, OpMixArg, OutputArgs, WorkloadArgs,
+};
 
 /// `headroom sweep`
 #[derive(Debug, Args, Clone)]
@@ -27,28 +29,31 @@ pub struct SweepArgs {
     pub concurrency: String,
 
     /// Measure every step for exactly this long instead of until its throughput is stable.
-    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 1s to 24h; at least two --interval]
+    #[arg(long, value_name = "DURATION", value_parser = ranges::duration("1s", "24h"))]
     pub step_duration: Option<Duration>,
 
     /// A step is stable once the standard error of the mean of its per-interval throughputs
     /// is below this fraction of the mean (cassandra-stress's err<0.02), and the mean of its
     /// second half differs from the first half's by at most twice this. Also the least
-    /// average improvement over the last 5 steps worth another step.
-    #[arg(long, default_value = "2%", value_name = "PERCENT")]
-    pub stable_error: String,
+    /// average improvement over the last 5 steps worth another step. [range: 0.1% to 50%]
+    #[arg(long, default_value = "2%", value_name = "PERCENT", value_parser = ranges::fraction("0.1%", "50%"))]
+    pub stable_error: f64,
 
     /// The shortest measured part of a step run until stable (cassandra-stress's n>30).
-    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// [range: 1s to 24h; at least two --interval]
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = ranges::duration("1s", "24h"))]
     pub step_min: Duration,
 
     /// The longest measured part of a step run until stable (cassandra-stress's n<200); a
-    /// step that reaches it is marked "not stable" and counts all the same.
-    #[arg(long, default_value = "200s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// step that reaches it is marked "not stable" and counts all the same. [range: 1s to
+    /// 24h; at least --step-min]
+    #[arg(long, default_value = "200s", value_name = "DURATION", value_parser = ranges::duration("1s", "24h"))]
     pub step_max: Duration,
 
     /// Load before each step's measured part, at the step's concurrency, excluded from its
-    /// results.
-    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = units::parse_duration)]
+    /// results. [range: 0s to 1h]
+    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = ranges::duration("0s", "1h"))]
     pub warmup: Duration,
 
     /// What to send.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::ranges;
 use crate::units;
 use crate::workload::common::generators::PartitionGenerator;
 
@@ -31,8 +32,8 @@ pub struct WorkloadArgs {
     #[arg(value_name = "WORKLOAD", required = true)]
     pub name: Option<String>,
 
-    /// Number of distinct partition keys, e.g. 100M.
-    #[arg(long, default_value = "1M", value_name = "N", value_parser = units::parse_count)]
+    /// Number of distinct partition keys, e.g. 100M. [range: 1 to 1000G]
+    #[arg(long, default_value = "1M", value_name = "N", value_parser = ranges::count::<u64>("1", "1000G"))]
     pub partitions: u64,
 
     /// -p N: the number of partitions, as --partitions (tlp-stress). -p KEY=VALUE: a YCSB
@@ -58,22 +59,24 @@ pub struct WorkloadArgs {
     #[arg(long, value_enum, default_value = "random", value_name = "KIND")]
     pub partition_generator: PartitionGenerator,
 
-    /// Fraction of requests that are reads, e.g. 0.2. The mix is exact over the run.
-    /// [default: 0; 0.05 for documents; 0.9 for vector]
-    #[arg(long, short = 'r', value_name = "FRACTION")]
+    /// Fraction of requests that are reads, e.g. 0.2 or 20%. The mix is exact over the run.
+    /// [range: 0 to 1] [default: 0; 0.05 for documents; 0.9 for vector]
+    #[arg(long, short = 'r', value_name = "FRACTION", value_parser = ranges::fraction("0", "1"))]
     pub read_ratio: Option<f64>,
 
     /// documents: rows each partition receives before its source moves on to a new one.
-    /// [default: 1000]
-    #[arg(long, value_name = "N", value_parser = units::parse_count)]
+    /// [range: 1 to 1G] [default: 1000]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u64>("1", "1G"))]
     pub rows_per_partition: Option<u64>,
 
-    /// Fraction of requests that are deletes.
-    #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]
+    /// Fraction of requests that are deletes; with --read-ratio, at most 1 in all. [range: 0
+    /// to 1]
+    #[arg(long, default_value = "0", value_name = "FRACTION", value_parser = ranges::fraction("0", "1"))]
     pub delete_ratio: f64,
 
     /// Rows written before the run (as fast as the cluster takes them), reported on their own.
-    #[arg(long, default_value = "0", value_name = "N", value_parser = units::parse_count)]
+    /// [range: 0 to 1000G]
+    #[arg(long, default_value = "0", value_name = "N", value_parser = ranges::count::<u64>("0", "1000G"))]
     pub populate: u64,
 
     /// Keyspace replication: simple:RF, nts:DC=RF[,DC=RF...], or a CQL map.
@@ -84,8 +87,9 @@ pub struct WorkloadArgs {
     #[arg(long, value_name = "COMPACTION")]
     pub compaction: Option<String>,
 
-    /// Table default time to live, e.g. 1h.
-    #[arg(long, value_name = "DURATION", value_parser = units::parse_duration)]
+    /// Table default time to live, e.g. 1h: rows expire this long after they are written.
+    /// [range: 1s to 7300d; Cassandra's 20 years]
+    #[arg(long, value_name = "DURATION", value_parser = ranges::duration("1s", "7300d"))]
     pub ttl: Option<Duration>,
 
     /// Consistency level of every request.
@@ -96,8 +100,9 @@ pub struct WorkloadArgs {
     #[arg(long)]
     pub drop: bool,
 
-    /// Seed of every value generator: the same seed sends the same requests.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    /// Seed of every value generator: the same seed sends the same requests. [range: 0 to
+    /// 18446744073709551615]
+    #[arg(long, default_value = "1", value_name = "N", value_parser = ranges::count::<u64>("0", "18446744073709551615"))]
     pub seed: u64,
 
     /// Keyspace of the workload's table.
@@ -113,8 +118,9 @@ pub struct WorkloadArgs {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Vector search (the vector workload)")]
 pub struct VectorArgs {
-    /// Components of each vector. [default: 128; a file's own with --vectors]
-    #[arg(long, value_name = "D")]
+    /// Components of each vector. [range: 1 to 8192] [default: 128; a file's own with
+    /// --vectors]
+    #[arg(long, value_name = "D", value_parser = ranges::count::<usize>("1", "8192"))]
     pub dimensions: Option<usize>,
 
     /// How the index compares vectors: cosine, dot_product (unit vectors) or euclidean.
@@ -122,18 +128,20 @@ pub struct VectorArgs {
     #[arg(long, value_name = "FUNCTION", value_parser = parse_similarity)]
     pub similarity: Option<crate::vectors::Similarity>,
 
-    /// Neighbours each ANN query asks for (LIMIT k): the k of recall@k. [default: 10]
-    #[arg(long, value_name = "K")]
+    /// Neighbours each ANN query asks for (LIMIT k): the k of recall@k. [range: 1 to 1000]
+    /// [default: 10]
+    #[arg(long, value_name = "K", value_parser = ranges::count::<usize>("1", "1000"))]
     pub top_k: Option<usize>,
 
     /// Vectors in the table, e.g. 100k: generated, or the first N of --vectors. The populate
-    /// writes each once. [default: 10k; the whole file with --vectors]
-    #[arg(long, value_name = "N", value_parser = units::parse_count)]
+    /// writes each once. [range: 1 to 100M; at least --top-k] [default: 10k; the whole file
+    /// with --vectors]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<u64>("1", "100M"))]
     pub rows: Option<u64>,
 
     /// Distinct query vectors; the client works out each one's exact neighbours before the
-    /// run (or reads them from --neighbours). [default: 1000]
-    #[arg(long, value_name = "N", value_parser = parse_usize_count)]
+    /// run (or reads them from --neighbours). [range: 1 to 100k] [default: 1000]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>("1", "100k"))]
     pub queries: Option<usize>,
 
     /// The base vectors to write and search, instead of generated ones: .fvecs, .bvecs
@@ -154,12 +162,8 @@ pub struct VectorArgs {
 }
 
 fn parse_similarity(text: &str) -> Result<crate::vectors::Similarity, String> {
-    text.parse().map_err(|e: crate::usage::UsageError| e.to_string())
-}
-
-fn parse_usize_count(text: &str) -> Result<usize, String> {
-    let n = units::parse_count(text).map_err(|e| e.to_string())?;
-    usize::try_from(n).map_err(|_| format!("{n} is too large"))
+    text.parse()
+        .map_err(|e: crate::usage::UsageError| e.to_string())
 }
 
 impl VectorArgs {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{CompareArgs, CostArgs};
-use crate::compare::cost::{parse_target_load, NodePrice, SizeFor};
+use crate::compare::cost::{NodePrice, SizeFor};
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
 use crate::report::load::Input;
@@ -89,21 +89,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 
 /// The comparison's options from the cost flags. Errors are the user's (exit code 2).
 pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
-    let prices = NodePrice::parse_all(&cost.node_price).map_err(UsageError::new)?;
-    let target_per_s = cost
-        .target_load
-        .as_deref()
-        .map(parse_target_load)
-        .transpose()
-        .map_err(UsageError::new)?;
+    NodePrice::check_all(&cost.node_price).map_err(UsageError::new)?;
+    let prices = cost.node_price.clone();
+    let target_per_s = cost.target_load;
     if target_per_s.is_some() && prices.is_empty() {
         return Err(usage_error(
             "--target-load needs --node-price: the yearly cost of the nodes is priced by it"
                 .to_string(),
         ));
-    }
-    if cost.nodes == Some(0) {
-        return Err(usage_error("--nodes must be at least 1".to_string()));
     }
     let size_for = cost.size_for.unwrap_or_default();
     if size_for == SizeFor::Degraded && prices.is_empty() {

@@ -305,8 +305,8 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
     let interval = args.goal == crate::cli::Goal::Interval;
     let resolution = args
         .resolution
-        .clone()
-        .unwrap_or_else(|| (if interval { "20%" } else { "10%" }).to_string());
+        .unwrap_or(if interval { 0.20 } else { 0.10 })
+        .to_string();
     let out = out.display().to_string();
     let mut line = vec![
         "capacity",
@@ -337,10 +337,12 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
         &out,
     ];
     let repeats = args.repeats.map(|n| n.to_string());
+    let exceed_ratio = args.exceed_ratio.map(|f| f.to_string());
+    let confidence = args.confidence.map(|f| f.to_string());
     let given = [
         ("--repeats", repeats.as_deref()),
-        ("--exceed-ratio", args.exceed_ratio.as_deref()),
-        ("--confidence", args.confidence.as_deref()),
+        ("--exceed-ratio", exceed_ratio.as_deref()),
+        ("--confidence", confidence.as_deref()),
     ];
     for (flag, value) in given {
         if let Some(value) = value {

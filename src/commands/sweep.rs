@@ -8,11 +8,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::settings;
-use super::settings::parse_fraction;
 use super::terminal::{live_labels, start_live, stop_on_ctrl_c_or_term, write_report, Terminal};
-use crate::live::Live;
 use crate::cli::SweepArgs;
 use crate::engine::LoadMode;
+use crate::live::Live;
 use crate::run::RunObserver;
 use crate::stop::StopSignal;
 use crate::sweep::live::{SweepContext, SweepObserver};
@@ -26,7 +25,7 @@ pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
         .map_err(|e| UsageError::new(format!("--concurrency: {e}")))?;
     args.client
         .refuse_open_loop_flags("a sweep's steps are closed loops at --concurrency")?;
-    let stable_error = parse_fraction("--stable-error", &args.stable_error)?;
+    let stable_error = args.stable_error;
     let fmt = |d: Duration| humantime::format_duration(d).to_string();
     if args.step_min > args.step_max {
         return Err(usage_error(format!(
@@ -91,7 +90,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let cluster_dir = settings::local_cluster_dir();
     let credentials = settings::run_credentials(&args.connection, &cluster_dir, &config.run.hosts)?;
     settings::with_cluster_tls(&mut config.run, &cluster_dir);
-    settings::with_client_cores(&mut config.run, args.client.client_cpus.as_ref(), &cluster_dir)?;
+    settings::with_client_cores(
+        &mut config.run,
+        args.client.client_cpus.as_ref(),
+        &cluster_dir,
+    )?;
     let out = args.output.out.clone().unwrap_or_else(|| {
         crate::output_dir::default_out_dir(&format!("sweep-{}", config.run.workload.name))
     });
@@ -102,7 +105,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let file = sweep(&config, &out, credentials, live.as_ref());
     if let Some(live) = &live {
         let (sentence, report) = match &file {
-            Ok(_) => ("The sweep has ended.".to_string(), Some(out.join("report.html"))),
+            Ok(_) => (
+                "The sweep has ended.".to_string(),
+                Some(out.join("report.html")),
+            ),
             Err(e) => (format!("The sweep failed: {e:#}"), None),
         };
         let interrupted = matches!(&file, Ok(f) if f.status == SweepStatus::Interrupted);

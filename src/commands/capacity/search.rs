@@ -11,7 +11,7 @@ use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{self, RatePlan, Status, Store};
 use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
-use crate::commands::settings::{self, parse_fraction};
+use crate::commands::settings;
 use crate::commands::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
 use crate::engine::LoadMode;
 use crate::fleet::launch::Launcher;
@@ -26,12 +26,9 @@ use crate::usage::{usage_error, UsageError};
 /// Resolves and checks the flags of `headroom capacity`.
 pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
     let interval_goal = goal_of(args) == crate::cli::Goal::Interval;
-    let resolution = parse_fraction(
-        "--resolution",
-        args.resolution
-            .as_deref()
-            .unwrap_or(if interval_goal { "10%" } else { "2%" }),
-    )?;
+    let resolution = args
+        .resolution
+        .unwrap_or(if interval_goal { 0.10 } else { 0.02 });
     let mut workload = args.workload.clone();
     workload.op_mix = args.ops.clone().map(|m| m.0);
     let mut run = settings::settings(
@@ -74,24 +71,12 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
              e.g. --label c5d.2xlarge",
         ));
     }
-    if args.repeats == Some(0) {
-        return Err(usage_error("--repeats must be at least 1"));
-    }
-    if args.probe_concurrency == 0 {
-        return Err(usage_error("--probe-concurrency must be at least 1"));
-    }
-    if args.probe_duration < Duration::from_secs(1) {
-        return Err(usage_error(format!(
-            "--probe-duration {} is too short to measure a throughput: give at least 1s",
-            humantime::format_duration(args.probe_duration)
-        )));
-    }
-    let rates = Rates::parse(&args.rates, resolution).map_err(UsageError::new)?;
+    let rates = Rates::parse(args.rates.text(), resolution).map_err(UsageError::new)?;
     let interval = if interval_goal {
         if !matches!(rates.plan(), RatePlan::Auto { .. }) {
             return Err(usage_error(format!(
                 "--goal interval chooses its own rates: give --rates auto, not '{}'",
-                args.rates
+                args.rates.text()
             )));
         }
         if args.repeats.is_some() {
@@ -105,14 +90,8 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             .round()
             .max(1.0) as u32;
         Some(crate::capacity::interval::IntervalGoal {
-            exceed_ratio: parse_fraction(
-                "--exceed-ratio",
-                args.exceed_ratio.as_deref().unwrap_or("10%"),
-            )?,
-            confidence: parse_fraction(
-                "--confidence",
-                args.confidence.as_deref().unwrap_or("90%"),
-            )?,
+            exceed_ratio: args.exceed_ratio.unwrap_or(0.10),
+            confidence: args.confidence.unwrap_or(0.90),
             width: resolution,
             windows_per_trial,
             window_correlation: crate::capacity::interval::WINDOW_CORRELATION,
@@ -207,10 +186,7 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
 /// ask for what only the strict goal does (its own list or range of rates, or repeats).
 pub fn goal_of(args: &CapacityArgs) -> crate::cli::Goal {
     args.goal.unwrap_or_else(|| {
-        // What `auto` means is the rate plan's to say (a bad --rates is refused later).
-        let own_rates = RatePlan::parse(&args.rates, 0.1)
-            .is_ok_and(|plan| !matches!(plan, RatePlan::Auto { .. }));
-        if own_rates || args.repeats.is_some() {
+        if args.rates.names_its_rates() || args.repeats.is_some() {
             crate::cli::Goal::Strict
         } else {
             crate::cli::Goal::Interval
