@@ -175,6 +175,7 @@ mod tests {
             late_sends: 0,
             measured_requests: 100,
             client_decided_windows: 0,
+            overflowed: false,
         };
         summary.validity = Some(Validity::decide(figures, true));
         assert_eq!(

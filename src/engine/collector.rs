@@ -52,6 +52,9 @@ pub(super) struct Tally {
     pub(super) limit_waits: u64,
     /// Measured requests late by the client's doing.
     pub(super) client_late: u64,
+    /// Whether a count or time of the worker's schedule went beyond u64 and saturated: its
+    /// backlog, an intended start, a sequence number.
+    pub(super) overflowed: bool,
 }
 
 impl Tally {
@@ -64,6 +67,7 @@ impl Tally {
         self.unsent_held |= other.unsent_held;
         self.limit_waits += other.limit_waits;
         self.client_late += other.client_late;
+        self.overflowed |= other.overflowed;
     }
 }
 
@@ -101,6 +105,8 @@ pub(super) struct Collector {
     pub(super) totals: Vec<[OpHistograms; 2]>,
     pub(super) hiccup_total: Histogram<u64>,
     pub(super) max_backlog: u64,
+    /// Whether the backlog summed over the workers went beyond u64 (and saturated).
+    pub(super) backlog_overflowed: bool,
     pub(super) all_failing_ns: u64,
     pub(super) tally: Tally,
 }
@@ -115,6 +121,7 @@ impl Collector {
             totals: empty_ops(n_ops),
             hiccup_total: new_histogram(),
             max_backlog: 0,
+            backlog_overflowed: false,
             all_failing_ns: 0,
             tally: Tally::default(),
         }
@@ -206,7 +213,9 @@ impl Collector {
                     .saturating_sub(interval.start_ns)
                     .clamp(1, self.interval_ns);
             }
-            interval.backlog = progress.backlog();
+            let backlog = progress.backlog();
+            self.backlog_overflowed |= backlog.is_none();
+            interval.backlog = backlog.unwrap_or(u64::MAX);
             interval.in_flight = progress.in_flight();
             self.max_backlog = self.max_backlog.max(interval.backlog);
             let (ok, failed) = interval

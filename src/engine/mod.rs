@@ -143,7 +143,8 @@ pub struct Interval {
     pub ops: Vec<[OpHistograms; 2]>,
     /// The client's hiccups in this interval, ns.
     pub hiccups: Option<Histogram<u64>>,
-    /// Requests released but not yet sent at the interval's end.
+    /// Requests released but not yet sent at the interval's end (`u64::MAX` when the count
+    /// overflowed: see [`Outcome::overflowed`]).
     pub backlog: u64,
     /// Requests sent and not yet answered at the interval's end (as the workers last
     /// looked, a quarter of an interval at most before).
@@ -204,6 +205,11 @@ pub struct Outcome {
     /// free in-flight slot for the next of them: then the server, not the client, held those
     /// back.
     pub unsent_held: bool,
+    /// Whether a count or time of the schedule went beyond what u64 holds and saturated at
+    /// `u64::MAX` (the backlog at a rate no client keeps, an intended start or the end beyond
+    /// 584 years, a sequence number): the figures that did are not the run's, and the
+    /// measurement is not valid.
+    pub overflowed: bool,
     /// Why the run ended.
     pub stop: StopReason,
 }
@@ -231,7 +237,8 @@ pub struct MeasuredPeriod {
 }
 
 impl MeasuredPeriod {
-    /// The period as `config` schedules it; none for a closed loop.
+    /// The period as `config` schedules it; none for a closed loop. An end beyond u64 ns
+    /// saturates at `u64::MAX` (see [`MeasuredPeriod::overflows`]).
     fn scheduled(config: &EngineConfig) -> Option<MeasuredPeriod> {
         let LoadMode::Open { rate_per_s, .. } = config.mode else {
             return None;
@@ -239,15 +246,21 @@ impl MeasuredPeriod {
         let from_ns = config.end.warmup_ns;
         let length_ns = match (config.end.duration_ns, config.end.ops) {
             (Some(d), _) => d,
-            (None, Some(n)) => (n as f64 * 1e9 / rate_per_s) as u64,
+            (None, Some(n)) => schedule::to_u64(n as f64 * 1e9 / rate_per_s).unwrap_or(u64::MAX),
             (None, None) => return None,
         };
         Some(MeasuredPeriod {
             from_ns,
-            to_ns: from_ns + length_ns.max(1),
+            to_ns: from_ns.saturating_add(length_ns.max(1)),
             ok: 0,
             failed: 0,
         })
+    }
+
+    /// Whether the period's end saturated at `u64::MAX` ns: it lies beyond 584 years (so
+    /// many requests at so low a rate), and the schedule cannot say when it ends.
+    fn overflows(&self) -> bool {
+        self.to_ns == u64::MAX
     }
 
     fn contains(&self, t_ns: u64) -> bool {
@@ -294,7 +307,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     sink: &mut S,
 ) -> Outcome {
     let n_ops = workload.op_names().len();
-    let interval_ns = config.interval.as_nanos().max(1) as u64;
+    let interval_ns = nanos(config.interval).max(1);
     let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
     let workers = config.workers.max(1);
 
@@ -326,7 +339,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
                     active.len(),
                     config.end,
                 )
-                .by_slots(config.send_resolution.as_nanos() as u64),
+                .by_slots(nanos(config.send_resolution)),
             ),
             LoadMode::Closed { .. } => Source::Closed(ClosedSchedule::new(
                 config.share,
@@ -358,10 +371,8 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             limit: limits[worker],
             per_worker_rate: rate_per_s
                 .map(|r| r / active.len() as f64 / config.share.count.max(1) as f64),
-            send_resolution_ns: config.send_resolution.as_nanos() as u64,
-            timeout_ns: config
-                .request_timeout
-                .map_or(0, |t| (t.as_nanos() as u64).max(1)),
+            send_resolution_ns: nanos(config.send_resolution),
+            timeout_ns: config.request_timeout.map_or(0, |t| nanos(t).max(1)),
             interval_ns,
             hiccups: config.hiccups,
             tick_ns,
@@ -373,7 +384,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             send_deadline_ns: MeasuredPeriod::scheduled(config).map_or(NEVER, |p| {
                 p.to_ns.saturating_add(SEND_GRACE.as_nanos() as u64)
             }),
-            lag_limit_ns: config.lag_limit.map_or(NEVER, |l| l.as_nanos() as u64),
+            lag_limit_ns: config.lag_limit.map_or(NEVER, nanos),
             tx: tx.clone(),
         };
         handles.push(match &config.lanes {
@@ -406,21 +417,26 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
     let tally = collector.tally;
     let unsent = if tally.unsent_capped {
         // Estimated: the schedule's requests that no total accounts for.
-        let accounted: u64 = collector
+        let accounted: f64 = collector
             .totals
             .iter()
             .flatten()
-            .map(OpHistograms::total)
+            .map(|stats| stats.total() as f64)
             .sum();
-        (scheduled_requests(config) - accounted as f64).max(tally.unsent as f64)
+        (scheduled_requests(config) - accounted).max(tally.unsent as f64)
     } else {
         tally.unsent as f64
     };
+    let period = MeasuredPeriod::scheduled(config);
+    let overflowed = tally.overflowed
+        || collector.backlog_overflowed
+        || config.end.overflows()
+        || period.is_some_and(|p| p.overflows());
     Outcome {
         totals: collector.totals,
         hiccups: collector.hiccup_total,
         elapsed_ns: collector.end_ns,
-        measured_period: MeasuredPeriod::scheduled(config).map(|p| MeasuredPeriod {
+        measured_period: period.map(|p| MeasuredPeriod {
             ok: tally.ok_in_period,
             failed: tally.failed_in_period,
             ..p
@@ -431,8 +447,15 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
         limit_waits: tally.limit_waits,
         client_late: tally.client_late,
         unsent_held: tally.unsent_held,
+        overflowed,
         stop,
     }
+}
+
+/// A duration in ns, saturating at `u64::MAX` (584 years) where `as u64` would drop its
+/// high bits.
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Open loop: how many requests the whole schedule holds, warmup included (for Poisson

@@ -6,6 +6,11 @@
 //! for a free in-flight slot keeps its intended start, so its response time includes the
 //! wait. Closed loop: a worker takes a new request whenever it has a free slot; the intended
 //! start is the send.
+//!
+//! Times are u64 nanoseconds since the run's start (584 years) and counts u64. What would go
+//! beyond them (a schedule's time, the number of requests due at a rate no client keeps)
+//! saturates at `u64::MAX` instead of wrapping, and says so ([`Arrivals::overflowed`],
+//! [`overdue`], [`Progress::backlog`], [`End::overflows`]): the run is then not valid.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -32,6 +37,8 @@ pub struct Arrivals {
     pub next_seq: u64,
     poisson_t: f64,
     rng: SmallRng,
+    /// An intended start or a sequence number went beyond u64 and saturated.
+    overflowed: bool,
 }
 
 impl Arrivals {
@@ -43,8 +50,29 @@ impl Arrivals {
             next_seq: 0,
             poisson_t: 0.0,
             rng: SmallRng::seed_from_u64(seed ^ 0xA221_7A15),
+            overflowed: false,
         }
     }
+
+    /// Whether an intended start (or a sequence number) went beyond u64 and saturated at
+    /// `u64::MAX`: the schedule no longer says when its requests are due.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+}
+
+/// `x` rounded down to a whole u64, or `None` when it is beyond u64 (or not a number): `as u64`
+/// would quietly give `u64::MAX` (or 0).
+pub fn to_u64(x: f64) -> Option<u64> {
+    // `u64::MAX as f64` is 2^64 itself, the first value beyond.
+    (x >= 0.0 && x < u64::MAX as f64).then_some(x as u64)
+}
+
+/// Requests due in the `late_ns` since the intended start of the first of them, that one
+/// included, at `rate_per_s`; `None` when they are more than u64 counts (a rate no client
+/// keeps).
+pub fn overdue(late_ns: u64, rate_per_s: f64) -> Option<u64> {
+    to_u64(late_ns as f64 * rate_per_s / 1e9)?.checked_add(1)
 }
 
 impl Iterator for Arrivals {
@@ -52,17 +80,24 @@ impl Iterator for Arrivals {
 
     fn next(&mut self) -> Option<u64> {
         let seq = self.next_seq;
-        self.next_seq += 1;
-        Some(match self.kind {
+        match seq.checked_add(1) {
+            Some(next) => self.next_seq = next,
+            None => self.overflowed = true,
+        }
+        let t = match self.kind {
             // Computed from i, not accumulated, so rounding never drifts.
-            ArrivalKind::Fixed => (seq as f64 * self.period_ns) as u64,
+            ArrivalKind::Fixed => seq as f64 * self.period_ns,
             ArrivalKind::Poisson => {
                 let t = self.poisson_t;
                 let u: f64 = self.rng.random::<f64>().max(f64::MIN_POSITIVE);
                 self.poisson_t += -u.ln() * self.period_ns;
-                t as u64
+                t
             }
-        })
+        };
+        Some(to_u64(t).unwrap_or_else(|| {
+            self.overflowed = true;
+            u64::MAX
+        }))
     }
 }
 
@@ -92,9 +127,27 @@ impl End {
         if t_ns < self.warmup_ns {
             return false;
         }
-        self.duration_ns.is_some_and(|d| t_ns >= self.warmup_ns + d)
+        self.duration_ns
+            .is_some_and(|d| t_ns >= self.warmup_ns.saturating_add(d))
             || self.ops.is_some_and(|n| measured >= n)
     }
+
+    /// Whether the end by time lies at or beyond `u64::MAX` ns (584 years): the warmup, the
+    /// duration (see [`ns_from_s`]) or their sum saturated, and the schedule cannot say when
+    /// it ends.
+    pub fn overflows(&self) -> bool {
+        let end = match self.duration_ns {
+            Some(d) => self.warmup_ns.checked_add(d),
+            None => Some(self.warmup_ns),
+        };
+        end.is_none_or(|end| end == u64::MAX)
+    }
+}
+
+/// Seconds as the schedule's nanoseconds, rounded down; `u64::MAX` (which [`End::overflows`]
+/// reads as overflowed) when they are beyond u64, 0 below zero.
+pub fn ns_from_s(seconds: f64) -> u64 {
+    to_u64(seconds * 1e9).unwrap_or(if seconds > 0.0 { u64::MAX } else { 0 })
 }
 
 /// How many workers' overdue counts [`Progress`] keeps: the most workers a run has.
@@ -122,15 +175,17 @@ impl Default for Progress {
 }
 
 impl Progress {
-    /// Requests due but not yet sent, summed over the workers: the client's backlog.
-    pub fn backlog(&self) -> u64 {
+    /// Requests due but not yet sent, summed over the workers: the client's backlog; `None`
+    /// when the sum is more than u64 counts (a worker's own count that overflowed is
+    /// `u64::MAX`, and its worker says so).
+    pub fn backlog(&self) -> Option<u64> {
         self.overdue
             .iter()
             .map(|o| o.load(Ordering::Relaxed))
-            .fold(0, u64::saturating_add)
+            .try_fold(0, u64::checked_add)
     }
 
-    /// A worker's latest count of overdue requests.
+    /// A worker's latest count of overdue requests (`u64::MAX` when it overflowed).
     pub fn set_overdue(&self, worker: usize, count: u64) {
         self.overdue[worker % MAX_WORKERS].store(count, Ordering::Relaxed);
     }
@@ -248,6 +303,12 @@ impl WorkerSchedule {
     /// were skipped without one of its own: ask again.
     pub fn next_ticket(&mut self) -> Option<Ticket> {
         self.ahead.pop_front().or_else(|| self.draw())
+    }
+
+    /// Whether an intended start or a sequence number of the schedule saturated (see
+    /// [`Arrivals::overflowed`]).
+    pub fn overflowed(&self) -> bool {
+        self.arrivals.overflowed()
     }
 
     /// Whether this worker's share is all drawn: [`WorkerSchedule::next_ticket`] returns
@@ -401,6 +462,83 @@ mod tests {
             .take(5)
             .collect();
         assert_eq!(a, b, "seeded");
+    }
+
+    /// Past 2^64 ns (584 years) an intended start saturates and the schedule says so; the
+    /// requests before it keep their exact times.
+    #[test]
+    fn an_intended_start_beyond_u64_saturates_and_is_marked() {
+        // One request in 128 s: request 144 115 189 is the first past 2^64 ns.
+        let mut arrivals = Arrivals::new(ArrivalKind::Fixed, 1.0 / 128.0, 0);
+        arrivals.next_seq = 144_115_188;
+        assert_eq!(arrivals.next(), Some(144_115_188 * 128_000_000_000));
+        assert!(!arrivals.overflowed());
+        assert_eq!(arrivals.next(), Some(u64::MAX));
+        assert!(arrivals.overflowed());
+        let mut arrivals = Arrivals::new(ArrivalKind::Fixed, 1e9, 0);
+        arrivals.next_seq = u64::MAX;
+        arrivals.next();
+        assert!(
+            arrivals.overflowed(),
+            "the last sequence number has no next"
+        );
+    }
+
+    #[test]
+    fn figures_beyond_u64_are_none_not_u64_max() {
+        assert_eq!(to_u64(0.0), Some(0));
+        assert_eq!(to_u64(2.9), Some(2));
+        assert_eq!(to_u64(18_446_744_073_709_549_568.0), Some(u64::MAX - 2047));
+        for beyond in [u64::MAX as f64, 1e99, f64::INFINITY, f64::NAN, -1.0] {
+            assert_eq!(to_u64(beyond), None, "{beyond}");
+        }
+        // The overdue count: the first unsent request and those due since.
+        assert_eq!(overdue(0, 1000.0), Some(1));
+        assert_eq!(overdue(1_000_000_000, 1000.0), Some(1001));
+        assert_eq!(overdue(3_600_000_000_000, 1e9), Some(3_600_000_000_001));
+        // `--rate 1e99` a second behind: once u64::MAX, and judged valid.
+        assert_eq!(overdue(1_000_000_000, 1e99), None);
+        assert_eq!(ns_from_s(1.5), 1_500_000_000);
+        assert_eq!(ns_from_s(700.0 * 365.0 * 86_400.0), u64::MAX);
+        assert_eq!(ns_from_s(-1.0), 0);
+    }
+
+    #[test]
+    fn a_backlog_beyond_u64_is_none_not_wrapped() {
+        let progress = Progress::default();
+        progress.set_overdue(0, 5);
+        progress.set_overdue(3, 7);
+        assert_eq!(progress.backlog(), Some(12));
+        progress.set_overdue(1, u64::MAX - 12);
+        assert_eq!(progress.backlog(), Some(u64::MAX));
+        progress.set_overdue(2, 1);
+        assert_eq!(progress.backlog(), None);
+    }
+
+    /// An end beyond 584 years saturates: it neither wraps to the start (ending the run at
+    /// once) nor panics, and it is marked.
+    #[test]
+    fn an_end_beyond_u64_saturates_and_is_marked() {
+        let far = End {
+            warmup_ns: 10_000_000_000,
+            duration_ns: Some(ns_from_s(700.0 * 365.0 * 86_400.0)),
+            ops: None,
+        };
+        assert!(!far.is_past(20_000_000_000, 5));
+        assert!(!far.is_past(u64::MAX - 1, 5));
+        assert!(far.overflows());
+        let near = End {
+            warmup_ns: 10_000_000_000,
+            duration_ns: Some(ns_from_s(100.0 * 365.0 * 86_400.0)),
+            ops: None,
+        };
+        assert!(!near.overflows());
+        let by_ops = End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(u64::MAX),
+        };
+        assert!(!by_ops.overflows(), "a count has no end in time");
     }
 
     #[test]

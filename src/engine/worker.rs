@@ -20,7 +20,7 @@ use crate::workload::{Parts, Workload};
 use super::clock::{Clock, Timer};
 use super::collector::{Message, Records, Tally};
 use super::in_flight::{Answer, Completion, InFlight, NEVER};
-use super::schedule::{ClosedSchedule, End, Progress, Ticket, WorkerSchedule};
+use super::schedule::{overdue, ClosedSchedule, End, Progress, Ticket, WorkerSchedule};
 use super::{MeasuredPeriod, SEND_GRACE, UNSENT_COUNTED};
 
 /// Where a worker's requests come from.
@@ -228,7 +228,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                     if now >= self.send_deadline_ns && !exhausted {
                         tally.unsent_held = pending.is_some()
                             && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
-                        (tally.unsent, tally.unsent_capped) = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now, &mut tally);
                         exhausted = true;
                         continue;
                     }
@@ -274,15 +274,18 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
                         // may not come again.
                         tally.unsent_held = pending.is_some()
                             && (pending_held || pending_waited_for_slot || in_flight.len() >= self.limit);
-                        (tally.unsent, tally.unsent_capped) = self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now);
+                        self.stop_sending(&mut source, pending.take(), &mut records, &mut current, now, &mut tally);
                         exhausted = true;
                     }
                     let overdue = match (pending, self.per_worker_rate) {
-                        // Saturating: a rate no client could keep overflows the count.
+                        // A rate no client could keep overflows the count: it saturates, and
+                        // the run says so.
                         (Some(t), Some(rate)) if t.intended_ns <= now => {
-                            ((now - t.intended_ns) as f64 * rate / 1e9) as u64
+                            overdue(now - t.intended_ns, rate).unwrap_or_else(|| {
+                                tally.overflowed = true;
+                                u64::MAX
+                            })
                         }
-                        .saturating_add(1),
                         _ => 0,
                     };
                     self.progress.set_overdue(self.worker, overdue);
@@ -293,6 +296,9 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         }
         self.progress.set_overdue(self.worker, 0);
         self.progress.set_in_flight(self.worker, 0);
+        if let Source::Open(schedule) = &source {
+            tally.overflowed |= schedule.overflowed();
+        }
         let end_ns = self.clock.now_ns();
         let _ = self.tx.send(Message::Part {
             worker: self.worker,
@@ -333,8 +339,8 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
 
     /// Stops sending at the deadline: the pending request and the rest of this worker's
     /// schedule are recorded as unsent, in the interval of `now_ns`, each under its op type
-    /// and phase, up to [`UNSENT_COUNTED`]. Returns how many were recorded and whether the
-    /// count stopped there with requests left.
+    /// and phase, up to [`UNSENT_COUNTED`]. Notes in `tally` how many were recorded and
+    /// whether the count stopped there with requests left.
     fn stop_sending(
         &self,
         source: &mut Source,
@@ -342,10 +348,12 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         records: &mut Records,
         current: &mut u64,
         now_ns: u64,
-    ) -> (u64, bool) {
+        tally: &mut Tally,
+    ) {
         self.hand_over(current, records, now_ns / self.interval_ns);
         let Source::Open(schedule) = source else {
-            return (0, false);
+            (tally.unsent, tally.unsent_capped) = (0, false);
+            return;
         };
         let mut counted = 0u64;
         let mut next = pending.or_else(|| schedule.next_ticket());
@@ -354,9 +362,10 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         let capped = |schedule: &WorkerSchedule| !schedule.is_over();
         while let Some(ticket) = next {
             if counted == UNSENT_COUNTED {
-                return (counted, true);
+                (tally.unsent, tally.unsent_capped) = (counted, true);
+                return;
             }
-            let seq = self.first_seq + ticket.seq;
+            let seq = self.seq(ticket, tally);
             let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
             let phase = if ticket.intended_ns < self.end.warmup_ns {
                 Phase::Warmup
@@ -374,7 +383,16 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
             counted += 1;
             next = schedule.next_ticket();
         }
-        (counted, capped(schedule))
+        (tally.unsent, tally.unsent_capped) = (counted, capped(schedule));
+    }
+
+    /// The workload's sequence number of `ticket`: after the rows a populate wrote. One
+    /// beyond u64 saturates, and `tally` notes the overflow.
+    fn seq(&self, ticket: Ticket, tally: &mut Tally) -> u64 {
+        self.first_seq.checked_add(ticket.seq).unwrap_or_else(|| {
+            tally.overflowed = true;
+            u64::MAX
+        })
     }
 
     /// When to wake for `ticket`: its intended start, or, when that is still ahead and
@@ -417,7 +435,7 @@ impl<W: Workload, C: Clock> WorkerContext<W, C> {
         ticket: Ticket,
         tally: &mut Tally,
     ) -> InFlight<impl Future<Output = Answer> + '_> {
-        let seq = self.first_seq + ticket.seq;
+        let seq = self.seq(ticket, tally);
         let op = self.only_op.unwrap_or_else(|| self.workload.op_for(seq));
         let phase = if ticket.intended_ns < self.end.warmup_ns {
             Phase::Warmup

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::native::Sender;
 use crate::client::tls::TlsSettings;
-use crate::engine::schedule::{End, Share};
+use crate::engine::schedule::{ns_from_s, End, Share};
 use crate::engine::LoadMode;
 use crate::maintenance::MaintenanceConfig;
 use crate::sla::Sla;
@@ -165,8 +165,8 @@ impl RunSettings {
     /// When the engine ends the run: the warmup, then the duration or the request count.
     pub fn end(&self) -> End {
         End {
-            warmup_ns: (self.warmup_s * 1e9) as u64,
-            duration_ns: self.duration_s.map(|d| (d * 1e9) as u64),
+            warmup_ns: ns_from_s(self.warmup_s),
+            duration_ns: self.duration_s.map(ns_from_s),
             ops: self.ops,
         }
     }

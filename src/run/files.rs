@@ -63,7 +63,9 @@ impl RunFiles {
             op_names: op_names.to_vec(),
             warmup_ns,
             judge: sla.map(|sla| {
-                let measured_ns = planned.map(|p| (p.as_nanos() as u64).saturating_sub(warmup_ns));
+                // Saturating: `as u64` would drop the high bits of a plan beyond 584 years.
+                let planned_ns = planned.map(|p| u64::try_from(p.as_nanos()).unwrap_or(u64::MAX));
+                let measured_ns = planned_ns.map(|p| p.saturating_sub(warmup_ns));
                 StreamingJudge::new(sla, op_names.to_vec(), warmup_ns, measured_ns)
             }),
             error: None,

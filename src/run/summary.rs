@@ -147,6 +147,7 @@ fn validity(
         late_sends: outcome.client_late,
         measured_requests,
         client_decided_windows: client.client_decided,
+        overflowed: outcome.overflowed,
     };
     Validity::decide(figures, matches!(config.mode, LoadMode::Open { .. }))
 }

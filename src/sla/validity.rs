@@ -20,10 +20,15 @@
 //!    send at the term's percentile was at least half the threshold: the client's delay, not
 //!    the server, decided that window ([`client_decided`]).
 //!
+//! And a run of either loop is not valid when its schedule's counts overflowed: a count or
+//! time went beyond what 64 bits hold and saturated (the backlog at a rate no client keeps,
+//! an end beyond 584 years; see [`crate::engine::Outcome::overflowed`]), so its figures are
+//! not the run's.
+//!
 //! The client's CPU against its threads and its hiccups are reported beside the verdict as
 //! the likely causes; they do not decide it (a busy client that sends on time measures well).
-//! A closed loop has no schedule to fall behind: its runs are valid, and the figures say how
-//! busy the client was.
+//! A closed loop has no schedule to fall behind: its runs are valid unless their counts
+//! overflowed, and the figures say how busy the client was.
 
 use std::fmt;
 use std::time::Duration;
@@ -109,6 +114,11 @@ pub struct ClientFigures {
     pub measured_requests: u64,
     /// Failing windows the client's own wait decided (rule 3 of the module's doc).
     pub client_decided_windows: u64,
+    /// Whether a count or time of the schedule overflowed and saturated (see
+    /// [`crate::engine::Outcome::overflowed`]). False in summaries written before headroom
+    /// noted it.
+    #[serde(default)]
+    pub overflowed: bool,
 }
 
 /// A run's validity: the verdict, why, what to do, and the figures.
@@ -142,6 +152,14 @@ impl Validity {
     /// Decides on `figures` of an open-loop run (`open`) or a closed-loop one.
     pub fn decide(figures: ClientFigures, open: bool) -> Validity {
         let mut reasons = Vec::new();
+        if figures.overflowed {
+            reasons.push(
+                "the schedule's counts overflowed: a backlog, request count or time went beyond \
+                 what 64 bits hold and stopped at 18446744073709551615, so the run's figures \
+                 are not its own"
+                    .to_string(),
+            );
+        }
         if open {
             if figures.unsent > 0.0 && !figures.unsent_held {
                 reasons.push(format!(
@@ -191,15 +209,18 @@ impl Validity {
             ));
         }
         reasons.push(format!("figures: {}", causes.join("; ")));
+        let advice = if figures.overflowed {
+            "ask for a lower rate, a shorter --duration or fewer --ops: a schedule whose counts \
+             overflow is one no client can keep, so this run says nothing about the server"
+        } else {
+            "give the client more --threads (and cores), run it on a machine of its own, \
+             or ask for a lower rate; the server was not the limit, so this run says nothing \
+             about it"
+        };
         Validity {
             verdict: ValidityVerdict::ClientBound,
             reasons,
-            advice: Some(
-                "give the client more --threads (and cores), run it on a machine of its own, \
-                 or ask for a lower rate; the server was not the limit, so this run says nothing \
-                 about it"
-                    .to_string(),
-            ),
+            advice: Some(advice.to_string()),
             figures,
         }
     }
@@ -268,6 +289,7 @@ mod tests {
             late_sends: 10,
             measured_requests: 10_000,
             client_decided_windows: 0,
+            overflowed: false,
         }
     }
 
@@ -380,6 +402,43 @@ mod tests {
             false,
         );
         assert!(closed.is_valid());
+    }
+
+    /// A schedule whose counts overflowed measured nothing, in an open loop or a closed one,
+    /// even when its unsent requests were the server's (every slot taken): `--rate 1e99` was
+    /// once judged valid with a backlog of 1.845e19.
+    #[test]
+    fn a_run_whose_counts_overflowed_is_not_valid() {
+        let impossible = ClientFigures {
+            max_backlog: u64::MAX,
+            unsent: 2e99,
+            unsent_held: true,
+            limit_waits: 3000,
+            late_sends: 0,
+            overflowed: true,
+            ..figures()
+        };
+        for open in [true, false] {
+            let v = Validity::decide(impossible.clone(), open);
+            assert_eq!(v.verdict, ValidityVerdict::ClientBound, "open: {open}");
+            assert!(
+                v.reasons[0].starts_with("the schedule's counts overflowed"),
+                "{:?}",
+                v.reasons
+            );
+            assert!(v.advice.as_deref().unwrap().contains("lower rate"));
+        }
+        // The same figures without the overflow: the server held the requests back.
+        let held = ClientFigures {
+            overflowed: false,
+            ..impossible
+        };
+        assert!(Validity::decide(held, true).is_valid());
+        // A summary written before the overflow was noted reads as not overflowed.
+        let mut json = serde_json::to_value(figures()).unwrap();
+        json.as_object_mut().unwrap().remove("overflowed");
+        let old: ClientFigures = serde_json::from_value(json).unwrap();
+        assert!(!old.overflowed);
     }
 
     #[test]

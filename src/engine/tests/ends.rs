@@ -75,7 +75,51 @@ async fn an_impossible_rate_stops_at_the_end_of_its_duration() {
     assert_eq!(all.errors[&ErrorClass::Unsent], 2 * UNSENT_COUNTED);
     assert!(out.limit_waits > 0, "the 100 slots were always taken");
     assert!(out.unsent_held);
-    assert!(out.max_backlog > 1_000_000, "{}", out.max_backlog);
+    // A second behind at this rate is more requests than u64 counts: the backlog saturates
+    // instead of reading as a figure, and the run is marked.
+    assert_eq!(out.max_backlog, u64::MAX);
+    assert!(out.overflowed);
+}
+
+/// A measured period of so many requests at so low a rate that it ends beyond 2^64 ns (584
+/// years): its end saturates instead of overflowing past the warmup, and is marked.
+#[test]
+fn a_measured_period_beyond_u64_saturates_and_is_marked() {
+    let mut cfg = config(open(1.0, 100), 0);
+    cfg.end = End {
+        warmup_ns: 10_000_000_000,
+        duration_ns: None,
+        ops: Some(100_000_000_000),
+    };
+    let period = MeasuredPeriod::scheduled(&cfg).unwrap();
+    assert_eq!((period.from_ns, period.to_ns), (10_000_000_000, u64::MAX));
+    assert!(period.overflows());
+    assert!(period.seconds() > 5e8);
+    cfg.end.ops = Some(1_000_000);
+    let period = MeasuredPeriod::scheduled(&cfg).unwrap();
+    assert_eq!(period.to_ns, 1_000_010_000_000_000);
+    assert!(!period.overflows());
+}
+
+/// Sequence numbers start after the populate's rows; one beyond u64 saturates and marks the
+/// run, which still sends its requests and ends.
+#[tokio::test(start_paused = true)]
+async fn sequence_numbers_beyond_u64_saturate_and_mark_the_run() {
+    for (first_seq, overflows) in [(u64::MAX - 2, true), (u64::MAX - 5, false)] {
+        let clock = TokioClock::start_now();
+        let workload = Arc::new(Simulated::writes_only(clock, None));
+        let mut cfg = config(LoadMode::Closed { concurrency: 2 }, 0);
+        cfg.end = End {
+            warmup_ns: 0,
+            duration_ns: None,
+            ops: Some(5),
+        };
+        cfg.first_seq = first_seq;
+        let (out, _) = run_kept(workload, clock, &cfg).await;
+        assert_eq!(out.stop, StopReason::Completed);
+        assert_eq!(out.sent, 5);
+        assert_eq!(out.overflowed, overflows, "first_seq {first_seq}");
+    }
 }
 
 /// The same schedule dealt by slots (the default send resolution), evenly or as a Poisson

@@ -296,6 +296,7 @@ async fn a_client_that_falls_behind_says_so() {
     assert!(out.limit_waits > 2_000, "{}", out.limit_waits);
     assert!(out.client_late <= 5, "{}", out.client_late);
     assert!(out.unsent_held);
+    assert!(!out.overflowed, "behind, but every count holds");
     // Failed and unsent requests carry nothing: achieved is what was answered.
     let period = out.measured_period.unwrap();
     assert_eq!(period.failed, 0, "unsent requests are not answers");

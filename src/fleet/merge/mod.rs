@@ -131,13 +131,16 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             } else {
                 Phase::Measure
             };
-            slot.errors[op][phase.index()] += row.errors;
+            let errors = &mut slot.errors[op][phase.index()];
+            *errors = errors.saturating_add(row.errors);
             if let Some(b) = row.backlog {
                 backlog_seen.insert(index_of(row.start_s), b);
             }
         }
         for (index, backlog) in backlog_seen {
-            slots.entry(index).or_default().backlog += backlog;
+            // Saturating: a worker's backlog that overflowed is u64::MAX already.
+            let sum = &mut slots.entry(index).or_default().backlog;
+            *sum = sum.saturating_add(backlog);
         }
     }
     if let Some(note) = notes.first() {

@@ -310,6 +310,9 @@ fn validity(
         late_sends: figures.iter().map(|f| f.late_sends).sum(),
         measured_requests: figures.iter().map(|f| f.measured_requests).sum(),
         client_decided_windows: client_decided,
+        // A worker's overflow, or a merged backlog that saturated: summed from workers whose
+        // own backlogs did (summaries from before the overflow was noted carry no mark).
+        overflowed: figures.iter().any(|f| f.overflowed) || max_backlog == u64::MAX,
     };
     let open = matches!(workers[0].settings.mode, LoadMode::Open { .. });
     let mut validity = Validity::decide(merged, open);
