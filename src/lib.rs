@@ -20,6 +20,7 @@ mod fixtures;
 pub mod fleet;
 pub mod format;
 pub mod lanes;
+pub mod limits;
 pub mod live;
 pub mod maintenance;
 pub mod metrics;

@@ -69,6 +69,10 @@ const UNKNOWN_KEY: &str = "schema: []\nsurprise: 1\noperations:\n  write:\n    c
 const VECTOR_FILE_OF_ANOTHER_DIMENSION: &str = "schema:\n  - CREATE TABLE IF NOT EXISTS {keyspace}.t (id int PRIMARY KEY, v vector<float, 8>)\noperations:\n  search:\n    cql: SELECT id FROM {keyspace}.t ORDER BY v ANN OF ? LIMIT 10\n    args: [\"vector_file('base.fvecs')\"]\n";
 const BAD_GENERATOR: &str = "schema: []\ngenerators:\n  key: lognormal(1)\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [key]\n";
 
+const CONFIG_NEGATIVE_WARMUP: &str = r#"{"headroom_version":"0.1.0","hosts":["127.0.0.1:9042"],"workload":{"name":"timeseries","keyspace":"headroom","partitions":1000000,"partition_generator":"random","read_ratio":0.2,"delete_ratio":0.0,"populate":0,"replication":"{'class': 'SimpleStrategy', 'replication_factor': 1}","compaction":null,"ttl_s":null,"consistency":"LOCAL_ONE","drop":false,"seed":1},"mode":{"loop":"open","rate_per_s":1000.0,"arrivals":"fixed","max_in_flight":4096},"warmup_s":-1.0,"duration_s":20.0,"ops":null,"interval_s":1.0,"threads":2,"request_timeout_s":10.0,"connections":1,"send_resolution_s":0.0005,"sla":{"terms":"p99.9<100ms, max<50ms, read:p99<5ms, window=5s","window_s":5.0},"command_line":["./target/debug/headroom","run","timeseries","-r","0.2","--rate","1000","--duration","20s","--warmup","5s","--sla","p99.9<100ms, max<50ms,read:p99<5ms","--window","5s","--out","/tmp/r1"]}"#;
+const CONFIG_ENDLESS_RATE: &str = r#"{"headroom_version":"0.1.0","hosts":["127.0.0.1:9042"],"workload":{"name":"timeseries","keyspace":"headroom","partitions":1000000,"partition_generator":"random","read_ratio":0.2,"delete_ratio":0.0,"populate":0,"replication":"{'class': 'SimpleStrategy', 'replication_factor': 1}","compaction":null,"ttl_s":null,"consistency":"LOCAL_ONE","drop":false,"seed":1},"mode":{"loop":"open","rate_per_s":1e+99,"arrivals":"fixed","max_in_flight":4096},"warmup_s":5.0,"duration_s":20.0,"ops":null,"interval_s":1.0,"threads":2,"request_timeout_s":10.0,"connections":1,"send_resolution_s":0.0005,"sla":{"terms":"p99.9<100ms, max<50ms, read:p99<5ms, window=5s","window_s":5.0},"command_line":["./target/debug/headroom","run","timeseries","-r","0.2","--rate","1000","--duration","20s","--warmup","5s","--sla","p99.9<100ms, max<50ms,read:p99<5ms","--window","5s","--out","/tmp/r1"]}"#;
+const CONFIG_MANY_THREADS: &str = r#"{"headroom_version":"0.1.0","hosts":["127.0.0.1:9042"],"workload":{"name":"timeseries","keyspace":"headroom","partitions":1000000,"partition_generator":"random","read_ratio":0.2,"delete_ratio":0.0,"populate":0,"replication":"{'class': 'SimpleStrategy', 'replication_factor': 1}","compaction":null,"ttl_s":null,"consistency":"LOCAL_ONE","drop":false,"seed":1},"mode":{"loop":"open","rate_per_s":1000.0,"arrivals":"fixed","max_in_flight":4096},"warmup_s":5.0,"duration_s":20.0,"ops":null,"interval_s":1.0,"threads":100000,"request_timeout_s":10.0,"connections":1,"send_resolution_s":0.0005,"sla":{"terms":"p99.9<100ms, max<50ms, read:p99<5ms, window=5s","window_s":5.0},"command_line":["./target/debug/headroom","run","timeseries","-r","0.2","--rate","1000","--duration","20s","--warmup","5s","--sla","p99.9<100ms, max<50ms,read:p99<5ms","--window","5s","--out","/tmp/r1"]}"#;
+
 /// A self-signed certificate (PEM), where a case needs one that reads.
 const CERTIFICATE: &str = "-----BEGIN CERTIFICATE-----\n\
 MIIBfjCCASWgAwIBAgIUTHFuH5vdWj2fkrq177T1Z/ZPFuQwCgYIKoZIzj0EAwIw\n\
@@ -1836,6 +1840,22 @@ const CASES: &[Case] = &[
     case(
         &["cluster", "nodetool", "300", "status"],
         &["<NODE>", "out of range: give 1 to 254"],
+    ),
+    // A config.json edited by hand: its numbers keep the flags' ranges.
+    with(
+        &["run", "--config", "{dir}/config.json"],
+        &[("config.json", Text(CONFIG_NEGATIVE_WARMUP))],
+        &["warmup_s is -1 s, outside 0s to 24h"],
+    ),
+    with(
+        &["run", "--config", "{dir}/config.json"],
+        &[("config.json", Text(CONFIG_ENDLESS_RATE))],
+        &["rate_per_s is", "outside 0.001 to 1G"],
+    ),
+    with(
+        &["run", "--config", "{dir}/config.json"],
+        &[("config.json", Text(CONFIG_MANY_THREADS))],
+        &["threads is 100000, outside 1 to 256"],
     ),
 ];
 

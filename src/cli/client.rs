@@ -8,6 +8,7 @@ use clap::Args;
 use super::ranges;
 use crate::cpus::CoreChoice;
 use crate::engine::ArrivalKind;
+use crate::limits;
 
 /// `--max-in-flight` when not given.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 4096;
@@ -24,7 +25,7 @@ pub struct ClientArgs {
     /// At a fixed rate, at most this many requests in flight; more wait in the client (and
     /// the wait counts in their response time). Only at a fixed rate: a closed loop keeps
     /// --concurrency in flight. [range: 1 to 10M] [default: 4096]
-    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>("1", "10M"))]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>(limits::MAX_IN_FLIGHT.0, limits::MAX_IN_FLIGHT.1))]
     pub max_in_flight: Option<usize>,
 
     /// At a fixed rate, requests whose intended starts lie within this span are sent
@@ -33,29 +34,29 @@ pub struct ClientArgs {
     /// response time. Rates below 1/DURATION are unaffected. 0 sends every request at its
     /// own moment: the most precise, about twice the client CPU per request at 10k/s.
     /// [range: 0s to 1s; at most --interval]
-    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = ranges::duration("0s", "1s"))]
+    #[arg(long, default_value = "1ms", value_name = "DURATION", value_parser = ranges::duration(limits::SEND_RESOLUTION.0, limits::SEND_RESOLUTION.1))]
     pub send_resolution: Duration,
 
     /// Client threads, each with its own connections to every node: exactly N. [range: 1 to
     /// 256] [default: as many as the rate needs, one per 20 000 requests a second, up to the
     /// number of cores; the number of cores for a closed loop]
-    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>("1", "256"))]
+    #[arg(long, value_name = "N", value_parser = ranges::count::<usize>(limits::THREADS.0, limits::THREADS.1))]
     pub threads: Option<usize>,
 
     /// Length of one interval: a live-output line and a histogram-log entry each. [range:
     /// 10ms to 1h]
-    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = ranges::duration("10ms", "1h"))]
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = ranges::duration(limits::INTERVAL.0, limits::INTERVAL.1))]
     pub interval: Duration,
 
     /// Client-side timeout of one request, from its send (a compound operation's steps
     /// together); a request that takes longer counts as a timeout error. Set-up statements
     /// (schema, reads of the server's tables) have the same limit. [range: 1ms to 1h]
-    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = ranges::duration("1ms", "1h"))]
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = ranges::duration(limits::TIMEOUT.0, limits::TIMEOUT.1))]
     pub timeout: Duration,
 
     /// Connections to each node from each client thread (the native sender; the driver's
     /// session opens this many per node in all). [range: 1 to 1k]
-    #[arg(long, default_value = "1", value_name = "N", value_parser = ranges::count::<usize>("1", "1k"))]
+    #[arg(long, default_value = "1", value_name = "N", value_parser = ranges::count::<usize>(limits::CONNECTIONS.0, limits::CONNECTIONS.1))]
     pub connections: usize,
 
     /// What sends the measured requests. `native`: headroom's own CQL connections, about

@@ -105,18 +105,24 @@ pub enum Command {
     #[command(allow_negative_numbers = true)]
     Run(Box<RunArgs>),
 
-    /// Find the load-carrying capacity: the highest fixed rate at which every window of
-    /// every repeat meets the SLA.
+    /// Find the load-carrying capacity: the highest fixed rate at which the SLA's windows
+    /// are met, stated as an interval with its confidence.
     ///
-    /// Each trial is a full `run` at one attempted rate, with its own run directory. A trial
-    /// passes when every window after the warmup meets --sla and the achieved rate is at
-    /// least 99% of the attempted one. The capacity is the highest rate at which every
-    /// repeat passed and every lower rate tried passed too; a pass above a failure is
-    /// reported as unstable. Results are written after every trial (capacity.jsonl and
-    /// capacity.json); Ctrl-C leaves a consistent result and --resume continues it.
+    /// Each trial is a full `run` at one attempted rate, with its own run directory. By
+    /// default (--goal interval, --rates auto) the search probes the highest throughput,
+    /// then places trials until it can state a lower and an upper bound, at --confidence, on
+    /// the highest rate at which at most --exceed-ratio of the windows fail. With a list or
+    /// range of --rates, or --repeats, it is strict instead: a trial passes when every
+    /// window after the warmup meets --sla and the achieved rate is at least 99% of the
+    /// attempted one, and the capacity is the highest rate at which every repeat passed and
+    /// every lower rate tried passed too. Results are written after every trial
+    /// (capacity.jsonl and capacity.json); Ctrl-C leaves a consistent result and --resume
+    /// continues it.
     ///
-    /// Example: headroom capacity timeseries -r 0.2 --sla 'p99.9<100ms' --rates 2k:12k:2k
-    /// --repeats 3 --duration 2m
+    /// Example: headroom capacity timeseries -r 0.2 --sla 'p99.9<100ms'
+    ///
+    /// Example (strict, a ladder as the articles ran it): headroom capacity timeseries -r
+    /// 0.2 --rates 2k:12k:2k --repeats 3 --duration 2m
     #[command(allow_negative_numbers = true)]
     Capacity(Box<CapacityArgs>),
 
@@ -148,9 +154,9 @@ pub enum Command {
     /// 80% write / 20% read time-series workload under p99.9<100ms, write the results, stop
     /// the node.
     ///
-    /// Takes about 5 minutes on a 2-core machine (plus about a minute the first time,
-    /// to fetch Cassandra from Maven Central); it says how long at the start. Longer
-    /// --duration and more --repeats make the answer more faithful.
+    /// Takes 13 to 17 minutes on a 2-core machine (plus about a minute the first time, to
+    /// fetch Cassandra from Maven Central); it says how long at the start. A longer
+    /// --duration and a narrower --resolution make the answer more faithful.
     #[command(allow_negative_numbers = true)]
     Quickstart(Box<QuickstartArgs>),
 

@@ -9,6 +9,7 @@ use super::ranges;
 use super::{
     parse_ops, ClientArgs, ConnectionArgs, LiveArgs, OpsArg, OutputArgs, SlaArgs, WorkloadArgs,
 };
+use crate::limits;
 use crate::results::config::RunPhase;
 
 /// `headroom run`
@@ -18,17 +19,17 @@ use crate::results::config::RunPhase;
 pub struct RunArgs {
     /// Fixed rate in requests per second (open loop), e.g. 2000, 20k, 1.5M. [range: 0.001
     /// to 1G]
-    #[arg(long, value_name = "RATE", value_parser = ranges::rate("0.001", "1G"))]
+    #[arg(long, value_name = "RATE", value_parser = ranges::rate(limits::RATE.0, limits::RATE.1))]
     pub rate: Option<f64>,
 
     /// Requests kept in flight at all times (closed loop), when no --rate is given. [range:
     /// 1 to 1M] [default: 64]
-    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = ranges::count::<usize>("1", "1M"))]
+    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = ranges::count::<usize>(limits::CONCURRENCY.0, limits::CONCURRENCY.1))]
     pub concurrency: Option<usize>,
 
     /// Length of the measured run (after --warmup). [range: 10ms to 30d; at least one
     /// --interval] [default: 60s unless --ops is given; for ycsb, operationcount requests]
-    #[arg(long, short = 'd', value_name = "DURATION", value_parser = ranges::duration("10ms", "30d"))]
+    #[arg(long, short = 'd', value_name = "DURATION", value_parser = ranges::duration(limits::RUN_DURATION.0, limits::RUN_DURATION.1))]
     pub duration: Option<Duration>,
 
     /// Requests in the measured run, instead of a --duration; or, for a cassandra-stress
@@ -43,7 +44,7 @@ pub struct RunArgs {
 
     /// Load before the measured run, excluded from the results and logged on its own.
     /// [range: 0s to 24h]
-    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = ranges::duration("0s", "24h"))]
+    #[arg(long, default_value = "0s", value_name = "DURATION", value_parser = ranges::duration(limits::RUN_WARMUP.0, limits::RUN_WARMUP.1))]
     pub warmup: Duration,
 
     /// The service level and its windows.
@@ -88,7 +89,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        value_parser = ranges::duration("1s", "1h"),
+        value_parser = ranges::duration(limits::SERVER_STATS_EVERY.0, limits::SERVER_STATS_EVERY.1),
         help_heading = "Output"
     )]
     pub server_stats_every: Option<Duration>,

@@ -171,6 +171,52 @@ impl RunSettings {
         }
     }
 
+    /// Checks each number against the range its flag keeps ([`crate::limits`]): settings
+    /// read from a file the run did not write (`run --config`) are refused as the flags
+    /// would have been, before a negative or endless number reaches the engine.
+    pub fn check_domain(&self) -> Result<(), String> {
+        use crate::limits::{self, check_count, check_rate, check_seconds};
+        check_seconds("warmup_s", self.warmup_s, limits::RUN_WARMUP)?;
+        if let Some(d) = self.duration_s {
+            check_seconds("duration_s", d, limits::RUN_DURATION)?;
+        }
+        if self.ops == Some(0) {
+            return Err("ops is 0: a run measures at least one request".to_string());
+        }
+        let interval = check_seconds("interval_s", self.interval_s, limits::INTERVAL)?;
+        check_seconds("request_timeout_s", self.request_timeout_s, limits::TIMEOUT)?;
+        let resolution = check_seconds(
+            "send_resolution_s",
+            self.send_resolution_s,
+            limits::SEND_RESOLUTION,
+        )?;
+        if resolution > interval {
+            return Err(format!(
+                "send_resolution_s {} is longer than interval_s {}",
+                self.send_resolution_s, self.interval_s
+            ));
+        }
+        if let Some(every) = self.server_stats_every_s {
+            check_seconds("server_stats_every_s", every, limits::SERVER_STATS_EVERY)?;
+        }
+        check_count("threads", self.threads as u64, limits::THREADS)?;
+        check_count("connections", self.connections as u64, limits::CONNECTIONS)?;
+        match self.mode {
+            LoadMode::Open {
+                rate_per_s,
+                max_in_flight,
+                ..
+            } => {
+                check_rate("rate_per_s", rate_per_s, limits::RATE)?;
+                check_count("max_in_flight", max_in_flight as u64, limits::MAX_IN_FLIGHT)
+            }
+            LoadMode::Closed { concurrency } => {
+                check_count("concurrency", concurrency as u64, limits::CONCURRENCY)
+            }
+        }?;
+        self.workload.validate()
+    }
+
     /// Reads a run directory's config.json.
     pub fn read(dir: &Path) -> anyhow::Result<RunSettings> {
         super::read_json(&dir.join(CONFIG_JSON))
@@ -201,4 +247,30 @@ impl RunSettings {
 
 fn yes() -> bool {
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run's own settings keep every range; one number outside is named.
+    #[test]
+    fn settings_keep_the_ranges_of_their_flags() {
+        let mut settings = RunSettings::read(&crate::fixtures::run_fixture()).unwrap();
+        settings.check_domain().unwrap();
+        settings.send_resolution_s = 2.0;
+        assert!(settings
+            .check_domain()
+            .unwrap_err()
+            .contains("send_resolution_s"));
+        settings.send_resolution_s = 0.001;
+        settings.duration_s = Some(f64::NAN);
+        assert!(settings.check_domain().unwrap_err().contains("duration_s"));
+        settings.duration_s = Some(10.0);
+        settings.mode = LoadMode::Closed { concurrency: 0 };
+        assert!(settings
+            .check_domain()
+            .unwrap_err()
+            .contains("concurrency is 0"));
+    }
 }

@@ -209,6 +209,12 @@ pub fn from_config_file(path: &Path, phase: RunPhase) -> anyhow::Result<RunSetti
             file.display()
         ))
     })?;
+    settings.check_domain().map_err(|e| {
+        usage_error(format!(
+            "--config {}: {e}, which the flags would not take",
+            file.display()
+        ))
+    })?;
     if typed.contains(&"--phase") {
         settings.phase = phase;
     }
