@@ -16,6 +16,7 @@ use super::distribution::Distribution;
 use super::insert::insert_spec;
 use super::queries::{queries, token_range_queries};
 use super::raw::{ProfileError, RawProfile, Source};
+use crate::workload::common::cql_names::{created_table, stored_name};
 use crate::workload::common::schema::is_plain_name;
 
 pub use super::insert::InsertSpec;
@@ -107,6 +108,7 @@ impl Profile {
                 ));
             }
         }
+        check_definition_names(&source, &raw)?;
 
         let mut columns = Vec::new();
         let mut seen = BTreeSet::new();
@@ -204,6 +206,51 @@ impl Profile {
             .find(|c| c.name == name)
             .cloned()
             .unwrap_or_else(|| ColumnSpec::default_for(name))
+    }
+}
+
+/// Refuses a `table_definition` that creates another table than `table:` names, or in
+/// another keyspace than `keyspace:`: the run would create one table and look for another,
+/// and fail against the server. Names compare as CQL reads them ([`stored_name`]); a
+/// definition that is not a CREATE TABLE is the server's to judge.
+fn check_definition_names(source: &Source, raw: &RawProfile) -> Result<(), ProfileError> {
+    let Some(created) = raw.table_definition.as_deref().and_then(created_table) else {
+        return Ok(());
+    };
+    if stored_name(&raw.table) != stored_name(created.table) {
+        return Err(source.error(
+            "table",
+            Some(&raw.table),
+            format!(
+                "table: says '{}' but table_definition creates '{}'{}; make them the same",
+                raw.table,
+                created.table,
+                case_note(&raw.table, created.table)
+            ),
+        ));
+    }
+    match created.keyspace {
+        Some(keyspace) if stored_name(&raw.keyspace) != stored_name(keyspace) => {
+            Err(source.error(
+                "keyspace",
+                Some(&raw.keyspace),
+                format!(
+                    "keyspace: says '{}' but table_definition creates its table in '{keyspace}'{}; make them the same",
+                    raw.keyspace,
+                    case_note(&raw.keyspace, keyspace)
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Why two names that differ only in case are two names.
+fn case_note(said: &str, written: &str) -> &'static str {
+    if said.eq_ignore_ascii_case(written.trim_matches('"')) {
+        " (a double-quoted name keeps its case; CQL lower-cases any other)"
+    } else {
+        ""
     }
 }
 

@@ -396,3 +396,92 @@ fn the_wrong_shape_is_named_in_the_profiles_terms() {
         "{query}"
     );
 }
+
+/// A profile with `table:` and `table_definition:` (and `keyspace:`) as given.
+fn with_definition(keyspace: &str, table: &str, definition: &str) -> Result<Profile, ProfileError> {
+    Profile::parse(&format!(
+        "keyspace: {keyspace}\ntable: {table}\ntable_definition: |\n  {definition}\n"
+    ))
+}
+
+/// The table `table:` names is the one `table_definition` creates, in the keyspace
+/// `keyspace:` names, compared as CQL reads names: unquoted ones lower-cased, double-quoted
+/// ones as written.
+#[test]
+fn the_definition_creates_the_table_the_profile_names() {
+    for (keyspace, table, definition) in [
+        ("ks", "posts", "CREATE TABLE posts (k int PRIMARY KEY)"),
+        (
+            "ks",
+            "posts",
+            "create table if not exists posts(k int PRIMARY KEY)",
+        ),
+        ("ks", "Posts", "CREATE TABLE POSTS (k int PRIMARY KEY)"),
+        ("ks", "posts", "CREATE TABLE \"posts\" (k int PRIMARY KEY)"),
+        ("ks", "posts", "CREATE TABLE ks.posts (k int PRIMARY KEY)"),
+        ("KS", "posts", "CREATE TABLE Ks.Posts (k int PRIMARY KEY)"),
+        (
+            "ks",
+            "posts",
+            "CREATE TABLE \"ks\".\"posts\" (k int PRIMARY KEY)",
+        ),
+        // Not a CREATE TABLE: the server judges it.
+        ("ks", "posts", "CREATE INDEX ON other (v)"),
+    ] {
+        let p = with_definition(keyspace, table, definition)
+            .unwrap_or_else(|e| panic!("{table} / {definition}: {e}"));
+        assert_eq!(p.table, table);
+    }
+}
+
+#[test]
+fn a_definition_of_another_table_or_keyspace_is_refused_with_both_names() {
+    for (keyspace, table, definition, line, expected) in [
+        (
+            "ks",
+            "other",
+            "CREATE TABLE t (k int PRIMARY KEY)",
+            2,
+            "table: says 'other' but table_definition creates 't'; make them the same",
+        ),
+        (
+            "ks",
+            "t",
+            "CREATE TABLE IF NOT EXISTS ks.other (k int PRIMARY KEY)",
+            2,
+            "table: says 't' but table_definition creates 'other'",
+        ),
+        (
+            "ks",
+            "posts",
+            "CREATE TABLE \"Posts\" (k int PRIMARY KEY)",
+            2,
+            "table: says 'posts' but table_definition creates '\"Posts\"' (a double-quoted name keeps its case; CQL lower-cases any other); make them the same",
+        ),
+        (
+            "ks",
+            "Posts",
+            "CREATE TABLE \"Posts\" (k int PRIMARY KEY)",
+            2,
+            "table: says 'Posts' but table_definition creates '\"Posts\"' (a double-quoted name keeps its case",
+        ),
+        (
+            "ks",
+            "t",
+            "CREATE TABLE other_ks.t (k int PRIMARY KEY)",
+            1,
+            "keyspace: says 'ks' but table_definition creates its table in 'other_ks'; make them the same",
+        ),
+        (
+            "ks",
+            "t",
+            "CREATE TABLE \"KS\".t (k int PRIMARY KEY)",
+            1,
+            "keyspace: says 'ks' but table_definition creates its table in '\"KS\"' (a double-quoted name keeps its case",
+        ),
+    ] {
+        let e = with_definition(keyspace, table, definition).unwrap_err();
+        assert!(e.message.contains(expected), "expected '{expected}' in: {e}");
+        assert_eq!(e.line, Some(line), "{e}");
+    }
+}
