@@ -61,6 +61,16 @@ const PROFILE_BAD_NAME: &str =
 const PROFILE_BAD_DISTRIBUTION: &str = "keyspace: ks\ntable: t\n\
     table_definition: CREATE TABLE t (k int PRIMARY KEY, v text)\n\
     columnspec:\n  - name: v\n    size: gaussian(5..)\n";
+/// `table:` names one table and `table_definition` creates another: the run would create
+/// one and look for the other.
+const PROFILE_OTHER_TABLE: &str =
+    "keyspace: ks\ntable: other\ntable_definition: CREATE TABLE t (k int PRIMARY KEY)\n";
+/// The same name in another case: a double-quoted name keeps its case.
+const PROFILE_QUOTED_TABLE: &str =
+    "keyspace: ks\ntable: posts\ntable_definition: CREATE TABLE \"Posts\" (k int PRIMARY KEY)\n";
+/// `table_definition` creates its table in another keyspace than `keyspace:`.
+const PROFILE_OTHER_KEYSPACE: &str =
+    "keyspace: ks\ntable: t\ntable_definition: CREATE TABLE other_ks.t (k int PRIMARY KEY)\n";
 const OPS_TWICE: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n  write:\n    cql: SELECT k FROM {keyspace}.t\n";
 const POPULATE_LOTS: &str = "schema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\npopulate: lots\n";
 const OPERATIONS_NUMBER: &str = "operations: 5\n";
@@ -522,6 +532,21 @@ const CASES: &[Case] = &[
         &["run", "{dir}/p.yaml"],
         &[("p.yaml", Text(PROFILE_BAD_DISTRIBUTION))],
         &["gaussian(5..)"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_OTHER_TABLE))],
+        &["p.yaml: line 2: table: says 'other' but table_definition creates 't'; make them the same"],
+    ),
+    with(
+        &["run", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_QUOTED_TABLE))],
+        &["p.yaml: line 2: table: says 'posts' but table_definition creates '\"Posts\"' (a double-quoted name keeps its case"],
+    ),
+    with(
+        &["capacity", "{dir}/p.yaml"],
+        &[("p.yaml", Text(PROFILE_OTHER_KEYSPACE))],
+        &["p.yaml: line 1: keyspace: says 'ks' but table_definition creates its table in 'other_ks'; make them the same"],
     ),
     with(
         &["run", "{dir}/blogposts.yaml"],

@@ -9,6 +9,7 @@ use super::grammar;
 use super::raw::{OpSpec, Populate, RowsText, Spec};
 use super::values::{Generator, Kind};
 use super::vector_file;
+use crate::workload::common::cql_names::created_table;
 use crate::workload::common::error::WorkloadError;
 use crate::workload::common::statements::{parse_consistency, BatchKind, MAX_BATCH_STATEMENTS};
 
@@ -430,21 +431,9 @@ impl Checked {
     /// The table the first `CREATE TABLE` of the schema creates (what `--fresh truncate`
     /// empties), without its keyspace.
     pub fn table(&self) -> Option<String> {
-        self.spec.schema.iter().find_map(|statement| {
-            let words: Vec<&str> = statement.split_whitespace().collect();
-            let upper: Vec<String> = words.iter().map(|w| w.to_ascii_uppercase()).collect();
-            if upper.first().map(String::as_str) != Some("CREATE")
-                || upper.get(1).map(String::as_str) != Some("TABLE")
-            {
-                return None;
-            }
-            let at = if upper.get(2).map(String::as_str) == Some("IF") {
-                5
-            } else {
-                2
-            };
-            let name = words.get(at)?.split('(').next()?;
-            Some(name.rsplit('.').next()?.to_string())
-        })
+        self.spec
+            .schema
+            .iter()
+            .find_map(|statement| Some(created_table(statement)?.table.to_string()))
     }
 }

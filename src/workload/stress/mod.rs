@@ -11,15 +11,18 @@
 //! cassandra-stress.
 //!
 //! Laid out as the other file formats: `raw.rs` the profile as written, [`model`] the profile
-//! checked, [`values`] the rows it describes, this file the workload that prepares and sends;
-//! with [`distribution`] (cassandra-stress's distribution grammar), [`types`] (the table's
-//! columns and their CQL types), `definition.rs` (the profile and mix the command line names),
-//! `statements.rs` (the CQL made of a profile) and [`multi`] (several profiles in one run).
+//! checked (with `insert.rs` and `queries.rs`, its insert and query sections), [`values`] the
+//! rows it describes, this file the workload that prepares and sends; with [`distribution`]
+//! (cassandra-stress's distribution grammar), [`types`] (the table's columns and their CQL
+//! types), `definition.rs` (the profile and mix the command line names), `statements.rs` (the
+//! CQL made of a profile) and [`multi`] (several profiles in one run).
 
 mod definition;
 pub mod distribution;
+mod insert;
 pub mod model;
 pub mod multi;
+mod queries;
 pub mod raw;
 mod statements;
 pub mod types;
