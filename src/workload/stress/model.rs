@@ -162,10 +162,11 @@ impl Profile {
             text.map(|t| t.trim().trim_end_matches(';').trim().to_string())
                 .filter(|t| !t.is_empty())
         };
+        // Plain names, which Cassandra keeps lower-cased: system_schema is read with them.
         Ok(Profile {
-            keyspace: raw.keyspace,
+            keyspace: stored_name(&raw.keyspace),
             keyspace_definition: definition(raw.keyspace_definition),
-            table: raw.table,
+            table: stored_name(&raw.table),
             table_definition: definition(raw.table_definition),
             extra_definitions: raw
                 .extra_definitions
