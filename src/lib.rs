@@ -39,15 +39,25 @@ pub mod workload;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 pub use commands::exit::exit_code_for;
 
 /// The `headroom` command: reads the process's command line, runs it, prints an error the
 /// way a person can act on it, and returns the exit code (the README's table).
 pub fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = cli::Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Ok((cli::Cli::from_arg_matches(&matches)?, matches)));
+    let cli = match parsed {
+        Ok((cli, matches)) => {
+            // A flag that would do nothing with the others given is refused before
+            // anything runs.
+            if let Err(e) = cli::combinations::check(&matches) {
+                eprintln!("Error: {e}");
+                return ExitCode::from(2);
+            }
+            cli
+        }
         // --help and --version, on standard output.
         Err(e) if !e.use_stderr() => e.exit(),
         // clap quotes the value it refused whole: a pasted file would fill the terminal.

@@ -1184,7 +1184,7 @@ const CASES: &[Case] = &[
     case(&["capacity", "keyvalue", "--label", "  "], &["--label is empty"]),
     case(&["capacity", "keyvalue", "--node-price", "zgc=1/h"], &["prices one configuration of a --matrix", "a single search takes one price"]),
     case(&["capacity", "keyvalue", "--node-price", "1/h", "--node-price", "2/h"], &["--node-price is given twice"]),
-    case(&["capacity", "keyvalue", "--target-load", "10k"], &["--target-load needs --node-price"]),
+    case(&["capacity", "keyvalue", "--target-load", "10k"], &["--target-load 10k needs --node-price"]),
     case(&["capacity", "keyvalue", "--node-price", "1/h", "--target-load", "lots"], &["--target-load", "write operations per second like 2000, 20k or 1.5M"]),
     // A node down: how many, on which cluster, with which replicas, and the cost sized by it.
     case(&["capacity", "keyvalue", "--degraded", "2"], &["--degraded", "out of range: give 0 to 1"]),
@@ -1211,7 +1211,7 @@ const CASES: &[Case] = &[
         &["capacity", "keyvalue", "--matrix", "degraded=0,1", "--matrix", "nodes=3", "--heap", "1G"],
         &["--matrix configuration 1 node down", "--replication simple:3"],
     ),
-    case(&["capacity", "keyvalue", "--size-for", "degraded"], &["--size-for degraded sizes the cost", "--node-price"]),
+    case(&["capacity", "keyvalue", "--size-for", "degraded"], &["--size-for degraded needs --node-price", "--node-price"]),
     case(&["capacity", "keyvalue", "--size-for", "worst"], &["invalid value 'worst' for '--size-for"]),
     case(&["capacity", "keyvalue", "--node-price", "1/h", "--size-for", "degraded"], &["a single search has none", "--matrix degraded=0,1"]),
     case(
@@ -1403,7 +1403,7 @@ const CASES: &[Case] = &[
             ("b/capacity.json", Fixture("report/capacity/capacity.json")),
             ("b/search.json", Fixture("report/capacity/search.json")),
         ],
-        &["--size-for degraded sizes the cost", "give --node-price"],
+        &["--size-for degraded needs --node-price", "there is no cost without a price"],
     ),
     with(
         &["compare", "{dir}/r1", "{dir}/r2", "--node-price", "1/h"],
@@ -1596,7 +1596,7 @@ const CASES: &[Case] = &[
     ),
     case(
         &["run", "keyvalue", "--concurrency", "8", "--arrivals", "poisson"],
-        &["--arrivals applies to a fixed rate (--rate); --concurrency makes a closed loop"],
+        &["--arrivals poisson needs --rate"],
     ),
     case(
         &["run", "keyvalue", "--max-in-flight", "0"],
@@ -1608,7 +1608,7 @@ const CASES: &[Case] = &[
     ),
     case(
         &["sweep", "keyvalue", "--arrivals", "poisson"],
-        &["--arrivals applies to a fixed rate", "a sweep's steps are closed loops"],
+        &["--arrivals poisson does nothing in `sweep`", "a sweep's steps are closed loops"],
     ),
     case(
         &["run", "keyvalue", "--rate", "100", "--window", "0s"],
@@ -1616,7 +1616,7 @@ const CASES: &[Case] = &[
     ),
     case(
         &["run", "keyvalue", "--rate", "100", "--window", "5s"],
-        &["--window 5s needs --sla", "--sla 'p99<10ms' --window 5s"],
+        &["--window 5s needs --sla", "e.g. --sla 'p99<10ms'"],
     ),
     case(
         &["run", "keyvalue", "--rate", "100", "--sla", "p99<10ms, window=5s", "--window", "10s"],
@@ -1723,11 +1723,11 @@ const CASES: &[Case] = &[
     ),
     case(
         &["run", "keyvalue", "--max-in-flight", "100"],
-        &["--max-in-flight applies to a fixed rate", "without --rate the run is a closed loop"],
+        &["--max-in-flight 100 needs --rate", "without --rate the run is a closed loop"],
     ),
     case(
         &["sweep", "keyvalue", "--max-in-flight", "100"],
-        &["--max-in-flight applies to a fixed rate", "a sweep's steps are closed loops"],
+        &["--max-in-flight 100 does nothing in `sweep`", "a sweep's steps are closed loops"],
     ),
     case(
         &["run", "keyvalue", "--rate", "100", "--window", "5s"],
@@ -1881,6 +1881,36 @@ const CASES: &[Case] = &[
         &["run", "--config", "{dir}/config.json"],
         &[("config.json", Text(CONFIG_MANY_THREADS))],
         &["threads is 100000, outside 1 to 256"],
+    ),
+    // No silent flag: each flag that needs another is refused without it (one table,
+    // cli/combinations.rs).
+    case(
+        &["capacity", "keyvalue", "--image", "registry/headroom:1"],
+        &["--image registry/headroom:1 needs --launcher kubernetes"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--workers", "2", "--cpu", "2"],
+        &["--cpu 2 needs --launcher kubernetes", "--launcher local"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--host-network"],
+        &["--host-network needs --launcher kubernetes"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--namespace", "load"],
+        &["--namespace load needs --launcher kubernetes"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--size-for", "healthy"],
+        &["--size-for healthy needs --node-price"],
+    ),
+    case(
+        &["compare", "{dir}/a", "{dir}/b", "--target-load", "10k"],
+        &["--target-load 10k needs --node-price"],
+    ),
+    case(
+        &["capacity", "keyvalue", "--launcher", "local"],
+        &["--launcher local needs --workers"],
     ),
 ];
 

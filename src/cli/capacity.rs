@@ -274,12 +274,7 @@ pub struct CapacityArgs {
 
     /// With --matrix: the loopback address of the local cluster's first node (the others
     /// follow it). [default: 127.0.0.1]
-    #[arg(
-        long,
-        value_name = "IPV4",
-        requires = "matrix",
-        help_heading = "Comparing configurations"
-    )]
+    #[arg(long, value_name = "IPV4", help_heading = "Comparing configurations")]
     pub first_address: Option<std::net::Ipv4Addr>,
 
     /// With --matrix: every node's JVM heap unless the matrix varies it, e.g. 2G. [range:
@@ -288,7 +283,6 @@ pub struct CapacityArgs {
         long,
         value_name = "SIZE",
         value_parser = ranges::size("512M", "1T"),
-        requires = "matrix",
         help_heading = "Comparing configurations"
     )]
     pub heap: Option<units::ByteSize>,
@@ -319,7 +313,6 @@ pub struct CapacityArgs {
         long,
         value_name = "WHERE",
         default_value = "local",
-        requires = "workers",
         help_heading = "Fleet"
     )]
     pub launcher: crate::fleet::settings::LauncherKind,

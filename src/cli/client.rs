@@ -92,20 +92,4 @@ impl ClientArgs {
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT)
     }
-
-    /// Refuses the flags that shape a fixed rate's sending in a closed loop, where they
-    /// would do nothing: `why` says what makes the loop closed.
-    pub fn refuse_open_loop_flags(&self, why: &str) -> Result<(), crate::usage::UsageError> {
-        let given = [
-            ("--arrivals", self.arrivals.is_some()),
-            ("--max-in-flight", self.max_in_flight.is_some()),
-        ];
-        match given.iter().find(|(_, is_given)| *is_given) {
-            Some((flag, _)) => Err(crate::usage::UsageError::new(format!(
-                "{flag} applies to a fixed rate (--rate); {why}, which starts a request each \
-                 time one is answered: leave {flag} out"
-            ))),
-            None => Ok(()),
-        }
-    }
 }

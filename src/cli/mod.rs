@@ -12,6 +12,7 @@
 mod capacity;
 mod client;
 mod cluster;
+pub(crate) mod combinations;
 mod compare;
 mod connection;
 mod kube;

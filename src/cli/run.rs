@@ -170,12 +170,7 @@ pub struct MaintenanceArgs {
     /// JMX endpoints (host[:port], port 7199 by default) of every node, comma-separated, for
     /// --during against a cluster headroom did not start (JMX without authentication; the
     /// nodetool of headroom's default Cassandra release runs here).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "HOST:PORT",
-        requires = "during"
-    )]
+    #[arg(long, value_delimiter = ',', value_name = "HOST:PORT")]
     pub jmx: Vec<String>,
 
     /// How long an operation still running when the load ends is awaited before its

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{CompareArgs, CostArgs};
-use crate::compare::cost::{NodePrice, SizeFor};
+use crate::compare::cost::NodePrice;
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
 use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
 use crate::report::load::Input;
@@ -92,20 +92,9 @@ pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
     NodePrice::check_all(&cost.node_price).map_err(UsageError::new)?;
     let prices = cost.node_price.clone();
     let target_per_s = cost.target_load;
-    if target_per_s.is_some() && prices.is_empty() {
-        return Err(usage_error(
-            "--target-load needs --node-price: the yearly cost of the nodes is priced by it"
-                .to_string(),
-        ));
-    }
+    // --target-load and --size-for without --node-price are refused by the table of flag
+    // combinations.
     let size_for = cost.size_for.unwrap_or_default();
-    if size_for == SizeFor::Degraded && prices.is_empty() {
-        return Err(usage_error(
-            "--size-for degraded sizes the cost by the capacity with a node down: give \
-             --node-price (and --target-load for the nodes it takes)"
-                .to_string(),
-        ));
-    }
     Ok(CompareOptions {
         baseline: None,
         prices,

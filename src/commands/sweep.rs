@@ -23,8 +23,6 @@ use crate::usage::{usage_error, UsageError};
 pub fn sweep_settings(args: &SweepArgs) -> anyhow::Result<SweepSettings> {
     let ladder = Ladder::parse(&args.concurrency)
         .map_err(|e| UsageError::new(format!("--concurrency: {e}")))?;
-    args.client
-        .refuse_open_loop_flags("a sweep's steps are closed loops at --concurrency")?;
     let stable_error = args.stable_error;
     let fmt = |d: Duration| humantime::format_duration(d).to_string();
     if args.step_min > args.step_max {

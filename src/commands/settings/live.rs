@@ -25,12 +25,6 @@ pub fn live_settings(
     // The flags first, then the addresses: nothing is bound for a command refused.
     if let Some(linger) = args.linger {
         let shown = humantime::format_duration(linger);
-        if args.live.is_none() && args.metrics_listen.is_none() {
-            return Err(UsageError::new(format!(
-                "--linger {shown} needs --live or --metrics-listen: it serves their final state \
-                 after the end, and nothing is served without them"
-            )));
-        }
         if linger > MAX_LINGER {
             return Err(UsageError::new(format!(
                 "--linger {shown} is longer than a day: give at most 24h (Ctrl-C ends it sooner)"

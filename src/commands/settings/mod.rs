@@ -68,16 +68,11 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
             arrivals: client.arrivals(),
             max_in_flight: client.max_in_flight(),
         },
-        (None, c) => {
-            client.refuse_open_loop_flags(if c.is_some() {
-                "--concurrency makes a closed loop"
-            } else {
-                "without --rate the run is a closed loop (--concurrency 64)"
-            })?;
-            LoadMode::Closed {
-                concurrency: c.unwrap_or(64),
-            }
-        }
+        // --arrivals and --max-in-flight without --rate are refused by the table of flag
+        // combinations (cli/combinations.rs).
+        (None, c) => LoadMode::Closed {
+            concurrency: c.unwrap_or(64),
+        },
     };
     let mut workload = args.workload.clone();
     let ops = match &args.ops {
@@ -503,11 +498,15 @@ mod tests {
         let args = run_args(&["documents", "--duration", "25s", "--during", "compact@30s"]);
         let err = with_maintenance(run_settings(&args).unwrap(), &args.maintenance).unwrap_err();
         assert!(err.to_string().contains("compact@30s"), "{err}");
-        // --jmx alone means nothing.
-        assert!(crate::cli::Cli::try_parse_from([
-            "headroom", "run", "keyvalue", "--jmx", "h:7199"
-        ])
-        .is_err());
+        // --jmx alone means nothing: the table of flag combinations refuses it.
+        let alone = <crate::cli::Cli as clap::CommandFactory>::command()
+            .try_get_matches_from(["headroom", "run", "keyvalue", "--jmx", "h:7199"])
+            .unwrap();
+        let err = crate::cli::combinations::check(&alone).unwrap_err();
+        assert!(
+            err.to_string().starts_with("--jmx h:7199 needs --during"),
+            "{err}"
+        );
         // No --during: nothing stored, and the other built-ins keep reading nothing.
         let args = run_args(&["keyvalue"]);
         let config = with_maintenance(run_settings(&args).unwrap(), &args.maintenance).unwrap();

@@ -15,15 +15,8 @@ pub fn sla_settings(
     window: Option<Duration>,
     config: &RunSettings,
 ) -> anyhow::Result<Option<Sla>> {
+    // A --window without an SLA is refused by the table of flag combinations.
     let Some(text) = sla else {
-        if let Some(window) = window {
-            return Err(usage_error(format!(
-                "--window {} needs --sla: it is the length of the windows an SLA is judged on, \
-                 e.g. --sla 'p99<10ms' --window {}",
-                humantime::format_duration(window),
-                humantime::format_duration(window)
-            )));
-        }
         return Ok(None);
     };
     if window.is_some_and(|w| w.is_zero()) {

@@ -31,8 +31,8 @@ mod search;
 mod sweep;
 mod tables;
 
-pub use page::{escape, PlacedChart, CSS};
 use page::Page;
+pub use page::{escape, PlacedChart, CSS};
 use prose::{run_card, run_sentence, search_card, search_sentence, sweep_sentence};
 use run::run_section;
 use runs::compared_section;
