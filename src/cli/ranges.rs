@@ -127,27 +127,9 @@ pub fn bytes(
 /// Reads a Kubernetes quantity (digits, an optional fraction, an optional suffix: m, k, M, G,
 /// T, Ki, Mi, Gi, Ti) into its value in base units (cores, bytes).
 pub fn read_quantity(text: &str) -> Result<f64, String> {
-    let number_end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, suffix) = text.split_at(number_end);
-    let multiplier = match suffix {
-        "" => 1.0,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "Ki" => 1024.0,
-        "Mi" => 1024.0 * 1024.0,
-        "Gi" => 1024.0 * 1024.0 * 1024.0,
-        "Ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        _ => f64::NAN,
-    };
-    match number.parse::<f64>() {
-        Ok(n) if !number.is_empty() && multiplier.is_finite() => Ok(n * multiplier),
-        _ => Err("not a Kubernetes quantity; write it like 2, 1500m, 512Mi or 4Gi".to_string()),
-    }
+    crate::fleet::kube::names::quantity(text).ok_or_else(|| {
+        "not a Kubernetes quantity; write it like 2, 1500m, 512Mi or 4Gi".to_string()
+    })
 }
 
 /// Kubernetes quantities from `low` to `high`, kept as written (the manifest takes them so).

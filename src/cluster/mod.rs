@@ -176,12 +176,7 @@ impl LocalCluster {
             cluster.state.config.describe(),
             cluster.dir.display()
         ));
-        if let Some(remark) = cluster
-            .state
-            .config
-            .placement
-            .remark(crate::cpus::machine())
-        {
+        if let Some(remark) = cluster.state.config.placement.remark(crate::cpus::machine()) {
             say(&format!("  ({remark})"));
         }
         let specs = cluster.nodes();

@@ -204,10 +204,7 @@ async fn serve(
             };
             if let Err(e) = &result {
                 if next.done.is_none() {
-                    eprintln!(
-                        "Warning: the push to {} failed: {e}",
-                        push.as_ref().map_or(String::new(), |p| p.describe())
-                    );
+                    eprintln!("Warning: the push to {} failed: {e}", push.as_ref().map_or(String::new(), |p| p.describe()));
                 }
             }
             for done in waiting.into_iter().chain(next.done) {
@@ -247,16 +244,8 @@ fn answer(
                 respond(StatusCode::OK, OPENMETRICS_TYPE, text)
             }
         }
-        "/" if routes.page => respond(
-            StatusCode::OK,
-            "text/html; charset=utf-8",
-            super::page::page(&snapshot(state)),
-        ),
-        "/live/body" if routes.page => respond(
-            StatusCode::OK,
-            "text/html; charset=utf-8",
-            super::page::body(&snapshot(state)),
-        ),
+        "/" if routes.page => respond(StatusCode::OK, "text/html; charset=utf-8", super::page::page(&snapshot(state))),
+        "/live/body" if routes.page => respond(StatusCode::OK, "text/html; charset=utf-8", super::page::body(&snapshot(state))),
         "/report" if routes.page => match report_of(state) {
             Some(path) => match std::fs::read(&path) {
                 Ok(html) => Response::builder()
@@ -266,10 +255,7 @@ fn answer(
                     .expect("a valid response"),
                 Err(e) => plain(StatusCode::NOT_FOUND, &format!("{}: {e}\n", path.display())),
             },
-            None => plain(
-                StatusCode::NOT_FOUND,
-                "no report yet: it is written when the run or search ends\n",
-            ),
+            None => plain(StatusCode::NOT_FOUND, "no report yet: it is written when the run or search ends\n"),
         },
         "/" if routes.metrics => plain(StatusCode::OK, "headroom: metrics at /metrics\n"),
         _ => plain(StatusCode::NOT_FOUND, "not found\n"),
@@ -320,19 +306,9 @@ mod tests {
 
     #[test]
     fn metrics_are_openmetrics_unless_the_older_text_format_alone_is_asked() {
-        let (state, routes) = (
-            state(),
-            Routes {
-                metrics: true,
-                page: false,
-            },
-        );
+        let (state, routes) = (state(), Routes { metrics: true, page: false });
         let get = |accept| answer(&state, routes, &Method::GET, "/metrics", accept);
-        for accept in [
-            "",
-            "*/*",
-            "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
-        ] {
+        for accept in ["", "*/*", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"] {
             assert_eq!(kind(&get(accept)), OPENMETRICS_TYPE, "{accept}");
         }
         assert_eq!(kind(&get("text/plain;version=0.0.4")), PROMETHEUS_TEXT_TYPE);
@@ -341,32 +317,13 @@ mod tests {
     #[test]
     fn only_what_a_listener_serves_is_answered() {
         let state = state();
-        let metrics_only = Routes {
-            metrics: true,
-            page: false,
-        };
-        let page_only = Routes {
-            metrics: false,
-            page: true,
-        };
-        let status =
-            |routes, method: &Method, path| answer(&state, routes, method, path, "").status();
-        assert_eq!(
-            status(metrics_only, &Method::GET, "/live/body"),
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(
-            status(page_only, &Method::GET, "/metrics"),
-            StatusCode::NOT_FOUND
-        );
+        let metrics_only = Routes { metrics: true, page: false };
+        let page_only = Routes { metrics: false, page: true };
+        let status = |routes, method: &Method, path| answer(&state, routes, method, path, "").status();
+        assert_eq!(status(metrics_only, &Method::GET, "/live/body"), StatusCode::NOT_FOUND);
+        assert_eq!(status(page_only, &Method::GET, "/metrics"), StatusCode::NOT_FOUND);
         assert_eq!(status(page_only, &Method::GET, "/"), StatusCode::OK);
-        assert_eq!(
-            status(page_only, &Method::GET, "/report"),
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(
-            status(metrics_only, &Method::POST, "/metrics"),
-            StatusCode::METHOD_NOT_ALLOWED
-        );
+        assert_eq!(status(page_only, &Method::GET, "/report"), StatusCode::NOT_FOUND);
+        assert_eq!(status(metrics_only, &Method::POST, "/metrics"), StatusCode::METHOD_NOT_ALLOWED);
     }
 }

@@ -80,9 +80,7 @@ pub fn recall_mean(h: &Histogram<u64>) -> u64 {
     }
     let sum: u128 = h
         .iter_recorded()
-        .map(|v| {
-            u128::from(h.lowest_equivalent(v.value_iterated_to())) * u128::from(v.count_at_value())
-        })
+        .map(|v| u128::from(h.lowest_equivalent(v.value_iterated_to())) * u128::from(v.count_at_value()))
         .sum();
     (sum / u128::from(h.len())) as u64
 }
@@ -140,7 +138,10 @@ impl OpHistograms {
     #[inline]
     pub fn record_recall(&mut self, recall: f64) {
         let scaled = (recall.clamp(0.0, 1.0) * RECALL_SCALE).round() as u64;
-        let _ = self.recall.get_or_insert_with(new_histogram).record(scaled);
+        let _ = self
+            .recall
+            .get_or_insert_with(new_histogram)
+            .record(scaled);
     }
 
     /// Failed requests of every class.

@@ -556,13 +556,8 @@ mod tests {
         // Interval 0 is warmup; 1 and 2 are measured, 2 with a second op type judged.
         log.write_interval(Some("warmup.ann.rt"), Duration::ZERO, second, &latency)
             .unwrap();
-        log.write_interval(
-            Some("warmup.ann.recall"),
-            Duration::ZERO,
-            second,
-            &of(&[0.1]),
-        )
-        .unwrap();
+        log.write_interval(Some("warmup.ann.recall"), Duration::ZERO, second, &of(&[0.1]))
+            .unwrap();
         log.write_interval(Some("ann.rt"), second, second, &latency)
             .unwrap();
         let first: Vec<f64> = [1.0; 99].into_iter().chain([0.5]).collect();

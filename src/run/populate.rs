@@ -56,7 +56,9 @@ pub(crate) async fn populate_rows(
         .unwrap_or(POPULATE_CONCURRENCY);
     observer.populating(rows, concurrency);
     let engine_config = EngineConfig {
-        mode: LoadMode::Closed { concurrency },
+        mode: LoadMode::Closed {
+            concurrency,
+        },
         end: End {
             warmup_ns: 0,
             duration_ns: None,

@@ -15,9 +15,7 @@ use crate::stop::StopSignal;
 use super::settings;
 
 use super::exit::exit_code_of;
-use super::terminal::{
-    ended_in_words, live_labels, start_live, stop_on_ctrl_c_or_term, write_report, Terminal,
-};
+use super::terminal::{ended_in_words, live_labels, start_live, stop_on_ctrl_c_or_term, write_report, Terminal};
 
 /// Runs `headroom run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -33,11 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             config.sla =
                 settings::sla_settings(args.sla.terms.as_deref(), args.sla.window, &config)?;
             settings::with_cluster_tls(&mut config, &cluster_dir);
-            settings::with_client_cores(
-                &mut config,
-                args.client.client_cpus.as_ref(),
-                &cluster_dir,
-            )?;
+            settings::with_client_cores(&mut config, args.client.client_cpus.as_ref(), &cluster_dir)?;
             config
         }
     };
@@ -73,11 +67,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut terminal = Terminal::new();
     let result = match &live {
-        Some(live) => runtime.block_on(run::execute(
-            &config,
-            &context,
-            &mut live.watch(&mut terminal),
-        )),
+        Some(live) => runtime.block_on(run::execute(&config, &context, &mut live.watch(&mut terminal))),
         None => runtime.block_on(run::execute(&config, &context, &mut terminal)),
     };
     // A worker may still wait towards a request that will never be sent.
@@ -89,11 +79,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "The run was stopped during its populate.".to_string(),
             None,
         ),
-        Ok(RunOutcome::LoadedOnly) => (
-            Some(ExitCode::SUCCESS),
-            "The data is loaded (--phase load).".to_string(),
-            None,
-        ),
+        Ok(RunOutcome::LoadedOnly) => (Some(ExitCode::SUCCESS), "The data is loaded (--phase load).".to_string(), None),
         Ok(RunOutcome::Finished(summary)) => {
             write_report(&out);
             (

@@ -18,19 +18,15 @@ pub fn live_labels(label: Option<&str>, out: &Path, config: &RunSettings) -> Lab
                 .unwrap_or_else(|| out.display().to_string())
         }),
         workload: config.workload.name.clone(),
-        worker: config.worker.as_ref().map_or_else(
-            || "single".to_string(),
-            |w| format!("{}/{}", w.index, w.count),
-        ),
+        worker: config
+            .worker
+            .as_ref()
+            .map_or_else(|| "single".to_string(), |w| format!("{}/{}", w.index, w.count)),
     }
 }
 
 /// Starts what `settings` asks and says where to look.
-pub fn start_live(
-    settings: LiveSettings,
-    labels: Labels,
-    search: bool,
-) -> anyhow::Result<Option<Live>> {
+pub fn start_live(settings: LiveSettings, labels: Labels, search: bool) -> anyhow::Result<Option<Live>> {
     let push = settings.push.as_ref().map(|p| p.describe());
     let live = Live::start(settings, labels, search)?;
     if let Some(live) = &live {
@@ -47,16 +43,11 @@ pub fn start_live(
 /// A finished run's verdict in a few words.
 pub fn ended_in_words(summary: &RunSummary) -> String {
     let validity = match &summary.validity {
-        Some(v) if !v.is_valid() => {
-            return "no verdict: the client could not keep its schedule (client-bound)".to_string()
-        }
+        Some(v) if !v.is_valid() => return "no verdict: the client could not keep its schedule (client-bound)".to_string(),
         _ => "",
     };
     match &summary.sla {
-        None => format!(
-            "{:.0} requests/s achieved, no SLA{validity}",
-            summary.achieved_rate_per_s
-        ),
+        None => format!("{:.0} requests/s achieved, no SLA{validity}", summary.achieved_rate_per_s),
         Some(sla) => match sla.verdict.judgement() {
             Judgement::Pass => format!("PASS ({})", sla.spec),
             Judgement::Fail => format!("FAIL in {} ({})", sla.verdict.failing_in_words(), sla.spec),

@@ -157,9 +157,9 @@ pub fn check_image(image: &str) -> Result<(), UsageError> {
     Ok(())
 }
 
-/// A quantity's value: CPUs for `2` or `1500m`, bytes for `512Mi` or `1G`; the forms
-/// `cli::kube` accepts.
-fn quantity(text: &str) -> Option<f64> {
+/// A quantity's value: CPUs for `2` or `1500m`, bytes for `512Mi` or `1G`; the forms the
+/// pods' flags accept (`cli/ranges.rs` reads them with it).
+pub fn quantity(text: &str) -> Option<f64> {
     let end = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());

@@ -341,9 +341,7 @@ fn client(s: &Snapshot) -> Chart {
     // Each interval's share counts from the previous one, the first from the run's start.
     chart
         .series
-        .push(line(s, "client CPU", palette(1), None, |p| {
-            Some(p.cpu_cores)
-        }));
+        .push(line(s, "client CPU", palette(1), None, |p| Some(p.cpu_cores)));
     chart.y2 = Some(linear("client hiccup (ms)"));
     let mut hiccups = line(
         s,

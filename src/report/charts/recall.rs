@@ -82,10 +82,7 @@ mod tests {
     #[test]
     fn chart_9_draws_recall_only_for_a_run_with_it() {
         let mut run = fixture_run();
-        assert!(
-            recall_timeline(&run, "run").is_none(),
-            "no recall, no chart"
-        );
+        assert!(recall_timeline(&run, "run").is_none(), "no recall, no chart");
         // The fixture's warmup is its first five intervals; recall in the next two.
         run.timeline[5].recall = recall(0.97, 0.8);
         run.timeline[6].recall = recall(0.95, 0.7);
@@ -96,10 +93,7 @@ mod tests {
         assert_eq!(mean.points, [(6.0, 0.97), (7.0, 0.95)]);
         let p1 = chart.series_named("p1 (1% of answers below)").unwrap();
         assert_eq!(p1.points, [(6.0, 0.8), (7.0, 0.7)]);
-        assert_eq!(
-            chart.y.label,
-            "recall (share of the exact neighbours found)"
-        );
+        assert_eq!(chart.y.label, "recall (share of the exact neighbours found)");
         assert_eq!((chart.bands[0].from, chart.bands[0].to), (0.0, 5.0));
     }
 }

@@ -24,7 +24,7 @@ use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, PartitionKeys, TextPool};
 use super::common::mix::Operations;
 use super::common::schema::{
-    await_agreement, check_keyspace_flag, check_table_columns, create_keyspace, drop_keyspace,
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_options,
 };
 use super::common::send::Requests;

@@ -186,7 +186,8 @@ pub async fn table_comment(
     ks: &str,
     table: &str,
 ) -> Result<Option<String>, SchemaReadError> {
-    let cql = "SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
+    let cql =
+        "SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?";
     let rows: Vec<(Option<String>,)> = read(session, cql, (ks, table)).await?;
     Ok(rows.into_iter().next().map(|(c,)| c.unwrap_or_default()))
 }

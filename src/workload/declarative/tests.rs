@@ -349,7 +349,9 @@ fn numbered(dir: &Path, name: &str, n: usize, dim: usize) -> String {
 fn a_file_s_pick_is_a_function_of_the_seed_and_the_request() {
     let dir = tempfile::tempdir().unwrap();
     let file = numbered(dir.path(), "q.fvecs", 50, 3);
-    let picked = grammar::parse(&format!("vector_file('{file}')"), &[]).unwrap();
+    let picked =
+        grammar::parse(&format!("vector_file('{file}')"), &[])
+            .unwrap();
     let firsts: Vec<f64> = (0..200).map(|seq| draw(&picked, 7, seq)[0]).collect();
     // Again, in another order: the same vectors.
     for seq in (0..200).rev() {
@@ -360,7 +362,11 @@ fn a_file_s_pick_is_a_function_of_the_seed_and_the_request() {
     assert!(distinct.len() > 30, "{distinct:?}");
     assert!((0..200).any(|seq| draw(&picked, 8, seq)[0] != firsts[seq as usize]));
     // With an index: vector INDEX mod the file's length, whatever the seed.
-    let indexed = grammar::parse(&format!("vector_file('{file}', sequence(1000))"), &[]).unwrap();
+    let indexed = grammar::parse(
+        &format!("vector_file('{file}', sequence(1000))"),
+        &[],
+    )
+    .unwrap();
     for seq in [0, 1, 49, 50, 777] {
         assert_eq!(draw(&indexed, 1, seq), vec![(seq % 50) as f64 + 1.0; 3]);
         assert_eq!(draw(&indexed, 2, seq), draw(&indexed, 1, seq));

@@ -82,11 +82,7 @@ impl Data {
                 }
                 let source = match queries {
                     Some(q) => format!("{} (queries {})", base.display(), q.display()),
-                    None => format!(
-                        "{} (the last {} held out as queries)",
-                        base.display(),
-                        definition.queries
-                    ),
+                    None => format!("{} (the last {} held out as queries)", base.display(), definition.queries),
                 };
                 (loaded.base, loaded.queries, loaded.neighbours, source)
             }
@@ -108,11 +104,7 @@ impl Data {
                 (lists.concat(), stride, "computed")
             }
         };
-        let truth_s = if kind == "file" {
-            0.0
-        } else {
-            started.elapsed().as_secs_f64()
-        };
+        let truth_s = if kind == "file" { 0.0 } else { started.elapsed().as_secs_f64() };
         Ok(Data {
             facts: VectorFacts {
                 rows: base.len() as u64,

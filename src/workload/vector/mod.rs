@@ -37,7 +37,7 @@ use super::common::error::WorkloadError;
 use super::common::generators::request_rng;
 use super::common::mix::Operations;
 use super::common::schema::{
-    await_agreement, check_keyspace_flag, check_table_columns, create_keyspace, drop_keyspace,
+    await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_comment, table_options,
 };
 use super::common::send::Requests;
@@ -55,6 +55,7 @@ pub const OP_NAMES: &[&str] = &["write", "ann"];
 pub const ANN_OP: &str = "ann";
 const WRITE: usize = 0;
 const ANN: usize = 1;
+
 
 /// What a run of the vector workload searched and how its truth was found: vectors.json in
 /// the run directory.
@@ -144,9 +145,7 @@ impl VectorWorkload {
         let (for_truth, seed) = (definition.clone(), config.seed);
         let data = tokio::task::spawn_blocking(move || Data::make(&for_truth, seed))
             .await
-            .map_err(|e| {
-                WorkloadError::Invalid(format!("working out the exact neighbours: {e}"))
-            })?;
+            .map_err(|e| WorkloadError::Invalid(format!("working out the exact neighbours: {e}")))?;
         let data = Arc::new(data?);
         if config.drop {
             drop_keyspace(&session, ks).await?;

@@ -56,61 +56,15 @@ fn the_defaults_are_generated_vectors_of_128_components() {
 #[test]
 fn impossible_numbers_are_refused_naming_the_flag() {
     let cases = [
+        (VectorRequest { dimensions: Some(0), ..Default::default() }, "--dimensions 0"),
+        (VectorRequest { dimensions: Some(9000), ..Default::default() }, "--dimensions 9000"),
+        (VectorRequest { top_k: Some(0), ..Default::default() }, "--top-k 0"),
+        (VectorRequest { rows: Some(0), ..Default::default() }, "--rows 0"),
+        (VectorRequest { rows: Some(1_000_000_000_000), ..Default::default() }, "at most 100000000 vectors"),
+        (VectorRequest { rows: Some(5), top_k: Some(10), ..Default::default() }, "--rows 5 --top-k 10"),
+        (VectorRequest { queries: Some(0), ..Default::default() }, "--queries 0"),
         (
-            VectorRequest {
-                dimensions: Some(0),
-                ..Default::default()
-            },
-            "--dimensions 0",
-        ),
-        (
-            VectorRequest {
-                dimensions: Some(9000),
-                ..Default::default()
-            },
-            "--dimensions 9000",
-        ),
-        (
-            VectorRequest {
-                top_k: Some(0),
-                ..Default::default()
-            },
-            "--top-k 0",
-        ),
-        (
-            VectorRequest {
-                rows: Some(0),
-                ..Default::default()
-            },
-            "--rows 0",
-        ),
-        (
-            VectorRequest {
-                rows: Some(1_000_000_000_000),
-                ..Default::default()
-            },
-            "at most 100000000 vectors",
-        ),
-        (
-            VectorRequest {
-                rows: Some(5),
-                top_k: Some(10),
-                ..Default::default()
-            },
-            "--rows 5 --top-k 10",
-        ),
-        (
-            VectorRequest {
-                queries: Some(0),
-                ..Default::default()
-            },
-            "--queries 0",
-        ),
-        (
-            VectorRequest {
-                neighbours: Some("t.ivecs".into()),
-                ..Default::default()
-            },
+            VectorRequest { neighbours: Some("t.ivecs".into()), ..Default::default() },
             "--neighbours goes with --vectors",
         ),
     ];
@@ -172,10 +126,7 @@ fn a_ground_truth_file_is_taken_as_it_is_and_checked() {
     let base = dir.join("base.fvecs");
     let queries = dir.join("q.fvecs");
     let truth = dir.join("gt.ivecs");
-    write_fvecs(
-        &base,
-        &(0..5).map(|i| vec![i as f32, 1.0]).collect::<Vec<_>>(),
-    );
+    write_fvecs(&base, &(0..5).map(|i| vec![i as f32, 1.0]).collect::<Vec<_>>());
     write_fvecs(&queries, &[vec![0.0, 1.0], vec![4.0, 1.0]]);
     // Deliberately not the exact order: a file's truth is the user's, taken as given.
     write_ivecs(&truth, &[vec![3, 2, 1], vec![0, 1, 2]]);
@@ -192,32 +143,18 @@ fn a_ground_truth_file_is_taken_as_it_is_and_checked() {
     assert_eq!(data.truth(1), &[0, 1]);
     assert_eq!(data.facts.truth, "file");
     // More neighbours asked for than the file gives.
-    let e = resolve(VectorRequest {
-        top_k: Some(4),
-        ..request.clone()
-    })
-    .unwrap_err();
-    assert!(
-        e.contains("3 neighbours per query, fewer than --top-k 4"),
-        "{e}"
-    );
+    let e = resolve(VectorRequest { top_k: Some(4), ..request.clone() }).unwrap_err();
+    assert!(e.contains("3 neighbours per query, fewer than --top-k 4"), "{e}");
     // A neighbour that is not a row.
     write_ivecs(&truth, &[vec![3, 9, 1], vec![0, 1, 2]]);
     let e = resolve(request.clone()).unwrap_err();
-    assert!(
-        e.contains("the neighbour 9 is not among the 5 base vectors"),
-        "{e}"
-    );
+    assert!(e.contains("the neighbour 9 is not among the 5 base vectors"), "{e}");
     // Fewer queries' neighbours than queries.
     write_ivecs(&truth, &[vec![3, 2, 1]]);
     let e = resolve(request.clone()).unwrap_err();
     assert!(e.contains("the neighbours of 1 queries"), "{e}");
     // A truth that is not an .ivecs file.
-    let e = resolve(VectorRequest {
-        neighbours: Some(queries.clone()),
-        ..request
-    })
-    .unwrap_err();
+    let e = resolve(VectorRequest { neighbours: Some(queries.clone()), ..request }).unwrap_err();
     assert!(e.contains("a ground truth is an .ivecs file"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -240,11 +177,7 @@ fn bad_files_are_refused_in_one_line() {
         (&empty, None, "empty"),
         (&text, None, "dimension"),
         (&unknown, None, "unknown format"),
-        (
-            &vectors_fixture("base.fvecs"),
-            Some(8),
-            "dimension 4, where 8 was expected",
-        ),
+        (&vectors_fixture("base.fvecs"), Some(8), "dimension 4, where 8 was expected"),
     ];
     for (path, dimensions, expected) in cases {
         let e = resolve(VectorRequest {
@@ -301,19 +234,9 @@ fn generated_data_repeats_with_the_seed_and_its_truth_is_exact() {
 fn the_table_comment_names_the_vectors() {
     let d = resolve(VectorRequest::default()).unwrap();
     let comment = d.table_comment(1);
-    assert!(
-        comment.starts_with("headroom vector: generated seed=1"),
-        "{comment}"
-    );
-    assert!(
-        comment.contains("rows=10000, dimensions=128, similarity=cosine"),
-        "{comment}"
-    );
+    assert!(comment.starts_with("headroom vector: generated seed=1"), "{comment}");
+    assert!(comment.contains("rows=10000, dimensions=128, similarity=cosine"), "{comment}");
     assert_ne!(comment, d.table_comment(2));
-    let other = resolve(VectorRequest {
-        dimensions: Some(64),
-        ..Default::default()
-    })
-    .unwrap();
+    let other = resolve(VectorRequest { dimensions: Some(64), ..Default::default() }).unwrap();
     assert_ne!(comment, other.table_comment(1));
 }

@@ -31,8 +31,8 @@ mod search;
 mod sweep;
 mod tables;
 
-use page::Page;
 pub use page::{escape, PlacedChart, CSS};
+use page::Page;
 use prose::{run_card, run_sentence, search_card, search_sentence, sweep_sentence};
 use run::run_section;
 use runs::compared_section;

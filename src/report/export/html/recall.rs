@@ -127,13 +127,8 @@ mod tests {
             for v in values {
                 h.record((v * RECALL_SCALE) as u64).unwrap();
             }
-            log.write_interval(
-                Some("read.recall"),
-                Duration::from_secs(at),
-                Duration::from_secs(1),
-                &h,
-            )
-            .unwrap();
+            log.write_interval(Some("read.recall"), Duration::from_secs(at), Duration::from_secs(1), &h)
+                .unwrap();
         }
         let written = String::from_utf8(log.into_inner().unwrap()).unwrap();
         let lines: String = written
@@ -146,20 +141,14 @@ mod tests {
         fs::write(run.join("histograms.hlog"), hlog).unwrap();
 
         let (html, kinds) = page_of(&run);
-        assert!(
-            html.contains("<h3>Recall of the ANN queries</h3>"),
-            "{html}"
-        );
+        assert!(html.contains("<h3>Recall of the ANN queries</h3>"), "{html}");
         assert!(html.contains(
             "The table holds 10 000 vectors of 128 dimensions (generated: 64 clusters, seed 1), \
              compared by cosine similarity, made or read in 0.07 s; 1 000 query vectors each \
              ask for the 10 nearest (k = 10). Each query&#39;s exact 10 nearest neighbours were \
              worked out exactly by the client before the run, in 11.5 s (vectors.json).</p>"
         ), "{html}");
-        assert!(
-            html.contains("a query&#39;s recall@10 is the share"),
-            "{html}"
-        );
+        assert!(html.contains("a query&#39;s recall@10 is the share"), "{html}");
         assert!(
             html.contains(
                 "<td>read</td><td class=\"num\">1 800</td><td class=\"num\">0.981</td>\
@@ -170,22 +159,14 @@ mod tests {
         );
         assert_eq!(
             kinds,
-            [
-                Kind::TimelineLatency,
-                Kind::TimelineThroughput,
-                Kind::TimelineRecall,
-                Kind::Spectrum
-            ]
+            [Kind::TimelineLatency, Kind::TimelineThroughput, Kind::TimelineRecall, Kind::Spectrum]
         );
         let input = Input::load(std::slice::from_ref(&run)).unwrap();
         let chart = crate::report::charts::recall_timeline(&input.runs[0], "run").unwrap();
         let mean: Vec<(f64, f64)> = chart.series_named("mean").unwrap().points.clone();
         assert_eq!(mean.len(), 2);
         assert_eq!(mean[0].0, 7.0);
-        assert!(
-            (mean[0].1 - 0.95).abs() < 1e-3 && (mean[1].1 - 0.6).abs() < 1e-3,
-            "{mean:?}"
-        );
+        assert!((mean[0].1 - 0.95).abs() < 1e-3 && (mean[1].1 - 0.6).abs() < 1e-3, "{mean:?}");
         assert!(chart.y.label.starts_with("recall@10"));
     }
 }
@@ -201,9 +182,7 @@ mod search_tests {
 
     fn page_of(dir: &std::path::Path) -> String {
         let input = Input::load(&[dir.to_path_buf()]).unwrap();
-        super::super::render(&input, &Compared::of(&input), None)
-            .unwrap()
-            .0
+        super::super::render(&input, &Compared::of(&input), None).unwrap().0
     }
 
     /// The search fixture's trials given a mean recall in capacity.json: the capacity table
@@ -214,10 +193,7 @@ mod search_tests {
         let search = dir.path().join("search");
         copy_dir(&capacity_fixture(), &search);
         let html = page_of(&search);
-        assert!(
-            !html.contains("Recall") && !html.contains("recall"),
-            "none without it"
-        );
+        assert!(!html.contains("Recall") && !html.contains("recall"), "none without it");
 
         let path = search.join("capacity.json");
         let mut file: serde_json::Value =
@@ -234,11 +210,7 @@ mod search_tests {
         assert!(html.contains(">Recall</th>"), "{html}");
         assert!(html.contains(">Mean recall</th>"), "{html}");
         // The first trial's 0.99 in both tables, the last one's too.
-        assert_eq!(
-            html.matches("<td class=\"num\">0.990</td>").count(),
-            2,
-            "{html}"
-        );
+        assert_eq!(html.matches("<td class=\"num\">0.990</td>").count(), 2, "{html}");
         let last = format!("<td class=\"num\">{:.3}</td>", 1.0 - n as f64 / 100.0);
         assert_eq!(html.matches(&last).count(), 2, "{html}");
     }
