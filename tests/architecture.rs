@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
     &["client"],
     &[
         "units",
+        "limits",
         "cpus",
         "output_dir",
         "stats",
