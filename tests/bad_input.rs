@@ -83,6 +83,9 @@ const CONFIG_NEGATIVE_WARMUP: &str = r#"{"headroom_version":"0.1.0","hosts":["12
 const CONFIG_ENDLESS_RATE: &str = r#"{"headroom_version":"0.1.0","hosts":["127.0.0.1:9042"],"workload":{"name":"timeseries","keyspace":"headroom","partitions":1000000,"partition_generator":"random","read_ratio":0.2,"delete_ratio":0.0,"populate":0,"replication":"{'class': 'SimpleStrategy', 'replication_factor': 1}","compaction":null,"ttl_s":null,"consistency":"LOCAL_ONE","drop":false,"seed":1},"mode":{"loop":"open","rate_per_s":1e+99,"arrivals":"fixed","max_in_flight":4096},"warmup_s":5.0,"duration_s":20.0,"ops":null,"interval_s":1.0,"threads":2,"request_timeout_s":10.0,"connections":1,"send_resolution_s":0.0005,"sla":{"terms":"p99.9<100ms, max<50ms, read:p99<5ms, window=5s","window_s":5.0},"command_line":["./target/debug/headroom","run","timeseries","-r","0.2","--rate","1000","--duration","20s","--warmup","5s","--sla","p99.9<100ms, max<50ms,read:p99<5ms","--window","5s","--out","/tmp/r1"]}"#;
 const CONFIG_MANY_THREADS: &str = r#"{"headroom_version":"0.1.0","hosts":["127.0.0.1:9042"],"workload":{"name":"timeseries","keyspace":"headroom","partitions":1000000,"partition_generator":"random","read_ratio":0.2,"delete_ratio":0.0,"populate":0,"replication":"{'class': 'SimpleStrategy', 'replication_factor': 1}","compaction":null,"ttl_s":null,"consistency":"LOCAL_ONE","drop":false,"seed":1},"mode":{"loop":"open","rate_per_s":1000.0,"arrivals":"fixed","max_in_flight":4096},"warmup_s":5.0,"duration_s":20.0,"ops":null,"interval_s":1.0,"threads":100000,"request_timeout_s":10.0,"connections":1,"send_resolution_s":0.0005,"sla":{"terms":"p99.9<100ms, max<50ms, read:p99<5ms, window=5s","window_s":5.0},"command_line":["./target/debug/headroom","run","timeseries","-r","0.2","--rate","1000","--duration","20s","--warmup","5s","--sla","p99.9<100ms, max<50ms,read:p99<5ms","--window","5s","--out","/tmp/r1"]}"#;
 
+const WORKLOAD_BAD_KEYSPACE: &str = "keyspace: bad-ks\nschema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
+const WORKLOAD_LONG_KEYSPACE: &str = "keyspace: kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\nschema: []\noperations:\n  write:\n    cql: INSERT INTO {keyspace}.t (k) VALUES (?)\n    args: [uniform(10)]\n";
+
 /// A self-signed certificate (PEM), where a case needs one that reads.
 const CERTIFICATE: &str = "-----BEGIN CERTIFICATE-----\n\
 MIIBfjCCASWgAwIBAgIUTHFuH5vdWj2fkrq177T1Z/ZPFuQwCgYIKoZIzj0EAwIw\n\
@@ -1911,6 +1914,17 @@ const CASES: &[Case] = &[
     case(
         &["capacity", "keyvalue", "--launcher", "local"],
         &["--launcher local needs --workers"],
+    ),
+    // A workload file's keyspace is checked as --keyspace is, before anything connects.
+    with(
+        &["run", "{dir}/w.yaml"],
+        &[("w.yaml", Text(WORKLOAD_BAD_KEYSPACE))],
+        &["w.yaml: keyspace: 'bad-ks' is not a CQL keyspace name"],
+    ),
+    with(
+        &["capacity", "{dir}/w.yaml"],
+        &[("w.yaml", Text(WORKLOAD_LONG_KEYSPACE))],
+        &["keyspace:", "up to 48 letters"],
     ),
 ];
 

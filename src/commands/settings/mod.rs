@@ -335,11 +335,19 @@ pub fn settings(
             humantime::format_duration(client.interval)
         )));
     }
-    if !crate::workload::common::schema::is_plain_name(&args.keyspace) || args.keyspace.len() > 48 {
+    // The keyspace as settled: --keyspace, or the one a workload file names (checked here,
+    // before anything connects, as the flag is).
+    let keyspace = &workload.keyspace;
+    if !crate::workload::common::schema::is_plain_name(keyspace) || keyspace.len() > 48 {
+        let whose = if *keyspace == args.keyspace {
+            "--keyspace".to_string()
+        } else {
+            format!("{}: keyspace:", workload.name)
+        };
         return Err(usage_error(format!(
-            "--keyspace '{}' is not a CQL keyspace name: up to 48 letters, digits and \
+            "{whose} '{}' is not a CQL keyspace name: up to 48 letters, digits and \
              underscores",
-            crate::usage::cut(&args.keyspace, 60)
+            crate::usage::cut(keyspace, 60)
         )));
     }
     let threads = client.threads.unwrap_or_else(|| {
