@@ -139,9 +139,11 @@ fn three_nodes_see_each_other() {
     assert_eq!(normal.len(), 3, "three nodes Up and Normal:\n{text}");
     assert!(text.contains("Datacenter: datacenter1"));
     // The tokens headroom gives split the ring evenly, so every node owns the same share.
+    // Owns is the one column in percent; counting columns fails when a node's Load is
+    // still "?" (one word, not two like "104.2 KiB") just after it started.
     let owns: Vec<&str> = normal
         .iter()
-        .map(|l| l.split_whitespace().nth(5).unwrap())
+        .map(|l| l.split_whitespace().find(|w| w.ends_with('%')).unwrap())
         .collect();
     assert!(
         owns.iter().all(|o| o.ends_with('%') && *o == owns[0]),
@@ -288,7 +290,7 @@ fn set_up_errors_say_what_to_do() {
 
     let out = headroom(&["cluster", "start", "--dir", dir, "--heap", "128M"]);
     assert_eq!(out.status.code(), Some(2), "a bad value is a usage error");
-    assert!(stderr(&out).contains("--heap 128M is too small"));
+    assert!(stderr(&out).contains("--heap <SIZE>': out of range: give 512M to 1T"));
 
     let out = headroom(&["cluster", "status", "--dir", dir]);
     assert!(

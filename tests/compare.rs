@@ -232,7 +232,7 @@ fn bad_comparisons_are_refused_before_anything_starts() {
                 "--node-price",
                 "free",
             ],
-            "--node-price 'free' is not a price",
+            "for '--node-price <PRICE>': not a price",
         ),
         (
             &[
