@@ -23,6 +23,22 @@ fn bound<T>(text: &str, parse: impl Fn(&str) -> Result<T, String>) -> T {
     parse(text).unwrap_or_else(|e| panic!("the range bound '{text}' does not read: {e}"))
 }
 
+/// Values that `read` reads, from `low` to `high` (both read by it too): the one check every
+/// parser below makes.
+fn within<T: PartialOrd + 'static>(
+    low: &'static str,
+    high: &'static str,
+    read: fn(&str) -> Result<T, String>,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let value = read(text)?;
+        if value < bound(low, read) || value > bound(high, read) {
+            return Err(outside(low, high));
+        }
+        Ok(value)
+    }
+}
+
 /// Whole numbers from `low` to `high` (with k, M or G: `1000`, `20k`, `1e6`), read into `T`.
 pub fn count<T>(
     low: &'static str,
@@ -31,14 +47,10 @@ pub fn count<T>(
 where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
-    move |text| {
-        let read = |t: &str| units::parse_count(t).map_err(|e| e.to_string());
-        let value = read(text)?;
-        if value < bound(low, read) || value > bound(high, read) {
-            return Err(outside(low, high));
-        }
-        T::try_from(value).map_err(|_| outside(low, high))
-    }
+    let read = within(low, high, |t| {
+        units::parse_count(t).map_err(|e| e.to_string())
+    });
+    move |text| T::try_from(read(text)?).map_err(|_| outside(low, high))
 }
 
 /// Durations from `low` to `high` (`500ms`, `30s`, `2m`, `1h30m`).
@@ -46,14 +58,9 @@ pub fn duration(
     low: &'static str,
     high: &'static str,
 ) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
-    move |text| {
-        let read = |t: &str| units::parse_duration(t).map_err(|e| e.to_string());
-        let value = read(text)?;
-        if value < bound(low, read) || value > bound(high, read) {
-            return Err(outside(low, high));
-        }
-        Ok(value)
-    }
+    within(low, high, |t| {
+        units::parse_duration(t).map_err(|e| e.to_string())
+    })
 }
 
 /// Rates per second from `low` to `high` (`2000`, `20k`, `1.5M`), within what a schedule
@@ -62,14 +69,9 @@ pub fn rate(
     low: &'static str,
     high: &'static str,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |text| {
-        let read = |t: &str| units::parse_rate(t).map_err(|e| e.to_string());
-        let value = read(text)?;
-        if value < bound(low, read) || value > bound(high, read) {
-            return Err(outside(low, high));
-        }
-        Ok(value)
-    }
+    within(low, high, |t| {
+        units::parse_rate(t).map_err(|e| e.to_string())
+    })
 }
 
 /// Reads a fraction written as a percentage (`2%`) or as a number (`0.02`).
@@ -90,13 +92,7 @@ pub fn fraction(
     low: &'static str,
     high: &'static str,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |text| {
-        let value = read_fraction(text)?;
-        if value < bound(low, read_fraction) || value > bound(high, read_fraction) {
-            return Err(outside(low, high));
-        }
-        Ok(value)
-    }
+    within(low, high, read_fraction)
 }
 
 /// Byte sizes from `low` to `high` in the JVM's notation (`512M`, `2G`; see
@@ -105,14 +101,9 @@ pub fn size(
     low: &'static str,
     high: &'static str,
 ) -> impl Fn(&str) -> Result<units::ByteSize, String> + Clone + Send + Sync + 'static {
-    move |text| {
-        let read = |t: &str| units::ByteSize::parse("size", t).map_err(|e| e.to_string());
-        let value = read(text)?;
-        if value < bound(low, read) || value > bound(high, read) {
-            return Err(outside(low, high));
-        }
-        Ok(value)
-    }
+    within(low, high, |t| {
+        units::ByteSize::parse("size", t).map_err(|e| e.to_string())
+    })
 }
 
 /// Byte counts from `low` to `high`, read as [`size`] and kept as a number of bytes.
@@ -137,13 +128,8 @@ pub fn quantity(
     low: &'static str,
     high: &'static str,
 ) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static {
-    move |text| {
-        let value = read_quantity(text)?;
-        if value < bound(low, read_quantity) || value > bound(high, read_quantity) {
-            return Err(outside(low, high));
-        }
-        Ok(text.to_string())
-    }
+    let read = within(low, high, read_quantity);
+    move |text| read(text).map(|_| text.to_string())
 }
 
 #[cfg(test)]
