@@ -42,7 +42,8 @@ use super::common::schema::{
 };
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare, VECTOR_POPULATE_CONCURRENCY};
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 use crate::vectors::recall::recall_at_k;
 
 /// The workload's name on the command line.
@@ -129,13 +130,13 @@ impl VectorWorkload {
     /// Creates the keyspace, table and index when missing (or anew with `drop`), refuses a
     /// table that holds other vectors, prepares the statements, and makes the vectors and
     /// their exact neighbours.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         definition: &VectorDefinition,
     ) -> Result<VectorWorkload, WorkloadError> {
         let session = requests.session().clone();
-        config.validate().map_err(WorkloadError::Invalid)?;
+        config.check(false).map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
         check_keyspace_flag(ks)?;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::vectors::files::{self, Format, Neighbours};
 use crate::vectors::{Similarity, Vectors};
 use crate::workload::common::error::WorkloadError;
+use crate::workload::common::request::VectorRequest;
 
 /// Components of each vector unless `--dimensions` says otherwise.
 pub const DEFAULT_DIMENSIONS: usize = 128;
@@ -34,47 +35,6 @@ pub const MAX_ROWS: u64 = 100_000_000;
 pub const CLUSTERS: usize = 64;
 /// How far a generated vector lies from its topic (see `vectors::generate::Shape::noise`).
 pub const NOISE: f32 = 0.6;
-
-/// What the command line says of vectors: each `None` when the flag was not given, so that
-/// another workload can refuse them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VectorRequest {
-    /// `--dimensions`.
-    pub dimensions: Option<usize>,
-    /// `--similarity`.
-    pub similarity: Option<Similarity>,
-    /// `--top-k`.
-    pub top_k: Option<usize>,
-    /// `--rows`.
-    pub rows: Option<u64>,
-    /// `--queries`.
-    pub queries: Option<usize>,
-    /// `--vectors`.
-    pub vectors: Option<PathBuf>,
-    /// `--query-vectors`.
-    pub query_vectors: Option<PathBuf>,
-    /// `--neighbours`.
-    pub neighbours: Option<PathBuf>,
-}
-
-impl VectorRequest {
-    /// The first vector flag given, for refusing it on another workload.
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.dimensions.is_some(), "--dimensions"),
-            (self.similarity.is_some(), "--similarity"),
-            (self.top_k.is_some(), "--top-k"),
-            (self.rows.is_some(), "--rows"),
-            (self.queries.is_some(), "--queries"),
-            (self.vectors.is_some(), "--vectors"),
-            (self.query_vectors.is_some(), "--query-vectors"),
-            (self.neighbours.is_some(), "--neighbours"),
-        ]
-        .into_iter()
-        .find(|(given, _)| *given)
-        .map(|(_, flag)| flag)
-    }
-}
 
 /// Where the vectors come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

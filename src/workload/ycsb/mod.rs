@@ -39,7 +39,8 @@ use super::common::schema::{
 };
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare};
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 
 /// The name `headroom run` accepts for this format.
 pub const NAME: &str = "ycsb";
@@ -103,9 +104,9 @@ pub struct Ycsb {
 impl Ycsb {
     /// Creates the keyspace and usertable when missing (or anew with `drop`), checks an
     /// existing table's columns, and prepares the statements.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         ycsb: &YcsbConfig,
     ) -> Result<Ycsb, WorkloadError> {
         let session = requests.session().clone();

@@ -10,7 +10,8 @@ use super::values::RequestDistribution;
 use super::{INSERT, KEYSPACE, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
 use crate::workload::common::error::WorkloadError;
 use crate::workload::common::statements::parse_consistency;
-use crate::workload::{WorkloadConfig, WorkloadRequest};
+use crate::workload::common::request::WorkloadRequest;
+use crate::workload::common::settings::WorkloadSettings;
 
 /// How the lengths of field values are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,7 +176,7 @@ pub fn resolve(args: &WorkloadRequest) -> Result<YcsbConfig, WorkloadError> {
 
 /// Sets the shared settings YCSB's properties decide: the load is insertcount records (all
 /// of recordcount unless insertstart or insertcount say otherwise), the keyspace YCSB's own unless --keyspace names another.
-pub fn settle(ycsb: &YcsbConfig, config: &mut WorkloadConfig) {
+pub fn settle<D>(ycsb: &YcsbConfig, config: &mut WorkloadSettings<D>) {
     config.populate = ycsb.insert_count();
     config.partitions = ycsb.recordcount.max(1);
     // --keyspace's default, "headroom", means none was named.
