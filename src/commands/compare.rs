@@ -8,17 +8,16 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cli::{CompareArgs, CostArgs};
-use crate::compare::cost::NodePrice;
+use crate::cli::CompareArgs;
 use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
-use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
+use crate::compare::{compare, compare_runs, render, COMPARE_FILE};
 use crate::report::load::Input;
 use crate::report::{write_report_with, ReportOptions};
 use crate::usage::{usage_error, UsageError};
 
 /// Runs `headroom compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let mut options = options(&args.cost)?;
+    let mut options = super::settings::compare_options(&args.cost)?;
     options.baseline = args.baseline.clone();
     let dirs = expand(&args.dirs)?;
     let input = Input::load(&dirs).map_err(|e| UsageError::new(format!("{e:#}")))?;
@@ -85,23 +84,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The comparison's options from the cost flags. Errors are the user's (exit code 2).
-pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
-    NodePrice::check_all(&cost.node_price).map_err(UsageError::new)?;
-    let prices = cost.node_price.clone();
-    let target_per_s = cost.target_load;
-    // --target-load and --size-for without --node-price are refused by the table of flag
-    // combinations.
-    let size_for = cost.size_for.unwrap_or_default();
-    Ok(CompareOptions {
-        baseline: None,
-        prices,
-        nodes: cost.nodes,
-        target_per_s,
-        size_for,
-    })
 }
 
 /// The directories given, with a matrix directory replaced by its configurations'.

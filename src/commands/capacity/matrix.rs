@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::search as capacity_command;
 use crate::capacity::degraded;
 use crate::capacity::dir::SearchData;
 use crate::capacity::settings::{Fresh, SearchSettings};
@@ -39,7 +38,7 @@ pub fn run(
     live: Option<&Live>,
 ) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
-    let compare_options = crate::commands::compare::options(&args.cost)?;
+    let compare_options = crate::commands::settings::compare_options(&args.cost)?;
     if compare_options.size_for == crate::compare::cost::SizeFor::Degraded
         && !axes
             .iter()
@@ -50,7 +49,7 @@ pub fn run(
              down: add the axis --matrix degraded=0,1",
         ));
     }
-    let search = capacity_command::search_settings(args)?;
+    let search = crate::commands::settings::search_settings(args)?;
     let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
         heap: args.heap,
@@ -354,7 +353,7 @@ fn run_entry(
         config.cluster_dir = Some(cluster_dir.to_path_buf());
     }
     let result = Store::create(entry_dir, serde_json::to_value(&config)?).and_then(|store| {
-        capacity_command::search(&config, store, credentials, Some(&mut cluster), live)
+        crate::commands::terminal::search(&config, store, credentials, Some(&mut cluster), live)
     });
     keep_server_logs(&cluster, entry_dir);
     println!("Removing the cluster of {}...", entry.label);

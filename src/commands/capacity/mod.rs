@@ -2,7 +2,6 @@
 //! matrix ([`matrix`]: one search per configuration, then their comparison).
 
 pub mod matrix;
-pub mod search;
 
 use std::process::ExitCode;
 
@@ -14,7 +13,8 @@ use crate::cli::CapacityArgs;
 use crate::compare::matrix::MATRIX_FILE;
 use crate::live::{Labels, Live};
 
-pub use search::{search, search_settings};
+use super::settings::search_settings;
+use super::terminal::search;
 
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
@@ -170,7 +170,7 @@ fn search_report(trial: &std::path::Path) -> Option<std::path::PathBuf> {
 /// A single search's `--node-price` and `--target-load`, checked: one price for its one
 /// configuration (a price per configuration label is for `--matrix`).
 fn single_search_price(args: &CapacityArgs) -> anyhow::Result<Option<(f64, Option<f64>)>> {
-    let options = crate::commands::compare::options(&args.cost)?;
+    let options = crate::commands::settings::compare_options(&args.cost)?;
     if options.size_for == crate::compare::cost::SizeFor::Degraded {
         return Err(crate::usage::usage_error(
             "--size-for degraded prices a configuration by its twin searched with a node down: \

@@ -5,6 +5,7 @@
 
 mod live;
 mod recall;
+mod search;
 pub mod watch;
 
 use std::path::Path;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use crate::stop::StopSignal;
 
 pub use live::{ended_in_words, live_labels, start_live};
+pub use search::search;
 pub use watch::Terminal;
 
 /// Gives `stop` on Ctrl-C or SIGTERM, saying so, from a task of `runtime`.

@@ -88,4 +88,3 @@ impl<D> WorkloadSettings<D> {
         Ok(())
     }
 }
-

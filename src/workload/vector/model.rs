@@ -98,10 +98,14 @@ impl VectorDefinition {
         }
         let queries = request.queries.unwrap_or(DEFAULT_QUERIES);
         if queries == 0 {
-            return Err(invalid("--queries 0: an ANN query needs a query vector; give at least 1".into()));
+            return Err(invalid(
+                "--queries 0: an ANN query needs a query vector; give at least 1".into(),
+            ));
         }
         if request.rows == Some(0) {
-            return Err(invalid("--rows 0: the index needs vectors to search; give at least 1".into()));
+            return Err(invalid(
+                "--rows 0: the index needs vectors to search; give at least 1".into(),
+            ));
         }
         if let Some(rows) = request.rows.filter(|&r| r > MAX_ROWS) {
             return Err(invalid(format!(
@@ -122,7 +126,9 @@ impl VectorDefinition {
                 (request.neighbours.is_some(), "--neighbours"),
             ] {
                 if given {
-                    return Err(invalid(format!("{flag} goes with --vectors (the base vectors file)")));
+                    return Err(invalid(format!(
+                        "{flag} goes with --vectors (the base vectors file)"
+                    )));
                 }
             }
             return Ok(VectorDefinition {
@@ -194,7 +200,11 @@ impl VectorDefinition {
             } => format!(
                 "file {} ({base_bytes} bytes){}",
                 base.display(),
-                if queries.is_none() { ", queries held out" } else { "" }
+                if queries.is_none() {
+                    ", queries held out"
+                } else {
+                    ""
+                }
             ),
         };
         format!(
@@ -239,7 +249,8 @@ impl Loaded {
     ) -> Result<Loaded, WorkloadError> {
         let invalid = |m: String| WorkloadError::Invalid(m);
         let usage = |e: crate::usage::UsageError| invalid(e.to_string());
-        let cap = |n: Option<u64>| n.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let cap =
+            |n: Option<u64>| n.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
         let (base, queries) = match query_file {
             Some(q) => {
                 let base = files::read_vectors(base_file, "--vectors", dimensions, cap(rows))
@@ -283,7 +294,8 @@ impl Loaded {
                         n.display()
                     )));
                 }
-                let truth = files::read_neighbours(n, "--neighbours", queries.len()).map_err(usage)?;
+                let truth =
+                    files::read_neighbours(n, "--neighbours", queries.len()).map_err(usage)?;
                 if truth.len() < queries.len() {
                     return Err(invalid(format!(
                         "--neighbours {}: the neighbours of {} queries, and --query-vectors has {}",
