@@ -26,7 +26,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::KubeOptions;
+use super::options::KubeOptions;
 use crate::engine::LoadMode;
 use crate::fleet::launch::WorkerPlan;
 use crate::results::config::{RunSettings, CONFIG_JSON};
@@ -557,7 +557,7 @@ mod tests {
         assert!(err.contains("--tls-secret"), "{err}");
 
         options.tls_secret = Some("cassandra-client-tls".to_string());
-        options.credentials = Some(super::super::Credentials {
+        options.credentials = Some(super::super::options::Credentials {
             username: "loader".to_string(),
             secret: "cassandra-login".to_string(),
             key: "password".to_string(),
@@ -627,7 +627,7 @@ mod tests {
     #[test]
     fn the_yaml_reads_back_as_the_same_objects_with_kubernetes_names() {
         let mut options = options();
-        options.credentials = Some(super::super::Credentials {
+        options.credentials = Some(super::super::options::Credentials {
             username: "loader".to_string(),
             secret: "cassandra-login".to_string(),
             key: "password".to_string(),

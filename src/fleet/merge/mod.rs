@@ -27,14 +27,14 @@ mod workers;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::Context;
 use hdrhistogram::Histogram;
 
 use crate::engine::{Interval, StopReason};
 use crate::metrics::{ErrorClass, OpHistograms, Phase};
-use crate::results::config::{FleetOrigin, RunSettings, WorkerSlot};
+use crate::results::config::FleetOrigin;
 use crate::results::hlog::{encoded_intervals, EncodedInterval, HICCUP_TAG};
 use crate::results::intervals_csv::parse_intervals;
 use crate::results::summary::RunSummary;
@@ -44,18 +44,7 @@ use crate::stats::new_histogram;
 use crate::usage::UsageError;
 
 use summary::{merge_populate, summarize};
-use workers::{check, fleet_mode, op_names, read_workers};
-
-/// One worker's run directory, read.
-struct Worker {
-    dir: PathBuf,
-    settings: RunSettings,
-    slot: WorkerSlot,
-    start: SystemTime,
-    summary: RunSummary,
-    hlog: Vec<u8>,
-    csv: String,
-}
+use workers::{check, fleet_mode, op_names, read_workers, Worker};
 
 /// The workers' directories, read and checked: one fleet, ready to merge.
 pub struct Fleet {

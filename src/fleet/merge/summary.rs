@@ -20,7 +20,7 @@ use crate::sla::{ClientFigures, Validity, ValidityVerdict};
 use crate::stats::new_histogram;
 
 use super::workers::fleet_mode;
-use super::Worker;
+use super::workers::Worker;
 
 /// The workers' populates added: rows and errors summed, over the longest one's time; the
 /// writes' histograms added from each worker's populate.hlog, and written as the merged

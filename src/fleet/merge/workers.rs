@@ -3,13 +3,23 @@
 //! missing.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 use crate::engine::LoadMode;
-use crate::results::config::RunSettings;
+use crate::results::config::{RunSettings, WorkerSlot};
 use crate::results::summary::RunSummary;
 use crate::usage::UsageError;
 
-use super::Worker;
+/// One worker's run directory, read.
+pub(super) struct Worker {
+    pub dir: PathBuf,
+    pub settings: RunSettings,
+    pub slot: WorkerSlot,
+    pub start: SystemTime,
+    pub summary: RunSummary,
+    pub hlog: Vec<u8>,
+    pub csv: String,
+}
 
 /// Reads every directory; refuses one that is not a finished worker's.
 pub(super) fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
