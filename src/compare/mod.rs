@@ -19,6 +19,7 @@ pub mod runs;
 pub mod samples;
 pub mod scaling;
 pub mod twins;
+pub mod usl_words;
 
 pub use comparison::{compare, CompareOptions, Comparison};
 pub use runs::{compare_runs, RunComparison};

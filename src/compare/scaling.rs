@@ -398,7 +398,7 @@ fn describe_sizing(sizing: &Sizing, fit: &Fit, notes: &[usl::Statement]) -> Vec<
 
 /// A statement as a sentence: a capital first, a full stop last.
 fn sentence(statement: &usl::Statement) -> String {
-    let text = statement.to_string();
+    let text = super::usl_words::words(statement);
     let mut chars = text.chars();
     let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
     let mut out = first.unwrap_or_default() + chars.as_str();
