@@ -29,7 +29,8 @@ use rand::Rng;
 use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
-use serde::{Deserialize, Serialize};
+
+pub use self::data::VectorFacts;
 
 use self::data::Data;
 use self::model::VectorDefinition;
@@ -57,30 +58,6 @@ pub const ANN_OP: &str = "ann";
 const WRITE: usize = 0;
 const ANN: usize = 1;
 
-
-/// What a run of the vector workload searched and how its truth was found: vectors.json in
-/// the run directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VectorFacts {
-    /// Vectors in the table.
-    pub rows: u64,
-    /// Distinct query vectors.
-    pub queries: usize,
-    /// Components of each vector.
-    pub dimensions: usize,
-    /// The index's similarity function.
-    pub similarity: String,
-    /// Neighbours each ANN query asks for: the k of recall@k.
-    pub top_k: usize,
-    /// Where the vectors came from, in words.
-    pub source: String,
-    /// `computed` (by the client, exactly, before the run) or `file` (a ground truth).
-    pub truth: String,
-    /// How long working the exact neighbours out took, seconds (0 when read from a file).
-    pub truth_s: f64,
-    /// How long making or reading the vectors took, seconds.
-    pub load_s: f64,
-}
 
 /// The vector workload, ready to send requests.
 pub struct VectorWorkload {

@@ -29,6 +29,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
+use self::model::{INSERT, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
 use self::values::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, TextPool};
@@ -45,15 +46,6 @@ use super::common::workload::{Parts, Workload};
 /// The name `headroom run` accepts for this format.
 pub const NAME: &str = "ycsb";
 
-/// The keyspace when `--keyspace` is left at headroom's default: YCSB's binding's.
-pub const KEYSPACE: &str = "ycsb";
-
-/// Operation type indexes.
-const READ: usize = 0;
-const UPDATE: usize = 1;
-const INSERT: usize = 2;
-const SCAN: usize = 3;
-const READ_MODIFY_WRITE: usize = 4;
 
 /// The operation types, named as YCSB prints them.
 pub const OP_NAMES: &[&str] = &["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
