@@ -2,6 +2,11 @@
 //! ([`crate::run::execute`]) in its own directory, the data made fresh when asked, and the
 //! search's directory kept consistent after every trial and on a stop. The choice of the
 //! next run and the table are [`super::search`]'s and [`super::table`]'s.
+//!
+//! **Why one file of about 680 lines.** The runner's steps (fresh data, the node kept down,
+//! a single run or a fleet's, the populate) share the runner's state and its `Drop`, which
+//! brings a stopped node back however the search ends; split, that guarantee would be spread
+//! over files.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

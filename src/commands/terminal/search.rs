@@ -5,10 +5,11 @@
 
 use std::time::Duration;
 
+use super::ending::{stop_on_ctrl_c_or_term, write_report};
+use super::watch::Terminal;
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::{self, RatePlan, Status, Store};
 use crate::cluster::LocalCluster;
-use crate::commands::terminal::{stop_on_ctrl_c_or_term, write_report, Terminal};
 use crate::fleet::launch::Launcher;
 use crate::fleet::local::LocalLauncher;
 use crate::fleet::settings::{FleetSettings, LauncherKind};
