@@ -520,7 +520,7 @@ impl State {
     pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
         match (&self.bounds, &self.outcome) {
             (Some(bounds), _) => (bounds.lower_per_s, bounds.upper_per_s),
-            (None, Some(outcome)) => super::ladder::bracket(outcome),
+            (None, Some(outcome)) => outcome.bracket(),
             (None, None) => (None, None),
         }
     }
