@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use hdrhistogram::Histogram;
 
 use crate::capacity::Outcome;
-use crate::engine::{Interval, LoadMode};
+use crate::engine::Interval;
 use crate::metrics::{OpHistograms, Phase};
 use crate::results::config::RunSettings;
 use crate::results::summary::{Recall, RunSummary};
@@ -181,7 +181,8 @@ pub struct WindowMark {
 pub struct RunInfo {
     /// The run directory.
     pub dir: Option<PathBuf>,
-    /// The attempted rate, per second, when the run has a schedule.
+    /// The attempted rate, per second, when the run has a schedule: this process's
+    /// ([`RunSettings::process_rate`]), a fleet's worker's share.
     pub rate_per_s: Option<f64>,
     /// The repeat of a search's trial at this rate, from 1.
     pub repeat: Option<u32>,
@@ -307,7 +308,7 @@ impl State {
         }
         let repeat = self.next_repeat(settings);
         let run = self.runs.last_mut().expect("pushed above");
-        run.rate_per_s = attempted_rate(settings);
+        run.rate_per_s = settings.process_rate();
         run.repeat = repeat;
         run.ops = op_names.to_vec();
         run.warmup_s = settings.warmup_s;
@@ -328,7 +329,7 @@ impl State {
     /// A search's repeat of the rate about to run: one more than the records at that rate.
     fn next_repeat(&self, settings: &RunSettings) -> Option<u32> {
         let outcome = self.outcome.as_ref()?;
-        let rate = attempted_rate(settings)?;
+        let rate = settings.process_rate()?;
         let done = outcome
             .rows
             .iter()
@@ -520,7 +521,7 @@ impl State {
     pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
         match (&self.bounds, &self.outcome) {
             (Some(bounds), _) => (bounds.lower_per_s, bounds.upper_per_s),
-            (None, Some(outcome)) => super::ladder::bracket(outcome),
+            (None, Some(outcome)) => outcome.bracket(),
             (None, None) => (None, None),
         }
     }
@@ -546,17 +547,6 @@ pub struct Bounds {
     pub upper_per_s: Option<f64>,
     /// The confidence both hold at, e.g. 0.9.
     pub confidence: f64,
-}
-
-/// The attempted rate of a run's schedule: this worker's share of it in a fleet.
-pub fn attempted_rate(settings: &RunSettings) -> Option<f64> {
-    match settings.mode {
-        LoadMode::Open { rate_per_s, .. } => Some(match &settings.worker {
-            Some(w) if w.count > 0 => rate_per_s / w.count as f64,
-            _ => rate_per_s,
-        }),
-        LoadMode::Closed { .. } => None,
-    }
 }
 
 /// A phase's label value.

@@ -277,10 +277,17 @@ impl RunData {
         }
     }
 
-    /// The attempted rate of an open-loop run, per second.
+    /// The attempted rate of an open-loop run, per second: what the run's process sent
+    /// ([`RunSettings::process_rate`]), so a fleet's worker's directory shows its share, as
+    /// its summary.json does; the mode's rate when config.json could not be read.
     pub fn attempted_rate(&self) -> Option<f64> {
         match self.mode {
-            Some(LoadMode::Open { rate_per_s, .. }) => Some(rate_per_s),
+            Some(LoadMode::Open { rate_per_s, .. }) => Some(
+                self.config
+                    .as_ref()
+                    .and_then(RunSettings::process_rate)
+                    .unwrap_or(rate_per_s),
+            ),
             _ => None,
         }
     }
@@ -642,6 +649,40 @@ mod tests {
         assert_eq!(run.spectra[0].count, 16000);
         assert_eq!(run.spectra[0].points[0], (0.0, 0.113));
         assert!(run.spectra[0].points.iter().all(|p| p.0 < 1.0));
+    }
+
+    /// Worker 2 of a fleet of 4 at 1000/s attempted 250/s: its directory's report says so,
+    /// as its summary.json does, not the fleet's rate.
+    #[test]
+    fn a_fleet_workers_directory_shows_its_share_of_the_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "intervals.csv",
+            "histograms.hlog",
+            "read.hgrm",
+            "write.hgrm",
+        ] {
+            fs::copy(run_fixture().join(name), dir.path().join(name)).unwrap();
+        }
+        let mut config = RunSettings::read(&run_fixture()).unwrap();
+        config.worker = Some(crate::results::config::WorkerSlot::new(
+            2,
+            4,
+            std::time::SystemTime::UNIX_EPOCH,
+        ));
+        config.write(dir.path()).unwrap();
+        let mut summary = RunSummary::read(&run_fixture()).unwrap();
+        summary.attempted_rate_per_s = config.process_rate();
+        summary.write(dir.path()).unwrap();
+        let run = RunData::load(dir.path(), "worker-2".into());
+        assert_eq!(run.attempted_rate(), Some(250.0));
+        assert_eq!(
+            run.attempted_rate(),
+            run.summary.unwrap().attempted_rate_per_s
+        );
+        // The fleet's own directory (no worker slot) shows the whole rate.
+        let whole = RunData::load(&run_fixture(), "run".into());
+        assert_eq!(whole.attempted_rate(), Some(1000.0));
     }
 
     #[test]

@@ -67,10 +67,7 @@ pub(crate) fn summarize(
         warmup_s,
         measured_s,
         // A fleet's worker attempted its share of the schedule.
-        attempted_rate_per_s: match config.mode {
-            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s / config.share().count as f64),
-            LoadMode::Closed { .. } => None,
-        },
+        attempted_rate_per_s: config.process_rate(),
         achieved_rate_per_s: match period {
             Some(p) => p.achieved_per_s(),
             None => measured_ok as f64 / measured_s,

@@ -13,7 +13,6 @@ use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::RatePlan;
 use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
-use crate::engine::LoadMode;
 use crate::fleet::settings::{FleetSettings, LauncherKind};
 use crate::results::config::RunSettings;
 use crate::run::template::RunTemplate;
@@ -31,12 +30,8 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         &workload,
         &args.connection,
         &args.client,
-        // The rate is set per trial (and the probe is closed-loop).
-        LoadMode::Open {
-            rate_per_s: 1.0,
-            arrivals: args.client.arrivals(),
-            max_in_flight: args.client.max_in_flight(),
-        },
+        // The template's: the rate is set per trial (and the probe is closed-loop).
+        RunTemplate::open_loop(args.client.arrivals(), args.client.max_in_flight()),
         args.warmup,
         Some(args.duration),
         None,

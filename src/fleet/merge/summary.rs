@@ -206,10 +206,8 @@ pub(super) fn summarize(
         started_at: humantime::format_rfc3339_millis(t0).to_string(),
         warmup_s: first.warmup_s,
         measured_s,
-        attempted_rate_per_s: match workers[0].settings.mode {
-            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
-            LoadMode::Closed { .. } => None,
-        },
+        // The fleet attempted the whole schedule.
+        attempted_rate_per_s: workers[0].settings.whole_rate(),
         achieved_rate_per_s: rate_sum(|s| s.achieved_rate_per_s),
         failed_rate_per_s: rate_sum(|s| s.failed_rate_per_s),
         max_backlog,
