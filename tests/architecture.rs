@@ -35,6 +35,7 @@ const LAYERS: &[&[&str]] = &[
     &["workload", "cluster"],
     &["client"],
     &[
+        "catalogue",
         "units",
         "limits",
         "cpus",

@@ -27,9 +27,10 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::KubeOptions;
+use crate::catalogue::CONFIG_JSON;
 use crate::engine::LoadMode;
 use crate::fleet::launch::WorkerPlan;
-use crate::results::config::{RunSettings, CONFIG_JSON};
+use crate::results::config::RunSettings;
 use crate::usage::UsageError;
 
 /// Where the ConfigMap is mounted in a pod.

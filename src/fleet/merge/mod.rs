@@ -32,6 +32,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Context;
 use hdrhistogram::Histogram;
 
+use crate::catalogue::{HGRM, VECTORS_JSON};
 use crate::engine::{Interval, StopReason};
 use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::results::config::{FleetOrigin, RunSettings, WorkerSlot};
@@ -165,9 +166,9 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     settings.write(out)?;
     // The workers searched the same vectors with the same truth (a function of the seed):
     // the first one's account of them is the merged run's.
-    let vectors = first.dir.join(crate::results::VECTORS_JSON);
+    let vectors = first.dir.join(VECTORS_JSON);
     if vectors.is_file() {
-        fs::copy(&vectors, out.join(crate::results::VECTORS_JSON))
+        fs::copy(&vectors, out.join(VECTORS_JSON))
             .with_context(|| format!("copying {}", vectors.display()))?;
     }
 
@@ -210,11 +211,11 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         let stats = &totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.hgrm")),
+                &out.join(format!("{name}{HGRM}")),
                 &stats.response_ns,
             )?;
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.service.hgrm")),
+                &out.join(format!("{name}.service{HGRM}")),
                 &stats.service_ns,
             )?;
         }
