@@ -375,6 +375,36 @@ mod tests {
         }
     }
 
+    /// The names under `dir` that no entry of their kind names.
+    fn unnamed(dir: &std::path::Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_dir = entry.file_type().unwrap().is_dir();
+            let kind = if is_dir { Kind::Folder } else { Kind::File };
+            match find_of(&name, kind) {
+                Some(_) if is_dir => unnamed(&entry.path(), found),
+                Some(_) => {}
+                None => found.push(entry.path().display().to_string()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_recorded_run_search_and_sweep_hold_only_catalogued_names() {
+        use crate::fixtures::{capacity_fixture, run_fixture, sweep_fixture};
+        let mut found = Vec::new();
+        for dir in [run_fixture(), capacity_fixture(), sweep_fixture()] {
+            unnamed(&dir, &mut found);
+        }
+        assert!(found.is_empty(), "{found:?}");
+        let planted = tempfile::tempdir().unwrap();
+        std::fs::create_dir(planted.path().join(TRIALS)).unwrap();
+        std::fs::write(planted.path().join("trials/notes.md"), "").unwrap();
+        unnamed(planted.path(), &mut found);
+        assert_eq!(found.len(), 1, "a planted file is named: {found:?}");
+    }
+
     #[test]
     fn lookups_keep_a_clusters_entries_to_its_directory() {
         assert!(is_output_file(VECTORS_JSON));

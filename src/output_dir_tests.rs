@@ -285,14 +285,14 @@ fn force_empties_a_matrix_with_its_nodes_logs_kept() {
 
 #[test]
 fn force_empties_a_directory_holding_every_catalogued_name() {
-    use crate::catalogue::{Kind, Removal, ENTRIES};
+    use catalogue::{Removal, ENTRIES};
     // A name each entry stands for: `#` a number, `*` a stem.
     let example = |name: &str| name.replace('#', "7").replace('*', "op");
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
-    let cluster = out.join(crate::catalogue::CLUSTER);
+    let cluster = out.join(catalogue::CLUSTER);
     fs::create_dir_all(&cluster).unwrap();
-    fs::write(cluster.join(crate::catalogue::CLUSTER_JSON), "{}").unwrap();
+    fs::write(cluster.join(catalogue::CLUSTER_JSON), "{}").unwrap();
     for entry in ENTRIES {
         let dir = if entry.removal == Removal::WithCluster {
             &cluster
@@ -305,7 +305,11 @@ fn force_empties_a_directory_holding_every_catalogued_name() {
             Kind::Folder | Kind::Whole => fs::create_dir_all(&path).unwrap(),
         }
     }
-    assert!(foreign_entries(&out).is_empty(), "{:?}", foreign_entries(&out));
+    assert!(
+        foreign_entries(&out).is_empty(),
+        "{:?}",
+        foreign_entries(&out)
+    );
     claim(&out, true, A_RUNS_LEFTOVERS).unwrap();
     assert_eq!(fs::read_dir(&out).unwrap().count(), 0, "emptied");
 }

@@ -195,19 +195,19 @@ impl RunData {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => parse_intervals(&text, &mut notes),
                 Err(_) => {
-                    notes.push("intervals.csv could not be read: it is not text.".to_string());
+                    notes.push(format!("{INTERVALS_CSV} could not be read: it is not text."));
                     (Vec::new(), Vec::new())
                 }
             },
             Err(why) => {
-                notes.push(format!("intervals.csv {why}."));
+                notes.push(format!("{INTERVALS_CSV} {why}."));
                 (Vec::new(), Vec::new())
             }
         };
         let (timeline, whole) = match read_run_file(&dir.join(HISTOGRAMS_HLOG)) {
             Ok(bytes) => read_hlog(&bytes, &mut notes),
             Err(why) => {
-                notes.push(format!("histograms.hlog {why}."));
+                notes.push(format!("{HISTOGRAMS_HLOG} {why}."));
                 (Vec::new(), None)
             }
         };
@@ -442,7 +442,7 @@ pub fn read_hlog(
     });
     if unaddable > 0 {
         notes.push(format!(
-            "histograms.hlog: {unaddable} histogram(s) could not be added up and were left out."
+            "{HISTOGRAMS_HLOG}: {unaddable} histogram(s) could not be added up and were left out."
         ));
     }
     timeline.extend(slots.into_values().map(summarize));

@@ -32,7 +32,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Context;
 use hdrhistogram::Histogram;
 
-use crate::catalogue::{HGRM, VECTORS_JSON};
+use crate::catalogue::{HGRM, HISTOGRAMS_HLOG, VECTORS_JSON};
 use crate::engine::{Interval, StopReason};
 use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::results::config::{FleetOrigin, RunSettings, WorkerSlot};
@@ -111,7 +111,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             .unwrap_or_default()
             .as_secs_f64();
         let index_of = |start_s: f64| ((shift_s + start_s) / interval_s).round().max(0.0) as u64;
-        let label = format!("{}/histograms.hlog", worker.dir.display());
+        let label = format!("{}/{HISTOGRAMS_HLOG}", worker.dir.display());
         for entry in encoded_intervals(&worker.hlog, &label, &mut notes) {
             let slot = slots.entry(index_of(entry.start_s)).or_default();
             slot.length_s = slot.length_s.max(entry.length_s);
