@@ -6,6 +6,7 @@
 //! Cassandra nodes for a test and stops them when dropped.
 
 pub mod capacity;
+pub mod catalogue;
 mod cli;
 pub mod client;
 pub mod cluster;

@@ -42,6 +42,7 @@ const LAYERS: &[&[&str]] = &[
     &["workload", "cluster"],
     &["client"],
     &[
+        "catalogue",
         "units",
         "limits",
         "cpus",

@@ -205,6 +205,10 @@ fn workers_send_one_schedule_and_merge_exactly() {
     let config = read_json(&merged.join("config.json"));
     assert_eq!(config["fleet"]["workers"], 3);
     assert!(config.get("worker").is_none());
+    support::assert_catalogued(&merged);
+    for (out, _) in &workers {
+        support::assert_catalogued(out);
+    }
     eprintln!(
         "single process: {} requests, p99 {} ms, p99.9 {} ms; three workers merged: {} requests, p99 {} ms, p99.9 {} ms",
         scheduled,
@@ -581,4 +585,5 @@ fn a_fleet_capacity_search_of_two_local_workers() {
         assert_eq!(populated, i == 0, "{}", trial.display());
     }
     assert!(out.join("report.html").is_file());
+    support::assert_catalogued(&out);
 }

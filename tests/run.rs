@@ -195,6 +195,7 @@ fn a_run_leaves_its_files_and_tells_its_observer() {
     ] {
         assert!(hlog.contains(tag), "{tag} missing from the hlog");
     }
+    support::assert_catalogued(&out);
 }
 
 /// The command line around a run: what it prints as it goes, its report, SIGTERM, and
@@ -266,6 +267,7 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
         out.join("report.html").is_file(),
         "the command writes the report"
     );
+    support::assert_catalogued(&out);
 
     // SIGTERM ends a run cleanly: a summary of what ran, exit code 130.
     let interrupted = runs.path().join("interrupted");
@@ -288,6 +290,7 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
     assert_eq!(summary["stop"], "interrupted");
     let sent = op(&summary, "write")["requests"].as_u64().unwrap();
     assert!((400..=1000).contains(&sent), "about 3 s at 200/s: {sent}");
+    support::assert_catalogued(&interrupted);
 
     // Bad input: one clear line, exit code 2, nothing half-written.
     let bad = |args: &[&str], expected: &str| {

@@ -8,8 +8,8 @@ use anyhow::Context;
 use serde::Deserialize;
 
 use super::settings::SearchSettings;
-use super::store::SUMMARY_FILE;
 use super::{Summary as SearchSummary, TrialRecord};
+use crate::catalogue::{CAPACITY_JSON, PROBE};
 use crate::results::dir_label;
 use crate::results::run_dir::RunData;
 use crate::sla::Sla;
@@ -49,7 +49,7 @@ pub struct SearchData {
 impl SearchData {
     /// Reads a capacity search's directory and every trial's run directory.
     pub fn load(dir: &Path) -> anyhow::Result<SearchData> {
-        let path = dir.join(SUMMARY_FILE);
+        let path = dir.join(CAPACITY_JSON);
         let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
             .with_context(|| {
                 format!(
@@ -99,7 +99,7 @@ impl SearchData {
             let probe_dir = dir.join(&p.dir);
             probe_dir
                 .is_dir()
-                .then(|| RunData::load(&probe_dir, "probe".to_string()))
+                .then(|| RunData::load(&probe_dir, PROBE.to_string()))
         });
         Ok(SearchData {
             dir: dir.to_path_buf(),

@@ -19,6 +19,7 @@ use super::node_down::NodeDown;
 use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
 use super::{ProbeRecord, TrialAsk, TrialRecord, TrialRunner};
+use crate::catalogue::{POPULATE, PROBE, TRIALS, WORKERS};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
@@ -272,7 +273,7 @@ impl LiveRunner<'_, '_> {
             config.workload.populate
         ));
         let context = RunContext {
-            out: &out.join("populate"),
+            out: &out.join(POPULATE),
             credentials: self.credentials.clone(),
             stop: self.stop.clone(),
             populate: true,
@@ -356,7 +357,7 @@ impl LiveRunner<'_, '_> {
                 settings: load,
                 workers,
                 start_at: SystemTime::now(),
-                out: out.join("populate"),
+                out: out.join(POPULATE),
                 populate: true,
             };
             self.observer.note(&format!(
@@ -376,7 +377,7 @@ impl LiveRunner<'_, '_> {
             settings: config.clone(),
             workers,
             start_at,
-            out: out.join("workers"),
+            out: out.join(WORKERS),
             populate: false,
         };
         self.observer.note(&format!(
@@ -425,7 +426,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
             "\n== Probe: the highest throughput with {} requests in flight ==",
             self.config.probe_concurrency
         ));
-        let out = self.dir.join("probe");
+        let out = self.dir.join(PROBE);
         let started = Instant::now();
         let Some(summary) = self.execute(&config, &out)? else {
             return Ok(None);
@@ -494,7 +495,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
             .note(&format!("\n== Trial: {rate_per_s:.0}/s, {heading} =="));
         let out = self
             .dir
-            .join("trials")
+            .join(TRIALS)
             .join(format!("rate-{rate_per_s:.0}-repeat-{repeat}"));
         let started = Instant::now();
         let Some(summary) = self.execute(&config, &out)? else {

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::catalogue::{COMPARE_JSON, MATRIX_JSON, REPORT_HTML};
 use crate::cli::CompareArgs;
-use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
-use crate::compare::{compare, compare_runs, render, COMPARE_FILE};
+use crate::compare::matrix::MatrixFile;
+use crate::compare::{compare, compare_runs, render};
 use crate::report::load::Input;
 use crate::report::{write_report_with, ReportOptions};
 use crate::usage::{usage_error, UsageError};
@@ -62,9 +63,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     crate::output_dir::claim_apart(&out, &dirs, "--out")?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    fs::write(out.join(COMPARE_FILE), &json)
-        .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;
-    let report = out.join("report.html");
+    fs::write(out.join(COMPARE_JSON), &json)
+        .with_context(|| format!("writing {}", out.join(COMPARE_JSON).display()))?;
+    let report = out.join(REPORT_HTML);
     write_report_with(
         &dirs,
         &report,
@@ -79,7 +80,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         print!("{text}");
         println!(
             "Files: {} and {}",
-            out.join(COMPARE_FILE).display(),
+            out.join(COMPARE_JSON).display(),
             report.display()
         );
     }
@@ -101,7 +102,7 @@ pub fn expand(dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             ))
             .into());
         }
-        if dir.join(MATRIX_FILE).exists() {
+        if dir.join(MATRIX_JSON).exists() {
             out.extend(MatrixFile::load(dir)?.search_dirs(dir));
         } else {
             out.push(dir.clone());

@@ -23,6 +23,3 @@ pub mod usl_words;
 
 pub use comparison::{compare, CompareOptions, Comparison};
 pub use runs::{compare_runs, RunComparison};
-
-/// The file a comparison is written to.
-pub const COMPARE_FILE: &str = "compare.json";

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::CONFIG_JSON;
 use crate::client::native::Sender;
 use crate::client::tls::TlsSettings;
 use crate::engine::schedule::{ns_from_s, End, Share};
@@ -14,9 +15,6 @@ use crate::engine::LoadMode;
 use crate::maintenance::MaintenanceConfig;
 use crate::sla::Sla;
 use crate::workload::WorkloadConfig;
-
-/// The file's name in a run directory.
-pub const CONFIG_JSON: &str = "config.json";
 
 /// The phases of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 //! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog, one
 //! `<op>.hgrm` per operation type (see [`crate::run`]) and, when the run loaded a local
 //! cluster headroom started, pauses.json ([`crate::metrics::server_pauses`]); a vector run
-//! also vectors.json ([`super::VECTORS_JSON`]).
+//! also vectors.json ([`crate::catalogue::VECTORS_JSON`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note rather than an error, so that a report can be made of any
 //! directory that holds something to show.
@@ -22,15 +22,18 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
-use super::config::{RunSettings, CONFIG_JSON};
+use super::config::RunSettings;
 use super::hgrm::{parse_hgrm, Spectrum};
 use super::hlog::{for_each_interval, is_measured_response_tag, HICCUP_TAG};
 use super::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
-use super::pauses::PAUSES_JSON;
 use super::summary::{Recall, RunSummary};
+use crate::catalogue::{
+    CONFIG_JSON, HGRM, HISTOGRAMS_HLOG, INTERVALS_CSV, MAINTENANCE_JSON, PAUSES_JSON,
+    SERVER_TABLES_JSON, SUMMARY_JSON, VECTORS_JSON,
+};
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::PausesFile;
-use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
+use crate::metrics::server_tables::ServerTablesFile;
 use crate::sla::Sla;
 use crate::stats::{new_histogram, percentiles_and_mean};
 
@@ -161,8 +164,8 @@ impl RunData {
                         None
                     }
                 });
-        let summary: Option<RunSummary> = read_json(&dir.join("summary.json"), &mut notes);
-        if summary.is_none() && !dir.join("summary.json").exists() && config_written.is_some() {
+        let summary: Option<RunSummary> = read_json(&dir.join(SUMMARY_JSON), &mut notes);
+        if summary.is_none() && !dir.join(SUMMARY_JSON).exists() && config_written.is_some() {
             notes.push(
                 "summary.json is missing: the run is still going, or it ended before it could \
                  write its summary. What it recorded so far is shown."
@@ -188,23 +191,23 @@ impl RunData {
             Sla::parse(&sla.spec, Duration::from_secs_f64(sla.window_s)).ok()
         });
 
-        let (intervals, windows) = match read_run_file(&dir.join("intervals.csv")) {
+        let (intervals, windows) = match read_run_file(&dir.join(INTERVALS_CSV)) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => parse_intervals(&text, &mut notes),
                 Err(_) => {
-                    notes.push("intervals.csv could not be read: it is not text.".to_string());
+                    notes.push(format!("{INTERVALS_CSV} could not be read: it is not text."));
                     (Vec::new(), Vec::new())
                 }
             },
             Err(why) => {
-                notes.push(format!("intervals.csv {why}."));
+                notes.push(format!("{INTERVALS_CSV} {why}."));
                 (Vec::new(), Vec::new())
             }
         };
-        let (timeline, whole) = match read_run_file(&dir.join("histograms.hlog")) {
+        let (timeline, whole) = match read_run_file(&dir.join(HISTOGRAMS_HLOG)) {
             Ok(bytes) => read_hlog(&bytes, &mut notes),
             Err(why) => {
-                notes.push(format!("histograms.hlog {why}."));
+                notes.push(format!("{HISTOGRAMS_HLOG} {why}."));
                 (Vec::new(), None)
             }
         };
@@ -224,13 +227,13 @@ impl RunData {
         let spectra = read_spectra(dir, summary.as_ref(), &mut notes);
         // Absent for a run against a cluster headroom did not start: nothing to note.
         let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
-        let maintenance = read_json(&dir.join(crate::maintenance::MAINTENANCE_JSON), &mut notes);
+        let maintenance = read_json(&dir.join(MAINTENANCE_JSON), &mut notes);
         // Absent for runs made before headroom read them: nothing to note either.
         let server_tables: Option<ServerTablesFile> =
             read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
         let server_samples = crate::metrics::server_samples::read_samples(dir, &mut notes);
         // Absent for every workload but the vector one.
-        let vectors = read_json(&dir.join(super::VECTORS_JSON), &mut notes);
+        let vectors = read_json(&dir.join(VECTORS_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -414,7 +417,7 @@ pub fn read_hlog(
             || tag == HICCUP_TAG
             || is_measured_recall_tag(tag)
     };
-    for_each_interval(bytes, "histograms.hlog", notes, keep, |interval| {
+    for_each_interval(bytes, HISTOGRAMS_HLOG, notes, keep, |interval| {
         let slot = slots
             .entry((interval.start_s * 1000.0).round() as u64)
             .or_insert_with(|| Slot {
@@ -446,7 +449,7 @@ pub fn read_hlog(
     });
     if unaddable > 0 {
         notes.push(format!(
-            "histograms.hlog: {unaddable} histogram(s) could not be added up and were left out."
+            "{HISTOGRAMS_HLOG}: {unaddable} histogram(s) could not be added up and were left out."
         ));
     }
     timeline.extend(slots.into_values().map(summarize));
@@ -475,7 +478,7 @@ fn read_spectra(
             let mut names: Vec<String> = entries
                 .filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter_map(|n| n.strip_suffix(".hgrm").map(str::to_string))
+                .filter_map(|n| n.strip_suffix(HGRM).map(str::to_string))
                 .filter(|n| !n.ends_with(".service"))
                 .collect();
             names.sort();
@@ -484,14 +487,14 @@ fn read_spectra(
     }
     let mut spectra = Vec::new();
     for op in ops {
-        let path = dir.join(format!("{op}.hgrm"));
+        let path = dir.join(format!("{op}{HGRM}"));
         let Ok(text) = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
         else {
             continue;
         };
         match parse_hgrm(&op, &text) {
             Some(spectrum) => spectra.push(spectrum),
-            None => notes.push(format!("{op}.hgrm could not be read.")),
+            None => notes.push(format!("{op}{HGRM} could not be read.")),
         }
     }
     spectra

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use crate::catalogue::HGRM;
 use crate::engine::{self, LoadMode, StopReason};
 use crate::metrics::{self, Phase};
 use crate::results::config::RunSettings;
@@ -159,8 +160,11 @@ pub(crate) fn write_distributions(
     for (i, name) in op_names.iter().enumerate() {
         let stats = &outcome.totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
-            hgrm::write_file(&out.join(format!("{name}.hgrm")), &stats.response_ns)?;
-            hgrm::write_file(&out.join(format!("{name}.service.hgrm")), &stats.service_ns)?;
+            hgrm::write_file(&out.join(format!("{name}{HGRM}")), &stats.response_ns)?;
+            hgrm::write_file(
+                &out.join(format!("{name}.service{HGRM}")),
+                &stats.service_ns,
+            )?;
         }
     }
     Ok(())

@@ -259,7 +259,7 @@ impl TrialRunner for StochasticRunner<'_> {
             concurrency: 256,
             achieved_per_s: self.sim.ceiling() * noise,
             seconds: PROBE_S,
-            dir: "probe".to_string(),
+            dir: crate::catalogue::PROBE.to_string(),
             down: None,
         }))
     }

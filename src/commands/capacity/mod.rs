@@ -9,8 +9,8 @@ use super::settings;
 use super::terminal::start_live;
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::Store;
+use crate::catalogue::{CAPACITY_JSONL, MATRIX_JSON, REPORT_HTML, SEARCH_JSON};
 use crate::cli::CapacityArgs;
-use crate::compare::matrix::MATRIX_FILE;
 use crate::live::{Labels, Live};
 
 use super::settings::search_settings;
@@ -24,7 +24,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = args
         .resume
         .as_deref()
-        .filter(|d| d.join(MATRIX_FILE).exists())
+        .filter(|d| d.join(MATRIX_JSON).exists())
     {
         let code = matrix::resume(dir, credentials, live);
         return end_live(live, code);
@@ -95,7 +95,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         // what failed.
         let refused = crate::commands::exit::exit_code_for(e) == crate::commands::exit::EXIT_USAGE;
         if let Some(out) = fresh_out.as_ref().filter(|_| refused) {
-            let records = out.join("capacity.jsonl");
+            let records = out.join(CAPACITY_JSONL);
             if std::fs::metadata(&records).map_or(true, |m| m.len() == 0) {
                 crate::output_dir::withdraw(out, &format!("The search did not start: {e:#}"));
             }
@@ -161,10 +161,10 @@ fn search_report(trial: &std::path::Path) -> Option<std::path::PathBuf> {
     let with = |file: &str| {
         trial
             .ancestors()
-            .find(|d| d.join("report.html").is_file() && d.join(file).is_file())
-            .map(|d| d.join("report.html"))
+            .find(|d| d.join(REPORT_HTML).is_file() && d.join(file).is_file())
+            .map(|d| d.join(REPORT_HTML))
     };
-    with(MATRIX_FILE).or_else(|| with("search.json"))
+    with(MATRIX_JSON).or_else(|| with(SEARCH_JSON))
 }
 
 /// A single search's `--node-price` and `--target-load`, checked: one price for its one

@@ -164,7 +164,7 @@ const WITH_CONFIG: [&str; 18] = [
 /// something the file decides.
 pub fn from_config_file(path: &Path, phase: RunPhase) -> anyhow::Result<RunSettings> {
     let file = if path.is_dir() {
-        path.join(crate::results::config::CONFIG_JSON)
+        path.join(crate::catalogue::CONFIG_JSON)
     } else {
         path.to_path_buf()
     };

@@ -19,7 +19,7 @@ pub fn stop_on_ctrl_c_or_term(runtime: &tokio::runtime::Runtime, stop: &Arc<Stop
 /// Writes DIR/report.html for a run or search directory; a failure is reported, not fatal:
 /// the run's own files are complete without it.
 pub fn write_report(dir: &Path) {
-    let path = dir.join("report.html");
+    let path = dir.join(crate::catalogue::REPORT_HTML);
     match crate::report::write_report(&[dir.to_path_buf()], &path) {
         Ok(()) => println!("Report: {}", path.display()),
         Err(e) => eprintln!("Warning: could not write {}: {e:#}", path.display()),

@@ -256,7 +256,7 @@ impl RunObserver for Terminal {
         if let Some(pauses) = run.pauses {
             println!(
                 "  server pauses in the measured part ({}):",
-                crate::results::pauses::PAUSES_JSON
+                crate::catalogue::PAUSES_JSON
             );
             for line in server_pauses::describe(pauses) {
                 println!("  {line}");
@@ -265,7 +265,7 @@ impl RunObserver for Terminal {
         if let Some(maintenance) = run.maintenance {
             println!(
                 "  maintenance during the run ({}):",
-                crate::maintenance::MAINTENANCE_JSON
+                crate::catalogue::MAINTENANCE_JSON
             );
             for line in crate::maintenance::runner::describe(maintenance) {
                 println!("    {line}");
@@ -306,7 +306,7 @@ fn print_server_tables(file: &server_tables::ServerTablesFile) {
         "  Cassandra's own histograms of {}.{} ({}; decaying server-side views):",
         file.keyspace,
         file.table,
-        server_tables::SERVER_TABLES_JSON
+        crate::catalogue::SERVER_TABLES_JSON
     );
     for line in server_tables::describe(file) {
         println!("    {line}");
@@ -321,7 +321,7 @@ fn print_server_samples(file: &server_tables::ServerTablesFile, out: &Path, warm
     println!(
         "  Cassandra's own figures every {} s during the measured part ({}, {} readings in all):",
         file.samples_every_s.unwrap_or_default(),
-        server_samples::SERVER_SAMPLES_JSONL,
+        crate::catalogue::SERVER_SAMPLES_JSONL,
         file.samples
     );
     let lines = server_samples::describe(&samples, warmup_s);

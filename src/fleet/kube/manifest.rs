@@ -27,8 +27,9 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::options::KubeOptions;
+use crate::catalogue::CONFIG_JSON;
 use crate::fleet::launch::WorkerPlan;
-use crate::results::config::{RunSettings, CONFIG_JSON};
+use crate::results::config::RunSettings;
 use crate::usage::UsageError;
 
 /// Where the ConfigMap is mounted in a pod.

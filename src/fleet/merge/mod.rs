@@ -32,6 +32,7 @@ use std::time::Duration;
 use anyhow::Context;
 use hdrhistogram::Histogram;
 
+use crate::catalogue::{HGRM, HISTOGRAMS_HLOG, VECTORS_JSON};
 use crate::engine::{Interval, StopReason};
 use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::results::config::FleetOrigin;
@@ -99,7 +100,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             .unwrap_or_default()
             .as_secs_f64();
         let index_of = |start_s: f64| ((shift_s + start_s) / interval_s).round().max(0.0) as u64;
-        let label = format!("{}/histograms.hlog", worker.dir.display());
+        let label = format!("{}/{HISTOGRAMS_HLOG}", worker.dir.display());
         for entry in encoded_intervals(&worker.hlog, &label, &mut notes) {
             let slot = slots.entry(index_of(entry.start_s)).or_default();
             slot.length_s = slot.length_s.max(entry.length_s);
@@ -154,9 +155,9 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     settings.write(out)?;
     // The workers searched the same vectors with the same truth (a function of the seed):
     // the first one's account of them is the merged run's.
-    let vectors = first.dir.join(crate::results::VECTORS_JSON);
+    let vectors = first.dir.join(VECTORS_JSON);
     if vectors.is_file() {
-        fs::copy(&vectors, out.join(crate::results::VECTORS_JSON))
+        fs::copy(&vectors, out.join(VECTORS_JSON))
             .with_context(|| format!("copying {}", vectors.display()))?;
     }
 
@@ -199,11 +200,11 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         let stats = &totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.hgrm")),
+                &out.join(format!("{name}{HGRM}")),
                 &stats.response_ns,
             )?;
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.service.hgrm")),
+                &out.join(format!("{name}.service{HGRM}")),
                 &stats.service_ns,
             )?;
         }

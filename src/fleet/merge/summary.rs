@@ -58,7 +58,7 @@ pub(super) fn merge_populate(
     let mut writes = OpSummary::of(&op, &OpHistograms::default(), seconds);
     let mut notes = Vec::new();
     for (worker, populate) in &populates {
-        let path = worker.dir.join(crate::run::populate::POPULATE_HLOG);
+        let path = worker.dir.join(crate::catalogue::POPULATE_HLOG);
         let bytes = crate::usage::read_bounded(&path, crate::usage::MAX_DATA_FILE_BYTES)
             .with_context(|| format!("reading {}", path.display()))?;
         let label = path.display().to_string();
@@ -96,9 +96,12 @@ pub(super) fn merge_populate(
     writes.service_time = Latency::of(service);
     writes.wait_time = Latency::of(wait);
     if writes.ok > 0 {
-        for (name, histogram) in crate::run::populate::POPULATE_HGRM
-            .iter()
-            .zip([response, service])
+        for (name, histogram) in [
+            crate::catalogue::POPULATE_HGRM,
+            crate::catalogue::POPULATE_SERVICE_HGRM,
+        ]
+        .iter()
+        .zip([response, service])
         {
             crate::results::hgrm::write_file(&out.join(name), histogram)?;
         }
@@ -241,7 +244,7 @@ pub(super) fn summarize(
 fn worker_figures(worker: &Worker) -> WorkerFigures {
     let mut lag = new_histogram();
     let mut notes = Vec::new();
-    for entry in encoded_intervals(&worker.hlog, "histograms.hlog", &mut notes) {
+    for entry in encoded_intervals(&worker.hlog, crate::catalogue::HISTOGRAMS_HLOG, &mut notes) {
         if entry.tag.ends_with(".wt") && !entry.tag.starts_with("warmup.") {
             if let Some(h) = entry.decode() {
                 lag.add(&h).expect("auto-resizing histograms always add");

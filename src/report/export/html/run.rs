@@ -322,7 +322,7 @@ fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
              means under half a millisecond), and the requests the node counted \
              per second between its first and last reading ({} readings in all, in {}).",
             run.server_samples.len(),
-            server_samples::SERVER_SAMPLES_JSONL
+            crate::catalogue::SERVER_SAMPLES_JSONL
         ));
         let header = [
             "Node",
