@@ -27,6 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["capacity"],
     &["fleet"],
     &["run"],
+    &["figures"],
     &["results"],
     &["maintenance"],
     &["sla"],
