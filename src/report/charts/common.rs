@@ -2,6 +2,7 @@
 //! the spans shaded over a run's time, and which latency a run measured.
 
 use super::model::{Band, Series, Style, LATENCY_LINES, SLA_RED, WARMUP_GREY};
+use crate::figures::Timeline;
 use crate::results::run_dir::Percentiles;
 use crate::results::run_dir::RunData;
 
@@ -56,20 +57,36 @@ pub(super) fn latency_kind(run: &RunData) -> &'static str {
 /// The spans every chart over a run's time shades: its warmup (named `warmup`) and each
 /// window that failed the SLA.
 pub(super) fn run_bands(run: &RunData, warmup: &str) -> Vec<Band> {
+    let failing = run.windows.iter().filter(|w| !w.pass);
+    spans(
+        run.warmup_s,
+        failing.map(|w| (w.start_s, w.length_s)),
+        warmup,
+    )
+}
+
+/// The spans of [`run_bands`], from a run's figures: its warmup and its failing windows.
+pub(super) fn timeline_bands(figures: &Timeline, warmup: &str) -> Vec<Band> {
+    let failing = figures.failing().map(|w| (w.start_s, w.length_s));
+    spans(figures.warmup_s, failing, warmup)
+}
+
+/// The warmup's span (named `warmup`) and one span per failing window `(start, length)`.
+fn spans(warmup_s: f64, failing: impl Iterator<Item = (f64, f64)>, warmup: &str) -> Vec<Band> {
     let mut bands = Vec::new();
-    if run.warmup_s > 0.0 {
+    if warmup_s > 0.0 {
         bands.push(Band {
             name: warmup.to_string(),
             from: 0.0,
-            to: run.warmup_s,
+            to: warmup_s,
             color: WARMUP_GREY,
         });
     }
-    for window in run.windows.iter().filter(|w| !w.pass) {
+    for (start_s, length_s) in failing {
         bands.push(Band {
             name: "failing SLA window".to_string(),
-            from: window.start_s,
-            to: window.start_s + window.length_s,
+            from: start_s,
+            to: start_s + length_s,
             color: SLA_RED,
         });
     }

@@ -8,6 +8,7 @@ use super::recall::recall_part;
 use super::tables::{
     errors_table, settings_table, sla_table, summary_table, validity_part, workers_part,
 };
+use crate::figures::Timeline;
 use crate::format::{self, format_number};
 use crate::report::charts;
 use crate::results::run_dir::RunData;
@@ -24,10 +25,11 @@ pub(super) fn run_section(
     if !alone {
         page.para(&run_sentence(run));
     }
-    for chart in charts::timeline(run, &run.label) {
+    let figures = Timeline::load(run);
+    for chart in charts::timeline(run, &figures, &run.label) {
         page.figure(chart)?;
     }
-    recall_part(page, run)?;
+    recall_part(page, run, &figures)?;
     pause_part(page, run, &run.label)?;
     maintenance_part(page, run);
     server_tables_part(page, run);
