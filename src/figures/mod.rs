@@ -132,19 +132,24 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// `n` of the interval's requests per second.
+    pub fn per_s(&self, n: u64) -> f64 {
+        n as f64 / self.length_s.max(1e-9)
+    }
+
     /// Answered requests per second, failed or not.
     pub fn requests_per_s(&self) -> f64 {
-        self.requests as f64 / self.length_s.max(1e-9)
+        self.per_s(self.requests)
     }
 
     /// Successful answers per second (a failed request carries no load).
     pub fn achieved_per_s(&self) -> f64 {
-        (self.requests - self.errors) as f64 / self.length_s.max(1e-9)
+        self.per_s(self.requests - self.errors)
     }
 
     /// Failed requests per second.
     pub fn errors_per_s(&self) -> f64 {
-        self.errors as f64 / self.length_s.max(1e-9)
+        self.per_s(self.errors)
     }
 
     /// The figures of an engine's interval whose op types are `ops`, in the engine's order.
