@@ -56,37 +56,21 @@ pub(super) fn latency_kind(run: &RunData) -> &'static str {
 
 /// The spans every chart over a run's time shades: its warmup (named `warmup`) and each
 /// window that failed the SLA.
-pub(super) fn run_bands(run: &RunData, warmup: &str) -> Vec<Band> {
-    let failing = run.windows.iter().filter(|w| !w.pass);
-    spans(
-        run.warmup_s,
-        failing.map(|w| (w.start_s, w.length_s)),
-        warmup,
-    )
-}
-
-/// The spans of [`run_bands`], from a run's figures: its warmup and its failing windows.
 pub(super) fn timeline_bands(figures: &Timeline, warmup: &str) -> Vec<Band> {
-    let failing = figures.failing().map(|w| (w.start_s, w.length_s));
-    spans(figures.warmup_s, failing, warmup)
-}
-
-/// The warmup's span (named `warmup`) and one span per failing window `(start, length)`.
-fn spans(warmup_s: f64, failing: impl Iterator<Item = (f64, f64)>, warmup: &str) -> Vec<Band> {
     let mut bands = Vec::new();
-    if warmup_s > 0.0 {
+    if figures.warmup_s > 0.0 {
         bands.push(Band {
             name: warmup.to_string(),
             from: 0.0,
-            to: warmup_s,
+            to: figures.warmup_s,
             color: WARMUP_GREY,
         });
     }
-    for (start_s, length_s) in failing {
+    for window in figures.failing() {
         bands.push(Band {
             name: "failing SLA window".to_string(),
-            from: start_s,
-            to: start_s + length_s,
+            from: window.start_s,
+            to: window.start_s + window.length_s,
             color: SLA_RED,
         });
     }

@@ -186,7 +186,7 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
         if let Some(chart) = charts::recall_timeline(run, &figures, &title) {
             page.figure(chart)?;
         }
-        pause_part(page, run, &title)?;
+        pause_part(page, run, &figures, &title)?;
     }
     search_pause_table(page, search);
 
