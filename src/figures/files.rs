@@ -82,7 +82,20 @@ impl Timeline {
             op.1 += row.errors;
             c.backlog = c.backlog.or(row.backlog);
         }
+        // The log holds each interval's tags together, in time order: an interval's figures
+        // are taken and its histograms dropped once two later ones have begun, so that a long
+        // run's log is read holding a few histograms, not all of them (the margin keeps an
+        // entry that comes a little out of order in its interval).
         let mut slots: BTreeMap<i64, Slot> = BTreeMap::new();
+        let mut done: BTreeMap<i64, Figures> = BTreeMap::new();
+        let mut sum_up = |k: i64, slot: Slot, ops: &mut Vec<String>| {
+            for op in slot.ops.keys() {
+                if !ops.contains(op) {
+                    ops.push(op.clone());
+                }
+            }
+            done.insert(k, figures(ops, counts.get(&k), Some(&slot)));
+        };
         let mut notes = Vec::new();
         for_each_interval(
             hlog,
@@ -120,22 +133,21 @@ impl Timeline {
                     }
                     _ => {}
                 }
+                while slots.len() > 2 {
+                    let (k, slot) = slots.pop_first().expect("more than two");
+                    sum_up(k, slot, &mut ops);
+                }
             },
         );
-        for slot in slots.values() {
-            for op in slot.ops.keys() {
-                if !ops.contains(op) {
-                    ops.push(op.clone());
-                }
-            }
+        while let Some((k, slot)) = slots.pop_first() {
+            sum_up(k, slot, &mut ops);
         }
-        let mut keys: Vec<i64> = counts.keys().chain(slots.keys()).copied().collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let intervals = keys
-            .into_iter()
-            .map(|k| figures(&ops, counts.get(&k), slots.get(&k)))
-            .collect();
+        // Intervals of intervals.csv without histograms (a log cut short).
+        for (k, c) in &counts {
+            done.entry(*k)
+                .or_insert_with(|| figures(&ops, Some(c), None));
+        }
+        let intervals = done.into_values().collect();
         Timeline {
             ops,
             warmup_s: run.warmup_s,
@@ -182,7 +194,7 @@ fn figures(ops: &[String], counts: Option<&Counts>, slot: Option<&Slot>) -> Figu
         }
         requests += n;
         errors += failed;
-        if n > 0 {
+        if n > 0 || log.is_some_and(|l| l.response.is_some()) {
             let quantiles = |h: Option<&Histogram<u64>>| h.and_then(Quantiles::of);
             op_figures.push(OpFigures {
                 op: op.clone(),

@@ -174,3 +174,38 @@ fn quantiles_convert_without_loss() {
     assert_eq!(q.seconds()[3], h.max() as f64 / 1e9);
     assert_eq!(Quantiles::of(&new_histogram()), None);
 }
+
+/// A long log is read one interval at a time, an entry that comes a little late still
+/// counted in its own interval; without intervals.csv the op types come from the log.
+#[test]
+fn a_long_log_is_read_interval_by_interval() {
+    let mut log = HlogWriter::new(Vec::new(), std::time::UNIX_EPOCH).unwrap();
+    let second = Duration::from_secs(1);
+    let with = |n: u64| {
+        let mut h = new_histogram();
+        h.record_n(1_000_000, n).unwrap();
+        h
+    };
+    for i in 0..200u64 {
+        let at = second * i as u32;
+        log.write_interval(Some("write.rt"), at, second, &with(i + 1))
+            .unwrap();
+        if i == 101 {
+            // Interval 100's reads, written after interval 101 began.
+            log.write_interval(Some("read.rt"), second * 100, second, &with(1000))
+                .unwrap();
+        }
+    }
+    let bytes = log.into_inner().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let run = RunData::load(empty.path(), "empty".into());
+    let timeline = Timeline::of_files(&run, &bytes);
+    assert_eq!(timeline.ops, ["write", "read"]);
+    assert_eq!(timeline.intervals.len(), 200);
+    for (i, f) in timeline.intervals.iter().enumerate() {
+        assert_eq!(f.start_s, i as f64);
+        let expected = i as u64 + 1 + if i == 100 { 1000 } else { 0 };
+        assert_eq!(f.latency.unwrap().count, expected, "interval {i}");
+        assert_eq!(f.ops.len(), if i == 100 { 2 } else { 1 }, "interval {i}");
+    }
+}
