@@ -143,14 +143,14 @@ fn a_recorded_run_reads_back_as_its_files_say() {
     let run = RunData::load(&run_fixture(), "run".into());
     let timeline = Timeline::load(&run);
     assert_eq!(timeline.ops, ["write", "read"]);
-    assert_eq!(timeline.intervals.len(), run.timeline.len());
+    assert_eq!(timeline.intervals.len(), run.logged_intervals);
     assert_eq!(timeline.warmup_s, 5.0);
     assert_eq!(timeline.attempted_per_s, Some(1000.0));
-    for (figures, logged) in timeline.intervals.iter().zip(&run.timeline) {
-        // The report's own reader of histograms.hlog takes the same percentiles.
-        assert_eq!(figures.latency.map(|q| q.ms()), logged.latency);
-        assert_eq!(figures.hiccup.map(|q| q.ms()), logged.hiccup);
-        assert_eq!(figures.end_s, logged.start_s + logged.length_s);
+    for (i, figures) in timeline.intervals.iter().enumerate() {
+        // One interval per second, each with hiccups; every request answered.
+        assert_eq!(figures.end_s, i as f64 + 1.0);
+        assert!(figures.hiccup.is_some());
+        assert_eq!(figures.latency.unwrap().count, 1000);
         assert_eq!(figures.requests, 1000);
         assert_eq!(figures.requests_per_s(), 1000.0);
         let write = &figures.ops[0];
@@ -208,4 +208,64 @@ fn a_long_log_is_read_interval_by_interval() {
         assert_eq!(f.latency.unwrap().count, expected, "interval {i}");
         assert_eq!(f.ops.len(), if i == 100 { 2 } else { 1 }, "interval {i}");
     }
+}
+
+/// The measured intervals' recall tags are read as recall (every op type's merged), a
+/// warmup's are not, and a log without them has none.
+#[test]
+fn recall_is_read_from_the_measured_recall_tags() {
+    use crate::metrics::RECALL_SCALE;
+    let mut log = HlogWriter::new(Vec::new(), std::time::UNIX_EPOCH).unwrap();
+    let second = Duration::from_secs(1);
+    let of = |values: &[f64]| {
+        let mut h = new_histogram();
+        for v in values {
+            h.record((v * RECALL_SCALE) as u64).unwrap();
+        }
+        h
+    };
+    let mut latency = new_histogram();
+    latency.record(1_000_000).unwrap();
+    // Interval 0 is warmup; 1 and 2 are measured, 2 with a second op type judged.
+    let mut write = |tag: &str, at: u32, h: &Histogram<u64>| {
+        log.write_interval(Some(tag), second * at, second, h)
+            .unwrap();
+    };
+    write("warmup.ann.rt", 0, &latency);
+    write("warmup.ann.recall", 0, &of(&[0.1]));
+    write("ann.rt", 1, &latency);
+    let first: Vec<f64> = [1.0; 99].into_iter().chain([0.5]).collect();
+    write("ann.recall", 1, &of(&first));
+    write("ann.rt", 2, &latency);
+    write("ann.recall", 2, &of(&[0.8, 0.9]));
+    write("knn.recall", 2, &of(&[0.4]));
+    let bytes = log.into_inner().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let timeline = Timeline::of_files(&RunData::load(empty.path(), "e".into()), &bytes);
+    let t = &timeline.intervals;
+    assert_eq!(t.len(), 3);
+    assert_eq!(t[0].recall, None, "the warmup's recall is not shown");
+    assert!(
+        t[0].ops[0].recall.is_some(),
+        "but the op's own holds both phases"
+    );
+    let first = t[1].recall.as_ref().unwrap();
+    assert_eq!(first.requests, 100);
+    assert!((first.mean - 0.995).abs() < 1e-3, "{first:?}");
+    // One answer in a hundred at 0.5: exactly 1 % fell below 1, so p1 is 1 (as the SLA's
+    // p1(recall)>=1 would pass); the minimum shows the one.
+    assert_eq!(first.p1, 1.0, "{first:?}");
+    assert_eq!(first.min, 0.5);
+    let second = t[2].recall.as_ref().unwrap();
+    assert_eq!(second.requests, 3, "both op types' answers");
+    assert!((second.mean - 0.7).abs() < 1e-3, "{second:?}");
+    assert_eq!(second.min, 0.4);
+    // Recall histograms are not response times.
+    assert_eq!(t[2].latency.unwrap().count, 1);
+    // A run without recall has none.
+    let run = RunData::load(&run_fixture(), "run".into());
+    assert!(Timeline::load(&run)
+        .intervals
+        .iter()
+        .all(|i| i.recall.is_none()));
 }

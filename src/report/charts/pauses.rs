@@ -141,16 +141,11 @@ pub(crate) mod tests {
         // The client lines: one point per interval of histograms.hlog, at its end.
         let p99 = chart.series_named("client p99").unwrap();
         let max = chart.series_named("client max").unwrap();
-        assert_eq!(p99.points.len(), run.timeline.len());
-        let first = &run.timeline[0];
-        assert_eq!(
-            p99.points[0],
-            (
-                first.start_s + first.length_s,
-                first.latency.unwrap().p99_ms
-            )
-        );
-        assert_eq!(max.points[0].1, first.latency.unwrap().max_ms);
+        assert_eq!(p99.points.len(), figures.intervals.len());
+        let first = &figures.intervals[0];
+        let latency = first.latency.unwrap().ms();
+        assert_eq!(p99.points[0], (first.end_s, latency.p99_ms));
+        assert_eq!(max.points[0].1, latency.max_ms);
         // The marks: where each pause began, as high as it lasted.
         let node1 = &chart.series[2];
         assert_eq!(node1.style, Style::Points);

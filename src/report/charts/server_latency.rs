@@ -185,7 +185,11 @@ mod tests {
         assert_eq!(chart.series[2].style, Style::Dashed);
         assert_eq!(
             chart.series[0].points.len(),
-            run.timeline.iter().filter(|i| i.latency.is_some()).count()
+            figures
+                .intervals
+                .iter()
+                .filter(|i| i.latency.is_some())
+                .count()
         );
         let colors: Vec<_> = chart.series.iter().map(|s| s.color).collect();
         for (i, c) in colors.iter().enumerate() {

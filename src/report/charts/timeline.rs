@@ -231,7 +231,8 @@ mod tests {
     #[test]
     fn chart_4_is_the_timeline_of_a_run() {
         let run = fixture_run();
-        let charts = timeline(&run, &Timeline::load(&run), "run");
+        let figures = Timeline::load(&run);
+        let charts = timeline(&run, &figures, "run");
         assert_eq!(charts.len(), 2);
         let latency = &charts[0];
         assert_eq!(latency.kind, Kind::TimelineLatency);
@@ -239,7 +240,10 @@ mod tests {
         let p99 = latency.series_named("p99").unwrap();
         let xs: Vec<f64> = p99.points.iter().map(|p| p.0).collect();
         assert_eq!(xs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
-        assert_eq!(p99.points[0].1, run.timeline[0].latency.unwrap().p99_ms);
+        assert_eq!(
+            p99.points[0].1,
+            figures.intervals[0].latency.unwrap().ms().p99_ms
+        );
         assert!(latency.caption.contains("the run's one window passed"));
         assert!(latency.caption.contains("hiccup meter"));
         let hiccups = latency.series_named("client hiccup (max)").unwrap();
