@@ -1,54 +1,54 @@
-//! A run's timeline read back from its directory: the counts and backlog of intervals.csv
-//! (through [`RunData`]) joined by interval start to the histograms of histograms.hlog, each
-//! interval's figures taken as the engine's interval gives them ([`super::Figures::of_interval`]).
+//! A run's timeline read back from its directory: each interval of histograms.hlog (its
+//! response, service and wait times, recall and hiccups per op type and phase) joined by its
+//! start to the counts and backlog of intervals.csv (through [`RunData`]), made into the
+//! engine's [`Interval`] again and its figures taken by the one rule,
+//! [`Figures::of_interval`]. A new figure of data the files already hold needs no change here.
 
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-use super::{Figures, OpFigures, Quantiles, Timeline, Window};
+use super::{Figures, Timeline, Window};
+use crate::engine::Interval;
+use crate::metrics::{ErrorClass, OpHistograms, Phase};
 use crate::results::hlog::{for_each_interval, HICCUP_TAG};
 use crate::results::run_dir::RunData;
-use crate::results::summary::Recall;
 use crate::stats::histogram::new_histogram;
 
-/// One op type's histograms of one interval, both phases added.
-#[derive(Default)]
-struct OpLog {
-    response: Option<Histogram<u64>>,
-    service: Option<Histogram<u64>>,
-    wait: Option<Histogram<u64>>,
-    recall: Option<Histogram<u64>>,
-}
-
-/// One interval of histograms.hlog.
+/// One interval of histograms.hlog: per op type, its two phases' histograms.
 struct Slot {
     start_s: f64,
     length_s: f64,
-    ops: BTreeMap<String, OpLog>,
-    /// The measured recall of every op type.
-    recall: Option<Histogram<u64>>,
-    hiccup: Option<Histogram<u64>>,
+    ops: BTreeMap<String, [OpHistograms; 2]>,
+    hiccups: Option<Histogram<u64>>,
 }
 
 /// One interval of intervals.csv, its rows added up.
 struct Counts {
     start_s: f64,
     length_s: f64,
-    warmup: bool,
-    /// Requests and failures by op type, both phases.
-    ops: BTreeMap<String, (u64, u64)>,
+    /// Requests and failures by op type and phase.
+    ops: BTreeMap<(String, usize), (u64, u64)>,
     backlog: Option<u64>,
 }
 
-fn add(into: &mut Option<Histogram<u64>>, h: &Histogram<u64>) {
-    // Histograms that cannot be added (another precision) are rare enough to skip.
-    let _ = into.get_or_insert_with(new_histogram).add(h);
+/// Adds `h` into `into`; a histogram that cannot be added (another precision) is rare enough
+/// to skip.
+fn add(into: &mut Histogram<u64>, h: &Histogram<u64>) {
+    let _ = into.add(h);
 }
 
 /// The key of an interval: its start in whole milliseconds.
 fn key(start_s: f64) -> i64 {
     (start_s * 1000.0).round() as i64
+}
+
+fn phase_of(name: &str) -> usize {
+    if name == Phase::Warmup.name() {
+        Phase::Warmup.index()
+    } else {
+        Phase::Measure.index()
+    }
 }
 
 impl Timeline {
@@ -72,12 +72,13 @@ impl Timeline {
             let c = counts.entry(key(row.start_s)).or_insert_with(|| Counts {
                 start_s: row.start_s,
                 length_s: row.length_s,
-                warmup: false,
                 ops: BTreeMap::new(),
                 backlog: None,
             });
-            c.warmup |= row.phase == "warmup";
-            let op = c.ops.entry(row.op.clone()).or_default();
+            let op = c
+                .ops
+                .entry((row.op.clone(), phase_of(&row.phase)))
+                .or_default();
             op.0 += row.requests;
             op.1 += row.errors;
             c.backlog = c.backlog.or(row.backlog);
@@ -94,7 +95,7 @@ impl Timeline {
                     ops.push(op.clone());
                 }
             }
-            done.insert(k, figures(ops, counts.get(&k), Some(&slot)));
+            done.insert(k, figures(ops, counts.get(&k), Some(slot)));
         };
         let mut notes = Vec::new();
         for_each_interval(
@@ -107,30 +108,26 @@ impl Timeline {
                     start_s: interval.start_s,
                     length_s: interval.length_s,
                     ops: BTreeMap::new(),
-                    recall: None,
-                    hiccup: None,
+                    hiccups: None,
                 });
                 let h = &interval.histogram;
                 if interval.tag == HICCUP_TAG {
-                    add(&mut slot.hiccup, h);
+                    add(slot.hiccups.get_or_insert_with(new_histogram), h);
                     return;
                 }
-                let measured = !interval.tag.starts_with("warmup.");
-                let tag = interval.tag.trim_start_matches("warmup.");
+                let (phase, tag) = match interval.tag.strip_prefix("warmup.") {
+                    Some(tag) => (Phase::Warmup, tag),
+                    None => (Phase::Measure, interval.tag),
+                };
                 let Some((op, kind)) = tag.rsplit_once('.') else {
                     return;
                 };
-                let log = slot.ops.entry(op.to_string()).or_default();
+                let stats = &mut slot.ops.entry(op.to_string()).or_default()[phase.index()];
                 match kind {
-                    "rt" => add(&mut log.response, h),
-                    "st" => add(&mut log.service, h),
-                    "wt" => add(&mut log.wait, h),
-                    "recall" => {
-                        add(&mut log.recall, h);
-                        if measured {
-                            add(&mut slot.recall, h);
-                        }
-                    }
+                    "rt" => add(&mut stats.response_ns, h),
+                    "st" => add(&mut stats.service_ns, h),
+                    "wt" => add(&mut stats.wait_ns, h),
+                    "recall" => add(stats.recall.get_or_insert_with(new_histogram), h),
                     _ => {}
                 }
                 while slots.len() > 2 {
@@ -147,13 +144,12 @@ impl Timeline {
             done.entry(*k)
                 .or_insert_with(|| figures(&ops, Some(c), None));
         }
-        let intervals = done.into_values().collect();
         Timeline {
             ops,
             warmup_s: run.warmup_s,
             attempted_per_s: run.attempted_rate(),
             planned_end_s: run.planned_end_s,
-            intervals,
+            intervals: done.into_values().collect(),
             windows: run
                 .windows
                 .iter()
@@ -168,59 +164,52 @@ impl Timeline {
     }
 }
 
-/// One interval's figures from its rows of intervals.csv and its histograms.
-fn figures(ops: &[String], counts: Option<&Counts>, slot: Option<&Slot>) -> Figures {
-    let (start_s, length_s) = match (counts, slot) {
+/// One interval's figures from its rows of intervals.csv and its histograms: the engine's
+/// interval they were written from, as far as the files keep it.
+fn figures(ops: &[String], counts: Option<&Counts>, slot: Option<Slot>) -> Figures {
+    let (start_s, length_s) = match (counts, &slot) {
         (Some(c), _) => (c.start_s, c.length_s),
         (None, Some(s)) => (s.start_s, s.length_s),
         (None, None) => (0.0, 0.0),
     };
-    let mut latency: Option<Histogram<u64>> = None;
-    let mut send_lag: Option<Histogram<u64>> = None;
-    let mut op_figures = Vec::new();
-    let (mut requests, mut errors) = (0, 0);
-    for op in ops {
-        let (n, failed) = counts
-            .and_then(|c| c.ops.get(op).copied())
-            .unwrap_or((0, 0));
-        let log = slot.and_then(|s| s.ops.get(op));
-        if let Some(log) = log {
-            if let Some(h) = &log.response {
-                add(&mut latency, h);
-            }
-            if let Some(h) = &log.wait {
-                add(&mut send_lag, h);
-            }
-        }
-        requests += n;
-        errors += failed;
-        if n > 0 || log.is_some_and(|l| l.response.is_some()) {
-            let quantiles = |h: Option<&Histogram<u64>>| h.and_then(Quantiles::of);
-            op_figures.push(OpFigures {
-                op: op.clone(),
-                requests: n,
-                errors: failed,
-                response: quantiles(log.and_then(|l| l.response.as_ref())),
-                service: quantiles(log.and_then(|l| l.service.as_ref())),
-                recall: log.and_then(|l| l.recall.as_ref()).and_then(Recall::of),
-            });
-        }
-    }
+    let (mut logged, hiccups) = slot.map_or((BTreeMap::new(), None), |s| (s.ops, s.hiccups));
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    let interval = Interval {
+        index: 0,
+        start_ns: ns(start_s),
+        length_ns: ns(length_s),
+        ops: ops
+            .iter()
+            .map(|op| {
+                let mut phases = logged.remove(op).unwrap_or_default();
+                for (i, stats) in phases.iter_mut().enumerate() {
+                    let counted = counts.and_then(|c| c.ops.get(&(op.clone(), i)));
+                    // The files keep how many failed, not of which class. Without
+                    // intervals.csv, the log's answers are counted (recall counts them all).
+                    let logged = stats
+                        .response_ns
+                        .len()
+                        .max(stats.recall.as_ref().map_or(0, |r| r.len()));
+                    let (requests, failed) = counted.copied().unwrap_or((logged, 0));
+                    stats.ok = requests.saturating_sub(failed);
+                    if failed > 0 {
+                        stats.errors.insert(ErrorClass::Other, failed);
+                    }
+                }
+                phases
+            })
+            .collect(),
+        hiccups,
+        backlog: counts.and_then(|c| c.backlog).unwrap_or(0),
+        in_flight: 0,
+    };
     Figures {
         start_s,
         length_s,
         end_s: start_s + length_s,
-        warmup: counts.is_some_and(|c| c.warmup),
-        requests,
-        errors,
         errors_by_class: None,
-        ops: op_figures,
-        latency: latency.as_ref().and_then(Quantiles::of),
-        send_lag: send_lag.as_ref().and_then(Quantiles::of),
-        hiccup: slot.and_then(|s| s.hiccup.as_ref()).and_then(Quantiles::of),
-        recall: slot.and_then(|s| s.recall.as_ref()).and_then(Recall::of),
         backlog: counts.and_then(|c| c.backlog),
         in_flight: None,
-        cpu_cores: None,
+        ..Figures::of_interval(&interval, ops)
     }
 }
