@@ -265,11 +265,6 @@ impl Timeline {
         self.intervals.last().expect("pushed")
     }
 
-    /// One more judged window.
-    pub fn judged(&mut self, window: Window) {
-        self.windows.push(window);
-    }
-
     /// The intervals the schedule covers (those after its end only hold late answers).
     pub fn scheduled(&self) -> impl Iterator<Item = &Figures> {
         self.intervals
