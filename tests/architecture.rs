@@ -34,6 +34,7 @@ const LAYERS: &[&[&str]] = &[
     &["capacity"],
     &["fleet"],
     &["run"],
+    &["figures"],
     &["results"],
     &["maintenance"],
     &["sla"],

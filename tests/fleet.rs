@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use headroom::cluster::java::Java;
 use headroom::cluster::LocalCluster;
+use headroom::figures::Timeline;
 use headroom::results::config::rfc3339;
-use headroom::results::run_dir::read_hlog;
+use headroom::results::run_dir::{read_hlog, RunData};
 use serde_json::Value;
 
 use crate::hdr_tools::{assert_same_lines, hdr_histogram_jar, run_java};
@@ -221,16 +222,16 @@ fn workers_send_one_schedule_and_merge_exactly() {
 
     // Interval by interval, the merged log holds what the workers' logs hold together.
     let mut notes = Vec::new();
-    let (timeline, whole) = read_hlog(
+    let (_, whole) = read_hlog(
         &fs::read(merged.join("histograms.hlog")).unwrap(),
         &mut notes,
     );
     assert!(notes.is_empty(), "{notes:?}");
+    let figures = |dir: &std::path::Path| Timeline::load(&RunData::load(dir, "run".into()));
+    let timeline = figures(&merged).intervals;
     let mut counts = vec![0u64; timeline.len()];
     for (out, _) in &workers {
-        let (worker_timeline, _) =
-            read_hlog(&fs::read(out.join("histograms.hlog")).unwrap(), &mut notes);
-        for interval in worker_timeline {
+        for interval in figures(out).intervals {
             let i = timeline
                 .iter()
                 .position(|m| (m.start_s - interval.start_s).abs() < 0.01)

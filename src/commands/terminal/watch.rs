@@ -9,10 +9,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::engine::{self, Interval, LoadMode, StopReason};
+use crate::figures::Figures;
 use crate::format::format_big;
 use crate::metrics::server_pauses;
 use crate::metrics::server_tables;
-use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary, SlaSummary};
 use crate::run::{Control, Finished, Measuring, RunObserver};
 use crate::sla::{Judged, Judgement, Validity};
@@ -86,60 +86,39 @@ impl Terminal {
     }
 
     /// An interval's line: its rate, errors and backlog, and each op's rate, percentiles
-    /// (and mean recall).
+    /// (and mean recall), all read from the interval's figures.
     fn interval_line(&self, interval: &Interval) -> String {
-        let seconds = interval.length_ns as f64 / 1e9;
-        let mut total = 0;
-        let mut errors = 0;
-        let mut parts = Vec::new();
-        let mut warmup = false;
-        for (i, name) in self.op_names.iter().enumerate() {
-            // Both phases' answers in one line; a copy only in the interval where they meet.
-            let (m, w) = (
-                &interval.ops[i][Phase::Measure.index()],
-                &interval.ops[i][Phase::Warmup.index()],
-            );
-            warmup |= w.total() > 0;
-            let merged;
-            let stats = match (m.total(), w.total()) {
-                (_, 0) => m,
-                (0, _) => w,
-                _ => {
-                    let mut both = m.clone();
-                    both.add(w);
-                    merged = both;
-                    &merged
-                }
-            };
-            total += stats.total();
-            errors += stats.error_count();
-            if stats.total() == 0 {
-                continue;
-            }
-            let l = Latency::of(&stats.response_ns);
-            parts.push(format!(
-                "{name}: {:.0} {:.2} {:.2} {:.2} {:.2}{}",
-                stats.total() as f64 / seconds,
-                l.p50_ms,
-                l.p99_ms,
-                l.p999_ms,
-                l.max_ms,
-                recall::interval_mark(stats)
-            ));
-        }
-        let phase = if warmup && self.has_warmup {
+        let f = Figures::of_interval(interval, &self.op_names);
+        let mut parts: Vec<String> = f
+            .ops
+            .iter()
+            .map(|o| {
+                // Every request of the interval failed: no latency, shown as 0.
+                let [p50, p99, p999, max] = o.response.map_or([0.0; 4], |q| {
+                    let ms = q.ms();
+                    [ms.p50_ms, ms.p99_ms, ms.p999_ms, ms.max_ms]
+                });
+                format!(
+                    "{}: {:.0} {p50:.2} {p99:.2} {p999:.2} {max:.2}{}",
+                    o.op,
+                    f.per_s(o.requests),
+                    recall::interval_mark(o.recall.as_ref())
+                )
+            })
+            .collect();
+        let phase = if f.warmup && self.has_warmup {
             " warmup"
         } else {
             ""
         };
-        let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
         if parts.is_empty() {
             parts.push("no answers in this interval".to_string());
         }
         format!(
-            "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
-            total as f64 / seconds,
-            errors,
+            "{:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
+            f.end_s,
+            f.requests_per_s(),
+            f.errors,
             interval.backlog,
             parts.join(" | ")
         )
