@@ -6,6 +6,7 @@
 //! Cassandra nodes for a test and stops them when dropped.
 
 pub mod capacity;
+pub mod catalogue;
 mod cli;
 pub mod client;
 pub mod cluster;
@@ -13,6 +14,7 @@ mod commands;
 pub mod compare;
 pub mod cpus;
 pub mod engine;
+pub mod figures;
 /// The recorded directories the unit tests read; kept with them in tests/fixtures/.
 #[cfg(test)]
 #[path = "../tests/fixtures/unit.rs"]

@@ -19,46 +19,8 @@ use std::io::{ErrorKind, Read};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::catalogue::{self, Kind, ERROR_TXT, SEARCH_JSON};
 use crate::usage::UsageError;
-
-/// Files headroom writes at the top of its output directories: a directory holding one of
-/// them is headroom's.
-const HEADROOM_FILES: [&str; 20] = [
-    "config.json",
-    "summary.json",
-    "histograms.hlog",
-    "intervals.csv",
-    "error.txt",
-    "load.json",
-    "search.json",
-    "capacity.jsonl",
-    "capacity.json",
-    "sweep.json",
-    "compare.json",
-    "matrix.json",
-    "report.html",
-    "pauses.hlog",
-    "pauses.json",
-    "maintenance.json",
-    "server-tables.json",
-    "server-samples.jsonl",
-    "populate.hlog",
-    "cluster.json",
-];
-
-/// Endings of other files headroom writes: percentile distributions, charts, a fleet
-/// worker's log, and the temporary names of files replaced atomically.
-const HEADROOM_ENDINGS: [&str; 5] = [".hgrm", ".svg", ".log", ".partial", ".tmp"];
-
-/// Folders headroom makes inside its output directories: a search's trials and probe, a
-/// fleet's workers and populate, a sweep's steps, a matrix's cluster and server figures.
-const HEADROOM_FOLDERS: [&str; 7] = [
-    "trials", "probe", "workers", "populate", "steps", "server", "cluster",
-];
-
-/// What a local cluster's directory holds besides `cluster.json`: its nodes' folders
-/// (`node1`, ...), certificates and credentials; the nodes wrote everything under them.
-const CLUSTER_ENTRIES: [&str; 3] = ["tls", "credentials.json", "cluster.json.partial"];
 
 /// The most entries [`foreign_entries`] looks at: a directory with more is not searched
 /// further (a home directory given as `--out` by mistake).
@@ -150,7 +112,7 @@ pub fn check_creatable(dir: &Path, flag: &str) -> Result<(), UsageError> {
 
 /// What an earlier command may have left that a new one replaces without `--force`: the note
 /// of a run that never started.
-pub const A_RUNS_LEFTOVERS: &[&str] = &["error.txt"];
+pub const A_RUNS_LEFTOVERS: &[&str] = &[ERROR_TXT];
 
 /// Makes `dir` this command's: fine when it does not exist (the command creates it), is
 /// empty, or holds only `leftovers` (which are removed); a directory with other files in it
@@ -196,14 +158,14 @@ pub fn claim(dir: &Path, force: bool, leftovers: &[&str]) -> Result<(), UsageErr
     }
     let ours = names
         .iter()
-        .any(|n| HEADROOM_FILES.contains(&n.as_str()) || is_worker_folder(n));
+        .any(|n| catalogue::is_marker(n) || is_worker_folder(n));
     if !force {
         let what = if ours {
             "the files of an earlier run"
         } else {
             "other files"
         };
-        let resume = if names.iter().any(|n| n == "search.json") {
+        let resume = if names.iter().any(|n| n == SEARCH_JSON) {
             format!(
                 "; to continue that capacity search: headroom capacity --resume {}",
                 dir.display()
@@ -272,7 +234,9 @@ fn search_foreign(dir: &Path, foreign: &mut Vec<PathBuf>, searched: &mut usize) 
         return;
     };
     let entries: Vec<fs::DirEntry> = entries.filter_map(Result::ok).collect();
-    let is_cluster = entries.iter().any(|e| e.file_name() == "cluster.json");
+    let is_cluster = entries
+        .iter()
+        .any(|e| e.file_name() == catalogue::CLUSTER_JSON);
     for entry in entries {
         if foreign.len() >= 3 {
             return;
@@ -288,40 +252,34 @@ fn search_foreign(dir: &Path, foreign: &mut Vec<PathBuf>, searched: &mut usize) 
             foreign.push(path);
             continue;
         };
-        if is_cluster && (is_node_folder(&name) || CLUSTER_ENTRIES.contains(&name.as_str())) {
+        if is_cluster && catalogue::is_cluster_entry(&name) {
             continue;
         }
         if kind.is_dir() {
-            let folder_is_ours = HEADROOM_FOLDERS.contains(&name.as_str())
-                || is_worker_folder(&name)
-                || HEADROOM_FILES.iter().any(|f| path.join(f).is_file());
-            if folder_is_ours {
-                search_foreign(&path, foreign, searched);
-            } else {
-                foreign.push(path);
+            match catalogue::output_folder(&name) {
+                Some(entry) if entry.kind == Kind::Whole => {}
+                Some(_) => search_foreign(&path, foreign, searched),
+                None if holds_marker(&path) => search_foreign(&path, foreign, searched),
+                None => foreign.push(path),
             }
-        } else if !(kind.is_file() && is_headroom_file(&name)) {
+        } else if !(kind.is_file() && catalogue::is_output_file(&name)) {
             foreign.push(path);
         }
     }
 }
 
-/// Whether headroom writes files of this name in its output directories.
-fn is_headroom_file(name: &str) -> bool {
-    HEADROOM_FILES.contains(&name) || HEADROOM_ENDINGS.iter().any(|end| name.ends_with(end))
-}
-
-/// `node1`, `node2`, ...: a local cluster's node folders.
-fn is_node_folder(name: &str) -> bool {
-    name.strip_prefix("node")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+/// Whether the folder `dir` is an output directory of headroom's own: it holds one of the
+/// files whose names make a directory headroom's.
+fn holds_marker(dir: &Path) -> bool {
+    catalogue::ENTRIES
+        .iter()
+        .any(|e| catalogue::is_marker(e.name) && dir.join(e.name).is_file())
 }
 
 /// `worker-1`, ...: a fleet worker's run directory, as `kube unpack` writes it, or the
 /// working folder of one.
 fn is_worker_folder(name: &str) -> bool {
-    name.strip_prefix("worker-")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    catalogue::matches(catalogue::WORKER_DIR, name)
 }
 
 /// Makes `dir` a new directory's place: fine when it does not exist or is empty, refused
@@ -535,7 +493,7 @@ pub fn withdraw(dir: &Path, note: &str) {
             fs::remove_file(&path)
         };
     }
-    let _ = fs::write(dir.join("error.txt"), format!("{note}\n"));
+    let _ = fs::write(dir.join(ERROR_TXT), format!("{note}\n"));
 }
 
 /// Whether a failed command may leave its note in `dir`: only when the directory is its own,

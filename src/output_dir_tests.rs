@@ -249,3 +249,67 @@ fn a_directory_that_cannot_be_made_is_refused_and_one_that_can_is_left_unmade() 
     assert!(e.contains("cannot be made there"), "{e}");
     assert!(!e.contains("os error"), "{e}");
 }
+
+#[test]
+fn force_empties_a_vector_runs_directory() {
+    let root = tempfile::tempdir().unwrap();
+    let run = root.path().join("vector-run");
+    fs::create_dir(&run).unwrap();
+    for name in [
+        "config.json",
+        "summary.json",
+        "histograms.hlog",
+        "intervals.csv",
+        "ann.hgrm",
+        "ann.service.hgrm",
+        "vectors.json",
+    ] {
+        fs::write(run.join(name), "{}").unwrap();
+    }
+    claim(&run, true, A_RUNS_LEFTOVERS).unwrap();
+    assert_eq!(fs::read_dir(&run).unwrap().count(), 0, "emptied");
+}
+
+#[test]
+fn force_empties_a_matrix_with_its_nodes_logs_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let matrix = root.path().join("matrix");
+    fs::create_dir_all(matrix.join("server/node1")).unwrap();
+    fs::write(matrix.join("matrix.json"), "{}").unwrap();
+    for name in ["gc.log", "gc.log.0", "system.log"] {
+        fs::write(matrix.join("server/node1").join(name), "log").unwrap();
+    }
+    claim(&matrix, true, A_RUNS_LEFTOVERS).unwrap();
+    assert_eq!(fs::read_dir(&matrix).unwrap().count(), 0, "emptied");
+}
+
+#[test]
+fn force_empties_a_directory_holding_every_catalogued_name() {
+    use catalogue::{Removal, ENTRIES};
+    // A name each entry stands for: `#` a number, `*` a stem.
+    let example = |name: &str| name.replace('#', "7").replace('*', "op");
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let cluster = out.join(catalogue::CLUSTER);
+    fs::create_dir_all(&cluster).unwrap();
+    fs::write(cluster.join(catalogue::CLUSTER_JSON), "{}").unwrap();
+    for entry in ENTRIES {
+        let dir = if entry.removal == Removal::WithCluster {
+            &cluster
+        } else {
+            &out
+        };
+        let path = dir.join(example(entry.name));
+        match entry.kind {
+            Kind::File => fs::write(&path, "x").unwrap(),
+            Kind::Folder | Kind::Whole => fs::create_dir_all(&path).unwrap(),
+        }
+    }
+    assert!(
+        foreign_entries(&out).is_empty(),
+        "{:?}",
+        foreign_entries(&out)
+    );
+    claim(&out, true, A_RUNS_LEFTOVERS).unwrap();
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 0, "emptied");
+}

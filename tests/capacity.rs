@@ -117,6 +117,7 @@ fn a_short_search_leaves_files_that_agree() {
     let config = read_json(&out.join("search.json"));
     assert_eq!(config["rates"], "300,600");
     assert_eq!(config["fresh"], "truncate");
+    support::assert_catalogued(&out);
 
     // A second search into the same directory is refused; restarting an external cluster
     // is refused before anything runs.
@@ -310,6 +311,7 @@ fn an_interval_search_states_its_bounds() {
         trials.iter().any(|t| t["windows"] == 2),
         "the search climbs in short trials"
     );
+    support::assert_catalogued(&out);
 }
 
 /// The README's main command, made short: a node of its own, an automatic search, the
@@ -434,6 +436,7 @@ fn the_quickstart_goes_from_nothing_to_a_capacity() {
         report.contains("Failing windows against rate"),
         "and the interval's"
     );
+    support::assert_catalogued(&out);
 }
 
 /// "core 1" or "cores 1-3".

@@ -98,6 +98,7 @@ fn one_node_through_the_command_line() {
         "{status}"
     );
     assert!(dir.join("node1/data").is_dir(), "stop keeps the data");
+    support::assert_catalogued(&dir);
 
     let destroy = headroom(&["cluster", "destroy", "--dir", dir_text]);
     assert!(destroy.status.success());

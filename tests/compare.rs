@@ -135,6 +135,7 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
     assert!(html.contains("Configurations compared, against g1"));
     assert!(html.contains("Trials of g1") && html.contains("Trials of zgc"));
     assert!(html.contains("Client latency and server pauses"));
+    support::assert_catalogued(&out);
 
     // `headroom compare` on the two searches, zgc as the baseline, as JSON.
     let again = runs.path().join("again");
@@ -195,6 +196,7 @@ fn a_gc_matrix_compares_its_configurations_and_removes_its_clusters() {
     assert!(text.contains("write p99.9"), "{text}");
     let json = read_json(&again.join("compare.json"));
     assert_eq!(json["runs"].as_array().unwrap().len(), 2);
+    support::assert_catalogued(&again);
 }
 
 #[test]

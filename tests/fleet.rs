@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use headroom::cluster::java::Java;
 use headroom::cluster::LocalCluster;
+use headroom::figures::Timeline;
 use headroom::results::config::rfc3339;
-use headroom::results::run_dir::read_hlog;
+use headroom::results::run_dir::{read_hlog, RunData};
 use serde_json::Value;
 
 use crate::hdr_tools::{assert_same_lines, hdr_histogram_jar, run_java};
@@ -205,6 +206,10 @@ fn workers_send_one_schedule_and_merge_exactly() {
     let config = read_json(&merged.join("config.json"));
     assert_eq!(config["fleet"]["workers"], 3);
     assert!(config.get("worker").is_none());
+    support::assert_catalogued(&merged);
+    for (out, _) in &workers {
+        support::assert_catalogued(out);
+    }
     eprintln!(
         "single process: {} requests, p99 {} ms, p99.9 {} ms; three workers merged: {} requests, p99 {} ms, p99.9 {} ms",
         scheduled,
@@ -217,16 +222,16 @@ fn workers_send_one_schedule_and_merge_exactly() {
 
     // Interval by interval, the merged log holds what the workers' logs hold together.
     let mut notes = Vec::new();
-    let (timeline, whole) = read_hlog(
+    let (_, whole) = read_hlog(
         &fs::read(merged.join("histograms.hlog")).unwrap(),
         &mut notes,
     );
     assert!(notes.is_empty(), "{notes:?}");
+    let figures = |dir: &std::path::Path| Timeline::load(&RunData::load(dir, "run".into()));
+    let timeline = figures(&merged).intervals;
     let mut counts = vec![0u64; timeline.len()];
     for (out, _) in &workers {
-        let (worker_timeline, _) =
-            read_hlog(&fs::read(out.join("histograms.hlog")).unwrap(), &mut notes);
-        for interval in worker_timeline {
+        for interval in figures(out).intervals {
             let i = timeline
                 .iter()
                 .position(|m| (m.start_s - interval.start_s).abs() < 0.01)
@@ -581,4 +586,5 @@ fn a_fleet_capacity_search_of_two_local_workers() {
         assert_eq!(populated, i == 0, "{}", trial.display());
     }
     assert!(out.join("report.html").is_file());
+    support::assert_catalogued(&out);
 }

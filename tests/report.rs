@@ -126,6 +126,7 @@ fn the_report_of_a_real_run_opens_in_chromium_without_console_errors() {
             assert!(html.contains("Latency against throughput: sweep"));
         }
         assert_eq!(std::fs::read_dir(&svg).unwrap().count(), charts);
+        support::assert_catalogued(&svg);
 
         let png = out.join(format!("{name}.png"));
         let console = open_in_chromium(&chromium, &page, &png, height);

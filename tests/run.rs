@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use headroom::cluster::LocalCluster;
 use headroom::engine::{ArrivalKind, LoadMode};
-use headroom::results::run_dir::{read_hlog, IntervalLatency, Percentiles};
+use headroom::figures::{Figures, Quantiles, Timeline};
+use headroom::results::run_dir::{read_hlog, RunData};
 use headroom::run::{RunOutcome, RunSettings};
 use headroom::sla::Sla;
 use nix::sys::signal::Signal;
@@ -195,6 +196,7 @@ fn a_run_leaves_its_files_and_tells_its_observer() {
     ] {
         assert!(hlog.contains(tag), "{tag} missing from the hlog");
     }
+    support::assert_catalogued(&out);
 }
 
 /// The command line around a run: what it prints as it goes, its report, SIGTERM, and
@@ -266,6 +268,7 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
         out.join("report.html").is_file(),
         "the command writes the report"
     );
+    support::assert_catalogued(&out);
 
     // SIGTERM ends a run cleanly: a summary of what ran, exit code 130.
     let interrupted = runs.path().join("interrupted");
@@ -288,6 +291,7 @@ fn the_command_line_prints_a_run_stops_on_sigterm_and_refuses_bad_input() {
     assert_eq!(summary["stop"], "interrupted");
     let sent = op(&summary, "write")["requests"].as_u64().unwrap();
     assert!((400..=1000).contains(&sent), "about 3 s at 200/s: {sent}");
+    support::assert_catalogued(&interrupted);
 
     // Bad input: one clear line, exit code 2, nothing half-written.
     let bad = |args: &[&str], expected: &str| {
@@ -524,8 +528,8 @@ struct StallRun {
     stall_s: f64,
     frozen_at_s: f64,
     measured_s: f64,
-    /// Per interval of histograms.hlog: its responses and the client's hiccups.
-    intervals: Vec<IntervalLatency>,
+    /// Per interval: its responses and the client's hiccups.
+    intervals: Vec<Figures>,
     /// The share of the machine's CPU time the host took during the run (steal).
     steal: f64,
     /// The share of the run's time some task waited for a core (0 where the kernel does not
@@ -549,7 +553,7 @@ impl StallRun {
         // stall the formula sees (S is the longest response), harmless unless it makes the
         // resume look slow; one longer than `level` there may also be a second stall.
         let mut hiccup_beside: f64 = 0.0;
-        let max_s = |p: &Option<Percentiles>| p.map_or(0.0, |p| p.max_ms / 1e3);
+        let max_s = |q: &Option<Quantiles>| q.map_or(0.0, |q| q.ms().max_ms / 1e3);
         for interval in &self.intervals {
             let (start, end) = (interval.start_s, interval.start_s + interval.length_s);
             let (response, hiccup) = (max_s(&interval.latency), max_s(&interval.hiccup));
@@ -728,8 +732,9 @@ fn stall_run(
 
     let mut notes = Vec::new();
     let hlog = std::fs::read(out.join("histograms.hlog")).unwrap();
-    let (intervals, _) = read_hlog(&hlog, &mut notes);
+    read_hlog(&hlog, &mut notes);
     assert!(notes.is_empty(), "{notes:?}");
+    let intervals = Timeline::of_files(&RunData::load(out, "stall".into()), &hlog).intervals;
     StallRun {
         summary: read_json(&out.join("summary.json")),
         stall_s,

@@ -5,9 +5,10 @@
 
 use std::fs;
 
+use headroom::catalogue::{SERVER_SAMPLES_JSONL, SERVER_TABLES_JSON};
 use headroom::cluster::LocalCluster;
-use headroom::metrics::server_samples::{read_samples, SERVER_SAMPLES_JSONL};
-use headroom::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
+use headroom::metrics::server_samples::read_samples;
+use headroom::metrics::server_tables::ServerTablesFile;
 
 use crate::support;
 

@@ -160,6 +160,7 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
     assert!(std::fs::read_to_string(&again)
         .unwrap()
         .contains("Throughput against concurrency: cli"));
+    support::assert_catalogued(&out);
 
     // 4. Ctrl-C during the second step: exit 130, the first step kept.
     let out = runs.path().join("interrupted");
@@ -201,6 +202,7 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
         .collect();
     assert_eq!(ends, ["fixed", "interrupted"], "{file}");
     assert!(Path::new(&out.join("report.html")).exists());
+    support::assert_catalogued(&out);
 
     // 5. No node at the contact point: exit code 2, as for `run`; nothing but error.txt,
     // which says why, stays in --out, so the same command may run again.
@@ -233,6 +235,7 @@ fn a_sweep_steps_up_prints_its_table_and_reports() {
         note.starts_with("The sweep did not start: cannot connect"),
         "{note}"
     );
+    support::assert_catalogued(&out);
 
     // 6. A range that goes down is the user's mistake: exit code 2, before connecting.
     let bad = headroom(&["sweep", "keyvalue", "--concurrency", "64..8"]);

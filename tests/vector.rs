@@ -151,6 +151,7 @@ fn vector_search_is_judged_on_latency_and_recall() {
     assert!(recall(&summary)["mean"].as_f64().unwrap() >= 0.8, "{}", recall(&summary));
     let facts = read_json(&out.join("vectors.json"));
     assert_eq!((facts["truth"].as_str(), facts["rows"].as_u64()), (Some("file"), Some(2000)));
+    support::assert_catalogued(&out);
 
     // Against the wrong truth the recall falls to nothing, and the recall term fails the run
     // while its latency term holds.
@@ -166,5 +167,13 @@ fn vector_search_is_judged_on_latency_and_recall() {
     let sla = summary["sla"].to_string();
     assert!(sla.contains("recall@10>=0.8"), "{sla}");
     assert!(stdout(&failed).contains("recall@10>=0.8"), "the failed term is named: {}", stdout(&failed));
+    // Every file of a vector run is headroom's: --force may empty its directory for the next.
+    support::assert_catalogued(&out);
+    headroom::output_dir::claim(&out, true, headroom::output_dir::A_RUNS_LEFTOVERS).unwrap();
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        0,
+        "--force emptied the vector run"
+    );
     drop(cluster);
 }

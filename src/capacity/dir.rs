@@ -8,8 +8,8 @@ use anyhow::Context;
 use serde::Deserialize;
 
 use super::settings::SearchSettings;
-use super::store::SUMMARY_FILE;
 use super::{Summary as SearchSummary, TrialRecord};
+use crate::catalogue::{CAPACITY_JSON, PROBE};
 use crate::results::dir_label;
 use crate::results::run_dir::RunData;
 use crate::sla::Sla;
@@ -49,7 +49,7 @@ pub struct SearchData {
 impl SearchData {
     /// Reads a capacity search's directory and every trial's run directory.
     pub fn load(dir: &Path) -> anyhow::Result<SearchData> {
-        let path = dir.join(SUMMARY_FILE);
+        let path = dir.join(CAPACITY_JSON);
         let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
             .with_context(|| {
                 format!(
@@ -99,7 +99,7 @@ impl SearchData {
             let probe_dir = dir.join(&p.dir);
             probe_dir
                 .is_dir()
-                .then(|| RunData::load(&probe_dir, "probe".to_string()))
+                .then(|| RunData::load(&probe_dir, PROBE.to_string()))
         });
         Ok(SearchData {
             dir: dir.to_path_buf(),
@@ -175,8 +175,9 @@ mod tests {
         assert!(!failing.windows[0].pass);
         assert_eq!(failing.windows[0].failed, ["p99<20ms"]);
         // Intervals of measured writes only: the log's percentiles are intervals.csv's.
+        let figures = crate::figures::Timeline::load(failing);
         for (interval, p99) in [(3, 108.200), (4, 3.731), (5, 1.391), (6, 1.026)] {
-            let latency = failing.timeline[interval].latency.unwrap();
+            let latency = figures.intervals[interval].latency.unwrap().ms();
             assert_eq!((latency.p99_ms * 1000.0).round() / 1000.0, p99);
         }
         // The whole run from the log is the summary's, to the nanosecond.
@@ -194,7 +195,7 @@ mod tests {
 
         // Without a log, one operation type's whole run comes from summary.json.
         let lowest = search.trials[0].run.as_ref().unwrap();
-        assert!(lowest.timeline.is_empty());
+        assert_eq!(lowest.logged_intervals, 0);
         assert_eq!(lowest.whole.unwrap().p99_ms, 1.029631);
         assert!(lowest.notes.iter().any(|n| n.contains("histograms.hlog")));
     }

@@ -2,6 +2,11 @@
 //! ([`crate::run::execute`]) in its own directory, the data made fresh when asked, and the
 //! search's directory kept consistent after every trial and on a stop. The choice of the
 //! next run and the table are [`super::search`]'s and [`super::table`]'s.
+//!
+//! **Why one file of about 680 lines.** The runner's steps (fresh data, the node kept down,
+//! a single run or a fleet's, the populate) share the runner's state and its `Drop`, which
+//! brings a stopped node back however the search ends; split, that guarantee would be spread
+//! over files.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,6 +19,7 @@ use super::node_down::NodeDown;
 use super::settings::{Fresh, SearchSettings};
 use super::store::{Status, Store};
 use super::{ProbeRecord, TrialAsk, TrialRecord, TrialRunner};
+use crate::catalogue::{POPULATE, PROBE, TRIALS, WORKERS};
 use crate::client::{self, ClientConfig};
 use crate::cluster::{self, LocalCluster, NodeSource, StartOptions};
 use crate::engine::StopReason;
@@ -267,7 +273,7 @@ impl LiveRunner<'_, '_> {
             config.workload.populate
         ));
         let context = RunContext {
-            out: &out.join("populate"),
+            out: &out.join(POPULATE),
             credentials: self.credentials.clone(),
             stop: self.stop.clone(),
             populate: true,
@@ -351,7 +357,7 @@ impl LiveRunner<'_, '_> {
                 settings: load,
                 workers,
                 start_at: SystemTime::now(),
-                out: out.join("populate"),
+                out: out.join(POPULATE),
                 populate: true,
             };
             self.observer.note(&format!(
@@ -371,7 +377,7 @@ impl LiveRunner<'_, '_> {
             settings: config.clone(),
             workers,
             start_at,
-            out: out.join("workers"),
+            out: out.join(WORKERS),
             populate: false,
         };
         self.observer.note(&format!(
@@ -420,7 +426,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
             "\n== Probe: the highest throughput with {} requests in flight ==",
             self.config.probe_concurrency
         ));
-        let out = self.dir.join("probe");
+        let out = self.dir.join(PROBE);
         let started = Instant::now();
         let Some(summary) = self.execute(&config, &out)? else {
             return Ok(None);
@@ -489,7 +495,7 @@ impl TrialRunner for LiveRunner<'_, '_> {
             .note(&format!("\n== Trial: {rate_per_s:.0}/s, {heading} =="));
         let out = self
             .dir
-            .join("trials")
+            .join(TRIALS)
             .join(format!("rate-{rate_per_s:.0}-repeat-{repeat}"));
         let started = Instant::now();
         let Some(summary) = self.execute(&config, &out)? else {

@@ -193,8 +193,8 @@ mod tests {
     use std::fs;
 
     use super::sim::Simulated;
-    use super::store::SUMMARY_FILE;
     use super::*;
+    use crate::catalogue::CAPACITY_JSON;
 
     fn auto(repeats: u32) -> SearchPlan {
         SearchPlan {
@@ -210,7 +210,7 @@ mod tests {
     }
 
     fn summary_status(store: &Store) -> serde_json::Value {
-        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let text = fs::read_to_string(store.dir().join(CAPACITY_JSON)).unwrap();
         serde_json::from_str::<serde_json::Value>(&text).unwrap()["status"].clone()
     }
 
@@ -310,7 +310,7 @@ mod tests {
         let error = drive(&auto(1), &mut runner, &mut store, |_, _| {}).unwrap_err();
         assert_eq!(error.to_string(), "the cluster went away");
         assert_eq!(summary_status(&store), "failed");
-        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let text = fs::read_to_string(store.dir().join(CAPACITY_JSON)).unwrap();
         let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(summary["error"], "the cluster went away");
         assert_eq!(store.records().len(), 2);
@@ -325,7 +325,7 @@ mod tests {
         let status = drive(&auto(1), &mut sim, &mut store, |_, _| {}).unwrap();
         assert_eq!(status, Status::Invalid);
         assert_eq!(summary_status(&store), "invalid");
-        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let text = fs::read_to_string(store.dir().join(CAPACITY_JSON)).unwrap();
         let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(summary["capacity_per_s"].is_null(), "{summary}");
         assert!(summary["invalid"]["rate_per_s"].as_f64().unwrap() > 6_000.0);
@@ -385,7 +385,7 @@ mod tests {
             assert_eq!(ask.retry, all_bound, "{ask:?} after {before:?}");
         }
         assert_eq!(status, Status::Invalid);
-        let text = fs::read_to_string(store.dir().join(SUMMARY_FILE)).unwrap();
+        let text = fs::read_to_string(store.dir().join(CAPACITY_JSON)).unwrap();
         let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
         let lower = summary["interval"]["lower_bound_per_s"].as_f64();
         assert!(lower.is_some_and(|l| l <= 6_000.0), "{summary}");

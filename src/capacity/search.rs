@@ -284,6 +284,39 @@ pub fn outcome(records: &[Record], repeats: u32) -> Outcome {
     }
 }
 
+impl Outcome {
+    /// The capacity bracket: the capacity as the search states it
+    /// ([`Outcome::capacity_per_s`]) and the lowest rate that failed above it, so the
+    /// capacity lies in [the first, the second); either is `None` when there is none. The
+    /// live page, the comparisons and the report all read it here.
+    pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
+        let floor = self.capacity_per_s.unwrap_or(0.0);
+        let lowest_fail = self
+            .rows
+            .iter()
+            .filter(|row| row.verdict == Verdict::Fail && row.rate_per_s > floor)
+            .map(|row| row.rate_per_s)
+            .reduce(f64::min);
+        (self.capacity_per_s, lowest_fail)
+    }
+}
+
+/// One repeat's capacity, from a search's trial records (of every repeat, in any order):
+/// walking up the rates of repeat `repeat`'s trials, the highest that passed before the
+/// first that failed; `None` when its lowest failed or it has no trial.
+pub fn repeat_capacity<'a>(
+    trials: impl IntoIterator<Item = &'a TrialRecord>,
+    repeat: u32,
+) -> Option<f64> {
+    let mut trials: Vec<&TrialRecord> = trials.into_iter().filter(|t| t.repeat == repeat).collect();
+    trials.sort_by(|a, b| a.rate_per_s.total_cmp(&b.rate_per_s));
+    trials
+        .iter()
+        .take_while(|t| t.pass)
+        .last()
+        .map(|t| t.rate_per_s)
+}
+
 /// The client-bound trial at the lowest rate (then repeat), if any.
 fn first_invalid(records: &[Record]) -> Option<&TrialRecord> {
     records
@@ -589,6 +622,38 @@ mod tests {
         assert_eq!(result.rows[2].verdict, Verdict::Fail);
         assert_eq!(result.rows[3].verdict, Verdict::Pass);
         assert_eq!(result.highest_achieved_per_s, 6000.0);
+    }
+
+    /// The bracket is the capacity and the lowest failure above it; each repeat's capacity
+    /// walks that repeat's own trials up to its first failure.
+    #[test]
+    fn the_bracket_and_each_repeats_capacity_come_from_the_records() {
+        let plan = RatePlan::parse("1000:6000:1000", 0.02).unwrap();
+        let mut sim = Simulated::new(f64::INFINITY, 4_500.0);
+        sim.noisy.push((3000.0, 2));
+        let records = run_in_memory(&settings(plan, 3), &mut sim);
+        let mut result = outcome(&records, 3);
+        // 1000 and 2000 pass, 3000 fails (its second repeat), 4000 passes, 5000 fails.
+        assert_eq!(result.bracket(), (Some(2000.0), Some(3000.0)));
+        let trials: Vec<&TrialRecord> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Trial(t) => Some(t),
+                Record::Probe(_) => None,
+            })
+            .collect();
+        // The first repeat passed up to 4000, the second failed at 3000, the third (not run
+        // at 3000 or above 4000) passed every rate it ran; there is no fourth.
+        let by_repeat: Vec<Option<f64>> = (1..=4)
+            .map(|repeat| repeat_capacity(trials.iter().copied().rev(), repeat))
+            .collect();
+        assert_eq!(by_repeat, [Some(4000.0), Some(2000.0), Some(4000.0), None]);
+        // A capacity stated above a failure (an interval search's lower bound) brackets
+        // with the failure above it.
+        result.capacity_per_s = Some(4000.0);
+        assert_eq!(result.bracket(), (Some(4000.0), Some(5000.0)));
+        result.capacity_per_s = None;
+        assert_eq!(result.bracket(), (None, Some(3000.0)));
     }
 
     #[test]

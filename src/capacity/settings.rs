@@ -81,7 +81,7 @@ pub struct SearchSettings {
 impl SearchSettings {
     /// Reads the settings a search directory holds.
     pub fn read(dir: &Path) -> anyhow::Result<SearchSettings> {
-        crate::results::read_json(&dir.join(super::store::CONFIG_FILE))
+        crate::results::read_json(&dir.join(crate::catalogue::SEARCH_JSON))
     }
 
     /// The search's plan.

@@ -15,13 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::Record;
 use super::search::Outcome;
-
-/// The records, one JSON line per run.
-pub const RECORDS_FILE: &str = "capacity.jsonl";
-/// The summary, rewritten after every run.
-pub const SUMMARY_FILE: &str = "capacity.json";
-/// The settings the search was started with.
-pub const CONFIG_FILE: &str = "search.json";
+use crate::catalogue::{CAPACITY_JSON, CAPACITY_JSONL, PARTIAL, PROBE, SEARCH_JSON, TRIALS};
 
 /// Where a search stands, as the summary says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,10 +93,10 @@ impl Store {
     /// Starts a search in `dir` (created if needed), storing `config` as `search.json`.
     /// Fails when the directory already holds a search's records.
     pub fn create(dir: &Path, config: serde_json::Value) -> anyhow::Result<Store> {
-        let records_path = dir.join(RECORDS_FILE);
+        let records_path = dir.join(CAPACITY_JSONL);
         let exists = || {
             anyhow::anyhow!(
-                "{} already holds a capacity search ({RECORDS_FILE}): pass --resume {} to \
+                "{} already holds a capacity search ({CAPACITY_JSONL}): pass --resume {} to \
                  continue it, or another --out",
                 dir.display(),
                 dir.display()
@@ -113,7 +107,7 @@ impl Store {
         }
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let text = serde_json::to_string_pretty(&config).context("encoding the settings")?;
-        write_atomically(&dir.join(CONFIG_FILE), text.as_bytes())?;
+        write_atomically(&dir.join(SEARCH_JSON), text.as_bytes())?;
         let file = match OpenOptions::new()
             .append(true)
             .create_new(true)
@@ -143,13 +137,13 @@ impl Store {
     /// emptied, missing or edited), which the search would otherwise run again over its
     /// results. Nothing is changed before these checks pass.
     pub fn resume(dir: &Path) -> anyhow::Result<(Store, serde_json::Value)> {
-        let config_path = dir.join(CONFIG_FILE);
+        let config_path = dir.join(SEARCH_JSON);
         let text =
             match crate::usage::read_bounded_text(&config_path, crate::usage::MAX_INPUT_FILE_BYTES)
             {
                 Ok(text) => text,
                 Err(e) if e.kind() == ErrorKind::NotFound => bail!(
-                    "{} holds no capacity search to resume: {CONFIG_FILE} is missing",
+                    "{} holds no capacity search to resume: {SEARCH_JSON} is missing",
                     dir.display()
                 ),
                 Err(e) => {
@@ -159,7 +153,7 @@ impl Store {
         let config: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("reading {}", config_path.display()))?;
 
-        let records_path = dir.join(RECORDS_FILE);
+        let records_path = dir.join(CAPACITY_JSONL);
         let read = read_records(&records_path)?;
         check_records(dir, &read, read.missing)?;
         if let Some(torn) = &read.torn {
@@ -185,7 +179,7 @@ impl Store {
     pub fn append(&mut self, record: Record) -> anyhow::Result<()> {
         let mut line = serde_json::to_string(&record).context("encoding a record")?;
         line.push('\n');
-        let path = self.dir.join(RECORDS_FILE);
+        let path = self.dir.join(CAPACITY_JSONL);
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
@@ -252,7 +246,7 @@ impl Store {
         };
         let mut text = serde_json::to_string_pretty(&summary).context("encoding the summary")?;
         text.push('\n');
-        write_atomically(&self.dir.join(SUMMARY_FILE), text.as_bytes())
+        write_atomically(&self.dir.join(CAPACITY_JSON), text.as_bytes())
     }
 }
 
@@ -383,14 +377,14 @@ fn check_records(dir: &Path, read: &ReadRecords, missing: bool) -> anyhow::Resul
                 "{}: lines {first} and {line} record the same run ({run_dir}): the file was \
                  edited or damaged, and the search would count that run twice. Remove the \
                  extra line",
-                dir.join(RECORDS_FILE).display(),
+                dir.join(CAPACITY_JSONL).display(),
             ))
             .into());
         }
     }
     let mut unrecorded = Vec::new();
-    let mut candidates = vec![dir.join("probe")];
-    if let Ok(trials) = fs::read_dir(dir.join("trials")) {
+    let mut candidates = vec![dir.join(PROBE)];
+    if let Ok(trials) = fs::read_dir(dir.join(TRIALS)) {
         candidates.extend(trials.filter_map(Result::ok).map(|e| e.path()));
     }
     for run_dir in candidates {
@@ -409,14 +403,14 @@ fn check_records(dir: &Path, read: &ReadRecords, missing: bool) -> anyhow::Resul
         return Ok(());
     }
     let what = if missing {
-        format!("{RECORDS_FILE} is missing")
+        format!("{CAPACITY_JSONL} is missing")
     } else {
-        format!("{RECORDS_FILE} has no record of them (it was cut short, emptied or edited)")
+        format!("{CAPACITY_JSONL} has no record of them (it was cut short, emptied or edited)")
     };
     unrecorded.sort();
     Err(crate::usage::UsageError::new(format!(
         "{} holds finished runs ({}{}) but {what}: headroom will not run them again over \
-         their results. Restore {RECORDS_FILE}, or move those directories away to run them \
+         their results. Restore {CAPACITY_JSONL}, or move those directories away to run them \
          again",
         dir.display(),
         unrecorded[..unrecorded.len().min(3)].join(", "),
@@ -431,7 +425,7 @@ fn check_records(dir: &Path, read: &ReadRecords, missing: bool) -> anyhow::Resul
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
+    partial.push(PARTIAL);
     let partial = PathBuf::from(partial);
     let mut file =
         File::create(&partial).with_context(|| format!("writing {}", partial.display()))?;
@@ -485,7 +479,7 @@ mod tests {
             store.append(record.clone()).unwrap();
         }
         drop(store);
-        let text = fs::read_to_string(dir.path().join(RECORDS_FILE)).unwrap();
+        let text = fs::read_to_string(dir.path().join(CAPACITY_JSONL)).unwrap();
         assert_eq!(text.lines().count(), 2);
         assert!(text.ends_with('\n'));
 
@@ -508,7 +502,7 @@ mod tests {
         let mut store = Store::create(dir.path(), config()).unwrap();
         store.append(sim.record(1000.0, 1)).unwrap();
         drop(store);
-        let path = dir.path().join(RECORDS_FILE);
+        let path = dir.path().join(CAPACITY_JSONL);
         let whole = fs::read(&path).unwrap();
         let torn_bytes = |whole: &[u8]| {
             let mut torn = whole.to_vec();
@@ -549,7 +543,7 @@ mod tests {
             trial.join("summary.json"),
         )
         .unwrap();
-        fs::write(dir.path().join(RECORDS_FILE), lines).unwrap();
+        fs::write(dir.path().join(CAPACITY_JSONL), lines).unwrap();
         dir
     }
 
@@ -579,7 +573,7 @@ mod tests {
             ("missing", None),
         ] {
             let dir = search_with_a_finished_trial(text.unwrap_or(""));
-            let path = dir.path().join(RECORDS_FILE);
+            let path = dir.path().join(CAPACITY_JSONL);
             if text.is_none() {
                 fs::remove_file(&path).unwrap();
             }
@@ -609,7 +603,7 @@ mod tests {
     fn a_whole_record_without_its_newline_is_dropped_too() {
         let dir = tempfile::tempdir().unwrap();
         let sim = Simulated::new(f64::INFINITY, 1500.0);
-        let path = dir.path().join(RECORDS_FILE);
+        let path = dir.path().join(CAPACITY_JSONL);
         let line = serde_json::to_string(&sim.record(1000.0, 1)).unwrap();
         fs::write(&path, &line).unwrap();
         let read = read_records(&path).unwrap();
@@ -624,7 +618,7 @@ mod tests {
     fn a_bad_line_before_the_last_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let sim = Simulated::new(f64::INFINITY, 1500.0);
-        let path = dir.path().join(RECORDS_FILE);
+        let path = dir.path().join(CAPACITY_JSONL);
         let line = serde_json::to_string(&sim.record(1000.0, 1)).unwrap();
         fs::write(&path, format!("{line}\nnot json\n{line}\n")).unwrap();
         let message = format!("{:#}", read_records(&path).unwrap_err());
@@ -643,7 +637,7 @@ mod tests {
             store.append(sim.record(rate, repeat)).unwrap();
         }
         store.write_summary(2, Status::Complete).unwrap();
-        let text = fs::read_to_string(dir.path().join(SUMMARY_FILE)).unwrap();
+        let text = fs::read_to_string(dir.path().join(CAPACITY_JSON)).unwrap();
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(json["status"], "complete");
         assert_eq!(json["config"], config());

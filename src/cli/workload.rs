@@ -168,8 +168,8 @@ fn parse_similarity(text: &str) -> Result<crate::vectors::Similarity, String> {
 
 impl VectorArgs {
     /// The flags as the vector workload takes them.
-    pub fn request(&self) -> crate::workload::vector::model::VectorRequest {
-        crate::workload::vector::model::VectorRequest {
+    pub fn request(&self) -> crate::workload::VectorRequest {
+        crate::workload::VectorRequest {
             dimensions: self.dimensions,
             similarity: self.similarity,
             top_k: self.top_k,

@@ -20,9 +20,6 @@ use super::{probe, ClusterError, LocalCluster};
 /// The role headroom creates and logs in with.
 pub const ROLE: &str = "headroom";
 
-/// The file in the cluster directory that holds the role's credentials (mode 0600).
-pub const CREDENTIALS_FILE: &str = "credentials.json";
-
 /// Cassandra's default superuser, which exists only to create headroom's role.
 const DEFAULT_SUPERUSER: (&str, &str) = ("cassandra", "cassandra");
 
@@ -58,7 +55,7 @@ impl Credentials {
 
 /// Where a cluster directory keeps its role's credentials.
 pub fn credentials_path(dir: &Path) -> PathBuf {
-    dir.join(CREDENTIALS_FILE)
+    dir.join(crate::catalogue::CREDENTIALS_JSON)
 }
 
 /// The role's credentials kept in `dir`, if any.

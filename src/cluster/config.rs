@@ -1,5 +1,9 @@
 //! What a local cluster is: the validated, serializable configuration of its nodes, and
 //! the addresses, ports and directories that follow from it.
+//!
+//! **Why one file of about 620 lines.** The configuration, its checks and what follows from
+//! it (addresses, ports, data centres, each node's spec) are one type's methods, read
+//! together whenever a setting is added.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};

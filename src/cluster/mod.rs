@@ -524,7 +524,11 @@ impl LocalCluster {
         let mut ours: Vec<PathBuf> = self.nodes().into_iter().map(|spec| spec.dir).collect();
         ours.push(tls::tls_dir(&self.dir));
         ours.push(auth::credentials_path(&self.dir));
-        ours.push(self.dir.join(format!("{}.partial", state::STATE_FILE)));
+        ours.push(self.dir.join(format!(
+            "{}{}",
+            crate::catalogue::CLUSTER_JSON,
+            crate::catalogue::PARTIAL
+        )));
         // The record last: a destroy cut short can be run again.
         ours.push(ClusterState::path(&self.dir));
         for path in ours {

@@ -8,9 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::ClusterConfig;
 use super::ClusterError;
-
-/// The file name of the record in the cluster directory.
-pub const STATE_FILE: &str = "cluster.json";
+use crate::catalogue::{CLUSTER_JSON, PARTIAL};
 
 /// What headroom knows about a cluster it started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,7 +61,7 @@ impl Owner {
 impl ClusterState {
     /// The record's path in `dir`.
     pub fn path(dir: &Path) -> PathBuf {
-        dir.join(STATE_FILE)
+        dir.join(CLUSTER_JSON)
     }
 
     /// Reads the record in `dir`; `Ok(None)` when there is none.
@@ -89,7 +87,7 @@ impl ClusterState {
     /// Writes the record to `dir` atomically (a crash leaves the old or the new record).
     pub fn save(&self, dir: &Path) -> Result<(), ClusterError> {
         let path = Self::path(dir);
-        let partial = dir.join(format!("{STATE_FILE}.partial"));
+        let partial = dir.join(format!("{CLUSTER_JSON}{PARTIAL}"));
         let text = serde_json::to_string_pretty(self).expect("the state always serializes");
         fs::write(&partial, text + "\n")
             .map_err(ClusterError::io(format!("writing {}", partial.display())))?;
@@ -116,14 +114,14 @@ mod tests {
         };
         state.save(dir.path()).unwrap();
         assert_eq!(ClusterState::load(dir.path()).unwrap(), Some(state));
-        let text = fs::read_to_string(dir.path().join(STATE_FILE)).unwrap();
+        let text = fs::read_to_string(dir.path().join(CLUSTER_JSON)).unwrap();
         assert!(text.contains("\"heap\""), "{text}");
     }
 
     #[test]
     fn a_corrupt_record_names_its_path() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join(STATE_FILE), "{").unwrap();
+        fs::write(dir.path().join(CLUSTER_JSON), "{").unwrap();
         let err = ClusterState::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("cluster.json"), "{err}");
     }

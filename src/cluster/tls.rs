@@ -19,12 +19,9 @@ use rcgen::{
 use super::{ClusterError, LocalCluster, NodeSpec};
 use crate::client::tls::{TlsClient, TlsSettings};
 
-/// The folder of the cluster directory that holds the certificates and keys.
-pub const TLS_DIR: &str = "tls";
-
 /// `<cluster dir>/tls`.
 pub fn tls_dir(dir: &Path) -> PathBuf {
-    dir.join(TLS_DIR)
+    dir.join(crate::catalogue::TLS)
 }
 
 /// The cluster's CA certificate: what clients trust (`--tls-ca`).

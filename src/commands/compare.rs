@@ -8,17 +8,17 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cli::{CompareArgs, CostArgs};
-use crate::compare::cost::NodePrice;
-use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
-use crate::compare::{compare, compare_runs, render, CompareOptions, COMPARE_FILE};
+use crate::catalogue::{COMPARE_JSON, MATRIX_JSON, REPORT_HTML};
+use crate::cli::CompareArgs;
+use crate::compare::matrix::MatrixFile;
+use crate::compare::{compare, compare_runs, render};
 use crate::report::load::Input;
 use crate::report::{write_report_with, ReportOptions};
 use crate::usage::{usage_error, UsageError};
 
 /// Runs `headroom compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let mut options = options(&args.cost)?;
+    let mut options = super::settings::compare_options(&args.cost)?;
     options.baseline = args.baseline.clone();
     let dirs = expand(&args.dirs)?;
     let input = Input::load(&dirs).map_err(|e| UsageError::new(format!("{e:#}")))?;
@@ -63,9 +63,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     crate::output_dir::claim_apart(&out, &dirs, "--out")?;
     crate::output_dir::claim(&out, args.output.force, crate::output_dir::A_RUNS_LEFTOVERS)?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    fs::write(out.join(COMPARE_FILE), &json)
-        .with_context(|| format!("writing {}", out.join(COMPARE_FILE).display()))?;
-    let report = out.join("report.html");
+    fs::write(out.join(COMPARE_JSON), &json)
+        .with_context(|| format!("writing {}", out.join(COMPARE_JSON).display()))?;
+    let report = out.join(REPORT_HTML);
     write_report_with(
         &dirs,
         &report,
@@ -80,28 +80,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         print!("{text}");
         println!(
             "Files: {} and {}",
-            out.join(COMPARE_FILE).display(),
+            out.join(COMPARE_JSON).display(),
             report.display()
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The comparison's options from the cost flags. Errors are the user's (exit code 2).
-pub fn options(cost: &CostArgs) -> anyhow::Result<CompareOptions> {
-    NodePrice::check_all(&cost.node_price).map_err(UsageError::new)?;
-    let prices = cost.node_price.clone();
-    let target_per_s = cost.target_load;
-    // --target-load and --size-for without --node-price are refused by the table of flag
-    // combinations.
-    let size_for = cost.size_for.unwrap_or_default();
-    Ok(CompareOptions {
-        baseline: None,
-        prices,
-        nodes: cost.nodes,
-        target_per_s,
-        size_for,
-    })
 }
 
 /// The directories given, with a matrix directory replaced by its configurations'.
@@ -119,7 +102,7 @@ pub fn expand(dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             ))
             .into());
         }
-        if dir.join(MATRIX_FILE).exists() {
+        if dir.join(MATRIX_JSON).exists() {
             out.extend(MatrixFile::load(dir)?.search_dirs(dir));
         } else {
             out.push(dir.clone());

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-use super::capacity;
+use super::{settings, terminal};
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::{Status, Store};
 use crate::cli::{CapacityArgs, QuickstartArgs};
@@ -108,7 +108,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let mut cluster = LocalCluster::start(&cluster_dir, cluster_config, &options)?;
     // From here on the node is stopped when `cluster` is dropped, whatever happens.
     let store = Store::create(&out, serde_json::to_value(&config)?)?;
-    let result = capacity::search(&config, store, None, Some(&mut cluster), None);
+    let result = terminal::search(&config, store, None, Some(&mut cluster), None);
     println!("\nRemoving the quickstart's node...");
     cluster.destroy(Duration::from_secs(60))?;
     let (status, outcome, statement) = result?;
@@ -350,7 +350,7 @@ fn search_config(args: &QuickstartArgs, out: &std::path::Path) -> anyhow::Result
         }
     }
     let parsed = CapacityLine::try_parse_from(line)?;
-    let mut settings = capacity::search_settings(&parsed.args)?;
+    let mut settings = settings::search_settings(&parsed.args)?;
     if let Some(goal) = &mut settings.interval {
         goal.max_trials = MAX_TRIALS;
     }

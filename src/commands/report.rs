@@ -11,7 +11,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| args.dirs[0].join("report.html"));
+        .unwrap_or_else(|| args.dirs[0].join(crate::catalogue::REPORT_HTML));
     let options = ReportOptions {
         title: args.title.clone(),
         svg_dir: args.svg.clone(),

@@ -105,7 +105,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         let (sentence, report) = match &file {
             Ok(_) => (
                 "The sweep has ended.".to_string(),
-                Some(out.join("report.html")),
+                Some(out.join(crate::catalogue::REPORT_HTML)),
             ),
             Err(e) => (format!("The sweep failed: {e:#}"), None),
         };

@@ -386,11 +386,11 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
         SizeFor::Healthy => None,
         SizeFor::Degraded => Some(twins::sized_by_twins(searches)?),
     };
-    let base_bracket = bracket(baseline);
+    let base_bracket = baseline.summary.outcome.bracket();
     let mut configs = Vec::new();
     for (c, search) in searches.iter().enumerate() {
         let outcome = &search.summary.outcome;
-        let (capacity, below) = bracket(search);
+        let (capacity, below) = outcome.bracket();
         let capacity_change =
             (c != base_index).then(|| capacity_change(base_bracket, (capacity, below)));
         let probe_change = match (&probe_windows[base_index], &probe_windows[c]) {
@@ -487,20 +487,6 @@ pub fn compare(searches: &[SearchData], options: &CompareOptions) -> anyhow::Res
 /// The nodes a search recorded (a configuration matrix records its cluster's).
 fn recorded_nodes(search: &SearchData) -> Option<u32> {
     search.settings.as_ref()?.nodes
-}
-
-/// A search's capacity and the lowest failing rate above it.
-fn bracket(search: &SearchData) -> (Option<f64>, Option<f64>) {
-    let outcome = &search.summary.outcome;
-    let capacity = outcome.capacity_per_s;
-    let floor = capacity.unwrap_or(0.0);
-    let below = outcome
-        .rows
-        .iter()
-        .filter(|r| r.verdict == RateVerdict::Fail && r.rate_per_s > floor)
-        .map(|r| r.rate_per_s)
-        .reduce(f64::min);
-    (capacity, below)
 }
 
 /// Capacity against the baseline's, by their brackets [capacity, lowest fail above).

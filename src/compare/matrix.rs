@@ -9,11 +9,9 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::comparison::CompareOptions;
+use crate::catalogue::{CAPACITY_JSON, MATRIX_JSON, TMP};
 use crate::cluster::{ClusterSettings, GcKind};
 use crate::units;
-
-/// The file that makes a directory a matrix.
-pub const MATRIX_FILE: &str = "matrix.json";
 
 /// The most combinations a matrix may have: each is a whole capacity search.
 pub const MAX_COMBINATIONS: usize = 64;
@@ -287,7 +285,7 @@ pub struct MatrixFile {
 impl MatrixFile {
     /// Reads `dir`/matrix.json.
     pub fn load(dir: &Path) -> anyhow::Result<MatrixFile> {
-        let path = dir.join(MATRIX_FILE);
+        let path = dir.join(MATRIX_JSON);
         let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
             .with_context(|| format!("reading {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))
@@ -295,8 +293,8 @@ impl MatrixFile {
 
     /// Writes `dir`/matrix.json atomically (a crash leaves the old or the new file).
     pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(MATRIX_FILE);
-        let temporary = dir.join(format!("{MATRIX_FILE}.tmp"));
+        let path = dir.join(MATRIX_JSON);
+        let temporary = dir.join(format!("{MATRIX_JSON}{TMP}"));
         fs::write(&temporary, serde_json::to_string_pretty(self)?)
             .with_context(|| format!("writing {}", temporary.display()))?;
         fs::rename(&temporary, &path).with_context(|| format!("writing {}", path.display()))
@@ -307,7 +305,7 @@ impl MatrixFile {
         self.entries
             .iter()
             .map(|e| dir.join(&e.dir))
-            .filter(|d| d.join(crate::capacity::store::SUMMARY_FILE).exists())
+            .filter(|d| d.join(CAPACITY_JSON).exists())
             .collect()
     }
 }

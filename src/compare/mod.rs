@@ -19,9 +19,7 @@ pub mod runs;
 pub mod samples;
 pub mod scaling;
 pub mod twins;
+pub mod usl_words;
 
 pub use comparison::{compare, CompareOptions, Comparison};
 pub use runs::{compare_runs, RunComparison};
-
-/// The file a comparison is written to.
-pub const COMPARE_FILE: &str = "compare.json";

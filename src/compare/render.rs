@@ -9,6 +9,10 @@
 //!    comparison).
 //! 4. Cost, with its assumptions (Azul's capacity and cost article and the Graviton2 instance
 //!    comparison), when prices were given.
+//!
+//! **Why one file of about 650 lines.** Every table of a comparison is made of the same cell
+//! formats (a change with its p-value or interval, signed milliseconds); one file keeps the
+//! tables of a search comparison and a run comparison in one style.
 
 use super::comparison::{Change, Comparison};
 use super::runs::RunComparison;

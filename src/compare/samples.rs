@@ -9,6 +9,7 @@
 
 use hdrhistogram::Histogram;
 
+use crate::catalogue::HISTOGRAMS_HLOG;
 use crate::results::hlog::{for_each_interval, is_measured_response_tag};
 use crate::results::run_dir::RunData;
 
@@ -46,13 +47,13 @@ impl RunWindows {
 pub fn run_windows(run: &RunData) -> RunWindows {
     let mut notes = Vec::new();
     let bytes = match crate::usage::read_bounded(
-        &run.dir.join("histograms.hlog"),
+        &run.dir.join(HISTOGRAMS_HLOG),
         crate::usage::MAX_DATA_FILE_BYTES,
     ) {
         Ok(bytes) => bytes,
         Err(e) => {
             notes.push(format!(
-                "{}: histograms.hlog could not be read ({e})",
+                "{}: {HISTOGRAMS_HLOG} could not be read ({e})",
                 run.dir.display()
             ));
             return RunWindows {
@@ -65,7 +66,7 @@ pub fn run_windows(run: &RunData) -> RunWindows {
     let mut intervals: Vec<(f64, f64, Histogram<u64>)> = Vec::new();
     for_each_interval(
         &bytes,
-        "histograms.hlog",
+        HISTOGRAMS_HLOG,
         &mut notes,
         is_measured_response_tag,
         |logged| {

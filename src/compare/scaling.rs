@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{NodePrice, HOURS_PER_YEAR};
 use crate::capacity::dir::SearchData;
+use crate::capacity::search::repeat_capacity;
 use crate::stats::usl::{self, Analysis, Fit, Observation, Peak, Settings};
 
 /// The fit of one group of configurations.
@@ -234,9 +235,9 @@ fn on_this_machine(settings: &crate::capacity::settings::SearchSettings) -> bool
         })
 }
 
-/// Each repeat's capacity: the highest rate that repeat passed, every lower rate it was
-/// tried at passing too; `None` for a repeat that passed none. A search of one repeat, or
-/// one without trial records, gives its capacity.
+/// Each repeat's capacity ([`repeat_capacity`]): the highest rate that repeat passed, every
+/// lower rate it was tried at passing too; `None` for a repeat that passed none. A search of
+/// one repeat, or one without trial records, gives its capacity.
 pub fn repeat_capacities(search: &SearchData, capacity_per_s: Option<f64>) -> Vec<Option<f64>> {
     let repeats = search
         .trials
@@ -248,23 +249,7 @@ pub fn repeat_capacities(search: &SearchData, capacity_per_s: Option<f64>) -> Ve
         return vec![capacity_per_s];
     }
     (1..=repeats)
-        .map(|repeat| {
-            let mut trials: Vec<_> = search
-                .trials
-                .iter()
-                .map(|t| &t.record)
-                .filter(|r| r.repeat == repeat)
-                .collect();
-            trials.sort_by(|a, b| a.rate_per_s.total_cmp(&b.rate_per_s));
-            let mut highest = None;
-            for trial in trials {
-                if !trial.pass {
-                    break;
-                }
-                highest = Some(trial.rate_per_s);
-            }
-            highest
-        })
+        .map(|repeat| repeat_capacity(search.trials.iter().map(|t| &t.record), repeat))
         .collect()
 }
 
@@ -398,7 +383,7 @@ fn describe_sizing(sizing: &Sizing, fit: &Fit, notes: &[usl::Statement]) -> Vec<
 
 /// A statement as a sentence: a capital first, a full stop last.
 fn sentence(statement: &usl::Statement) -> String {
-    let text = statement.to_string();
+    let text = super::usl_words::words(statement);
     let mut chars = text.chars();
     let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
     let mut out = first.unwrap_or_default() + chars.as_str();

@@ -369,8 +369,7 @@ pub async fn run<W: Workload, C: Clock, S: IntervalSink>(
             clock: clock.clone(),
             end: config.end,
             limit: limits[worker],
-            per_worker_rate: rate_per_s
-                .map(|r| r / active.len() as f64 / config.share.count.max(1) as f64),
+            per_worker_rate: rate_per_s.map(|r| config.share.per_lane(r, active.len())),
             send_resolution_ns: nanos(config.send_resolution),
             timeout_ns: config.request_timeout.map_or(0, |t| nanos(t).max(1)),
             interval_ns,
@@ -470,7 +469,7 @@ fn scheduled_requests(config: &EngineConfig) -> f64 {
         (None, Some(n)) => warmup + n as f64,
         (None, None) => 0.0,
     };
-    all / config.share.count.max(1) as f64
+    config.share.of(all)
 }
 
 /// Divides `total` slots among `workers` as evenly as whole numbers allow.

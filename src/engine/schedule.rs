@@ -224,6 +224,19 @@ impl Share {
     pub fn nth(self, n: u64) -> u64 {
         self.index + self.count * n
     }
+
+    /// This share's part of `whole`, a quantity of the whole schedule (its rate per second,
+    /// its number of requests): one `count`-th of it, every residue sending as many. The one
+    /// place a process's part of a fleet's load is worked out.
+    pub fn of(self, whole: f64) -> f64 {
+        whole / self.count.max(1) as f64
+    }
+
+    /// One lane's part of `whole` when this share is dealt over `lanes` lanes (a process's
+    /// worker threads): [`Share::of`], divided evenly among them.
+    pub fn per_lane(self, whole: f64, lanes: usize) -> f64 {
+        self.of(whole) / lanes.max(1) as f64
+    }
 }
 
 /// How many of the sequence numbers `0..total` belong to `share`.
@@ -739,6 +752,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A fleet's residues each send a count-th of the rate, together the whole, and the
+    /// lanes of one residue a lane-th of its part; a count of 0 (a hand-edited file) is one.
+    #[test]
+    fn a_share_of_a_rate_is_a_count_th_of_it_and_a_lane_a_lane_th_of_that() {
+        let share = |index, count| Share { index, count };
+        assert_eq!(Share::WHOLE.of(9000.0), 9000.0);
+        assert_eq!(share(1, 3).of(9000.0), 3000.0);
+        let parts: f64 = (0..4).map(|k| share(k, 4).of(1000.0)).sum();
+        assert_eq!(parts, 1000.0);
+        assert_eq!(share(0, 0).of(500.0), 500.0);
+        assert_eq!(share(2, 3).per_lane(9000.0, 4), 750.0);
+        assert_eq!(Share::WHOLE.per_lane(100.0, 0), 100.0);
     }
 
     #[tokio::test(start_paused = true)]

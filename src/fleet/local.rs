@@ -19,7 +19,8 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
 use super::launch::{Launcher, WorkerEnd, WorkerPlan};
-use crate::results::config::{rfc3339, CONFIG_JSON};
+use crate::catalogue::CONFIG_JSON;
+use crate::results::config::rfc3339;
 use crate::stop::StopSignal;
 
 /// How long before the start a local worker is launched: a process starts, connects and

@@ -1,5 +1,5 @@
-//! A search's ladder as the live page and the bracket gauges show it: the rates tried so far,
-//! each one's verdict, and the capacity bracket they make.
+//! A search's ladder as the live page shows it: the rates tried so far and each one's
+//! verdict. The capacity bracket they make is the outcome's ([`Outcome::bracket`]).
 
 use crate::capacity::search::Verdict;
 use crate::capacity::Outcome;
@@ -45,18 +45,4 @@ pub fn rungs(outcome: &Outcome) -> Vec<Rung> {
             }),
         })
         .collect()
-}
-
-/// The capacity bracket so far: the highest rate that passed with every lower one (the
-/// capacity as the search would state it now), and the lowest rate that failed.
-pub fn bracket(outcome: &Outcome) -> (Option<f64>, Option<f64>) {
-    let high = outcome
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Fail)
-        .map(|r| r.rate_per_s)
-        .fold(None, |lowest: Option<f64>, r| {
-            Some(lowest.map_or(r, |l| l.min(r)))
-        });
-    (outcome.capacity_per_s, high)
 }

@@ -10,12 +10,13 @@ use std::path::PathBuf;
 use hdrhistogram::Histogram;
 
 use crate::capacity::Outcome;
-use crate::engine::{Interval, LoadMode};
-use crate::metrics::{OpHistograms, Phase};
+use crate::engine::Interval;
+use crate::figures::{Figures, Quantiles};
+use crate::metrics::Phase;
 use crate::results::config::RunSettings;
 use crate::results::summary::{Recall, RunSummary};
 use crate::sla::{Judged, Judgement, Sla};
-use crate::stats::histogram::{new_histogram, value_at_percentile};
+use crate::stats::histogram::new_histogram;
 
 /// The quantiles every latency gauge has: its label and the percentile.
 pub const QUANTILES: [(&str, f64); 4] =
@@ -92,17 +93,7 @@ impl Stage {
 /// Four quantiles of a histogram of nanoseconds, in seconds ([`QUANTILES`]' order); `None`
 /// for an empty histogram.
 pub fn quantiles_s(h: &Histogram<u64>) -> Option<[f64; 4]> {
-    if h.is_empty() {
-        return None;
-    }
-    Some(QUANTILES.map(|(_, p)| {
-        let ns = if p >= 100.0 {
-            h.max()
-        } else {
-            value_at_percentile(h, p)
-        };
-        ns as f64 / 1e9
-    }))
+    Quantiles::of(h).map(|q| q.seconds())
 }
 
 /// One op type in the latest interval.
@@ -122,7 +113,7 @@ pub struct OpLatest {
     pub recall: Option<Recall>,
 }
 
-/// The latest interval, as the gauges show it.
+/// The latest interval, as the gauges show it: its [`Figures`], latencies in seconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Latest {
     /// End of the interval, seconds since the run's start.
@@ -148,17 +139,45 @@ pub struct Latest {
     pub warmup: bool,
 }
 
+impl Latest {
+    /// An interval's figures as the gauges show them.
+    pub fn of(f: &Figures) -> Latest {
+        let seconds = |q: &Option<Quantiles>| q.as_ref().map(Quantiles::seconds);
+        Latest {
+            end_s: f.end_s,
+            achieved_per_s: f.achieved_per_s(),
+            errors_per_s: f.errors_per_s(),
+            ops: f
+                .ops
+                .iter()
+                .map(|o| OpLatest {
+                    op: o.op.clone(),
+                    requests: o.requests,
+                    errors: o.errors,
+                    response_s: seconds(&o.response),
+                    service_s: seconds(&o.service),
+                    recall: o.recall.clone(),
+                })
+                .collect(),
+            send_lag_s: seconds(&f.send_lag),
+            hiccup_s: seconds(&f.hiccup),
+            backlog: f.backlog.unwrap_or(0),
+            in_flight: f.in_flight.unwrap_or(0),
+            errors_by_class: f.errors_by_class.clone().unwrap_or_default(),
+            warmup: f.warmup,
+        }
+    }
+}
+
 /// One point of the live page's history: an interval, with the run it belongs to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     /// Which run of the process (0, 1, ... : a search's probes and trials).
     pub run: usize,
-    /// Its latest-interval figures.
-    pub latest: Latest,
+    /// The interval's figures, the client's CPU over it included.
+    pub figures: Figures,
     /// The attempted rate, when the run has a schedule.
     pub attempted_per_s: Option<f64>,
-    /// The client's CPU over the interval, as a share of one core.
-    pub cpu_cores: f64,
 }
 
 /// A judged SLA window, for the page.
@@ -181,7 +200,8 @@ pub struct WindowMark {
 pub struct RunInfo {
     /// The run directory.
     pub dir: Option<PathBuf>,
-    /// The attempted rate, per second, when the run has a schedule.
+    /// The attempted rate, per second, when the run has a schedule: this process's
+    /// ([`RunSettings::process_rate`]), a fleet's worker's share.
     pub rate_per_s: Option<f64>,
     /// The repeat of a search's trial at this rate, from 1.
     pub repeat: Option<u32>,
@@ -307,7 +327,7 @@ impl State {
         }
         let repeat = self.next_repeat(settings);
         let run = self.runs.last_mut().expect("pushed above");
-        run.rate_per_s = attempted_rate(settings);
+        run.rate_per_s = settings.process_rate();
         run.repeat = repeat;
         run.ops = op_names.to_vec();
         run.warmup_s = settings.warmup_s;
@@ -328,7 +348,7 @@ impl State {
     /// A search's repeat of the rate about to run: one more than the records at that rate.
     fn next_repeat(&self, settings: &RunSettings) -> Option<u32> {
         let outcome = self.outcome.as_ref()?;
-        let rate = attempted_rate(settings)?;
+        let rate = settings.process_rate()?;
         let done = outcome
             .rows
             .iter()
@@ -342,22 +362,15 @@ impl State {
         let Some(run) = self.runs.last().cloned() else {
             return;
         };
-        let seconds = (interval.length_ns as f64 / 1e9).max(1e-9);
         let warmup_ns = (run.warmup_s * 1e9) as u64;
         let end_ns = interval.start_ns + interval.length_ns;
-        let mut ops = Vec::new();
-        let mut send_lag = new_histogram();
-        let mut by_class: BTreeMap<String, u64> = BTreeMap::new();
-        let (mut answered, mut failed) = (0, 0);
-        let mut warmup = false;
+        // The counters never go down: every op and phase's requests and failures.
         for (name, phases) in run.ops.iter().zip(&interval.ops) {
-            let mut both = OpHistograms::default();
             for phase in [Phase::Warmup, Phase::Measure] {
                 let stats = &phases[phase.index()];
                 if stats.total() == 0 {
                     continue;
                 }
-                warmup |= phase == Phase::Warmup;
                 let phase_name = phase_label(phase);
                 *self.requests.entry((name.clone(), phase_name)).or_default() += stats.total();
                 for (class, n) in &stats.errors {
@@ -365,60 +378,33 @@ impl State {
                         .errors
                         .entry((name.clone(), phase_name, class.name().to_string()))
                         .or_default() += n;
-                    *by_class.entry(class.name().to_string()).or_default() += n;
                 }
-                both.add(stats);
-            }
-            // Requests of every op, whether or not they were answered in time, waited.
-            let _ = send_lag.add(&both.wait_ns);
-            answered += both.total();
-            failed += both.error_count();
-            if both.total() > 0 {
-                ops.push(OpLatest {
-                    op: name.clone(),
-                    requests: both.total(),
-                    errors: both.error_count(),
-                    response_s: quantiles_s(&both.response_ns),
-                    service_s: quantiles_s(&both.service_ns),
-                    recall: both.recall.as_ref().and_then(Recall::of),
-                });
             }
         }
         self.accumulate_window(interval, warmup_ns);
-        let latest = Latest {
-            end_s: end_ns as f64 / 1e9,
-            achieved_per_s: (answered - failed) as f64 / seconds,
-            errors_per_s: failed as f64 / seconds,
-            ops,
-            send_lag_s: quantiles_s(&send_lag),
-            hiccup_s: interval.hiccups.as_ref().and_then(quantiles_s),
-            backlog: interval.backlog,
-            in_flight: interval.in_flight,
-            errors_by_class: by_class,
-            warmup,
-        };
+        let mut figures = Figures::of_interval(interval, &run.ops);
         if end_ns > warmup_ns {
             self.stage = Stage::Measure;
         }
         let cpu_cores = match self.cpu_at_last_interval {
-            Some((at_s, cpu)) if latest.end_s > at_s => (cpu_s - cpu) / (latest.end_s - at_s),
+            Some((at_s, cpu)) if figures.end_s > at_s => (cpu_s - cpu) / (figures.end_s - at_s),
             _ => 0.0,
         }
         .max(0.0);
-        self.cpu_at_last_interval = Some((latest.end_s, cpu_s));
+        figures.cpu_cores = Some(cpu_cores);
+        self.cpu_at_last_interval = Some((figures.end_s, cpu_s));
         self.cpu_s = cpu_s;
         self.rss_bytes = rss_bytes;
         self.intervals += 1;
+        self.latest = Some(Latest::of(&figures));
         self.history.push(Point {
             run: self.runs.len() - 1,
-            latest: latest.clone(),
+            figures,
             attempted_per_s: run.rate_per_s,
-            cpu_cores,
         });
         if self.history.len() > HISTORY_POINTS {
             thin(&mut self.history);
         }
-        self.latest = Some(latest);
     }
 
     /// Adds an interval's measured requests to the current SLA window's histograms, starting
@@ -520,7 +506,7 @@ impl State {
     pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
         match (&self.bounds, &self.outcome) {
             (Some(bounds), _) => (bounds.lower_per_s, bounds.upper_per_s),
-            (None, Some(outcome)) => super::ladder::bracket(outcome),
+            (None, Some(outcome)) => outcome.bracket(),
             (None, None) => (None, None),
         }
     }
@@ -546,17 +532,6 @@ pub struct Bounds {
     pub upper_per_s: Option<f64>,
     /// The confidence both hold at, e.g. 0.9.
     pub confidence: f64,
-}
-
-/// The attempted rate of a run's schedule: this worker's share of it in a fleet.
-pub fn attempted_rate(settings: &RunSettings) -> Option<f64> {
-    match settings.mode {
-        LoadMode::Open { rate_per_s, .. } => Some(match &settings.worker {
-            Some(w) if w.count > 0 => rate_per_s / w.count as f64,
-            _ => rate_per_s,
-        }),
-        LoadMode::Closed { .. } => None,
-    }
 }
 
 /// A phase's label value.

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::LocalNodes;
 
-pub use runner::{MaintenanceFile, OperationRecord, Status, MAINTENANCE_JSON};
+pub use runner::{MaintenanceFile, OperationRecord, Status};
 
 /// A nodetool operation that can run during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

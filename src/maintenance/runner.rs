@@ -28,11 +28,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::{MaintenanceConfig, Operation, Plan, Target};
+use crate::catalogue::MAINTENANCE_JSON;
 use crate::cluster::LocalCluster;
 use crate::stop::StopSignal;
-
-/// The record of a run's maintenance in its run directory.
-pub const MAINTENANCE_JSON: &str = "maintenance.json";
 
 /// How long a restarted node may take to answer CQL.
 const RESTART_TIMEOUT: Duration = Duration::from_secs(180);

@@ -370,7 +370,7 @@ mod tests {
     use std::fs;
     use std::path::Path;
 
-    use crate::results::pauses::{PAUSES_HLOG, PAUSES_JSON};
+    use crate::catalogue::{PAUSES_HLOG, PAUSES_JSON};
     use base64::Engine as _;
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
     use hdrhistogram::serialization::Deserializer;

@@ -23,9 +23,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use super::server_tables::{
-    Sampler, SamplingEnd, ServerSample, MIN_EVERY, SERVER_SAMPLES_JSONL,
-};
+pub use super::server_tables::{Sampler, SamplingEnd, ServerSample, MIN_EVERY};
+
+use crate::catalogue::SERVER_SAMPLES_JSONL;
 
 /// The samples of a run directory; none when it has no server-samples.jsonl. A line that
 /// does not parse (a run killed mid-write) ends the list, and is said in `notes`.

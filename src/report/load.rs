@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use crate::capacity::dir::SearchData;
-use crate::capacity::store::{CONFIG_FILE, SUMMARY_FILE};
-use crate::compare::matrix::{MatrixFile, MATRIX_FILE};
+use crate::catalogue::{
+    CAPACITY_JSON, CONFIG_JSON, INTERVALS_CSV, MATRIX_JSON, SEARCH_JSON, SUMMARY_JSON, SWEEP_JSON,
+};
+use crate::compare::matrix::MatrixFile;
 use crate::compare::CompareOptions;
 use crate::results::dir_label;
 use crate::results::run_dir::RunData;
 use crate::sweep::dir::SweepData;
-use crate::sweep::SWEEP_FILE;
 
 /// What the report is made of: each directory given, in the order given.
 #[derive(Debug, Default)]
@@ -52,18 +53,18 @@ impl Input {
             if !dir.is_dir() {
                 bail!("{} is not a directory", dir.display());
             }
-            if dir.join(MATRIX_FILE).exists() {
+            if dir.join(MATRIX_JSON).exists() {
                 // A configuration matrix: each configuration's search, compared as it asked.
                 let matrix = MatrixFile::load(dir)?;
                 for search in matrix.search_dirs(dir) {
                     input.searches.push(SearchData::load(&search)?);
                 }
                 input.compare = matrix.compare;
-            } else if dir.join(SWEEP_FILE).exists() {
+            } else if dir.join(SWEEP_JSON).exists() {
                 input.sweeps.push(SweepData::load(dir)?);
-            } else if dir.join(SUMMARY_FILE).exists() || dir.join(CONFIG_FILE).exists() {
+            } else if dir.join(CAPACITY_JSON).exists() || dir.join(SEARCH_JSON).exists() {
                 input.searches.push(SearchData::load(dir)?);
-            } else if ["summary.json", "config.json", "intervals.csv"]
+            } else if [SUMMARY_JSON, CONFIG_JSON, INTERVALS_CSV]
                 .iter()
                 .any(|f| dir.join(f).exists())
             {
@@ -121,8 +122,8 @@ pub(crate) mod tests {
         // A step directory that went missing is a note, not an error.
         let dir = tempfile::tempdir().unwrap();
         fs::copy(
-            sweep_fixture().join(SWEEP_FILE),
-            dir.path().join(SWEEP_FILE),
+            sweep_fixture().join(SWEEP_JSON),
+            dir.path().join(SWEEP_JSON),
         )
         .unwrap();
         let torn = SweepData::load(dir.path()).unwrap();

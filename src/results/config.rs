@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::CONFIG_JSON;
 use crate::client::native::Sender;
 use crate::client::tls::TlsSettings;
 use crate::engine::schedule::{ns_from_s, End, Share};
@@ -14,9 +15,6 @@ use crate::engine::LoadMode;
 use crate::maintenance::MaintenanceConfig;
 use crate::sla::Sla;
 use crate::workload::WorkloadConfig;
-
-/// The file's name in a run directory.
-pub const CONFIG_JSON: &str = "config.json";
 
 /// The phases of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -239,6 +237,22 @@ impl RunSettings {
         }
     }
 
+    /// The open loop's rate of the whole schedule, per second: a fleet's, all its workers
+    /// together, as `--rate` gave it; `None` for a closed loop.
+    pub fn whole_rate(&self) -> Option<f64> {
+        match self.mode {
+            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+            LoadMode::Closed { .. } => None,
+        }
+    }
+
+    /// The open loop's rate this process sends, per second: a fleet's worker its share of
+    /// [`RunSettings::whole_rate`] ([`Share::of`]), a single process the whole; `None` for a
+    /// closed loop. What summary.json records as the attempted rate.
+    pub fn process_rate(&self) -> Option<f64> {
+        self.whole_rate().map(|rate| self.share().of(rate))
+    }
+
     /// The SLA's window, when the run has an SLA.
     pub fn sla_window(&self) -> Option<Duration> {
         self.sla.as_ref().map(|s| s.window)
@@ -272,5 +286,28 @@ mod tests {
             .check_domain()
             .unwrap_err()
             .contains("concurrency is 0"));
+    }
+
+    /// The whole rate is the schedule's; worker 2 of 4 sends a quarter of it; a closed loop
+    /// has neither.
+    #[test]
+    fn a_workers_rate_is_its_share_of_the_whole() {
+        let mut settings = RunSettings::read(&crate::fixtures::run_fixture()).unwrap();
+        settings.mode = LoadMode::Open {
+            rate_per_s: 8000.0,
+            arrivals: crate::engine::ArrivalKind::Fixed,
+            max_in_flight: 64,
+        };
+        settings.worker = None;
+        assert_eq!(settings.whole_rate(), Some(8000.0));
+        assert_eq!(settings.process_rate(), Some(8000.0));
+        settings.worker = Some(WorkerSlot::new(2, 4, SystemTime::UNIX_EPOCH));
+        assert_eq!(settings.whole_rate(), Some(8000.0));
+        assert_eq!(settings.process_rate(), Some(2000.0));
+        settings.mode = LoadMode::Closed { concurrency: 8 };
+        assert_eq!(
+            (settings.whole_rate(), settings.process_rate()),
+            (None, None)
+        );
     }
 }

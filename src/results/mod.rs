@@ -10,7 +10,7 @@
 //! - [`config`]: config.json, a run's settings.
 //! - [`pauses`]: pauses.json and pauses.hlog, the server pauses of a run's nodes.
 //! - [`run_dir`]: a whole run directory read back, for the report and the comparisons.
-//! - vectors.json ([`VECTORS_JSON`]): a vector workload's vectors and how their exact
+//! - vectors.json ([`crate::catalogue::VECTORS_JSON`]): a vector workload's vectors and how their exact
 //!   neighbours were found (`workload::vector::VectorFacts`).
 //!
 //! This layer sits below the run, the searches and the report: it knows the types it
@@ -25,9 +25,6 @@ pub mod run_dir;
 pub mod summary;
 
 mod java_format;
-
-/// The vector workload's facts in a run directory.
-pub const VECTORS_JSON: &str = "vectors.json";
 
 use std::fs;
 use std::path::Path;

@@ -5,12 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::hlog::HlogWriter;
+use crate::catalogue::{PAUSES_HLOG, PAUSES_JSON};
 use crate::metrics::server_pauses::{PausesFile, RunPauses, RunSpan};
-
-/// The interval log of the nodes' pauses in a run directory.
-pub const PAUSES_HLOG: &str = "pauses.hlog";
-/// The pause figures of a run directory.
-pub const PAUSES_JSON: &str = "pauses.json";
 
 /// Writes pauses.hlog and pauses.json into `out`. Never fails: a file that cannot be written
 /// becomes a note of the figures returned.

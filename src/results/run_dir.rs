@@ -5,16 +5,16 @@
 //! A run directory holds config.json, summary.json, intervals.csv, histograms.hlog, one
 //! `<op>.hgrm` per operation type (see [`crate::run`]) and, when the run loaded a local
 //! cluster headroom started, pauses.json ([`crate::metrics::server_pauses`]); a vector run
-//! also vectors.json ([`super::VECTORS_JSON`]).
+//! also vectors.json ([`crate::catalogue::VECTORS_JSON`]).
 //! A run still going, or cut short by a crash, lacks some of these: whatever is missing or
 //! unreadable becomes a note rather than an error, so that a report can be made of any
 //! directory that holds something to show.
 //!
-//! Percentiles are never averaged: the latency of an interval is taken from the merged
-//! histograms of every operation type in that interval, and a run's whole-run latency from
-//! the sum of its measured histograms, both decoded from histograms.hlog.
+//! Percentiles are never averaged: a run's whole-run latency is taken from the sum of its
+//! measured histograms, decoded from histograms.hlog. Its figures per interval are read by
+//! `figures::Timeline::load`, the one model every view of a run draws.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,15 +22,18 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
-use super::config::{RunSettings, CONFIG_JSON};
+use super::config::RunSettings;
 use super::hgrm::{parse_hgrm, Spectrum};
 use super::hlog::{for_each_interval, is_measured_response_tag, HICCUP_TAG};
 use super::intervals_csv::{parse_intervals, IntervalRow, WindowRow};
-use super::pauses::PAUSES_JSON;
-use super::summary::{Recall, RunSummary};
+use super::summary::RunSummary;
+use crate::catalogue::{
+    CONFIG_JSON, HGRM, HISTOGRAMS_HLOG, INTERVALS_CSV, MAINTENANCE_JSON, PAUSES_JSON,
+    SERVER_TABLES_JSON, SUMMARY_JSON, VECTORS_JSON,
+};
 use crate::engine::LoadMode;
 use crate::metrics::server_pauses::PausesFile;
-use crate::metrics::server_tables::{ServerTablesFile, SERVER_TABLES_JSON};
+use crate::metrics::server_tables::ServerTablesFile;
 use crate::sla::Sla;
 use crate::stats::{new_histogram, percentiles_and_mean};
 
@@ -71,23 +74,6 @@ impl Percentiles {
     }
 }
 
-/// What one interval of histograms.hlog says: the response times of every operation type
-/// merged (warmup and measured), the client's hiccups and the measured recall.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IntervalLatency {
-    /// Start, seconds since the start of the run.
-    pub start_s: f64,
-    /// Length, seconds.
-    pub length_s: f64,
-    /// Response-time percentiles of the interval's successful requests; `None` without any.
-    pub latency: Option<Percentiles>,
-    /// The client hiccup meter's percentiles in the interval, when it recorded any.
-    pub hiccup: Option<Percentiles>,
-    /// The recall of the interval's measured ANN queries (tags `<op>.recall`, every op type
-    /// judged for recall merged); `None` in the warmup and for a run without them.
-    pub recall: Option<Recall>,
-}
-
 /// Everything one run directory holds that the report shows.
 #[derive(Debug, Clone)]
 pub struct RunData {
@@ -116,8 +102,9 @@ pub struct RunData {
     pub intervals: Vec<IntervalRow>,
     /// intervals.csv's judged windows.
     pub windows: Vec<WindowRow>,
-    /// Per interval of histograms.hlog, in time order.
-    pub timeline: Vec<IntervalLatency>,
+    /// How many intervals histograms.hlog holds (their figures are read by
+    /// `figures::Timeline::load`).
+    pub logged_intervals: usize,
     /// Response times of the whole measured part, every operation type merged (from
     /// histograms.hlog; for a run of one operation type, from summary.json when the log is
     /// missing).
@@ -161,8 +148,8 @@ impl RunData {
                         None
                     }
                 });
-        let summary: Option<RunSummary> = read_json(&dir.join("summary.json"), &mut notes);
-        if summary.is_none() && !dir.join("summary.json").exists() && config_written.is_some() {
+        let summary: Option<RunSummary> = read_json(&dir.join(SUMMARY_JSON), &mut notes);
+        if summary.is_none() && !dir.join(SUMMARY_JSON).exists() && config_written.is_some() {
             notes.push(
                 "summary.json is missing: the run is still going, or it ended before it could \
                  write its summary. What it recorded so far is shown."
@@ -188,24 +175,24 @@ impl RunData {
             Sla::parse(&sla.spec, Duration::from_secs_f64(sla.window_s)).ok()
         });
 
-        let (intervals, windows) = match read_run_file(&dir.join("intervals.csv")) {
+        let (intervals, windows) = match read_run_file(&dir.join(INTERVALS_CSV)) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => parse_intervals(&text, &mut notes),
                 Err(_) => {
-                    notes.push("intervals.csv could not be read: it is not text.".to_string());
+                    notes.push(format!("{INTERVALS_CSV} could not be read: it is not text."));
                     (Vec::new(), Vec::new())
                 }
             },
             Err(why) => {
-                notes.push(format!("intervals.csv {why}."));
+                notes.push(format!("{INTERVALS_CSV} {why}."));
                 (Vec::new(), Vec::new())
             }
         };
-        let (timeline, whole) = match read_run_file(&dir.join("histograms.hlog")) {
+        let (logged_intervals, whole) = match read_run_file(&dir.join(HISTOGRAMS_HLOG)) {
             Ok(bytes) => read_hlog(&bytes, &mut notes),
             Err(why) => {
-                notes.push(format!("histograms.hlog {why}."));
-                (Vec::new(), None)
+                notes.push(format!("{HISTOGRAMS_HLOG} {why}."));
+                (0, None)
             }
         };
         // Without a histogram log, a run of one operation type still has its whole-run
@@ -224,13 +211,13 @@ impl RunData {
         let spectra = read_spectra(dir, summary.as_ref(), &mut notes);
         // Absent for a run against a cluster headroom did not start: nothing to note.
         let pauses: Option<PausesFile> = read_json(&dir.join(PAUSES_JSON), &mut notes);
-        let maintenance = read_json(&dir.join(crate::maintenance::MAINTENANCE_JSON), &mut notes);
+        let maintenance = read_json(&dir.join(MAINTENANCE_JSON), &mut notes);
         // Absent for runs made before headroom read them: nothing to note either.
         let server_tables: Option<ServerTablesFile> =
             read_json(&dir.join(SERVER_TABLES_JSON), &mut notes);
         let server_samples = crate::metrics::server_samples::read_samples(dir, &mut notes);
         // Absent for every workload but the vector one.
-        let vectors = read_json(&dir.join(super::VECTORS_JSON), &mut notes);
+        let vectors = read_json(&dir.join(VECTORS_JSON), &mut notes);
         RunData {
             dir: dir.to_path_buf(),
             label,
@@ -243,7 +230,7 @@ impl RunData {
             sla,
             intervals,
             windows,
-            timeline,
+            logged_intervals,
             whole,
             spectra,
             pauses,
@@ -261,7 +248,7 @@ impl RunData {
         self.config_written.is_some()
             || self.summary.is_some()
             || !self.intervals.is_empty()
-            || !self.timeline.is_empty()
+            || self.logged_intervals > 0
     }
 
     /// Whether the run kept a fixed rate (open loop).
@@ -277,10 +264,17 @@ impl RunData {
         }
     }
 
-    /// The attempted rate of an open-loop run, per second.
+    /// The attempted rate of an open-loop run, per second: what the run's process sent
+    /// ([`RunSettings::process_rate`]), so a fleet's worker's directory shows its share, as
+    /// its summary.json does; the mode's rate when config.json could not be read.
     pub fn attempted_rate(&self) -> Option<f64> {
         match self.mode {
-            Some(LoadMode::Open { rate_per_s, .. }) => Some(rate_per_s),
+            Some(LoadMode::Open { rate_per_s, .. }) => Some(
+                self.config
+                    .as_ref()
+                    .and_then(RunSettings::process_rate)
+                    .unwrap_or(rate_per_s),
+            ),
             _ => None,
         }
     }
@@ -368,89 +362,32 @@ fn read_run_file(path: &Path) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("could not be read: {e}"))
 }
 
-/// histograms.hlog: per interval, the merged response times of every operation type (tags
-/// `<op>.rt` and `warmup.<op>.rt`), the client's hiccups and the measured recall of the op
-/// types judged for it (`<op>.recall`, in [`RECALL_SCALE`](crate::metrics::RECALL_SCALE)ths);
-/// and the sum of the measured response times (`<op>.rt`) over the run. Reading stops at a line that does not parse (a
-/// crash can tear the last one), with a note.
-pub fn read_hlog(
-    bytes: &[u8],
-    notes: &mut Vec<String>,
-) -> (Vec<IntervalLatency>, Option<Percentiles>) {
-    struct Slot {
-        start_s: f64,
-        length_s: f64,
-        latency: Histogram<u64>,
-        hiccup: Histogram<u64>,
-        recall: Histogram<u64>,
-    }
-    fn summarize(slot: Slot) -> IntervalLatency {
-        IntervalLatency {
-            start_s: slot.start_s,
-            length_s: slot.length_s,
-            latency: Percentiles::of(&slot.latency),
-            hiccup: Percentiles::of(&slot.hiccup),
-            recall: Recall::of(&slot.recall),
-        }
-    }
-    // The log holds each interval's tags together, in time order: an interval is summed up
-    // and its histograms dropped once two later ones have begun, so that reading a long
-    // run's log holds a few histograms, not all of them. (The margin of two keeps an entry
-    // that comes a little out of order in its interval.)
-    let mut slots: BTreeMap<u64, Slot> = BTreeMap::new();
-    let mut timeline: Vec<IntervalLatency> = Vec::new();
+/// histograms.hlog: how many intervals it holds (of response times, `<op>.rt` and
+/// `warmup.<op>.rt`, or of the client's hiccups), and the sum of the measured response times
+/// (`<op>.rt`) over the run. Reading stops at a line that does not parse (a crash can tear
+/// the last one), with a note.
+pub fn read_hlog(bytes: &[u8], notes: &mut Vec<String>) -> (usize, Option<Percentiles>) {
+    let mut starts: BTreeSet<u64> = BTreeSet::new();
     let mut whole = new_histogram();
     let mut unaddable = 0;
     let keep = |tag: &str| {
         is_measured_response_tag(tag)
             || (tag.starts_with("warmup.") && tag.ends_with(".rt"))
             || tag == HICCUP_TAG
-            || is_measured_recall_tag(tag)
     };
-    for_each_interval(bytes, "histograms.hlog", notes, keep, |interval| {
-        let slot = slots
-            .entry((interval.start_s * 1000.0).round() as u64)
-            .or_insert_with(|| Slot {
-                start_s: interval.start_s,
-                length_s: interval.length_s,
-                latency: new_histogram(),
-                hiccup: new_histogram(),
-                recall: new_histogram(),
-            });
-        let target = if interval.tag == HICCUP_TAG {
-            &mut slot.hiccup
-        } else if is_measured_recall_tag(interval.tag) {
-            &mut slot.recall
-        } else {
-            &mut slot.latency
-        };
+    for_each_interval(bytes, HISTOGRAMS_HLOG, notes, keep, |interval| {
+        starts.insert((interval.start_s * 1000.0).round() as u64);
         // Histograms that cannot be added (another precision) are rare enough to skip.
-        if target.add(&interval.histogram).is_err() {
-            unaddable += 1;
-            return;
-        }
         if is_measured_response_tag(interval.tag) && whole.add(&interval.histogram).is_err() {
             unaddable += 1;
-        }
-        while slots.len() > 2 {
-            let (_, slot) = slots.pop_first().expect("more than two");
-            timeline.push(summarize(slot));
         }
     });
     if unaddable > 0 {
         notes.push(format!(
-            "histograms.hlog: {unaddable} histogram(s) could not be added up and were left out."
+            "{HISTOGRAMS_HLOG}: {unaddable} histogram(s) could not be added up and were left out."
         ));
     }
-    timeline.extend(slots.into_values().map(summarize));
-    // An entry later than the margin would have started its interval anew, out of order.
-    timeline.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-    (timeline, Percentiles::of(&whole))
-}
-
-/// A measured interval's recall histogram (`<op>.recall`; not `warmup.<op>.recall`).
-fn is_measured_recall_tag(tag: &str) -> bool {
-    tag.ends_with(".recall") && !tag.starts_with("warmup.")
+    (starts.len(), Percentiles::of(&whole))
 }
 
 /// The response-time distribution of each operation type, from `<op>.hgrm`, in the order of
@@ -468,7 +405,7 @@ fn read_spectra(
             let mut names: Vec<String> = entries
                 .filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter_map(|n| n.strip_suffix(".hgrm").map(str::to_string))
+                .filter_map(|n| n.strip_suffix(HGRM).map(str::to_string))
                 .filter(|n| !n.ends_with(".service"))
                 .collect();
             names.sort();
@@ -477,14 +414,14 @@ fn read_spectra(
     }
     let mut spectra = Vec::new();
     for op in ops {
-        let path = dir.join(format!("{op}.hgrm"));
+        let path = dir.join(format!("{op}{HGRM}"));
         let Ok(text) = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
         else {
             continue;
         };
         match parse_hgrm(&op, &text) {
             Some(spectrum) => spectra.push(spectrum),
-            None => notes.push(format!("{op}.hgrm could not be read.")),
+            None => notes.push(format!("{op}{HGRM} could not be read.")),
         }
     }
     spectra
@@ -495,11 +432,10 @@ mod tests {
     use super::*;
     use crate::fixtures::run_fixture;
 
-    /// A long log is read one interval at a time (only the last few are held as
-    /// histograms), and gives every interval in order, an entry that comes a little late
-    /// still counted in its own interval.
+    /// The log's intervals are counted, and its measured response times summed: neither the
+    /// warmup's, nor the hiccups, nor recall.
     #[test]
-    fn a_histogram_log_is_read_interval_by_interval() {
+    fn a_histogram_log_gives_its_intervals_and_its_measured_whole() {
         use crate::results::hlog::HlogWriter;
         use std::time::{Duration, UNIX_EPOCH};
         let mut log = HlogWriter::new(Vec::new(), UNIX_EPOCH).unwrap();
@@ -511,7 +447,14 @@ mod tests {
         };
         for i in 0..200u64 {
             let at = second * i as u32;
-            log.write_interval(Some("write.rt"), at, second, &with(i + 1))
+            let tag = if i < 10 {
+                "warmup.write.rt"
+            } else {
+                "write.rt"
+            };
+            log.write_interval(Some(tag), at, second, &with(i + 1))
+                .unwrap();
+            log.write_interval(Some("write.recall"), at, second, &with(7))
                 .unwrap();
             log.write_interval(Some(HICCUP_TAG), at, second, &with(1))
                 .unwrap();
@@ -523,76 +466,10 @@ mod tests {
         }
         let bytes = log.into_inner().unwrap();
         let mut notes = Vec::new();
-        let (timeline, whole) = read_hlog(&bytes, &mut notes);
+        let (logged, whole) = read_hlog(&bytes, &mut notes);
         assert!(notes.is_empty(), "{notes:?}");
-        assert_eq!(timeline.len(), 200);
-        for (i, interval) in timeline.iter().enumerate() {
-            assert_eq!(interval.start_s, i as f64);
-            let expected = i as u64 + 1 + if i == 100 { 1000 } else { 0 };
-            assert_eq!(interval.latency.unwrap().count, expected, "interval {i}");
-            assert_eq!(interval.hiccup.unwrap().count, 1);
-        }
-        assert_eq!(whole.unwrap().count, (1..=200).sum::<u64>() + 1000);
-    }
-
-    /// The measured intervals' recall tags are read as recall (every op type's merged), a
-    /// warmup's are not, and a log without them has none.
-    #[test]
-    fn recall_is_read_from_the_measured_recall_tags() {
-        use crate::metrics::RECALL_SCALE;
-        use crate::results::hlog::HlogWriter;
-        use std::time::{Duration, UNIX_EPOCH};
-        let mut log = HlogWriter::new(Vec::new(), UNIX_EPOCH).unwrap();
-        let second = Duration::from_secs(1);
-        let of = |values: &[f64]| {
-            let mut h = new_histogram();
-            for v in values {
-                h.record((v * RECALL_SCALE) as u64).unwrap();
-            }
-            h
-        };
-        let mut latency = new_histogram();
-        latency.record(1_000_000).unwrap();
-        // Interval 0 is warmup; 1 and 2 are measured, 2 with a second op type judged.
-        log.write_interval(Some("warmup.ann.rt"), Duration::ZERO, second, &latency)
-            .unwrap();
-        log.write_interval(Some("warmup.ann.recall"), Duration::ZERO, second, &of(&[0.1]))
-            .unwrap();
-        log.write_interval(Some("ann.rt"), second, second, &latency)
-            .unwrap();
-        let first: Vec<f64> = [1.0; 99].into_iter().chain([0.5]).collect();
-        log.write_interval(Some("ann.recall"), second, second, &of(&first))
-            .unwrap();
-        log.write_interval(Some("ann.rt"), second * 2, second, &latency)
-            .unwrap();
-        log.write_interval(Some("ann.recall"), second * 2, second, &of(&[0.8, 0.9]))
-            .unwrap();
-        log.write_interval(Some("knn.recall"), second * 2, second, &of(&[0.4]))
-            .unwrap();
-        let bytes = log.into_inner().unwrap();
-        let mut notes = Vec::new();
-        let (timeline, whole) = read_hlog(&bytes, &mut notes);
-        assert!(notes.is_empty(), "{notes:?}");
-        assert_eq!(timeline.len(), 3);
-        assert_eq!(timeline[0].recall, None, "the warmup's recall is not shown");
-        let first = timeline[1].recall.as_ref().unwrap();
-        assert_eq!(first.requests, 100);
-        assert!((first.mean - 0.995).abs() < 1e-3, "{first:?}");
-        // One answer in a hundred at 0.5: exactly 1 % fell below 1, so p1 is 1 (as the SLA's
-        // p1(recall)>=1 would pass); the minimum shows the one.
-        assert_eq!(first.p1, 1.0, "{first:?}");
-        assert_eq!(first.min, 0.5);
-        let second = timeline[2].recall.as_ref().unwrap();
-        assert_eq!(second.requests, 3, "both op types' answers");
-        assert!((second.mean - 0.7).abs() < 1e-3, "{second:?}");
-        assert_eq!(second.min, 0.4);
-        // Recall histograms are not response times.
-        assert_eq!(timeline[2].latency.unwrap().count, 1);
-        assert_eq!(whole.unwrap().count, 2);
-        // A run without recall has none.
-        let run = RunData::load(&run_fixture(), "run".into());
-        assert!(run.timeline.iter().all(|i| i.recall.is_none()));
-        assert!(run.vectors.is_none());
+        assert_eq!(logged, 200);
+        assert_eq!(whole.unwrap().count, (11..=200).sum::<u64>() + 1000);
     }
 
     #[test]
@@ -622,11 +499,8 @@ mod tests {
                 failed: vec![]
             }]
         );
-        // One histogram-log interval per second, each with hiccups.
-        assert_eq!(run.timeline.len(), 10);
-        assert!(run.timeline.iter().all(|i| i.hiccup.is_some()));
-        let first = run.timeline[0].latency.unwrap();
-        assert_eq!(first.count, 1000);
+        // One histogram-log interval per second.
+        assert_eq!(run.logged_intervals, 10);
         // The whole measured part (5-10 s) is the one window: the same merged histograms
         // give the same percentiles as the run's own judge wrote to intervals.csv.
         let whole = run.whole.unwrap();
@@ -642,6 +516,40 @@ mod tests {
         assert_eq!(run.spectra[0].count, 16000);
         assert_eq!(run.spectra[0].points[0], (0.0, 0.113));
         assert!(run.spectra[0].points.iter().all(|p| p.0 < 1.0));
+    }
+
+    /// Worker 2 of a fleet of 4 at 1000/s attempted 250/s: its directory's report says so,
+    /// as its summary.json does, not the fleet's rate.
+    #[test]
+    fn a_fleet_workers_directory_shows_its_share_of_the_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "intervals.csv",
+            "histograms.hlog",
+            "read.hgrm",
+            "write.hgrm",
+        ] {
+            fs::copy(run_fixture().join(name), dir.path().join(name)).unwrap();
+        }
+        let mut config = RunSettings::read(&run_fixture()).unwrap();
+        config.worker = Some(crate::results::config::WorkerSlot::new(
+            2,
+            4,
+            std::time::SystemTime::UNIX_EPOCH,
+        ));
+        config.write(dir.path()).unwrap();
+        let mut summary = RunSummary::read(&run_fixture()).unwrap();
+        summary.attempted_rate_per_s = config.process_rate();
+        summary.write(dir.path()).unwrap();
+        let run = RunData::load(dir.path(), "worker-2".into());
+        assert_eq!(run.attempted_rate(), Some(250.0));
+        assert_eq!(
+            run.attempted_rate(),
+            run.summary.unwrap().attempted_rate_per_s
+        );
+        // The fleet's own directory (no worker slot) shows the whole rate.
+        let whole = RunData::load(&run_fixture(), "run".into());
+        assert_eq!(whole.attempted_rate(), Some(1000.0));
     }
 
     #[test]
@@ -682,7 +590,7 @@ mod tests {
         .unwrap();
         let run = RunData::load(dir.path(), "torn".into());
         assert!(run.summary.is_none());
-        assert_eq!(run.timeline.len(), 10);
+        assert_eq!(run.logged_intervals, 10);
         assert!(run.intervals.len() >= 19);
         assert!(
             run.notes

@@ -274,18 +274,15 @@ pub struct SlaSummary {
     pub verdict: crate::sla::RunVerdict,
 }
 
-/// The file's name in a run directory.
-pub const SUMMARY_JSON: &str = "summary.json";
-
 impl RunSummary {
     /// Reads a run directory's summary.json.
     pub fn read(dir: &std::path::Path) -> anyhow::Result<RunSummary> {
-        super::read_json(&dir.join(SUMMARY_JSON))
+        super::read_json(&dir.join(crate::catalogue::SUMMARY_JSON))
     }
 
     /// Writes summary.json into `dir`.
     pub fn write(&self, dir: &std::path::Path) -> anyhow::Result<()> {
-        super::write_json(&dir.join(SUMMARY_JSON), self)
+        super::write_json(&dir.join(crate::catalogue::SUMMARY_JSON), self)
     }
 
     /// Whether the run's measurement stands (a summary without a validity verdict, written

@@ -52,10 +52,10 @@ impl RunFiles {
         sla: Option<Sla>,
         wait_tags: bool,
     ) -> anyhow::Result<Self> {
-        let hlog_path = out.join("histograms.hlog");
+        let hlog_path = out.join(crate::catalogue::HISTOGRAMS_HLOG);
         let hlog = HlogWriter::create(&hlog_path, start)
             .with_context(|| format!("creating {}", hlog_path.display()))?;
-        let csv = IntervalsCsv::create(&out.join("intervals.csv"))?;
+        let csv = IntervalsCsv::create(&out.join(crate::catalogue::INTERVALS_CSV))?;
         let warmup_ns = (warmup_s * 1e9) as u64;
         Ok(RunFiles {
             hlog,

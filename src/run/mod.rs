@@ -148,7 +148,7 @@ async fn prepare(
         .with_context(|| format!("creating the run directory {}", out.display()))?;
     settings.write(out)?;
     if let Some(facts) = workload.vector_facts() {
-        crate::results::write_json(&out.join(crate::results::VECTORS_JSON), facts)?;
+        crate::results::write_json(&out.join(crate::catalogue::VECTORS_JSON), facts)?;
         let truth = if facts.truth == "file" {
             "read from the ground truth file".to_string()
         } else {
@@ -204,7 +204,7 @@ async fn populate(
     }
     if settings.phase == RunPhase::Load {
         if let Some(p) = &populated {
-            crate::results::write_json(&out.join("load.json"), p)?;
+            crate::results::write_json(&out.join(crate::catalogue::LOAD_JSON), p)?;
         }
         observer.note("Load phase done (--phase load); no measured run.");
         return Ok(ControlFlow::Break(RunOutcome::LoadedOnly));
@@ -278,7 +278,7 @@ async fn finish(
 fn note_failure(out: &Path, error: &dyn std::fmt::Display) {
     if crate::output_dir::may_leave_note(out) && fs::create_dir_all(out).is_ok() {
         let _ = fs::write(
-            out.join("error.txt"),
+            out.join(crate::catalogue::ERROR_TXT),
             format!("The run did not start: {error}\n"),
         );
     }

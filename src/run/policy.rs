@@ -3,7 +3,6 @@
 //! settings; config.json ([`RunSettings`]) only describes the run.
 
 use crate::client::native::Sender;
-use crate::engine::LoadMode;
 use crate::results::config::RunSettings;
 
 /// Without `--threads`, an open-loop run takes one client thread per this many requests a
@@ -29,9 +28,8 @@ pub fn control_threads(settings: &RunSettings) -> usize {
 /// [`RATE_PER_THREAD`] of the open loop's rate this process sends (a fleet's worker: its
 /// share), at least one and at most `threads` (a closed loop takes `threads`).
 pub fn run_threads(settings: &RunSettings) -> usize {
-    match (settings.threads_from_rate, settings.mode) {
-        (true, LoadMode::Open { rate_per_s, .. }) => {
-            let sent = rate_per_s / settings.share().count as f64;
+    match (settings.threads_from_rate, settings.process_rate()) {
+        (true, Some(sent)) => {
             let needed = (sent / RATE_PER_THREAD).ceil();
             (needed.min(settings.threads as f64) as usize).clamp(1, settings.threads.max(1))
         }
@@ -49,6 +47,7 @@ pub fn effective_sender(settings: &RunSettings) -> Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::LoadMode;
     use crate::results::config::WorkerSlot;
 
     /// The recorded run's settings, open loop at `rate_per_s`, up to `threads` threads.

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 
+use crate::catalogue::{POPULATE_HGRM, POPULATE_HLOG, POPULATE_SERVICE_HGRM};
 use crate::engine::clock::RealClock;
 use crate::engine::schedule::{End, Progress};
 use crate::engine::{self, EngineConfig, Interval, IntervalSink, LoadMode};
@@ -31,12 +32,6 @@ use super::observer::RunObserver;
 
 /// Requests in flight while populating: enough to keep a node busy without a rate.
 pub const POPULATE_CONCURRENCY: usize = 128;
-
-/// The populate's interval log, in the run directory.
-pub const POPULATE_HLOG: &str = "populate.hlog";
-
-/// The populate's distributions of response and service times, in the run directory.
-pub const POPULATE_HGRM: [&str; 2] = ["populate.hgrm", "populate.service.hgrm"];
 
 /// Writes the workload's `populate` rows with its populate operation, and their latencies
 /// into `out` (see the module's doc).
@@ -107,7 +102,7 @@ pub(crate) async fn populate_rows(
     }
     let stats = &outcome.totals[op][Phase::Measure.index()];
     if stats.ok > 0 {
-        for (name, histogram) in POPULATE_HGRM
+        for (name, histogram) in [POPULATE_HGRM, POPULATE_SERVICE_HGRM]
             .iter()
             .zip([&stats.response_ns, &stats.service_ns])
         {

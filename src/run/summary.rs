@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use crate::catalogue::HGRM;
 use crate::engine::{self, LoadMode, StopReason};
 use crate::metrics::{self, Phase};
 use crate::results::config::RunSettings;
@@ -67,10 +68,7 @@ pub(crate) fn summarize(
         warmup_s,
         measured_s,
         // A fleet's worker attempted its share of the schedule.
-        attempted_rate_per_s: match config.mode {
-            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s / config.share().count as f64),
-            LoadMode::Closed { .. } => None,
-        },
+        attempted_rate_per_s: config.process_rate(),
         achieved_rate_per_s: match period {
             Some(p) => p.achieved_per_s(),
             None => measured_ok as f64 / measured_s,
@@ -162,8 +160,11 @@ pub(crate) fn write_distributions(
     for (i, name) in op_names.iter().enumerate() {
         let stats = &outcome.totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
-            hgrm::write_file(&out.join(format!("{name}.hgrm")), &stats.response_ns)?;
-            hgrm::write_file(&out.join(format!("{name}.service.hgrm")), &stats.service_ns)?;
+            hgrm::write_file(&out.join(format!("{name}{HGRM}")), &stats.response_ns)?;
+            hgrm::write_file(
+                &out.join(format!("{name}.service{HGRM}")),
+                &stats.service_ns,
+            )?;
         }
     }
     Ok(())

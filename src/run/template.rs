@@ -5,7 +5,8 @@
 //! search, and each step of a sweep, is made from it by [`RunTemplate::run`], the one place
 //! those four are set. The template is stored in search.json and sweep.json as the run
 //! settings it holds (the same bytes as before it had a type), with its open-loop options
-//! (arrivals, in-flight limit) in the load mode.
+//! (arrivals, in-flight limit) in the load mode and, for the file's sake, the one rate a
+//! template's settings ever hold, [`STORED_RATE_PER_S`], which no run uses.
 
 use std::ops::{Deref, DerefMut};
 
@@ -18,6 +19,12 @@ use crate::sla::Sla;
 /// The in-flight limit of an open-loop run made from a template that has none (a sweep's,
 /// which is closed-loop): `--max-in-flight`'s default.
 const DEFAULT_MAX_IN_FLIGHT: usize = 4096;
+
+/// The rate an open-loop template's settings hold, and search.json with them: no run's. A
+/// template has no rate (each run is given its own by [`RunTemplate::run`]), but its
+/// settings are a [`RunSettings`], whose mode always has one, and search.json has always
+/// stored this.
+pub const STORED_RATE_PER_S: f64 = 1.0;
 
 /// A run's settings without its load, warmup, length and SLA: those of every run of one
 /// search or sweep. It reads as the [`RunSettings`] it holds for the settings the runs share;
@@ -36,14 +43,28 @@ pub enum Load {
 }
 
 impl RunTemplate {
+    /// The load mode to make the settings of an open-loop template with: its runs'
+    /// arrivals and in-flight limit, and no rate of theirs ([`STORED_RATE_PER_S`]).
+    pub fn open_loop(arrivals: ArrivalKind, max_in_flight: usize) -> LoadMode {
+        LoadMode::Open {
+            rate_per_s: STORED_RATE_PER_S,
+            arrivals,
+            max_in_flight,
+        }
+    }
+
     /// The template of `settings`; their mode keeps the open-loop options (arrivals,
     /// in-flight limit) when it is open-loop, and their load, warmup, length and SLA are
     /// cleared: each run sets its own.
     pub fn new(mut settings: RunSettings) -> RunTemplate {
         settings.sla = None;
-        if let LoadMode::Open { rate_per_s, .. } = &mut settings.mode {
-            // Stored as before the template had a type: a rate no run uses.
-            *rate_per_s = 1.0;
+        if let LoadMode::Open {
+            arrivals,
+            max_in_flight,
+            ..
+        } = settings.mode
+        {
+            settings.mode = RunTemplate::open_loop(arrivals, max_in_flight);
         }
         RunTemplate(settings)
     }
@@ -127,5 +148,25 @@ mod tests {
         let back: RunTemplate = serde_json::from_str(&json).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
         assert!(json.contains(r#""rate_per_s":1.0"#), "{json}");
+    }
+
+    /// A recorded search.json's template (an older version's, without the settings added
+    /// since) keeps its mode, stored rate included, and a template made again from one of
+    /// its runs is written the same.
+    #[test]
+    fn a_stored_template_keeps_its_form() {
+        let path = crate::fixtures::capacity_fixture().join("search.json");
+        let search: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let stored = &search["run"];
+        assert_eq!(stored["mode"]["rate_per_s"], STORED_RATE_PER_S);
+        let template: RunTemplate = serde_json::from_value(stored.clone()).unwrap();
+        let written = serde_json::to_value(&template).unwrap();
+        assert_eq!(written["mode"], stored["mode"]);
+        let (warmup_s, duration_s) = (template.warmup_s, template.duration_s.unwrap());
+        let trial = template.run(Load::Rate(900.0), warmup_s, duration_s, None);
+        assert_eq!(trial.whole_rate(), Some(900.0));
+        let again = RunTemplate::new(trial);
+        assert_eq!(serde_json::to_value(&again).unwrap(), written);
     }
 }

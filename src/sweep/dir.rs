@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Deserialize;
 
-use super::{SweepFile, SWEEP_FILE};
+use super::SweepFile;
+use crate::catalogue::SWEEP_JSON;
 use crate::results::dir_label;
 
 /// A concurrency sweep's directory (see [`crate::sweep`]).
@@ -34,7 +35,7 @@ impl SweepData {
         struct Written {
             settings: serde_json::Value,
         }
-        let path = dir.join(SWEEP_FILE);
+        let path = dir.join(SWEEP_JSON);
         let text = crate::usage::read_input_file(&path, "the file")?;
         let file: SweepFile =
             serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;

@@ -13,6 +13,7 @@ use super::settings::SweepSettings;
 use super::{
     stop_rule, Stability, StabilityRule, StepEnd, StepRecord, SweepFile, SweepStatus, SweepStop,
 };
+use crate::catalogue::STEPS;
 use crate::cluster::NodeSource;
 use crate::engine::{Interval, LoadMode, StopReason};
 use crate::metrics::Phase;
@@ -160,7 +161,7 @@ fn run_step(
         config.step_duration_s.unwrap_or(config.step_max_s),
         None,
     );
-    let relative = format!("steps/concurrency-{concurrency}");
+    let relative = format!("{STEPS}/concurrency-{concurrency}");
     let dir = out.join(&relative);
     let mut watch = StepWatch {
         inner: observer,

@@ -14,7 +14,7 @@ pub mod record;
 pub mod settings;
 pub mod table;
 
-pub use record::{StepEnd, StepRecord, SweepFile, SweepStatus, SweepStop, SWEEP_FILE};
+pub use record::{StepEnd, StepRecord, SweepFile, SweepStatus, SweepStop};
 
 /// How the concurrency grows from one step to the next in a range `A..B`.
 pub const GROWTH: f64 = 1.5;

@@ -7,10 +7,8 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::{SWEEP_JSON, TMP};
 use crate::results::summary::Latency;
-
-/// The sweep's own file in its directory.
-pub const SWEEP_FILE: &str = "sweep.json";
 
 /// How one step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,8 +181,8 @@ impl SweepFile {
     /// Writes DIR/sweep.json whole: to a temporary file first, then renamed over the old
     /// one, so that a reader (or a crash) never sees half a file.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(SWEEP_FILE);
-        let temporary = dir.join(format!("{SWEEP_FILE}.tmp"));
+        let path = dir.join(SWEEP_JSON);
+        let temporary = dir.join(format!("{SWEEP_JSON}{TMP}"));
         let text = serde_json::to_string_pretty(self).expect("serializable") + "\n";
         fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
         fs::rename(&temporary, &path).with_context(|| format!("writing {}", path.display()))
@@ -192,7 +190,7 @@ impl SweepFile {
 
     /// Reads DIR/sweep.json.
     pub fn read(dir: &Path) -> anyhow::Result<SweepFile> {
-        let path = dir.join(SWEEP_FILE);
+        let path = dir.join(SWEEP_JSON);
         let text = crate::usage::read_bounded_text(&path, crate::usage::MAX_INPUT_FILE_BYTES)
             .with_context(|| format!("reading {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))

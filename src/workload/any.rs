@@ -19,9 +19,10 @@ use super::stress::multi::StressSetWorkload;
 use super::stress::{self, StressWorkload};
 use super::vector::{self, VectorWorkload};
 use super::ycsb::{self, Ycsb};
-use super::{Definition, Parts, Workload, WorkloadConfig};
+use super::common::workload::{Parts, Workload};
+use super::definition::{Definition, WorkloadConfig};
 use crate::client::native::NativeClient;
-use crate::workload::WorkloadRequest;
+use super::common::request::WorkloadRequest;
 
 /// A prepared workload of any format.
 // One per run, behind an Arc: the size of its variants does not matter.

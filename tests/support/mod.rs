@@ -12,9 +12,12 @@ use std::time::Duration;
 use headroom::cluster::{probe, ClusterConfig, LocalCluster, StartOptions};
 use headroom::units::ByteSize;
 
+pub mod catalogued;
 pub mod in_process;
 pub mod kubernetes;
 pub mod prometheus;
+
+pub use catalogued::assert_catalogued;
 
 static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
 

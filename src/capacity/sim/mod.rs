@@ -114,7 +114,7 @@ impl TrialRunner for Simulated {
             concurrency: 64,
             achieved_per_s: self.probe_achieved,
             seconds: 30.0,
-            dir: "probe".to_string(),
+            dir: crate::catalogue::PROBE.to_string(),
             down: None,
         }))
     }

@@ -259,7 +259,7 @@ impl TrialRunner for StochasticRunner<'_> {
             concurrency: 256,
             achieved_per_s: self.sim.ceiling() * noise,
             seconds: PROBE_S,
-            dir: "probe".to_string(),
+            dir: crate::catalogue::PROBE.to_string(),
             down: None,
         }))
     }
@@ -399,14 +399,11 @@ pub fn search_with_records(
                 };
                 records.push(record);
             }
-            let outcome = search::outcome(&records, *repeats);
-            let lower = outcome.capacity_per_s.unwrap_or(0.0);
-            let upper = outcome
-                .rows
-                .iter()
-                .find(|row| row.rate_per_s > lower && row.verdict == search::Verdict::Fail)
-                .map_or(f64::INFINITY, |row| row.rate_per_s);
-            (lower, upper)
+            let (capacity, lowest_fail) = search::outcome(&records, *repeats).bracket();
+            (
+                capacity.unwrap_or(0.0),
+                lowest_fail.unwrap_or(f64::INFINITY),
+            )
         }
     };
     let found = Found {

@@ -16,16 +16,16 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::search as capacity_command;
 use crate::capacity::degraded;
 use crate::capacity::dir::SearchData;
 use crate::capacity::settings::{Fresh, SearchSettings};
 use crate::capacity::{RatePlan, Status, Store};
+use crate::catalogue::{CLUSTER, COMPARE_JSON, SERVER};
 use crate::cli::CapacityArgs;
 use crate::cluster::{ClusterConfig, ClusterSettings, LocalCluster, StartOptions};
 use crate::commands::settings;
 use crate::compare::matrix::{self, Entry, EntryStatus, MatrixFile};
-use crate::compare::{compare, render, COMPARE_FILE};
+use crate::compare::{compare, render};
 use crate::live::Live;
 use crate::usage::{usage_error, UsageError};
 
@@ -39,7 +39,7 @@ pub fn run(
     live: Option<&Live>,
 ) -> anyhow::Result<ExitCode> {
     let axes = matrix::parse(&args.matrix).map_err(UsageError::new)?;
-    let compare_options = crate::commands::compare::options(&args.cost)?;
+    let compare_options = crate::commands::settings::compare_options(&args.cost)?;
     if compare_options.size_for == crate::compare::cost::SizeFor::Degraded
         && !axes
             .iter()
@@ -50,7 +50,7 @@ pub fn run(
              down: add the axis --matrix degraded=0,1",
         ));
     }
-    let search = capacity_command::search_settings(args)?;
+    let search = crate::commands::settings::search_settings(args)?;
     let base_cluster = ClusterSettings {
         nodes: args.cost.nodes,
         heap: args.heap,
@@ -82,7 +82,7 @@ pub fn run(
     let cluster_dir = args
         .cluster_dir
         .clone()
-        .unwrap_or_else(|| dir.join("cluster"));
+        .unwrap_or_else(|| dir.join(CLUSTER));
     if LocalCluster::open(&cluster_dir).is_ok() {
         return Err(usage_error(format!(
             "{} holds a cluster already; the matrix starts and removes its own clusters: give \
@@ -206,10 +206,10 @@ fn drive(
             Ok(comparison) => {
                 println!("\n{}", render::text(&comparison));
                 fs::write(
-                    dir.join(COMPARE_FILE),
+                    dir.join(COMPARE_JSON),
                     serde_json::to_string_pretty(&comparison)?,
                 )
-                .with_context(|| format!("writing {}", dir.join(COMPARE_FILE).display()))?;
+                .with_context(|| format!("writing {}", dir.join(COMPARE_JSON).display()))?;
             }
             Err(e) => eprintln!("The configurations could not be compared: {e:#}"),
         }
@@ -354,7 +354,7 @@ fn run_entry(
         config.cluster_dir = Some(cluster_dir.to_path_buf());
     }
     let result = Store::create(entry_dir, serde_json::to_value(&config)?).and_then(|store| {
-        capacity_command::search(&config, store, credentials, Some(&mut cluster), live)
+        crate::commands::terminal::search(&config, store, credentials, Some(&mut cluster), live)
     });
     keep_server_logs(&cluster, entry_dir);
     println!("Removing the cluster of {}...", entry.label);
@@ -371,7 +371,7 @@ fn check_degraded(
     nodes_down: u32,
     label: &str,
 ) -> anyhow::Result<()> {
-    let specs = config.node_specs(Path::new("cluster"));
+    let specs = config.node_specs(Path::new(CLUSTER));
     let hosts: Vec<String> = specs.iter().map(|n| n.native_addr().to_string()).collect();
     degraded::choose(&specs, config.dcs, &hosts, nodes_down)
         .and_then(|_| degraded::check_replicas(&search.run.workload, nodes_down))
@@ -382,7 +382,7 @@ fn check_degraded(
 /// own directory is removed with it. A copy that fails is said, not fatal.
 fn keep_server_logs(cluster: &LocalCluster, dir: &Path) {
     for node in cluster.nodes() {
-        let target: PathBuf = dir.join("server").join(format!("node{}", node.index));
+        let target: PathBuf = dir.join(SERVER).join(format!("node{}", node.index));
         let Ok(entries) = fs::read_dir(node.logs_dir()) else {
             continue;
         };

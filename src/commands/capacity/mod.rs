@@ -2,7 +2,6 @@
 //! matrix ([`matrix`]: one search per configuration, then their comparison).
 
 pub mod matrix;
-pub mod search;
 
 use std::process::ExitCode;
 
@@ -10,11 +9,12 @@ use super::settings;
 use super::terminal::start_live;
 use crate::capacity::settings::SearchSettings;
 use crate::capacity::Store;
+use crate::catalogue::{CAPACITY_JSONL, MATRIX_JSON, REPORT_HTML, SEARCH_JSON};
 use crate::cli::CapacityArgs;
-use crate::compare::matrix::MATRIX_FILE;
 use crate::live::{Labels, Live};
 
-pub use search::{search, search_settings};
+use super::settings::search_settings;
+use super::terminal::search;
 
 /// Runs `headroom capacity`.
 pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
@@ -24,7 +24,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = args
         .resume
         .as_deref()
-        .filter(|d| d.join(MATRIX_FILE).exists())
+        .filter(|d| d.join(MATRIX_JSON).exists())
     {
         let code = matrix::resume(dir, credentials, live);
         return end_live(live, code);
@@ -95,7 +95,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
         // what failed.
         let refused = crate::commands::exit::exit_code_for(e) == crate::commands::exit::EXIT_USAGE;
         if let Some(out) = fresh_out.as_ref().filter(|_| refused) {
-            let records = out.join("capacity.jsonl");
+            let records = out.join(CAPACITY_JSONL);
             if std::fs::metadata(&records).map_or(true, |m| m.len() == 0) {
                 crate::output_dir::withdraw(out, &format!("The search did not start: {e:#}"));
             }
@@ -161,16 +161,16 @@ fn search_report(trial: &std::path::Path) -> Option<std::path::PathBuf> {
     let with = |file: &str| {
         trial
             .ancestors()
-            .find(|d| d.join("report.html").is_file() && d.join(file).is_file())
-            .map(|d| d.join("report.html"))
+            .find(|d| d.join(REPORT_HTML).is_file() && d.join(file).is_file())
+            .map(|d| d.join(REPORT_HTML))
     };
-    with(MATRIX_FILE).or_else(|| with("search.json"))
+    with(MATRIX_JSON).or_else(|| with(SEARCH_JSON))
 }
 
 /// A single search's `--node-price` and `--target-load`, checked: one price for its one
 /// configuration (a price per configuration label is for `--matrix`).
 fn single_search_price(args: &CapacityArgs) -> anyhow::Result<Option<(f64, Option<f64>)>> {
-    let options = crate::commands::compare::options(&args.cost)?;
+    let options = crate::commands::settings::compare_options(&args.cost)?;
     if options.size_for == crate::compare::cost::SizeFor::Degraded {
         return Err(crate::usage::usage_error(
             "--size-for degraded prices a configuration by its twin searched with a node down: \

@@ -85,7 +85,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             (
                 Some(exit_code_of(summary)),
                 format!("The run has ended: {}.", ended_in_words(summary)),
-                Some(out.join("report.html")),
+                Some(out.join(crate::catalogue::REPORT_HTML)),
             )
         }
     };

@@ -1,36 +1,17 @@
 //! What every command that runs load shares on the terminal: the watcher that prints a run
-//! as it goes and its summary ([`watch::Terminal`]), Ctrl-C and SIGTERM turned into a stop,
+//! as it goes and its summary ([`watch::Terminal`]), a capacity search as it goes
+//! ([`search()`]), Ctrl-C and SIGTERM turned into a stop,
 //! and the report written at the end. `run`, `capacity`, `sweep`, `merge` and the quickstart
-//! use it; no command reaches into another for these.
+//! use it; no command reaches into another for these. This file only declares the parts and
+//! hands on what the commands use.
 
+mod ending;
 mod live;
 mod recall;
+mod search;
 pub mod watch;
 
-use std::path::Path;
-use std::sync::Arc;
-
-use crate::stop::StopSignal;
-
+pub use ending::{stop_on_ctrl_c_or_term, write_report};
 pub use live::{ended_in_words, live_labels, start_live};
+pub use search::search;
 pub use watch::Terminal;
-
-/// Gives `stop` on Ctrl-C or SIGTERM, saying so, from a task of `runtime`.
-pub fn stop_on_ctrl_c_or_term(runtime: &tokio::runtime::Runtime, stop: &Arc<StopSignal>) {
-    let stop = stop.clone();
-    runtime.spawn(async move {
-        crate::stop::ctrl_c_or_term().await;
-        eprintln!("\nStopping: no new requests; waiting for those in flight...");
-        stop.trigger();
-    });
-}
-
-/// Writes DIR/report.html for a run or search directory; a failure is reported, not fatal:
-/// the run's own files are complete without it.
-pub fn write_report(dir: &Path) {
-    let path = dir.join("report.html");
-    match crate::report::write_report(&[dir.to_path_buf()], &path) {
-        Ok(()) => println!("Report: {}", path.display()),
-        Err(e) => eprintln!("Warning: could not write {}: {e:#}", path.display()),
-    }
-}

@@ -2,7 +2,6 @@
 //! query's part of the live line (`r0.981`), what `r` means in the live header, and the
 //! line under such an op in the summary. An op type without recall shows none of these.
 
-use crate::metrics::{OpHistograms, RECALL_SCALE};
 use crate::results::summary::Recall;
 
 /// The op types judged for recall with the k of their recall@k, as the workload's
@@ -26,10 +25,11 @@ pub fn name(k: Option<usize>) -> String {
 }
 
 /// The end of an op's part of the live line: ` r0.981`, the mean recall of the interval's
-/// answers; empty for an op without recall or without answers judged.
-pub fn interval_mark(stats: &OpHistograms) -> String {
-    match stats.recall.as_ref().filter(|h| !h.is_empty()) {
-        Some(h) => format!(" r{:.3}", h.mean() / RECALL_SCALE),
+/// answers (the mean summary.json and the SLA take); empty for an op without recall or
+/// without answers judged.
+pub fn interval_mark(recall: Option<&Recall>) -> String {
+    match recall {
+        Some(r) => format!(" r{:.3}", r.mean),
         None => String::new(),
     }
 }
@@ -80,12 +80,18 @@ mod tests {
 
     #[test]
     fn recall_interval_mark_is_the_mean_of_the_answers() {
+        use crate::metrics::OpHistograms;
         let mut stats = OpHistograms::default();
-        assert_eq!(interval_mark(&stats), "", "an op without recall shows none");
+        let of = |s: &OpHistograms| s.recall.as_ref().and_then(Recall::of);
+        assert_eq!(
+            interval_mark(of(&stats).as_ref()),
+            "",
+            "an op without recall shows none"
+        );
         for recall in [1.0, 1.0, 0.9, 0.0] {
             stats.record_recall(recall);
         }
-        assert_eq!(interval_mark(&stats), " r0.725");
+        assert_eq!(interval_mark(of(&stats).as_ref()), " r0.725");
     }
 
     #[test]

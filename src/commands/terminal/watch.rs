@@ -1,15 +1,18 @@
 //! What `headroom run` (and each trial of a search, each step of a sweep) shows in the
 //! terminal: a line per interval above a progress bar, the failing SLA windows as they come,
 //! and the summary. The library run tells; this prints.
+//!
+//! **Why one file of about 610 lines.** The live lines and the summary print the same figures
+//! in the same words and widths; kept together they stay alike.
 
 use std::path::Path;
 use std::time::Duration;
 
 use crate::engine::{self, Interval, LoadMode, StopReason};
+use crate::figures::Figures;
 use crate::format::format_big;
 use crate::metrics::server_pauses;
 use crate::metrics::server_tables;
-use crate::metrics::Phase;
 use crate::results::summary::{Latency, PopulateSummary, RunSummary, SlaSummary};
 use crate::run::{Control, Finished, Measuring, RunObserver};
 use crate::sla::{Judged, Judgement, Validity};
@@ -83,60 +86,39 @@ impl Terminal {
     }
 
     /// An interval's line: its rate, errors and backlog, and each op's rate, percentiles
-    /// (and mean recall).
+    /// (and mean recall), all read from the interval's figures.
     fn interval_line(&self, interval: &Interval) -> String {
-        let seconds = interval.length_ns as f64 / 1e9;
-        let mut total = 0;
-        let mut errors = 0;
-        let mut parts = Vec::new();
-        let mut warmup = false;
-        for (i, name) in self.op_names.iter().enumerate() {
-            // Both phases' answers in one line; a copy only in the interval where they meet.
-            let (m, w) = (
-                &interval.ops[i][Phase::Measure.index()],
-                &interval.ops[i][Phase::Warmup.index()],
-            );
-            warmup |= w.total() > 0;
-            let merged;
-            let stats = match (m.total(), w.total()) {
-                (_, 0) => m,
-                (0, _) => w,
-                _ => {
-                    let mut both = m.clone();
-                    both.add(w);
-                    merged = both;
-                    &merged
-                }
-            };
-            total += stats.total();
-            errors += stats.error_count();
-            if stats.total() == 0 {
-                continue;
-            }
-            let l = Latency::of(&stats.response_ns);
-            parts.push(format!(
-                "{name}: {:.0} {:.2} {:.2} {:.2} {:.2}{}",
-                stats.total() as f64 / seconds,
-                l.p50_ms,
-                l.p99_ms,
-                l.p999_ms,
-                l.max_ms,
-                recall::interval_mark(stats)
-            ));
-        }
-        let phase = if warmup && self.has_warmup {
+        let f = Figures::of_interval(interval, &self.op_names);
+        let mut parts: Vec<String> = f
+            .ops
+            .iter()
+            .map(|o| {
+                // Every request of the interval failed: no latency, shown as 0.
+                let [p50, p99, p999, max] = o.response.map_or([0.0; 4], |q| {
+                    let ms = q.ms();
+                    [ms.p50_ms, ms.p99_ms, ms.p999_ms, ms.max_ms]
+                });
+                format!(
+                    "{}: {:.0} {p50:.2} {p99:.2} {p999:.2} {max:.2}{}",
+                    o.op,
+                    f.per_s(o.requests),
+                    recall::interval_mark(o.recall.as_ref())
+                )
+            })
+            .collect();
+        let phase = if f.warmup && self.has_warmup {
             " warmup"
         } else {
             ""
         };
-        let end_s = (interval.start_ns + interval.length_ns) as f64 / 1e9;
         if parts.is_empty() {
             parts.push("no answers in this interval".to_string());
         }
         format!(
-            "{end_s:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
-            total as f64 / seconds,
-            errors,
+            "{:>7.1}s {:>9.0} {:>7} {:>8} | {}{phase}",
+            f.end_s,
+            f.requests_per_s(),
+            f.errors,
             interval.backlog,
             parts.join(" | ")
         )
@@ -253,7 +235,7 @@ impl RunObserver for Terminal {
         if let Some(pauses) = run.pauses {
             println!(
                 "  server pauses in the measured part ({}):",
-                crate::results::pauses::PAUSES_JSON
+                crate::catalogue::PAUSES_JSON
             );
             for line in server_pauses::describe(pauses) {
                 println!("  {line}");
@@ -262,7 +244,7 @@ impl RunObserver for Terminal {
         if let Some(maintenance) = run.maintenance {
             println!(
                 "  maintenance during the run ({}):",
-                crate::maintenance::MAINTENANCE_JSON
+                crate::catalogue::MAINTENANCE_JSON
             );
             for line in crate::maintenance::runner::describe(maintenance) {
                 println!("    {line}");
@@ -303,7 +285,7 @@ fn print_server_tables(file: &server_tables::ServerTablesFile) {
         "  Cassandra's own histograms of {}.{} ({}; decaying server-side views):",
         file.keyspace,
         file.table,
-        server_tables::SERVER_TABLES_JSON
+        crate::catalogue::SERVER_TABLES_JSON
     );
     for line in server_tables::describe(file) {
         println!("    {line}");
@@ -318,7 +300,7 @@ fn print_server_samples(file: &server_tables::ServerTablesFile, out: &Path, warm
     println!(
         "  Cassandra's own figures every {} s during the measured part ({}, {} readings in all):",
         file.samples_every_s.unwrap_or_default(),
-        server_samples::SERVER_SAMPLES_JSONL,
+        crate::catalogue::SERVER_SAMPLES_JSONL,
         file.samples
     );
     let lines = server_samples::describe(&samples, warmup_s);

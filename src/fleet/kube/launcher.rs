@@ -18,7 +18,7 @@ use k8s_openapi::api::core::v1::Pod;
 use super::api::KubeApi;
 use super::manifest::{self, CONTAINER, JOB_LABEL};
 use super::pack;
-use super::KubeOptions;
+use super::options::KubeOptions;
 use crate::fleet::launch::{Launcher, WorkerEnd, WorkerPlan};
 use crate::stop::StopSignal;
 

@@ -26,10 +26,10 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::KubeOptions;
-use crate::engine::LoadMode;
+use super::options::KubeOptions;
+use crate::catalogue::CONFIG_JSON;
 use crate::fleet::launch::WorkerPlan;
-use crate::results::config::{RunSettings, CONFIG_JSON};
+use crate::results::config::RunSettings;
 use crate::usage::UsageError;
 
 /// Where the ConfigMap is mounted in a pod.
@@ -291,11 +291,10 @@ pub fn start_at_text(start_at: SystemTime) -> String {
 pub fn deadline(plan: &WorkerPlan, options: &KubeOptions, now: SystemTime) -> Duration {
     let until_start = plan.start_at.duration_since(now).unwrap_or_default();
     let s = &plan.settings;
-    let measured_s = match (s.duration_s, s.ops, &s.mode) {
+    // The request count is the whole schedule's, sent at the whole rate.
+    let measured_s = match (s.duration_s, s.ops, s.whole_rate()) {
         (Some(d), _, _) => d,
-        (None, Some(ops), LoadMode::Open { rate_per_s, .. }) if *rate_per_s > 0.0 => {
-            ops as f64 / rate_per_s
-        }
+        (None, Some(ops), Some(rate_per_s)) if rate_per_s > 0.0 => ops as f64 / rate_per_s,
         _ => 3600.0,
     };
     let run = Duration::from_secs_f64((s.warmup_s + measured_s).max(0.0));
@@ -557,7 +556,7 @@ mod tests {
         assert!(err.contains("--tls-secret"), "{err}");
 
         options.tls_secret = Some("cassandra-client-tls".to_string());
-        options.credentials = Some(super::super::Credentials {
+        options.credentials = Some(super::super::options::Credentials {
             username: "loader".to_string(),
             secret: "cassandra-login".to_string(),
             key: "password".to_string(),
@@ -627,7 +626,7 @@ mod tests {
     #[test]
     fn the_yaml_reads_back_as_the_same_objects_with_kubernetes_names() {
         let mut options = options();
-        options.credentials = Some(super::super::Credentials {
+        options.credentials = Some(super::super::options::Credentials {
             username: "loader".to_string(),
             secret: "cassandra-login".to_string(),
             key: "password".to_string(),

@@ -6,7 +6,7 @@
 use crate::results::config::RunSettings;
 use crate::usage::UsageError;
 
-use super::{KubeOptions, Resources};
+use super::options::{KubeOptions, Resources};
 
 /// Checks every name, the image and the resources of `options`.
 pub fn check_options(options: &KubeOptions) -> Result<(), UsageError> {

@@ -27,14 +27,15 @@ mod workers;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::Context;
 use hdrhistogram::Histogram;
 
+use crate::catalogue::{HGRM, HISTOGRAMS_HLOG, VECTORS_JSON};
 use crate::engine::{Interval, StopReason};
 use crate::metrics::{ErrorClass, OpHistograms, Phase};
-use crate::results::config::{FleetOrigin, RunSettings, WorkerSlot};
+use crate::results::config::FleetOrigin;
 use crate::results::hlog::{encoded_intervals, EncodedInterval, HICCUP_TAG};
 use crate::results::intervals_csv::parse_intervals;
 use crate::results::summary::RunSummary;
@@ -44,18 +45,7 @@ use crate::stats::new_histogram;
 use crate::usage::UsageError;
 
 use summary::{merge_populate, summarize};
-use workers::{check, fleet_mode, op_names, read_workers};
-
-/// One worker's run directory, read.
-struct Worker {
-    dir: PathBuf,
-    settings: RunSettings,
-    slot: WorkerSlot,
-    start: SystemTime,
-    summary: RunSummary,
-    hlog: Vec<u8>,
-    csv: String,
-}
+use workers::{check, fleet_mode, op_names, read_workers, Worker};
 
 /// The workers' directories, read and checked: one fleet, ready to merge.
 pub struct Fleet {
@@ -110,7 +100,7 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
             .unwrap_or_default()
             .as_secs_f64();
         let index_of = |start_s: f64| ((shift_s + start_s) / interval_s).round().max(0.0) as u64;
-        let label = format!("{}/histograms.hlog", worker.dir.display());
+        let label = format!("{}/{HISTOGRAMS_HLOG}", worker.dir.display());
         for entry in encoded_intervals(&worker.hlog, &label, &mut notes) {
             let slot = slots.entry(index_of(entry.start_s)).or_default();
             slot.length_s = slot.length_s.max(entry.length_s);
@@ -165,9 +155,9 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
     settings.write(out)?;
     // The workers searched the same vectors with the same truth (a function of the seed):
     // the first one's account of them is the merged run's.
-    let vectors = first.dir.join(crate::results::VECTORS_JSON);
+    let vectors = first.dir.join(VECTORS_JSON);
     if vectors.is_file() {
-        fs::copy(&vectors, out.join(crate::results::VECTORS_JSON))
+        fs::copy(&vectors, out.join(VECTORS_JSON))
             .with_context(|| format!("copying {}", vectors.display()))?;
     }
 
@@ -210,11 +200,11 @@ fn merge(workers: &[Worker], out: &Path, command_line: Vec<String>) -> anyhow::R
         let stats = &totals[i][Phase::Measure.index()];
         if stats.ok > 0 {
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.hgrm")),
+                &out.join(format!("{name}{HGRM}")),
                 &stats.response_ns,
             )?;
             crate::results::hgrm::write_file(
-                &out.join(format!("{name}.service.hgrm")),
+                &out.join(format!("{name}.service{HGRM}")),
                 &stats.service_ns,
             )?;
         }

@@ -20,7 +20,7 @@ use crate::sla::{ClientFigures, Validity, ValidityVerdict};
 use crate::stats::new_histogram;
 
 use super::workers::fleet_mode;
-use super::Worker;
+use super::workers::Worker;
 
 /// The workers' populates added: rows and errors summed, over the longest one's time; the
 /// writes' histograms added from each worker's populate.hlog, and written as the merged
@@ -58,7 +58,7 @@ pub(super) fn merge_populate(
     let mut writes = OpSummary::of(&op, &OpHistograms::default(), seconds);
     let mut notes = Vec::new();
     for (worker, populate) in &populates {
-        let path = worker.dir.join(crate::run::populate::POPULATE_HLOG);
+        let path = worker.dir.join(crate::catalogue::POPULATE_HLOG);
         let bytes = crate::usage::read_bounded(&path, crate::usage::MAX_DATA_FILE_BYTES)
             .with_context(|| format!("reading {}", path.display()))?;
         let label = path.display().to_string();
@@ -96,9 +96,12 @@ pub(super) fn merge_populate(
     writes.service_time = Latency::of(service);
     writes.wait_time = Latency::of(wait);
     if writes.ok > 0 {
-        for (name, histogram) in crate::run::populate::POPULATE_HGRM
-            .iter()
-            .zip([response, service])
+        for (name, histogram) in [
+            crate::catalogue::POPULATE_HGRM,
+            crate::catalogue::POPULATE_SERVICE_HGRM,
+        ]
+        .iter()
+        .zip([response, service])
         {
             crate::results::hgrm::write_file(&out.join(name), histogram)?;
         }
@@ -206,10 +209,8 @@ pub(super) fn summarize(
         started_at: humantime::format_rfc3339_millis(t0).to_string(),
         warmup_s: first.warmup_s,
         measured_s,
-        attempted_rate_per_s: match workers[0].settings.mode {
-            LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
-            LoadMode::Closed { .. } => None,
-        },
+        // The fleet attempted the whole schedule.
+        attempted_rate_per_s: workers[0].settings.whole_rate(),
         achieved_rate_per_s: rate_sum(|s| s.achieved_rate_per_s),
         failed_rate_per_s: rate_sum(|s| s.failed_rate_per_s),
         max_backlog,
@@ -243,7 +244,7 @@ pub(super) fn summarize(
 fn worker_figures(worker: &Worker) -> WorkerFigures {
     let mut lag = new_histogram();
     let mut notes = Vec::new();
-    for entry in encoded_intervals(&worker.hlog, "histograms.hlog", &mut notes) {
+    for entry in encoded_intervals(&worker.hlog, crate::catalogue::HISTOGRAMS_HLOG, &mut notes) {
         if entry.tag.ends_with(".wt") && !entry.tag.starts_with("warmup.") {
             if let Some(h) = entry.decode() {
                 lag.add(&h).expect("auto-resizing histograms always add");

@@ -3,13 +3,24 @@
 //! missing.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
+use crate::catalogue::{CONFIG_JSON, HISTOGRAMS_HLOG, INTERVALS_CSV};
 use crate::engine::LoadMode;
-use crate::results::config::RunSettings;
+use crate::results::config::{RunSettings, WorkerSlot};
 use crate::results::summary::RunSummary;
 use crate::usage::UsageError;
 
-use super::Worker;
+/// One worker's run directory, read.
+pub(super) struct Worker {
+    pub dir: PathBuf,
+    pub settings: RunSettings,
+    pub slot: WorkerSlot,
+    pub start: SystemTime,
+    pub summary: RunSummary,
+    pub hlog: Vec<u8>,
+    pub csv: String,
+}
 
 /// Reads every directory; refuses one that is not a finished worker's.
 pub(super) fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
@@ -21,7 +32,7 @@ pub(super) fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
         let refuse = |why: String| -> anyhow::Error {
             UsageError::new(format!("cannot merge {}: {why}", dir.display())).into()
         };
-        if !dir.join(crate::results::config::CONFIG_JSON).is_file() {
+        if !dir.join(CONFIG_JSON).is_file() {
             return Err(refuse("it is not a run directory (no config.json)".into()));
         }
         let settings = RunSettings::read(dir).map_err(|e| refuse(format!("{e:#}")))?;
@@ -37,15 +48,15 @@ pub(super) fn read_workers(dirs: &[PathBuf]) -> anyhow::Result<Vec<Worker>> {
             refuse("it has no summary.json: the worker did not finish its run".into())
         })?;
         let hlog = crate::usage::read_bounded(
-            &dir.join("histograms.hlog"),
+            &dir.join(HISTOGRAMS_HLOG),
             crate::usage::MAX_DATA_FILE_BYTES,
         )
-        .map_err(|e| refuse(format!("histograms.hlog: {e}")))?;
+        .map_err(|e| refuse(format!("{HISTOGRAMS_HLOG}: {e}")))?;
         let csv = crate::usage::read_bounded_text(
-            &dir.join("intervals.csv"),
+            &dir.join(INTERVALS_CSV),
             crate::usage::MAX_DATA_FILE_BYTES,
         )
-        .map_err(|e| refuse(format!("intervals.csv: {e}")))?;
+        .map_err(|e| refuse(format!("{INTERVALS_CSV}: {e}")))?;
         workers.push(Worker {
             dir: dir.clone(),
             settings,

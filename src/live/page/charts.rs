@@ -8,8 +8,8 @@
 //! 4. the backlog and the requests in flight, and the send lag (p99, max);
 //! 5. the client's CPU and its hiccups.
 //!
-//! They are made from the points the [`Snapshot`] holds, at most [`super::MAX_DRAWN`] of
-//! them.
+//! They draw the figures ([`crate::figures::Figures`]) of the points the [`Snapshot`] holds,
+//! at most [`super::MAX_DRAWN`] of them: nothing is computed here.
 
 use std::collections::BTreeSet;
 
@@ -103,7 +103,7 @@ fn line(
     let points: Vec<(f64, f64)> = s
         .history
         .iter()
-        .filter_map(|p| Some((p.latest.end_s, value(p)?)))
+        .filter_map(|p| Some((p.figures.end_s, value(p)?)))
         .collect();
     let style = style.unwrap_or(if points.len() <= MAX_DOTTED_POINTS {
         Style::LineWithPoints
@@ -165,7 +165,7 @@ fn rate(s: &Snapshot) -> Chart {
     chart
         .series
         .push(line(s, "achieved", THROUGHPUT_BLUE, None, |p| {
-            Some(p.latest.achieved_per_s)
+            Some(p.figures.achieved_per_s())
         }));
     if let Some(rate) = s.run.as_ref().and_then(|r| r.rate_per_s) {
         chart.hlines.push(Rule {
@@ -193,7 +193,7 @@ fn latency(s: &Snapshot) -> Vec<Chart> {
     };
     let mut ops: Vec<String> = s.run.as_ref().map(|r| r.ops.clone()).unwrap_or_default();
     for p in &s.history {
-        for op in &p.latest.ops {
+        for op in &p.figures.ops {
             if !ops.contains(&op.op) {
                 ops.push(op.op.clone());
             }
@@ -203,12 +203,9 @@ fn latency(s: &Snapshot) -> Vec<Chart> {
     let mut charts = Vec::new();
     for op in ops {
         let quantiles = |p: &Point| {
-            let o = p.latest.ops.iter().find(|o| o.op == op)?;
-            if open {
-                o.response_s
-            } else {
-                o.service_s
-            }
+            let o = p.figures.ops.iter().find(|o| o.op == op)?;
+            let q = if open { o.response } else { o.service };
+            Some(q?.seconds())
         };
         if !s.history.iter().any(|p| quantiles(p).is_some()) {
             continue;
@@ -260,16 +257,17 @@ fn errors(s: &Snapshot) -> Chart {
     let classes: BTreeSet<&String> = s
         .history
         .iter()
-        .flat_map(|p| p.latest.errors_by_class.keys())
+        .flat_map(|p| p.figures.errors_by_class.iter().flat_map(|c| c.keys()))
         .collect();
     // A class's share of the interval's failures, at the interval's rate of failures.
     let per_s = |p: &Point, class: &str| {
-        let failed: u64 = p.latest.errors_by_class.values().sum();
-        let n = p.latest.errors_by_class.get(class).copied().unwrap_or(0);
+        let by_class = p.figures.errors_by_class.as_ref();
+        let failed: u64 = by_class.map_or(0, |c| c.values().sum());
+        let n = by_class.and_then(|c| c.get(class)).copied().unwrap_or(0);
         if failed == 0 {
             0.0
         } else {
-            p.latest.errors_per_s * n as f64 / failed as f64
+            p.figures.errors_per_s() * n as f64 / failed as f64
         }
     };
     if classes.is_empty() {
@@ -304,19 +302,19 @@ fn backlog(s: &Snapshot) -> Chart {
     chart
         .series
         .push(line(s, "backlog (due, not sent)", DARK_GREY, None, |p| {
-            Some(p.latest.backlog as f64)
+            Some(p.figures.backlog? as f64)
         }));
     chart.series.push(line(
         s,
         "in flight (sent, not answered)",
         LIGHT_GREY,
         Some(Style::Dashed),
-        |p| Some(p.latest.in_flight as f64),
+        |p| Some(p.figures.in_flight? as f64),
     ));
     chart.y2 = Some(linear("send lag (ms)"));
     for (name, i) in [("send lag p99", 1), ("send lag max", 3)] {
         let mut series = line(s, name, LATENCY_LINES[i].1, None, |p| {
-            Some(p.latest.send_lag_s?[i] * 1e3)
+            Some(p.figures.send_lag?.seconds()[i] * 1e3)
         });
         series.secondary = true;
         chart.series.push(series);
@@ -341,14 +339,16 @@ fn client(s: &Snapshot) -> Chart {
     // Each interval's share counts from the previous one, the first from the run's start.
     chart
         .series
-        .push(line(s, "client CPU", palette(1), None, |p| Some(p.cpu_cores)));
+        .push(line(s, "client CPU", palette(1), None, |p| {
+            p.figures.cpu_cores
+        }));
     chart.y2 = Some(linear("client hiccup (ms)"));
     let mut hiccups = line(
         s,
         "client hiccup (max)",
         HICCUP_GREY,
         Some(Style::Dashed),
-        |p| Some(p.latest.hiccup_s?[3] * 1e3),
+        |p| Some(p.figures.hiccup?.seconds()[3] * 1e3),
     );
     hiccups.secondary = true;
     chart.series.push(hiccups);

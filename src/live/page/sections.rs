@@ -155,7 +155,7 @@ pub(super) fn latest(h: &mut String, s: &Snapshot) {
         );
         return;
     };
-    let l = &p.latest;
+    let l = &Latest::of(&p.figures);
     let _ = write!(
         h,
         "<section id=\"latest\">\n<p class=\"tested\">The latest interval, ending \
@@ -193,7 +193,7 @@ pub(super) fn latest(h: &mut String, s: &Snapshot) {
     figure(
         h,
         None,
-        &format_number(p.cpu_cores),
+        &format_number(p.figures.cpu_cores.unwrap_or(0.0)),
         "",
         "client CPU, cores",
         false,

@@ -375,8 +375,8 @@ fn only_the_current_run_is_drawn_and_a_long_one_one_point_in_k() {
     for i in 0..crate::live::state::HISTORY_POINTS {
         let mut p = template.clone();
         p.run = 1;
-        p.latest.end_s = i as f64 + 1.0;
-        p.latest.achieved_per_s = 500.0 + (i % 7) as f64;
+        p.figures.end_s = i as f64 + 1.0;
+        (p.figures.requests, p.figures.errors) = (500 + (i % 7) as u64, 0);
         state.history.push(p);
     }
     let s = Snapshot::of(&state);

@@ -37,9 +37,6 @@ mod recording;
 
 pub use cql::{figure_from_row, TablesReader, CQL_LATENCY_RESOLUTION_US};
 pub use describe::describe;
-pub use model::{
-    write, Figure, NodeTables, ServerSample, ServerTablesFile, Snapshot, Unit,
-    SERVER_SAMPLES_JSONL, SERVER_TABLES_JSON,
-};
+pub use model::{write, Figure, NodeTables, ServerSample, ServerTablesFile, Snapshot, Unit};
 pub use nodetool::{parse_histograms, proxy_column, table_column};
 pub use recording::{Sampler, SamplingEnd, TablesRecording, MIN_EVERY};

@@ -10,10 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-/// The server's figures of a run directory.
-pub const SERVER_TABLES_JSON: &str = "server-tables.json";
-/// The samples of a run directory, one JSON object per line.
-pub const SERVER_SAMPLES_JSONL: &str = "server-samples.jsonl";
+use crate::catalogue::SERVER_TABLES_JSON;
 
 /// What a figure's values count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,7 +20,8 @@ use crate::workload::any::AnyWorkload;
 use crate::workload::WorkloadConfig;
 
 use super::cql::TablesReader;
-use super::model::{write, ServerSample, ServerTablesFile, SERVER_SAMPLES_JSONL};
+use super::model::{write, ServerSample, ServerTablesFile};
+use crate::catalogue::SERVER_SAMPLES_JSONL;
 
 /// The figures of one run: read once before the measured run ([`TablesRecording::begin`])
 /// and once after ([`TablesRecording::end`]).

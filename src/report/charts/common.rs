@@ -2,6 +2,7 @@
 //! the spans shaded over a run's time, and which latency a run measured.
 
 use super::model::{Band, Series, Style, LATENCY_LINES, SLA_RED, WARMUP_GREY};
+use crate::figures::Timeline;
 use crate::results::run_dir::Percentiles;
 use crate::results::run_dir::RunData;
 
@@ -55,17 +56,17 @@ pub(super) fn latency_kind(run: &RunData) -> &'static str {
 
 /// The spans every chart over a run's time shades: its warmup (named `warmup`) and each
 /// window that failed the SLA.
-pub(super) fn run_bands(run: &RunData, warmup: &str) -> Vec<Band> {
+pub(super) fn timeline_bands(figures: &Timeline, warmup: &str) -> Vec<Band> {
     let mut bands = Vec::new();
-    if run.warmup_s > 0.0 {
+    if figures.warmup_s > 0.0 {
         bands.push(Band {
             name: warmup.to_string(),
             from: 0.0,
-            to: run.warmup_s,
+            to: figures.warmup_s,
             color: WARMUP_GREY,
         });
     }
-    for window in run.windows.iter().filter(|w| !w.pass) {
+    for window in figures.failing() {
         bands.push(Band {
             name: "failing SLA window".to_string(),
             from: window.start_s,

@@ -435,7 +435,9 @@ mod tests {
 
     #[test]
     fn a_chart_draws_as_svg_with_its_title_axes_and_legend() {
-        let mut charts = timeline(&fixture_run(), "a <b>\"run\"</b> & more");
+        let run = fixture_run();
+        let figures = crate::figures::Timeline::load(&run);
+        let mut charts = timeline(&run, &figures, "a <b>\"run\"</b> & more");
         let mut chart = charts.remove(0);
         chart.series.push(Series {
             name: "<script>alert(1)</script>".into(),

@@ -2,8 +2,9 @@
 //! response times"): the client's latency per interval and every node's stop-the-world pauses over
 //! the same time axis, so that a latency spike can be laid beside the pause that caused it.
 
-use super::common::{line_style, run_bands};
+use super::common::{line_style, timeline_bands};
 use super::{palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
+use crate::figures::Timeline;
 use crate::results::run_dir::RunData;
 
 /// The palette entries a node's marks take, in node order: not the blue of the p99 line
@@ -26,7 +27,7 @@ pub fn node_series_name(node: &str, collector: Option<&str>, count: u64) -> Stri
 /// The client's p99 and max per interval and each node's pauses as marks at the moment they
 /// began, as high as they lasted; ms on a log scale. `None` for a run without pauses.json
 /// or whose pauses.json holds no node.
-pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
+pub fn pause_timeline(run: &RunData, figures: &Timeline, title: &str) -> Option<Chart> {
     let pauses = run.pauses.as_ref()?;
     if pauses.nodes.is_empty() {
         return None;
@@ -38,12 +39,12 @@ pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
         Axis::linear("time since the start of the run (s)"),
         Axis::log("ms (log scale)"),
     );
-    let latency: Vec<(f64, f64, f64)> = run
-        .timeline
+    let latency: Vec<(f64, f64, f64)> = figures
+        .intervals
         .iter()
         .filter_map(|i| {
-            let l = i.latency?;
-            Some((i.start_s + i.length_s, l.p99_ms, l.max_ms))
+            let l = i.latency?.ms();
+            Some((i.end_s, l.p99_ms, l.max_ms))
         })
         .collect();
     let style = line_style(latency.len());
@@ -82,7 +83,7 @@ pub fn pause_timeline(run: &RunData, title: &str) -> Option<Chart> {
             fit: true,
         });
     }
-    chart.bands = run_bands(run, "warmup (no pauses read)");
+    chart.bands = timeline_bands(figures, "warmup (no pauses read)");
     let mut caption = String::from(
         "The lines are the client's latency per interval (plotted at its end), every \
          operation type together. Each mark is one stop-the-world pause of a node's JVM, \
@@ -108,7 +109,11 @@ pub(crate) mod tests {
     #[test]
     fn chart_7_lays_each_nodes_pauses_beside_the_client_latency() {
         let mut run = fixture_run();
-        assert!(pause_timeline(&run, "run").is_none(), "no pauses.json");
+        let figures = Timeline::load(&run);
+        assert!(
+            pause_timeline(&run, &figures, "run").is_none(),
+            "no pauses.json"
+        );
         run.pauses = Some(pauses_of(vec![
             node(
                 "node1",
@@ -119,7 +124,7 @@ pub(crate) mod tests {
             ),
             node("node2", vec![pause(2.0, 281.4, "Cleanup")]),
         ]));
-        let chart = pause_timeline(&run, "run").unwrap();
+        let chart = pause_timeline(&run, &figures, "run").unwrap();
         assert_eq!(chart.kind, Kind::ServerPauses);
         assert_eq!(chart.title, "Client latency and server pauses: run");
         assert_eq!(chart.y.scale, super::super::Scale::Log);
@@ -136,16 +141,11 @@ pub(crate) mod tests {
         // The client lines: one point per interval of histograms.hlog, at its end.
         let p99 = chart.series_named("client p99").unwrap();
         let max = chart.series_named("client max").unwrap();
-        assert_eq!(p99.points.len(), run.timeline.len());
-        let first = &run.timeline[0];
-        assert_eq!(
-            p99.points[0],
-            (
-                first.start_s + first.length_s,
-                first.latency.unwrap().p99_ms
-            )
-        );
-        assert_eq!(max.points[0].1, first.latency.unwrap().max_ms);
+        assert_eq!(p99.points.len(), figures.intervals.len());
+        let first = &figures.intervals[0];
+        let latency = first.latency.unwrap().ms();
+        assert_eq!(p99.points[0], (first.end_s, latency.p99_ms));
+        assert_eq!(max.points[0].1, latency.max_ms);
         // The marks: where each pause began, as high as it lasted.
         let node1 = &chart.series[2];
         assert_eq!(node1.style, Style::Points);
@@ -163,11 +163,11 @@ pub(crate) mod tests {
 
         // A node without pauses keeps its legend entry; a file without nodes is no chart.
         run.pauses = Some(pauses_of(vec![node("node1", vec![])]));
-        let chart = pause_timeline(&run, "run").unwrap();
+        let chart = pause_timeline(&run, &figures, "run").unwrap();
         assert_eq!(chart.series[2].name, "node1 (g1): no pauses");
         assert!(chart.series[2].points.is_empty());
         super::super::draw::svg(&chart).unwrap();
         run.pauses = Some(pauses_of(vec![]));
-        assert!(pause_timeline(&run, "run").is_none());
+        assert!(pause_timeline(&run, &figures, "run").is_none());
     }
 }

@@ -2,8 +2,9 @@
 //! measured ANN queries' answers (histograms.hlog's `<op>.recall`), over the time axis of the
 //! run's timeline, warmup and failing windows shaded alike.
 
-use super::common::{line_style, run_bands};
+use super::common::{line_style, timeline_bands};
 use super::model::{Axis, Chart, Color, Kind, Series};
+use crate::figures::Timeline;
 use crate::results::run_dir::RunData;
 
 /// The mean's colour.
@@ -11,14 +12,15 @@ const MEAN_BLUE: Color = Color(31, 119, 180);
 /// The first percentile's colour: the low tail, as the latency charts' upper ones.
 const P1_ORANGE: Color = Color(255, 127, 14);
 
-/// The recall of `run`'s measured ANN queries per interval; `None` for a run without them.
-pub fn recall_timeline(run: &RunData, title: &str) -> Option<Chart> {
-    let points: Vec<(f64, f64, f64)> = run
-        .timeline
+/// The recall of `run`'s measured ANN queries per interval, from its figures; `None` for a
+/// run without them.
+pub fn recall_timeline(run: &RunData, figures: &Timeline, title: &str) -> Option<Chart> {
+    let points: Vec<(f64, f64, f64)> = figures
+        .intervals
         .iter()
         .filter_map(|i| {
             let r = i.recall.as_ref()?;
-            Some((i.start_s + i.length_s, r.mean, r.p1))
+            Some((i.end_s, r.mean, r.p1))
         })
         .collect();
     if points.is_empty() {
@@ -52,7 +54,7 @@ pub fn recall_timeline(run: &RunData, title: &str) -> Option<Chart> {
             fit: true,
         },
     ];
-    chart.bands = run_bands(run, "warmup (not shown)");
+    chart.bands = timeline_bands(figures, "warmup (not shown)");
     chart.caption = format!(
         "Each point is one measured interval (plotted at its end): the mean {name} of the ANN \
          queries answered in it, and the recall that 1% of them fell below. A query's recall \
@@ -81,12 +83,16 @@ mod tests {
 
     #[test]
     fn chart_9_draws_recall_only_for_a_run_with_it() {
-        let mut run = fixture_run();
-        assert!(recall_timeline(&run, "run").is_none(), "no recall, no chart");
+        let run = fixture_run();
+        let mut figures = Timeline::load(&run);
+        assert!(
+            recall_timeline(&run, &figures, "run").is_none(),
+            "no recall, no chart"
+        );
         // The fixture's warmup is its first five intervals; recall in the next two.
-        run.timeline[5].recall = recall(0.97, 0.8);
-        run.timeline[6].recall = recall(0.95, 0.7);
-        let chart = recall_timeline(&run, "run").unwrap();
+        figures.intervals[5].recall = recall(0.97, 0.8);
+        figures.intervals[6].recall = recall(0.95, 0.7);
+        let chart = recall_timeline(&run, &figures, "run").unwrap();
         assert_eq!(chart.kind, Kind::TimelineRecall);
         assert_eq!(chart.title, "Recall per interval: run");
         let mean = chart.series_named("mean").unwrap();

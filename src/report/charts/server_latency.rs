@@ -3,8 +3,9 @@
 //! and read latency of the table at each reading, on one time axis, with the run's warmup,
 //! failing windows and maintenance spans shaded.
 
-use super::common::{line_style, run_bands};
+use super::common::{line_style, timeline_bands};
 use super::{maintenance, palette, Axis, Chart, Kind, Series, Style, LATENCY_LINES};
+use crate::figures::Timeline;
 use crate::metrics::server_samples::FOLLOWED;
 use crate::results::run_dir::RunData;
 
@@ -16,7 +17,7 @@ const NODE_COLORS: [usize; 8] = [1, 3, 5, 4, 6, 7, 8, 9];
 
 /// The chart, in ms on a log scale; `None` for a run without readings or whose readings
 /// never held a latency above zero.
-pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
+pub fn server_latency(run: &RunData, figures: &Timeline, title: &str) -> Option<Chart> {
     let samples = &run.server_samples;
     if samples.is_empty() {
         return None;
@@ -28,10 +29,10 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
         Axis::linear("time since the start of the run (s)"),
         Axis::log("ms (log scale)"),
     );
-    let client: Vec<(f64, f64)> = run
-        .timeline
+    let client: Vec<(f64, f64)> = figures
+        .intervals
         .iter()
-        .filter_map(|i| Some((i.start_s + i.length_s, i.latency?.p99_ms)))
+        .filter_map(|i| Some((i.end_s, i.latency?.ms().p99_ms)))
         .filter(|p| p.1 > 0.0)
         .collect();
     if !client.is_empty() {
@@ -90,7 +91,7 @@ pub fn server_latency(run: &RunData, title: &str) -> Option<Chart> {
     if lines == 0 {
         return None;
     }
-    chart.bands = run_bands(run, "warmup");
+    chart.bands = timeline_bands(figures, "warmup");
     chart.bands.extend(maintenance::bands(run));
     let every = run
         .server_tables
@@ -156,12 +157,16 @@ mod tests {
     #[test]
     fn each_nodes_write_and_read_p99_lie_beside_the_clients() {
         let mut run = fixture_run();
-        assert!(server_latency(&run, "run").is_none(), "no readings");
+        let figures = Timeline::load(&run);
+        assert!(
+            server_latency(&run, &figures, "run").is_none(),
+            "no readings"
+        );
         run.server_samples = vec![
             sample(2.0, &[("node1", 1000.0, 0.0), ("node2", 2000.0, 0.0)]),
             sample(4.0, &[("node1", 21000.0, 3000.0), ("node2", 1000.0, 0.0)]),
         ];
-        let chart = server_latency(&run, "run").unwrap();
+        let chart = server_latency(&run, &figures, "run").unwrap();
         assert_eq!(chart.kind, Kind::ServerLatency);
         let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
@@ -180,7 +185,11 @@ mod tests {
         assert_eq!(chart.series[2].style, Style::Dashed);
         assert_eq!(
             chart.series[0].points.len(),
-            run.timeline.iter().filter(|i| i.latency.is_some()).count()
+            figures
+                .intervals
+                .iter()
+                .filter(|i| i.latency.is_some())
+                .count()
         );
         let colors: Vec<_> = chart.series.iter().map(|s| s.color).collect();
         for (i, c) in colors.iter().enumerate() {
@@ -193,7 +202,7 @@ mod tests {
         let mut counted = sample(6.0, &[("node1", 0.0, 0.0)]);
         counted.nodes[0].figures[0].count = Some(30);
         run.server_samples.push(counted);
-        let chart = server_latency(&run, "run").unwrap();
+        let chart = server_latency(&run, &figures, "run").unwrap();
         assert_eq!(
             chart.series[1].points,
             [(2.0, 1.0), (4.0, 21.0), (6.0, ZERO_AT_MS)]
@@ -202,6 +211,6 @@ mod tests {
 
         // Readings with only zeros and nothing counted draw nothing.
         run.server_samples = vec![sample(2.0, &[("node1", 0.0, 0.0)])];
-        assert!(server_latency(&run, "run").is_none());
+        assert!(server_latency(&run, &figures, "run").is_none());
     }
 }

@@ -2,7 +2,7 @@
 //! windows marked, client hiccups overlaid, errors per interval; and which trials of a
 //! search get one.
 
-use super::common::{latency_kind, latency_series, line_style, run_bands};
+use super::common::{latency_kind, latency_series, line_style, timeline_bands};
 use super::labels::{term_words, threshold_ms};
 use super::maintenance;
 use super::model::{
@@ -10,6 +10,7 @@ use super::model::{
     THROUGHPUT_BLUE,
 };
 use crate::capacity::dir::SearchData;
+use crate::figures::{Figures, Timeline};
 use crate::format::format_number;
 use crate::format::format_rate;
 use crate::results::run_dir::Percentiles;
@@ -59,7 +60,8 @@ pub fn timeline_trials(search: &SearchData) -> Vec<usize> {
     picked
 }
 
-/// Chart 4: the timeline of one run, as two charts over the same time axis.
+/// Chart 4: the timeline of one run, as two charts over the same time axis, drawn from its
+/// figures (`figures`, read from the run's files).
 ///
 /// Latency: p50, p99, p99.9 and max of each interval (every operation type merged, from
 /// histograms.hlog), the client's largest hiccup per interval, the warmup shaded, failing
@@ -67,14 +69,14 @@ pub fn timeline_trials(search: &SearchData) -> Vec<usize> {
 ///
 /// Throughput: requests per second in each interval, the attempted rate, and failed requests
 /// per interval on the right-hand axis.
-pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
+pub fn timeline(run: &RunData, figures: &Timeline, title: &str) -> Vec<Chart> {
     let mut charts = Vec::new();
     let time_axis = || Axis::linear("time since the start of the run (s)");
     let kind_of_latency = latency_kind(run);
-    let mut bands = run_bands(run, "warmup (not judged)");
+    let mut bands = timeline_bands(figures, "warmup (not judged)");
     bands.extend(maintenance::bands(run));
 
-    if run.timeline.iter().any(|i| i.latency.is_some()) {
+    if figures.intervals.iter().any(|i| i.latency.is_some()) {
         let mut chart = Chart::new(
             Kind::TimelineLatency,
             format!("timeline-latency-{}", run.label),
@@ -82,16 +84,16 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             time_axis(),
             Axis::log(format!("{kind_of_latency} (ms, log scale)")),
         );
-        let points: Vec<(f64, Percentiles)> = run
-            .timeline
+        let points: Vec<(f64, Percentiles)> = figures
+            .intervals
             .iter()
-            .filter_map(|i| Some((i.start_s + i.length_s, i.latency?)))
+            .filter_map(|i| Some((i.end_s, i.latency?.ms())))
             .collect();
         chart.series = latency_series(points);
-        let hiccups: Vec<(f64, f64)> = run
-            .timeline
+        let hiccups: Vec<(f64, f64)> = figures
+            .intervals
             .iter()
-            .filter_map(|i| Some((i.start_s + i.length_s, i.hiccup?.max_ms)))
+            .filter_map(|i| Some((i.end_s, i.hiccup?.ms().max_ms)))
             .filter(|p| p.1 > 0.0)
             .collect();
         if !hiccups.is_empty() {
@@ -131,8 +133,8 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
         } else {
             caption.push_str(" The histogram log holds no client hiccups for this run.");
         }
-        let failing = run.windows.iter().filter(|w| !w.pass).count();
-        match (run.windows.len(), failing) {
+        let failing = figures.failing().count();
+        match (figures.windows.len(), failing) {
             (0, _) => {}
             (1, 0) => caption.push_str(
                 " The SLA is judged per window after the warmup: the run's one window passed.",
@@ -157,7 +159,7 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
         charts.push(chart);
     }
 
-    if !run.intervals.is_empty() {
+    if figures.intervals.iter().any(|i| i.requests > 0) {
         let mut chart = Chart::new(
             Kind::TimelineThroughput,
             format!("timeline-throughput-{}", run.label),
@@ -165,19 +167,9 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             time_axis(),
             Axis::linear("throughput (requests/s)"),
         );
-        // Requests and errors of every op type and phase, by interval start. Intervals
-        // after the schedule's end hold only late answers: a rate over them means nothing.
-        let scheduled = |start_s: f64| run.planned_end_s.is_none_or(|end| start_s < end - 1e-6);
-        let mut by_start: std::collections::BTreeMap<i64, (f64, f64, u64, u64)> =
-            std::collections::BTreeMap::new();
-        for row in run.intervals.iter().filter(|r| scheduled(r.start_s)) {
-            let slot = by_start
-                .entry((row.start_s * 1000.0).round() as i64)
-                .or_insert((row.start_s, row.length_s, 0, 0));
-            slot.2 += row.requests;
-            slot.3 += row.errors;
-        }
-        let per_interval: Vec<(f64, f64, u64, u64)> = by_start.into_values().collect();
+        // Intervals after the schedule's end hold only late answers: a rate over them
+        // means nothing.
+        let per_interval: Vec<&Figures> = figures.scheduled().filter(|i| i.requests > 0).collect();
         let style = line_style(per_interval.len());
         chart.series.push(Series {
             name: "throughput".to_string(),
@@ -185,12 +177,12 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             style,
             points: per_interval
                 .iter()
-                .map(|p| (p.0 + p.1, p.2 as f64 / p.1.max(1e-9)))
+                .map(|i| (i.end_s, i.requests_per_s()))
                 .collect(),
             secondary: false,
             fit: true,
         });
-        let errors: u64 = per_interval.iter().map(|p| p.3).sum();
+        let errors: u64 = per_interval.iter().map(|i| i.errors).sum();
         chart.y2 = Some(Axis {
             label: "failed requests per interval".to_string(),
             scale: Scale::Linear,
@@ -207,12 +199,12 @@ pub fn timeline(run: &RunData, title: &str) -> Vec<Chart> {
             style,
             points: per_interval
                 .iter()
-                .map(|p| (p.0 + p.1, p.3 as f64))
+                .map(|i| (i.end_s, i.errors as f64))
                 .collect(),
             secondary: true,
             fit: true,
         });
-        if let Some(rate) = run.attempted_rate() {
+        if let Some(rate) = figures.attempted_per_s {
             chart.hlines.push(Rule {
                 name: format!("attempted rate: {}/s", format_rate(rate)),
                 at: rate,
@@ -239,7 +231,8 @@ mod tests {
     #[test]
     fn chart_4_is_the_timeline_of_a_run() {
         let run = fixture_run();
-        let charts = timeline(&run, "run");
+        let figures = Timeline::load(&run);
+        let charts = timeline(&run, &figures, "run");
         assert_eq!(charts.len(), 2);
         let latency = &charts[0];
         assert_eq!(latency.kind, Kind::TimelineLatency);
@@ -247,7 +240,10 @@ mod tests {
         let p99 = latency.series_named("p99").unwrap();
         let xs: Vec<f64> = p99.points.iter().map(|p| p.0).collect();
         assert_eq!(xs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
-        assert_eq!(p99.points[0].1, run.timeline[0].latency.unwrap().p99_ms);
+        assert_eq!(
+            p99.points[0].1,
+            figures.intervals[0].latency.unwrap().ms().p99_ms
+        );
         assert!(latency.caption.contains("the run's one window passed"));
         assert!(latency.caption.contains("hiccup meter"));
         let hiccups = latency.series_named("client hiccup (max)").unwrap();
@@ -280,7 +276,7 @@ mod tests {
         let search = fixture_search();
         assert_eq!(timeline_trials(&search), [3, 4]);
         let failing = search.trials[4].run.as_ref().unwrap();
-        let charts = timeline(failing, "5 500/s");
+        let charts = timeline(failing, &Timeline::load(failing), "5 500/s");
         let bands: Vec<(&str, f64, f64)> = charts[0]
             .bands
             .iter()

@@ -3,7 +3,7 @@
 //! bound held there, started from the linearised form and from a linear guess; the lowest
 //! sum of squares wins. Three parameters, a few dozen points: a 3×3 system per step.
 
-use super::{Usl, LAMBDA_MIN, MAX_ITERATIONS};
+use super::model::{Usl, LAMBDA_MIN, MAX_ITERATIONS};
 
 /// Least-squares USL through `(xs, ys)`: the best of the bounded LM runs from each start.
 pub(super) fn fit_usl(xs: &[f64], ys: &[f64]) -> Usl {

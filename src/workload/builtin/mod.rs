@@ -29,7 +29,8 @@ use super::common::schema::{
 };
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare};
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 
 /// The names `headroom run` accepts.
 pub const BUILTIN_NAMES: &[&str] = &["keyvalue", "timeseries", "documents"];
@@ -151,13 +152,13 @@ impl Kind {
 impl Builtin {
     /// Creates the keyspace and table when missing (or anew with `drop`), checks an existing
     /// table's columns, and prepares the statements.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
     ) -> Result<Builtin, WorkloadError> {
         let session = requests.session().clone();
         let kind = Kind::of(&config.name)?;
-        config.validate().map_err(WorkloadError::Invalid)?;
+        config.check(true).map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
         check_keyspace_flag(ks)?;

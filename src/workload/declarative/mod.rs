@@ -51,7 +51,8 @@ use super::common::send::Requests;
 use super::common::statements::{
     parse_consistency, prepare, MAX_BATCH_STATEMENTS, VECTOR_POPULATE_CONCURRENCY,
 };
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 use bind::{bind, convert, type_name};
 use values::{Ctx, Drawn, Generator};
 
@@ -92,10 +93,10 @@ struct PreparedWithArgs {
 impl Declarative {
     /// Runs the schema, prepares every operation and checks each argument's generator
     /// against its variable's CQL type.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
         checked: &Checked,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         op_mix: Option<&[(String, f64)]>,
     ) -> Result<Declarative, WorkloadError> {
         // The file's keyspace, else --keyspace (settled into the config).

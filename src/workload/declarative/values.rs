@@ -4,7 +4,7 @@
 //! or the named generators already drawn for it; [`super::bind`](mod@super::bind) converts the value to the CQL
 //! type of the variable it is bound to.
 //!
-//! Longer than most files (about 680 lines) for one reason: [`Generator`] has a variant per
+//! **Why one file of about 700 lines.** [`Generator`] has a variant per
 //! generator of the format and [`Generator::draw`] an arm per variant, and the two are read
 //! together; the stable hash of a drawn value, which `hash(...)` and sets use, is beside them.
 

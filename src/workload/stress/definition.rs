@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use super::model::{self, Profile, INSERT};
 use super::raw;
 use crate::workload::common::error::WorkloadError;
-use crate::workload::WorkloadRequest;
+use crate::workload::common::request::WorkloadRequest;
 /// `--keyspace` when not given: a profile's own keyspace replaces it.
-use crate::workload::DEFAULT_KEYSPACE;
+use crate::workload::common::request::DEFAULT_KEYSPACE;
 
 /// A cassandra-stress profile as stored in config.json: its text, so that a run can be
 /// repeated from config.json alone, and the operation mix.

@@ -57,7 +57,8 @@ use super::common::send::Requests;
 use super::common::statements::{
     parse_consistency, prepare, MAX_BATCH_STATEMENTS, VECTOR_POPULATE_CONCURRENCY,
 };
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 
 /// A named query, prepared.
 #[derive(Debug)]
@@ -110,9 +111,9 @@ pub struct StressWorkload {
 impl StressWorkload {
     /// Creates the keyspace, table and extra definitions when missing, reads the table's
     /// columns, and prepares the insert and the queries.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         definition: &StressDefinition,
     ) -> Result<StressWorkload, WorkloadError> {
         let session = requests.session().clone();

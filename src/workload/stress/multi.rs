@@ -18,7 +18,9 @@ use crate::workload::common::error::WorkloadError;
 use crate::workload::common::mix::Operations;
 use crate::workload::common::schema::drop_keyspace;
 use crate::workload::common::send::Requests;
-use crate::workload::{Parts, Workload, WorkloadConfig, WorkloadRequest};
+use crate::workload::common::request::WorkloadRequest;
+use crate::workload::common::settings::WorkloadSettings;
+use crate::workload::common::workload::{Parts, Workload};
 
 /// One profile of a run of several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,9 +162,9 @@ pub struct StressSetWorkload {
 impl StressSetWorkload {
     /// Prepares every profile; with --drop, each keyspace is dropped once, before any is
     /// created (two profiles may share one).
-    pub async fn prepare(
+    pub async fn prepare<D: Clone + Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         set: &StressSet,
     ) -> Result<StressSetWorkload, WorkloadError> {
         let session = requests.session().clone();

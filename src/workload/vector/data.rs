@@ -5,11 +5,11 @@
 use std::time::Instant;
 
 use super::model::{Loaded, Source, VectorDefinition};
-use super::VectorFacts;
 use crate::vectors::exact::nearest;
 use crate::vectors::generate::{Generator, Shape};
 use crate::vectors::Vectors;
 use crate::workload::common::error::WorkloadError;
+use serde::{Deserialize, Serialize};
 
 /// The vectors a run writes and searches for, and the truth its answers are scored against.
 #[derive(Debug)]
@@ -82,7 +82,11 @@ impl Data {
                 }
                 let source = match queries {
                     Some(q) => format!("{} (queries {})", base.display(), q.display()),
-                    None => format!("{} (the last {} held out as queries)", base.display(), definition.queries),
+                    None => format!(
+                        "{} (the last {} held out as queries)",
+                        base.display(),
+                        definition.queries
+                    ),
                 };
                 (loaded.base, loaded.queries, loaded.neighbours, source)
             }
@@ -104,7 +108,11 @@ impl Data {
                 (lists.concat(), stride, "computed")
             }
         };
-        let truth_s = if kind == "file" { 0.0 } else { started.elapsed().as_secs_f64() };
+        let truth_s = if kind == "file" {
+            0.0
+        } else {
+            started.elapsed().as_secs_f64()
+        };
         Ok(Data {
             facts: VectorFacts {
                 rows: base.len() as u64,
@@ -129,4 +137,28 @@ impl Data {
     pub fn truth(&self, q: usize) -> &[u32] {
         &self.truth[q * self.stride..(q + 1) * self.stride]
     }
+}
+
+/// What a run of the vector workload searched and how its truth was found: vectors.json in
+/// the run directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorFacts {
+    /// Vectors in the table.
+    pub rows: u64,
+    /// Distinct query vectors.
+    pub queries: usize,
+    /// Components of each vector.
+    pub dimensions: usize,
+    /// The index's similarity function.
+    pub similarity: String,
+    /// Neighbours each ANN query asks for: the k of recall@k.
+    pub top_k: usize,
+    /// Where the vectors came from, in words.
+    pub source: String,
+    /// `computed` (by the client, exactly, before the run) or `file` (a ground truth).
+    pub truth: String,
+    /// How long working the exact neighbours out took, seconds (0 when read from a file).
+    pub truth_s: f64,
+    /// How long making or reading the vectors took, seconds.
+    pub load_s: f64,
 }

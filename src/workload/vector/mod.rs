@@ -29,7 +29,8 @@ use rand::Rng;
 use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
-use serde::{Deserialize, Serialize};
+
+pub use self::data::VectorFacts;
 
 use self::data::Data;
 use self::model::VectorDefinition;
@@ -42,7 +43,8 @@ use super::common::schema::{
 };
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare, VECTOR_POPULATE_CONCURRENCY};
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 use crate::vectors::recall::recall_at_k;
 
 /// The workload's name on the command line.
@@ -56,30 +58,6 @@ pub const ANN_OP: &str = "ann";
 const WRITE: usize = 0;
 const ANN: usize = 1;
 
-
-/// What a run of the vector workload searched and how its truth was found: vectors.json in
-/// the run directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VectorFacts {
-    /// Vectors in the table.
-    pub rows: u64,
-    /// Distinct query vectors.
-    pub queries: usize,
-    /// Components of each vector.
-    pub dimensions: usize,
-    /// The index's similarity function.
-    pub similarity: String,
-    /// Neighbours each ANN query asks for: the k of recall@k.
-    pub top_k: usize,
-    /// Where the vectors came from, in words.
-    pub source: String,
-    /// `computed` (by the client, exactly, before the run) or `file` (a ground truth).
-    pub truth: String,
-    /// How long working the exact neighbours out took, seconds (0 when read from a file).
-    pub truth_s: f64,
-    /// How long making or reading the vectors took, seconds.
-    pub load_s: f64,
-}
 
 /// The vector workload, ready to send requests.
 pub struct VectorWorkload {
@@ -129,13 +107,13 @@ impl VectorWorkload {
     /// Creates the keyspace, table and index when missing (or anew with `drop`), refuses a
     /// table that holds other vectors, prepares the statements, and makes the vectors and
     /// their exact neighbours.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         definition: &VectorDefinition,
     ) -> Result<VectorWorkload, WorkloadError> {
         let session = requests.session().clone();
-        config.validate().map_err(WorkloadError::Invalid)?;
+        config.check(false).map_err(WorkloadError::Invalid)?;
         let consistency = parse_consistency(&config.consistency)?;
         let ks = &config.keyspace;
         check_keyspace_flag(ks)?;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::vectors::files::{self, Format, Neighbours};
 use crate::vectors::{Similarity, Vectors};
 use crate::workload::common::error::WorkloadError;
+use crate::workload::common::request::VectorRequest;
 
 /// Components of each vector unless `--dimensions` says otherwise.
 pub const DEFAULT_DIMENSIONS: usize = 128;
@@ -34,47 +35,6 @@ pub const MAX_ROWS: u64 = 100_000_000;
 pub const CLUSTERS: usize = 64;
 /// How far a generated vector lies from its topic (see `vectors::generate::Shape::noise`).
 pub const NOISE: f32 = 0.6;
-
-/// What the command line says of vectors: each `None` when the flag was not given, so that
-/// another workload can refuse them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VectorRequest {
-    /// `--dimensions`.
-    pub dimensions: Option<usize>,
-    /// `--similarity`.
-    pub similarity: Option<Similarity>,
-    /// `--top-k`.
-    pub top_k: Option<usize>,
-    /// `--rows`.
-    pub rows: Option<u64>,
-    /// `--queries`.
-    pub queries: Option<usize>,
-    /// `--vectors`.
-    pub vectors: Option<PathBuf>,
-    /// `--query-vectors`.
-    pub query_vectors: Option<PathBuf>,
-    /// `--neighbours`.
-    pub neighbours: Option<PathBuf>,
-}
-
-impl VectorRequest {
-    /// The first vector flag given, for refusing it on another workload.
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.dimensions.is_some(), "--dimensions"),
-            (self.similarity.is_some(), "--similarity"),
-            (self.top_k.is_some(), "--top-k"),
-            (self.rows.is_some(), "--rows"),
-            (self.queries.is_some(), "--queries"),
-            (self.vectors.is_some(), "--vectors"),
-            (self.query_vectors.is_some(), "--query-vectors"),
-            (self.neighbours.is_some(), "--neighbours"),
-        ]
-        .into_iter()
-        .find(|(given, _)| *given)
-        .map(|(_, flag)| flag)
-    }
-}
 
 /// Where the vectors come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,10 +98,14 @@ impl VectorDefinition {
         }
         let queries = request.queries.unwrap_or(DEFAULT_QUERIES);
         if queries == 0 {
-            return Err(invalid("--queries 0: an ANN query needs a query vector; give at least 1".into()));
+            return Err(invalid(
+                "--queries 0: an ANN query needs a query vector; give at least 1".into(),
+            ));
         }
         if request.rows == Some(0) {
-            return Err(invalid("--rows 0: the index needs vectors to search; give at least 1".into()));
+            return Err(invalid(
+                "--rows 0: the index needs vectors to search; give at least 1".into(),
+            ));
         }
         if let Some(rows) = request.rows.filter(|&r| r > MAX_ROWS) {
             return Err(invalid(format!(
@@ -162,7 +126,9 @@ impl VectorDefinition {
                 (request.neighbours.is_some(), "--neighbours"),
             ] {
                 if given {
-                    return Err(invalid(format!("{flag} goes with --vectors (the base vectors file)")));
+                    return Err(invalid(format!(
+                        "{flag} goes with --vectors (the base vectors file)"
+                    )));
                 }
             }
             return Ok(VectorDefinition {
@@ -234,7 +200,11 @@ impl VectorDefinition {
             } => format!(
                 "file {} ({base_bytes} bytes){}",
                 base.display(),
-                if queries.is_none() { ", queries held out" } else { "" }
+                if queries.is_none() {
+                    ", queries held out"
+                } else {
+                    ""
+                }
             ),
         };
         format!(
@@ -279,7 +249,8 @@ impl Loaded {
     ) -> Result<Loaded, WorkloadError> {
         let invalid = |m: String| WorkloadError::Invalid(m);
         let usage = |e: crate::usage::UsageError| invalid(e.to_string());
-        let cap = |n: Option<u64>| n.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let cap =
+            |n: Option<u64>| n.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
         let (base, queries) = match query_file {
             Some(q) => {
                 let base = files::read_vectors(base_file, "--vectors", dimensions, cap(rows))
@@ -323,7 +294,8 @@ impl Loaded {
                         n.display()
                     )));
                 }
-                let truth = files::read_neighbours(n, "--neighbours", queries.len()).map_err(usage)?;
+                let truth =
+                    files::read_neighbours(n, "--neighbours", queries.len()).map_err(usage)?;
                 if truth.len() < queries.len() {
                     return Err(invalid(format!(
                         "--neighbours {}: the neighbours of {} queries, and --query-vectors has {}",

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::data::Data;
-use super::model::{Source, VectorDefinition, VectorRequest, DEFAULT_QUERIES, DEFAULT_ROWS};
+use super::model::{Source, VectorDefinition, DEFAULT_QUERIES, DEFAULT_ROWS};
+use crate::workload::common::request::VectorRequest;
 use crate::fixtures::vectors_fixture;
 use crate::vectors::exact::nearest;
 use crate::vectors::Similarity;

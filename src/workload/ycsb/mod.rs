@@ -29,6 +29,7 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 
+use self::model::{INSERT, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
 use self::values::{key_name, KeyChooser, KeySettings, LengthChooser};
 use super::common::error::WorkloadError;
 use super::common::generators::{request_rng, TextPool};
@@ -39,20 +40,12 @@ use super::common::schema::{
 };
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare};
-use super::{Parts, Workload, WorkloadConfig};
+use super::common::settings::WorkloadSettings;
+use super::common::workload::{Parts, Workload};
 
 /// The name `headroom run` accepts for this format.
 pub const NAME: &str = "ycsb";
 
-/// The keyspace when `--keyspace` is left at headroom's default: YCSB's binding's.
-pub const KEYSPACE: &str = "ycsb";
-
-/// Operation type indexes.
-const READ: usize = 0;
-const UPDATE: usize = 1;
-const INSERT: usize = 2;
-const SCAN: usize = 3;
-const READ_MODIFY_WRITE: usize = 4;
 
 /// The operation types, named as YCSB prints them.
 pub const OP_NAMES: &[&str] = &["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
@@ -103,9 +96,9 @@ pub struct Ycsb {
 impl Ycsb {
     /// Creates the keyspace and usertable when missing (or anew with `drop`), checks an
     /// existing table's columns, and prepares the statements.
-    pub async fn prepare(
+    pub async fn prepare<D: Sync>(
         requests: Requests,
-        config: &WorkloadConfig,
+        config: &WorkloadSettings<D>,
         ycsb: &YcsbConfig,
     ) -> Result<Ycsb, WorkloadError> {
         let session = requests.session().clone();

@@ -7,10 +7,20 @@ use serde::{Deserialize, Serialize};
 use super::histogram::LengthHistogram;
 use super::raw::{Origin, Properties, Property};
 use super::values::RequestDistribution;
-use super::{INSERT, KEYSPACE, READ, READ_MODIFY_WRITE, SCAN, UPDATE};
 use crate::workload::common::error::WorkloadError;
+use crate::workload::common::request::WorkloadRequest;
+use crate::workload::common::settings::WorkloadSettings;
 use crate::workload::common::statements::parse_consistency;
-use crate::workload::{WorkloadConfig, WorkloadRequest};
+
+/// The keyspace when `--keyspace` is left at headroom's default: YCSB's binding's.
+pub const KEYSPACE: &str = "ycsb";
+
+/// Operation type indexes.
+pub(super) const READ: usize = 0;
+pub(super) const UPDATE: usize = 1;
+pub(super) const INSERT: usize = 2;
+pub(super) const SCAN: usize = 3;
+pub(super) const READ_MODIFY_WRITE: usize = 4;
 
 /// How the lengths of field values are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,7 +185,7 @@ pub fn resolve(args: &WorkloadRequest) -> Result<YcsbConfig, WorkloadError> {
 
 /// Sets the shared settings YCSB's properties decide: the load is insertcount records (all
 /// of recordcount unless insertstart or insertcount say otherwise), the keyspace YCSB's own unless --keyspace names another.
-pub fn settle(ycsb: &YcsbConfig, config: &mut WorkloadConfig) {
+pub fn settle<D>(ycsb: &YcsbConfig, config: &mut WorkloadSettings<D>) {
     config.populate = ycsb.insert_count();
     config.partitions = ycsb.recordcount.max(1);
     // --keyspace's default, "headroom", means none was named.

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::workload::common::error::WorkloadError;
-use crate::workload::WorkloadRequest;
+use crate::workload::common::request::WorkloadRequest;
 
 /// Where a property's value came from, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]

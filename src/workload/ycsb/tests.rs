@@ -286,9 +286,9 @@ fn insertstart_and_insertcount_load_one_range_and_bound_the_run() {
     )
     .unwrap();
     assert_eq!(c.insert_count(), 300);
-    let mut shared = WorkloadConfig {
+    let mut shared = WorkloadSettings {
         name: NAME.into(),
-        definition: crate::workload::Definition::Ycsb(Box::new(c.clone())),
+        definition: (),
         keyspace: "headroom".into(),
         partitions: 1,
         partition_generator: crate::workload::common::generators::PartitionGenerator::Random,

@@ -504,7 +504,8 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_with_server_samples_draws_them_and_tabulates_each_node() {
-        use crate::metrics::server_samples::{ServerSample, SERVER_SAMPLES_JSONL};
+        use crate::catalogue::SERVER_SAMPLES_JSONL;
+        use crate::metrics::server_samples::ServerSample;
         use crate::metrics::server_tables::{Figure, NodeTables, Unit};
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path().join("run");

@@ -259,7 +259,7 @@ pub(super) fn run_card(run: &RunData) -> String {
             format!(
                 "{}: summary.json {}, so the run's verdict is unknown; what it recorded is shown",
                 run.label,
-                if run.dir.join("summary.json").exists() {
+                if run.dir.join(crate::catalogue::SUMMARY_JSON).exists() {
                     "could not be read"
                 } else {
                     "is missing"

@@ -3,20 +3,25 @@
 //! the chart of recall per interval (histograms.hlog). A run without recall shows none of it.
 
 use super::page::{table, Page};
+use crate::figures::Timeline;
 use crate::format::{self, format_number};
 use crate::report::charts;
 use crate::results::run_dir::RunData;
 use crate::workload::vector::VectorFacts;
 
 /// The recall part of a run's section, when the run measured recall or holds vectors.json.
-pub(super) fn recall_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
+pub(super) fn recall_part(
+    page: &mut Page,
+    run: &RunData,
+    figures: &Timeline,
+) -> anyhow::Result<()> {
     let ops: Vec<_> = run
         .summary
         .iter()
         .flat_map(|s| &s.ops)
         .filter_map(|o| Some((o.op.as_str(), o.recall.as_ref()?)))
         .collect();
-    let chart = charts::recall_timeline(run, &run.label);
+    let chart = charts::recall_timeline(run, figures, &run.label);
     if ops.is_empty() && chart.is_none() && run.vectors.is_none() {
         return Ok(());
     }
@@ -82,6 +87,7 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use crate::fixtures::run_fixture;
+    use crate::figures::Timeline;
     use crate::metrics::RECALL_SCALE;
     use crate::report::charts::Kind;
     use crate::report::compared::Compared;
@@ -162,7 +168,8 @@ mod tests {
             [Kind::TimelineLatency, Kind::TimelineThroughput, Kind::TimelineRecall, Kind::Spectrum]
         );
         let input = Input::load(std::slice::from_ref(&run)).unwrap();
-        let chart = crate::report::charts::recall_timeline(&input.runs[0], "run").unwrap();
+        let figures = Timeline::load(&input.runs[0]);
+        let chart = crate::report::charts::recall_timeline(&input.runs[0], &figures, "run").unwrap();
         let mean: Vec<(f64, f64)> = chart.series_named("mean").unwrap().points.clone();
         assert_eq!(mean.len(), 2);
         assert_eq!(mean[0].0, 7.0);

@@ -8,6 +8,7 @@ use super::recall::recall_part;
 use super::tables::{
     errors_table, settings_table, sla_table, summary_table, validity_part, workers_part,
 };
+use crate::figures::Timeline;
 use crate::format::{self, format_number};
 use crate::report::charts;
 use crate::results::run_dir::RunData;
@@ -24,14 +25,15 @@ pub(super) fn run_section(
     if !alone {
         page.para(&run_sentence(run));
     }
-    for chart in charts::timeline(run, &run.label) {
+    let figures = Timeline::load(run);
+    for chart in charts::timeline(run, &figures, &run.label) {
         page.figure(chart)?;
     }
-    recall_part(page, run)?;
-    pause_part(page, run, &run.label)?;
+    recall_part(page, run, &figures)?;
+    pause_part(page, run, &figures, &run.label)?;
     maintenance_part(page, run);
     server_tables_part(page, run);
-    server_samples_part(page, run)?;
+    server_samples_part(page, run, &figures)?;
     for chart in charts::spectrum(&[], std::slice::from_ref(run)) {
         page.figure(chart)?;
     }
@@ -56,11 +58,16 @@ pub(super) fn run_section(
 
 /// When the run has pauses.json: the chart of its client latency beside its nodes' pauses,
 /// a table of each node's pause figures, and the notes on logs that could not be read.
-pub(super) fn pause_part(page: &mut Page, run: &RunData, title: &str) -> anyhow::Result<()> {
+pub(super) fn pause_part(
+    page: &mut Page,
+    run: &RunData,
+    figures: &Timeline,
+    title: &str,
+) -> anyhow::Result<()> {
     let Some(pauses) = &run.pauses else {
         return Ok(());
     };
-    if let Some(chart) = charts::pauses::pause_timeline(run, title) {
+    if let Some(chart) = charts::pauses::pause_timeline(run, figures, title) {
         page.figure(chart)?;
     }
     if !pauses.nodes.is_empty() {
@@ -288,13 +295,13 @@ fn server_tables_part(page: &mut Page, run: &RunData) {
 
 /// When the run read Cassandra's figures during the load (`--server-stats-every`): its
 /// chart beside the client's p99 and, per node, the range of the readings.
-fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
+fn server_samples_part(page: &mut Page, run: &RunData, figures: &Timeline) -> anyhow::Result<()> {
     use crate::metrics::server_samples;
     if run.server_samples.is_empty() {
         return Ok(());
     }
     page.h3("Cassandra's own latency during the run");
-    if let Some(chart) = charts::server_latency::server_latency(run, &run.label) {
+    if let Some(chart) = charts::server_latency::server_latency(run, figures, &run.label) {
         page.figure(chart)?;
     }
     let rows: Vec<(Vec<String>, &str)> =
@@ -322,7 +329,7 @@ fn server_samples_part(page: &mut Page, run: &RunData) -> anyhow::Result<()> {
              means under half a millisecond), and the requests the node counted \
              per second between its first and last reading ({} readings in all, in {}).",
             run.server_samples.len(),
-            server_samples::SERVER_SAMPLES_JSONL
+            crate::catalogue::SERVER_SAMPLES_JSONL
         ));
         let header = [
             "Node",

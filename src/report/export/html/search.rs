@@ -12,6 +12,7 @@ use super::tables::{errors_table, settings_table};
 use crate::capacity::dir::SearchData;
 use crate::capacity::table;
 use crate::compare::render as compare_render;
+use crate::figures::Timeline;
 use crate::format::{self, format_number, format_rate};
 use crate::report::charts::{self, Chart};
 use crate::report::compared::Compared;
@@ -178,13 +179,14 @@ pub(super) fn search_section(page: &mut Page, search: &SearchData, n: usize) -> 
             format_rate(trial.record.rate_per_s),
             trial.record.repeat
         );
-        for chart in charts::timeline(run, &title) {
+        let figures = Timeline::load(run);
+        for chart in charts::timeline(run, &figures, &title) {
             page.figure(chart)?;
         }
-        if let Some(chart) = charts::recall_timeline(run, &title) {
+        if let Some(chart) = charts::recall_timeline(run, &figures, &title) {
             page.figure(chart)?;
         }
-        pause_part(page, run, &title)?;
+        pause_part(page, run, &figures, &title)?;
     }
     search_pause_table(page, search);
 
