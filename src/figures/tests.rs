@@ -5,9 +5,11 @@
 use std::time::{Duration, SystemTime};
 
 use super::*;
+use crate::catalogue::{HISTOGRAMS_HLOG, INTERVALS_CSV};
 use crate::fixtures::run_fixture;
 use crate::metrics::ErrorClass;
-use crate::results::hlog::{HlogWriter, HICCUP_TAG};
+use crate::results::hlog::HlogWriter;
+use crate::results::interval_files::write_interval;
 use crate::results::intervals_csv::IntervalsCsv;
 use crate::results::run_dir::RunData;
 
@@ -52,44 +54,13 @@ fn interval(i: u64) -> Interval {
     }
 }
 
-/// Writes the intervals as a run writes them: each op's phases into histograms.hlog and
-/// intervals.csv, then the hiccups.
+/// Writes the intervals as a run writes them (every tag, `<op>.wt` included).
 fn write_run(dir: &std::path::Path, intervals: &[Interval]) {
-    let mut hlog = HlogWriter::create(&dir.join("histograms.hlog"), SystemTime::now()).unwrap();
-    let mut csv = IntervalsCsv::create(&dir.join("intervals.csv")).unwrap();
+    let mut hlog = HlogWriter::create(&dir.join(HISTOGRAMS_HLOG), SystemTime::now()).unwrap();
+    let mut csv = IntervalsCsv::create(&dir.join(INTERVALS_CSV)).unwrap();
     for interval in intervals {
-        let offset = Duration::from_nanos(interval.start_ns);
-        let length = Duration::from_nanos(interval.length_ns);
-        for (i, name) in ops().iter().enumerate() {
-            for phase in Phase::ALL {
-                let stats = &interval.ops[i][phase.index()];
-                if stats.total() == 0 {
-                    continue;
-                }
-                let prefix = if phase == Phase::Warmup {
-                    "warmup."
-                } else {
-                    ""
-                };
-                let mut tag = |kind: &str, h: &Histogram<u64>| {
-                    let tag = format!("{prefix}{name}.{kind}");
-                    hlog.write_interval(Some(&tag), offset, length, h).unwrap();
-                };
-                tag("rt", &stats.response_ns);
-                tag("st", &stats.service_ns);
-                tag("wt", &stats.wait_ns);
-                if let Some(recall) = &stats.recall {
-                    tag("recall", recall);
-                }
-                csv.row(interval, phase, name, stats).unwrap();
-            }
-        }
-        if let Some(h) = &interval.hiccups {
-            hlog.write_interval(Some(HICCUP_TAG), offset, length, h)
-                .unwrap();
-        }
+        write_interval(&mut hlog, &mut csv, &ops(), interval, true).unwrap();
     }
-    csv.flush().unwrap();
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! - [`hgrm`]: percentile distribution text (`<op>.hgrm`), as Java's
 //!   `outputPercentileDistribution` prints it, read by the HdrHistogram plotter.
 //! - [`intervals_csv`]: intervals.csv, one row per interval, phase and operation type, and
-//!   one per judged SLA window.
+//!   one per judged SLA window; [`interval_files`] writes an engine interval into it and
+//!   histograms.hlog.
 //! - [`summary`]: summary.json, a run's totals and verdicts.
 //! - [`config`]: config.json, a run's settings.
 //! - [`pauses`]: pauses.json and pauses.hlog, the server pauses of a run's nodes.
@@ -19,6 +20,7 @@
 pub mod config;
 pub mod hgrm;
 pub mod hlog;
+pub mod interval_files;
 pub mod intervals_csv;
 pub mod pauses;
 pub mod run_dir;

@@ -18,8 +18,8 @@ use std::time::{Duration, SystemTime};
 use anyhow::Context;
 
 use crate::engine::Interval;
-use crate::metrics::Phase;
 use crate::results::hlog::HlogWriter;
+use crate::results::interval_files::write_interval;
 use crate::results::intervals_csv::IntervalsCsv;
 use crate::sla::{Judged, Sla, StreamingJudge};
 
@@ -136,55 +136,12 @@ impl RunFiles {
     }
 
     fn write(&mut self, interval: &Interval) -> anyhow::Result<()> {
-        let offset = Duration::from_nanos(interval.start_ns);
-        let length = Duration::from_nanos(interval.length_ns);
-        for (i, name) in self.op_names.iter().enumerate() {
-            for phase in Phase::ALL {
-                let stats = &interval.ops[i][phase.index()];
-                if stats.total() == 0 {
-                    continue;
-                }
-                let prefix = if phase == Phase::Warmup {
-                    "warmup."
-                } else {
-                    ""
-                };
-                self.hlog.write_interval(
-                    Some(&format!("{prefix}{name}.rt")),
-                    offset,
-                    length,
-                    &stats.response_ns,
-                )?;
-                self.hlog.write_interval(
-                    Some(&format!("{prefix}{name}.st")),
-                    offset,
-                    length,
-                    &stats.service_ns,
-                )?;
-                if self.wait_tags {
-                    self.hlog.write_interval(
-                        Some(&format!("{prefix}{name}.wt")),
-                        offset,
-                        length,
-                        &stats.wait_ns,
-                    )?;
-                }
-                if let Some(recall) = &stats.recall {
-                    self.hlog.write_interval(
-                        Some(&format!("{prefix}{name}.recall")),
-                        offset,
-                        length,
-                        recall,
-                    )?;
-                }
-                self.csv.row(interval, phase, name, stats)?;
-            }
-        }
-        if let Some(h) = &interval.hiccups {
-            self.hlog
-                .write_interval(Some(crate::results::hlog::HICCUP_TAG), offset, length, h)?;
-        }
-        self.csv.flush()?;
-        Ok(())
+        write_interval(
+            &mut self.hlog,
+            &mut self.csv,
+            &self.op_names,
+            interval,
+            self.wait_tags,
+        )
     }
 }
