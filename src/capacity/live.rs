@@ -589,8 +589,8 @@ fn describe_fleet(summary: &RunSummary) -> Vec<String> {
 }
 
 /// Empties the workload's table (if it exists yet).
-async fn truncate(
-    config: &RunSettings,
+async fn truncate<M>(
+    config: &RunSettings<M>,
     credentials: Option<(String, String)>,
 ) -> anyhow::Result<()> {
     let session = client::connect(&ClientConfig {

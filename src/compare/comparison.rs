@@ -590,6 +590,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::capacity::{Record, Status, Store, TermValue, TrialRecord};
     use crate::compare::render;
+    use crate::run::template::Load;
     use crate::results::hlog::HlogWriter;
     use crate::stats::new_histogram;
 
@@ -629,9 +630,7 @@ pub(crate) mod tests {
             let run_dir = format!("trials/rate-{rate:.0}-repeat-1");
             let path = dir.join(&run_dir);
             std::fs::create_dir_all(&path).unwrap();
-            let mut run = settings.run.clone();
-            run.warmup_s = 0.0;
-            run.duration_s = Some(20.0);
+            let run = settings.run.run(Load::Rate(rate), 0.0, 20.0, None);
             run.write(&path).unwrap();
             let mut log =
                 HlogWriter::create(&path.join("histograms.hlog"), SystemTime::now()).unwrap();

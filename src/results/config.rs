@@ -30,8 +30,13 @@ pub enum RunPhase {
 }
 
 /// config.json: everything that decides what a run does, resolved, so it can be repeated.
+///
+/// `M` is how the run is loaded: a run's [`LoadMode`] (its rate or concurrency), or, for
+/// the settings every run of a search or sweep shares, how their runs will be loaded
+/// ([`crate::run::template::TemplateLoad`]), which has no rate of its own. What the load
+/// decides (the rate, this process's share of it) is read from a run's settings only.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunSettings {
+pub struct RunSettings<M = LoadMode> {
     /// headroom's version.
     pub headroom_version: String,
     /// Contact points.
@@ -42,7 +47,7 @@ pub struct RunSettings {
     /// The workload and its settings.
     pub workload: WorkloadConfig,
     /// Open or closed loop.
-    pub mode: LoadMode,
+    pub mode: M,
     /// Warmup, seconds.
     pub warmup_s: f64,
     /// Measured duration, seconds, when bounded by time.
@@ -159,7 +164,39 @@ pub struct FleetOrigin {
     pub dirs: Vec<String>,
 }
 
-impl RunSettings {
+impl<M> RunSettings<M> {
+    /// These settings with `mode` for their load: a template's for a run of it, or a run's
+    /// for a template ([`crate::run::template::RunTemplate`]); every other setting is kept.
+    pub fn with_mode<N>(self, mode: N) -> RunSettings<N> {
+        RunSettings {
+            headroom_version: self.headroom_version,
+            hosts: self.hosts,
+            local_dc: self.local_dc,
+            workload: self.workload,
+            mode,
+            warmup_s: self.warmup_s,
+            duration_s: self.duration_s,
+            ops: self.ops,
+            interval_s: self.interval_s,
+            threads: self.threads,
+            threads_from_rate: self.threads_from_rate,
+            request_timeout_s: self.request_timeout_s,
+            connections: self.connections,
+            sender: self.sender,
+            send_resolution_s: self.send_resolution_s,
+            sla: self.sla,
+            phase: self.phase,
+            command_line: self.command_line,
+            maintenance: self.maintenance,
+            nodetool_figures: self.nodetool_figures,
+            server_stats_every_s: self.server_stats_every_s,
+            tls: self.tls,
+            worker: self.worker,
+            fleet: self.fleet,
+            client_cpus: self.client_cpus,
+        }
+    }
+
     /// When the engine ends the run: the warmup, then the duration or the request count.
     pub fn end(&self) -> End {
         End {
@@ -169,11 +206,10 @@ impl RunSettings {
         }
     }
 
-    /// Checks each number against the range its flag keeps ([`crate::limits`]): settings
-    /// read from a file the run did not write (`run --config`) are refused as the flags
-    /// would have been, before a negative or endless number reaches the engine.
-    pub fn check_domain(&self) -> Result<(), String> {
-        use crate::limits::{self, check_count, check_rate, check_seconds};
+    /// Checks each number but the load's against the range its flag keeps
+    /// ([`crate::limits`]); [`RunSettings::check_domain`] checks a run's load too.
+    pub fn check_shared_domain(&self) -> Result<(), String> {
+        use crate::limits::{self, check_count, check_seconds};
         check_seconds("warmup_s", self.warmup_s, limits::RUN_WARMUP)?;
         if let Some(d) = self.duration_s {
             check_seconds("duration_s", d, limits::RUN_DURATION)?;
@@ -199,30 +235,7 @@ impl RunSettings {
         }
         check_count("threads", self.threads as u64, limits::THREADS)?;
         check_count("connections", self.connections as u64, limits::CONNECTIONS)?;
-        match self.mode {
-            LoadMode::Open {
-                rate_per_s,
-                max_in_flight,
-                ..
-            } => {
-                check_rate("rate_per_s", rate_per_s, limits::RATE)?;
-                check_count("max_in_flight", max_in_flight as u64, limits::MAX_IN_FLIGHT)
-            }
-            LoadMode::Closed { concurrency } => {
-                check_count("concurrency", concurrency as u64, limits::CONCURRENCY)
-            }
-        }?;
         self.workload.validate()
-    }
-
-    /// Reads a run directory's config.json.
-    pub fn read(dir: &Path) -> anyhow::Result<RunSettings> {
-        super::read_json(&dir.join(CONFIG_JSON))
-    }
-
-    /// Writes config.json into `dir`.
-    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        super::write_json(&dir.join(CONFIG_JSON), self)
     }
 
     /// The share of the schedule this process sends: its residue when it is a fleet's
@@ -235,6 +248,44 @@ impl RunSettings {
             },
             None => Share::WHOLE,
         }
+    }
+
+    /// The SLA's window, when the run has an SLA.
+    pub fn sla_window(&self) -> Option<Duration> {
+        self.sla.as_ref().map(|s| s.window)
+    }
+}
+
+impl RunSettings {
+    /// Checks each number against the range its flag keeps ([`crate::limits`]): settings
+    /// read from a file the run did not write (`run --config`) are refused as the flags
+    /// would have been, before a negative or endless number reaches the engine.
+    pub fn check_domain(&self) -> Result<(), String> {
+        use crate::limits::{self, check_count, check_rate};
+        self.check_shared_domain()?;
+        match self.mode {
+            LoadMode::Open {
+                rate_per_s,
+                max_in_flight,
+                ..
+            } => {
+                check_rate("rate_per_s", rate_per_s, limits::RATE)?;
+                check_count("max_in_flight", max_in_flight as u64, limits::MAX_IN_FLIGHT)
+            }
+            LoadMode::Closed { concurrency } => {
+                check_count("concurrency", concurrency as u64, limits::CONCURRENCY)
+            }
+        }
+    }
+
+    /// Reads a run directory's config.json.
+    pub fn read(dir: &Path) -> anyhow::Result<RunSettings> {
+        super::read_json(&dir.join(CONFIG_JSON))
+    }
+
+    /// Writes config.json into `dir`.
+    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        super::write_json(&dir.join(CONFIG_JSON), self)
     }
 
     /// The open loop's rate of the whole schedule, per second: a fleet's, all its workers
@@ -251,11 +302,6 @@ impl RunSettings {
     /// closed loop. What summary.json records as the attempted rate.
     pub fn process_rate(&self) -> Option<f64> {
         self.whole_rate().map(|rate| self.share().of(rate))
-    }
-
-    /// The SLA's window, when the run has an SLA.
-    pub fn sla_window(&self) -> Option<Duration> {
-        self.sla.as_ref().map(|s| s.window)
     }
 }
 

@@ -17,7 +17,7 @@ pub const RATE_PER_THREAD: f64 = 20_000.0;
 /// so it gets `threads`. Idle workers of a larger runtime still woke for the control's few
 /// tasks a second and cost the default 10–15% more CPU per request than `--threads 1` at
 /// 4000–10 000/s.
-pub fn control_threads(settings: &RunSettings) -> usize {
+pub fn control_threads<M>(settings: &RunSettings<M>) -> usize {
     match effective_sender(settings) {
         Sender::Driver => settings.threads.max(1),
         Sender::Auto | Sender::Native => 1,
@@ -40,7 +40,7 @@ pub fn run_threads(settings: &RunSettings) -> usize {
 /// The sender the measured requests will try: the driver for workloads the native sender
 /// does not serve, whatever `--sender` asked (`native` is refused for them when the
 /// settings are made).
-pub fn effective_sender(settings: &RunSettings) -> Sender {
+pub fn effective_sender<M>(settings: &RunSettings<M>) -> Sender {
     settings.sender
 }
 

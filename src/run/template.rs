@@ -3,10 +3,12 @@
 //! A [`RunTemplate`] holds every setting of a run but four: the load (a rate or a
 //! concurrency), the warmup, the measured length and the SLA. Each probe and trial of a
 //! search, and each step of a sweep, is made from it by [`RunTemplate::run`], the one place
-//! those four are set. The template is stored in search.json and sweep.json as the run
-//! settings it holds (the same bytes as before it had a type), with its open-loop options
-//! (arrivals, in-flight limit) in the load mode and, for the file's sake, the one rate a
-//! template's settings ever hold, [`STORED_RATE_PER_S`], which no run uses.
+//! those four are set. Its load is a [`TemplateLoad`]: how its runs are loaded (open-loop
+//! with these arrivals and in-flight limit, or closed-loop), with no rate, so nothing can
+//! read a template's rate or this process's share of it. The template is stored in
+//! search.json and sweep.json as the run settings it holds, in the bytes those files have
+//! always had (an open-loop template's mode with the rate [`STORED_RATE_PER_S`], which
+//! exists only in the file).
 
 use std::ops::{Deref, DerefMut};
 
@@ -20,18 +22,76 @@ use crate::sla::Sla;
 /// which is closed-loop): `--max-in-flight`'s default.
 const DEFAULT_MAX_IN_FLIGHT: usize = 4096;
 
-/// The rate an open-loop template's settings hold, and search.json with them: no run's. A
-/// template has no rate (each run is given its own by [`RunTemplate::run`]), but its
-/// settings are a [`RunSettings`], whose mode always has one, and search.json has always
-/// stored this.
+/// The rate search.json and sweep.json write in an open-loop template's mode, where the
+/// files' form (a run's settings) has a rate: no run's, and never read back.
 pub const STORED_RATE_PER_S: f64 = 1.0;
 
+/// How the runs of a template are loaded; each run is given its own rate or concurrency
+/// ([`Load`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "LoadMode", into = "LoadMode")]
+pub enum TemplateLoad {
+    /// Open loop: each run at its own rate, with these arrivals and in-flight limit.
+    Open {
+        /// How requests are spread in time.
+        arrivals: ArrivalKind,
+        /// `--max-in-flight`.
+        max_in_flight: usize,
+    },
+    /// Closed loop: each run at its own concurrency. `first_concurrency` is the first run's
+    /// (a sweep's first step), which sweep.json has always stored with the template; no run
+    /// is made from it.
+    Closed {
+        /// The first run's concurrency.
+        first_concurrency: usize,
+    },
+}
+
+impl From<LoadMode> for TemplateLoad {
+    /// How runs like this one are loaded; an open loop's rate is dropped.
+    fn from(mode: LoadMode) -> TemplateLoad {
+        match mode {
+            LoadMode::Open {
+                arrivals,
+                max_in_flight,
+                ..
+            } => TemplateLoad::Open {
+                arrivals,
+                max_in_flight,
+            },
+            LoadMode::Closed { concurrency } => TemplateLoad::Closed {
+                first_concurrency: concurrency,
+            },
+        }
+    }
+}
+
+impl From<TemplateLoad> for LoadMode {
+    /// The mode search.json and sweep.json store for a template: an open loop's with
+    /// [`STORED_RATE_PER_S`].
+    fn from(load: TemplateLoad) -> LoadMode {
+        match load {
+            TemplateLoad::Open {
+                arrivals,
+                max_in_flight,
+            } => LoadMode::Open {
+                rate_per_s: STORED_RATE_PER_S,
+                arrivals,
+                max_in_flight,
+            },
+            TemplateLoad::Closed { first_concurrency } => LoadMode::Closed {
+                concurrency: first_concurrency,
+            },
+        }
+    }
+}
+
 /// A run's settings without its load, warmup, length and SLA: those of every run of one
-/// search or sweep. It reads as the [`RunSettings`] it holds for the settings the runs share;
-/// the four a run sets are made by [`RunTemplate::run`] and never read from the template.
+/// search or sweep. It reads as the settings it holds for those the runs share; the four a
+/// run sets are made by [`RunTemplate::run`] and never read from the template.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct RunTemplate(RunSettings);
+pub struct RunTemplate(RunSettings<TemplateLoad>);
 
 /// The load of one run made from a template.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,44 +103,25 @@ pub enum Load {
 }
 
 impl RunTemplate {
-    /// The load mode to make the settings of an open-loop template with: its runs'
-    /// arrivals and in-flight limit, and no rate of theirs ([`STORED_RATE_PER_S`]).
-    pub fn open_loop(arrivals: ArrivalKind, max_in_flight: usize) -> LoadMode {
-        LoadMode::Open {
-            rate_per_s: STORED_RATE_PER_S,
-            arrivals,
-            max_in_flight,
-        }
-    }
-
-    /// The template of `settings`; their mode keeps the open-loop options (arrivals,
-    /// in-flight limit) when it is open-loop, and their load, warmup, length and SLA are
-    /// cleared: each run sets its own.
-    pub fn new(mut settings: RunSettings) -> RunTemplate {
+    /// The template of `settings`, whose runs are loaded as they say; their SLA is cleared
+    /// (each run sets its own, with its load, warmup and length).
+    pub fn new<M: Into<TemplateLoad> + Copy>(settings: RunSettings<M>) -> RunTemplate {
+        let load = settings.mode.into();
+        let mut settings = settings.with_mode(load);
         settings.sla = None;
-        if let LoadMode::Open {
-            arrivals,
-            max_in_flight,
-            ..
-        } = settings.mode
-        {
-            settings.mode = RunTemplate::open_loop(arrivals, max_in_flight);
-        }
         RunTemplate(settings)
     }
 
     /// One run's settings: the template's, with this load, warmup, measured length and SLA.
     pub fn run(&self, load: Load, warmup_s: f64, duration_s: f64, sla: Option<Sla>) -> RunSettings {
-        let mut settings = self.0.clone();
-        settings.mode = match load {
+        let mode = match load {
             Load::Rate(rate_per_s) => {
                 let (arrivals, max_in_flight) = match self.0.mode {
-                    LoadMode::Open {
+                    TemplateLoad::Open {
                         arrivals,
                         max_in_flight,
-                        ..
                     } => (arrivals, max_in_flight),
-                    LoadMode::Closed { .. } => (ArrivalKind::Fixed, DEFAULT_MAX_IN_FLIGHT),
+                    TemplateLoad::Closed { .. } => (ArrivalKind::Fixed, DEFAULT_MAX_IN_FLIGHT),
                 };
                 LoadMode::Open {
                     rate_per_s,
@@ -90,6 +131,7 @@ impl RunTemplate {
             }
             Load::Concurrency(concurrency) => LoadMode::Closed { concurrency },
         };
+        let mut settings = self.0.clone().with_mode(mode);
         settings.warmup_s = warmup_s;
         settings.duration_s = Some(duration_s);
         settings.sla = sla;
@@ -98,16 +140,16 @@ impl RunTemplate {
 }
 
 impl Deref for RunTemplate {
-    type Target = RunSettings;
+    type Target = RunSettings<TemplateLoad>;
 
-    fn deref(&self) -> &RunSettings {
+    fn deref(&self) -> &RunSettings<TemplateLoad> {
         &self.0
     }
 }
 
 impl DerefMut for RunTemplate {
     /// For settings every run shares (the hosts of a matrix's cluster, its TLS files).
-    fn deref_mut(&mut self) -> &mut RunSettings {
+    fn deref_mut(&mut self) -> &mut RunSettings<TemplateLoad> {
         &mut self.0
     }
 }
@@ -118,12 +160,14 @@ mod tests {
 
     #[test]
     fn each_run_gets_its_own_load_length_and_sla_and_the_rest_is_the_templates() {
-        let mut settings = crate::fixtures::search_settings().run.0;
-        settings.mode = LoadMode::Open {
-            rate_per_s: 5000.0,
-            arrivals: ArrivalKind::Poisson,
-            max_in_flight: 64,
-        };
+        let mut settings = crate::fixtures::search_settings()
+            .run
+            .0
+            .with_mode(LoadMode::Open {
+                rate_per_s: 5000.0,
+                arrivals: ArrivalKind::Poisson,
+                max_in_flight: 64,
+            });
         settings.sla = Some(Sla::parse("p99<1s", std::time::Duration::from_secs(2)).unwrap());
         let template = RunTemplate::new(settings.clone());
         let sla = Sla::parse("p99<10ms", std::time::Duration::from_secs(5)).unwrap();
@@ -148,6 +192,49 @@ mod tests {
         let back: RunTemplate = serde_json::from_str(&json).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
         assert!(json.contains(r#""rate_per_s":1.0"#), "{json}");
+        assert_eq!(
+            template.mode,
+            TemplateLoad::Open {
+                arrivals: ArrivalKind::Poisson,
+                max_in_flight: 64
+            }
+        );
+    }
+
+    /// A sweep's template is closed-loop: its runs are given their concurrency (and an
+    /// open-loop run made from it the default arrivals and in-flight limit), and its file
+    /// keeps the first step's, as sweep.json always has.
+    #[test]
+    fn a_closed_loop_template_stores_its_first_concurrency() {
+        let first = crate::fixtures::search_settings()
+            .run
+            .0
+            .with_mode(LoadMode::Closed { concurrency: 8 });
+        let template = RunTemplate::new(first);
+        assert_eq!(
+            template.run(Load::Concurrency(64), 0.0, 10.0, None).mode,
+            LoadMode::Closed { concurrency: 64 }
+        );
+        assert_eq!(
+            template.run(Load::Rate(300.0), 0.0, 10.0, None).mode,
+            LoadMode::Open {
+                rate_per_s: 300.0,
+                arrivals: ArrivalKind::Fixed,
+                max_in_flight: DEFAULT_MAX_IN_FLIGHT
+            }
+        );
+        let json = serde_json::to_value(&template).unwrap();
+        assert_eq!(
+            json["mode"],
+            serde_json::json!({"loop": "closed", "concurrency": 8})
+        );
+        let back: RunTemplate = serde_json::from_value(json).unwrap();
+        assert_eq!(
+            back.mode,
+            TemplateLoad::Closed {
+                first_concurrency: 8
+            }
+        );
     }
 
     /// A recorded search.json's template (an older version's, without the settings added

@@ -89,7 +89,7 @@ pub fn tls_settings(connection: &ConnectionArgs) -> Result<Option<TlsSettings>, 
 /// Gives a run without TLS flags the TLS of the local cluster in `cluster_dir`, when that
 /// cluster requires TLS and every one of the run's hosts is one of its nodes (said on the
 /// terminal), as [`cluster_credentials`] does for a password.
-pub fn with_cluster_tls(config: &mut RunSettings, cluster_dir: &std::path::Path) {
+pub fn with_cluster_tls<M>(config: &mut RunSettings<M>, cluster_dir: &std::path::Path) {
     if config.tls.is_some() {
         return;
     }

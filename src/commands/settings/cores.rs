@@ -41,8 +41,8 @@ pub fn client_cores(
 /// Fills in `settings.client_cpus` for a run against `hosts` with `--client-cpus` `flag`,
 /// the local cluster looked for in `cluster_dir`; a run that takes as many threads as its
 /// rate needs then takes at most one a core.
-pub fn with_client_cores(
-    settings: &mut RunSettings,
+pub fn with_client_cores<M>(
+    settings: &mut RunSettings<M>,
     flag: Option<&CoreChoice>,
     cluster_dir: &Path,
 ) -> Result<(), UsageError> {
@@ -54,8 +54,8 @@ pub fn with_client_cores(
 
 /// Fills in `settings.client_cpus` for a run against a cluster this command starts (or
 /// started) with `placement`.
-pub fn with_placement_cores(
-    settings: &mut RunSettings,
+pub fn with_placement_cores<M>(
+    settings: &mut RunSettings<M>,
     flag: Option<&CoreChoice>,
     placement: &Placement,
 ) -> Result<(), UsageError> {
@@ -68,7 +68,7 @@ pub fn with_placement_cores(
     Ok(())
 }
 
-fn set_client_cores(settings: &mut RunSettings, cores: Option<Cores>) {
+fn set_client_cores<M>(settings: &mut RunSettings<M>, cores: Option<Cores>) {
     if let Some(cores) = &cores {
         if settings.threads_from_rate {
             settings.threads = settings.threads.min(cores.len()).max(1);
@@ -79,7 +79,7 @@ fn set_client_cores(settings: &mut RunSettings, cores: Option<Cores>) {
 
 /// Binds this process (its threads, and those it starts) to the cores `settings` give the
 /// client, if any.
-pub fn bind_client(settings: &RunSettings) -> anyhow::Result<()> {
+pub fn bind_client<M>(settings: &RunSettings<M>) -> anyhow::Result<()> {
     if let Some(cores) = &settings.client_cpus {
         cpus::bind_process(cores).map_err(|e| {
             anyhow::anyhow!("binding the client to cores {cores} (--client-cpus): {e}")

@@ -13,6 +13,7 @@ use crate::engine::LoadMode;
 use crate::maintenance::{MaintenanceConfig, PlanError};
 use crate::results::config::{RunPhase, RunSettings};
 use crate::run::policy::{effective_sender, run_threads};
+use crate::run::template::TemplateLoad;
 use crate::usage::{usage_error, UsageError};
 use crate::workload::{
     compaction_map, replication_map, AnyWorkload, WorkloadConfig, WorkloadRequest,
@@ -258,6 +259,75 @@ pub fn settings(
     duration: Option<Duration>,
     ops: Option<u64>,
 ) -> anyhow::Result<RunSettings> {
+    let shared = shared_settings(workload_args, connection, client, warmup, duration, ops)?;
+    match mode {
+        LoadMode::Open {
+            rate_per_s,
+            max_in_flight,
+            ..
+        } => {
+            check_in_flight_limit(max_in_flight)?;
+            if rate_per_s.is_nan() || rate_per_s <= 0.0 {
+                return Err(usage_error("the rate must be above 0"));
+            }
+        }
+        LoadMode::Closed { concurrency: 0 } => {
+            return Err(usage_error("--concurrency must be at least 1"))
+        }
+        LoadMode::Closed { .. } => {}
+    }
+    let settings = shared.with_mode(mode);
+    check_in_flight(&settings)?;
+    check_open_files(&settings, run_threads(&settings))?;
+    Ok(settings)
+}
+
+/// The settings every trial of a capacity search shares, checked: open-loop runs of
+/// `workload` against `connection`'s cluster, sent by `client` with its arrivals and
+/// in-flight limit, each trial at its own rate.
+pub fn open_loop_template(
+    workload_args: &WorkloadArgs,
+    connection: &ConnectionArgs,
+    client: &ClientArgs,
+    warmup: Duration,
+    duration: Option<Duration>,
+) -> anyhow::Result<RunSettings<TemplateLoad>> {
+    let shared = shared_settings(workload_args, connection, client, warmup, duration, None)?;
+    let max_in_flight = client.max_in_flight();
+    check_in_flight_limit(max_in_flight)?;
+    let settings = shared.with_mode(TemplateLoad::Open {
+        arrivals: client.arrivals(),
+        max_in_flight,
+    });
+    // The trial at the highest rate may take every thread the settings allow.
+    check_open_files(&settings, settings.threads.max(1))?;
+    Ok(settings)
+}
+
+/// Refuses an open loop's `--max-in-flight` of 0 or more than one client holds.
+fn check_in_flight_limit(max_in_flight: usize) -> Result<(), UsageError> {
+    if max_in_flight == 0 {
+        return Err(UsageError::new("--max-in-flight must be at least 1"));
+    }
+    if max_in_flight > MAX_IN_FLIGHT {
+        return Err(UsageError::new(format!(
+            "--max-in-flight {max_in_flight} is more than {MAX_IN_FLIGHT} requests in flight, \
+             which one client cannot hold"
+        )));
+    }
+    Ok(())
+}
+
+/// The settings of a run of `workload` against `connection`'s cluster, sent by `client`,
+/// checked, but for its load.
+fn shared_settings(
+    workload_args: &WorkloadArgs,
+    connection: &ConnectionArgs,
+    client: &ClientArgs,
+    warmup: Duration,
+    duration: Option<Duration>,
+    ops: Option<u64>,
+) -> anyhow::Result<RunSettings<()>> {
     let args = workload_args;
     let name = args.name.clone().unwrap_or_default();
     let definition = crate::workload::any::resolve(&name, &workload_request(args))?;
@@ -299,18 +369,6 @@ pub fn settings(
     crate::workload::any::settle(&mut workload)?;
     workload.validate().map_err(UsageError::new)?;
     crate::workload::common::statements::parse_consistency(&workload.consistency)?;
-    match mode {
-        LoadMode::Open {
-            max_in_flight: 0, ..
-        } => return Err(usage_error("--max-in-flight must be at least 1")),
-        LoadMode::Open { rate_per_s, .. } if rate_per_s.is_nan() || rate_per_s <= 0.0 => {
-            return Err(usage_error("the rate must be above 0"))
-        }
-        LoadMode::Closed { concurrency: 0 } => {
-            return Err(usage_error("--concurrency must be at least 1"))
-        }
-        _ => {}
-    }
     if client.send_resolution > client.interval {
         return Err(usage_error(format!(
             "--send-resolution {} is longer than an --interval ({}): requests would wait up \
@@ -345,12 +403,12 @@ pub fn settings(
         connection.hosts.clone()
     };
     let tls = tls_settings(connection)?;
-    let settings = RunSettings {
+    Ok(RunSettings {
         headroom_version: env!("CARGO_PKG_VERSION").to_string(),
         hosts: client::parse_hosts(&hosts).map_err(|e| UsageError::new(e.to_string()))?,
         local_dc: local_dc(connection)?,
         workload,
-        mode,
+        mode: (),
         warmup_s: warmup.as_secs_f64(),
         duration_s: duration.map(|d| d.as_secs_f64()),
         ops,
@@ -371,19 +429,16 @@ pub fn settings(
         worker: None,
         fleet: None,
         client_cpus: None,
-    };
-    check_in_flight(&settings)?;
-    check_open_files(&settings)?;
-    Ok(settings)
+    })
 }
 
-/// Refuses connections the process could not open, counting the contact points as the
-/// nodes (a ring of more is found when connecting); raises the soft limit when the hard one
-/// allows them.
-fn check_open_files(settings: &RunSettings) -> Result<(), UsageError> {
+/// Refuses connections the process could not open with `client_threads` client threads,
+/// counting the contact points as the nodes (a ring of more is found when connecting);
+/// raises the soft limit when the hard one allows them.
+fn check_open_files<M>(settings: &RunSettings<M>, client_threads: usize) -> Result<(), UsageError> {
     let threads = match effective_sender(settings) {
         client::native::Sender::Driver => 0,
-        _ => run_threads(settings),
+        _ => client_threads,
     };
     let needed = client::open_files::needed(threads, settings.connections, settings.hosts.len());
     client::open_files::make_room(needed).map_err(|(soft, hard)| {
@@ -407,19 +462,15 @@ const STREAMS_PER_CONNECTION: usize = 32_768;
 /// node (the replica the requests may all go to), or with the driver its session's. More
 /// would fail on the client ("unable to allocate a stream id") and measure the client.
 pub fn check_in_flight(settings: &RunSettings) -> Result<(), UsageError> {
-    let (limit, flag) = match settings.mode {
-        LoadMode::Open { max_in_flight, .. } => (max_in_flight, "--max-in-flight"),
-        LoadMode::Closed { concurrency } => (concurrency, "--concurrency"),
-    };
-    if limit > MAX_IN_FLIGHT {
-        return Err(UsageError::new(format!(
-            "{flag} {limit} is more than {MAX_IN_FLIGHT} requests in flight, which one client \
-             cannot hold"
-        )));
-    }
     let LoadMode::Closed { concurrency } = settings.mode else {
         return Ok(());
     };
+    if concurrency > MAX_IN_FLIGHT {
+        return Err(UsageError::new(format!(
+            "--concurrency {concurrency} is more than {MAX_IN_FLIGHT} requests in flight, \
+             which one client cannot hold"
+        )));
+    }
     let (threads, per_thread_streams, how) = match effective_sender(settings) {
         client::native::Sender::Driver => (
             1,

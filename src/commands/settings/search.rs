@@ -26,15 +26,13 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
         .unwrap_or(if interval_goal { 0.10 } else { 0.02 });
     let mut workload = args.workload.clone();
     workload.op_mix = args.ops.clone().map(|m| m.0);
-    let mut run = run::settings(
+    // Each trial is given its rate (and the probe, closed-loop, its concurrency).
+    let mut run = run::open_loop_template(
         &workload,
         &args.connection,
         &args.client,
-        // The template's: the rate is set per trial (and the probe is closed-loop).
-        RunTemplate::open_loop(args.client.arrivals(), args.client.max_in_flight()),
         args.warmup,
         Some(args.duration),
-        None,
     )?;
     // Trials are many: Cassandra's histograms over CQL only, no nodetool JVM per trial.
     run.nodetool_figures = false;
@@ -183,7 +181,7 @@ pub fn goal_of(args: &CapacityArgs) -> crate::cli::Goal {
 /// `--degraded N`: the node of the local cluster the search keeps down, chosen now; `None`
 /// for every node up. Refused for a cluster headroom did not start (it cannot stop one of
 /// its nodes), with a matrix (an axis of its own) or a fleet.
-fn degraded_node(args: &CapacityArgs, run: &RunSettings) -> anyhow::Result<Option<Degraded>> {
+fn degraded_node<M>(args: &CapacityArgs, run: &RunSettings<M>) -> anyhow::Result<Option<Degraded>> {
     let Some(value) = args.degraded else {
         return Ok(None);
     };

@@ -10,10 +10,10 @@ use crate::usage::{usage_error, UsageError};
 use crate::workload::AnyWorkload;
 
 /// Reads `--sla` (if given) and checks it against the workload and the interval length.
-pub fn sla_settings(
+pub fn sla_settings<M>(
     sla: Option<&str>,
     window: Option<Duration>,
-    config: &RunSettings,
+    config: &RunSettings<M>,
 ) -> anyhow::Result<Option<Sla>> {
     // A --window without an SLA is refused by the table of flag combinations.
     let Some(text) = sla else {

@@ -10,7 +10,7 @@ use crate::sla::Judgement;
 
 /// The labels of a run's metrics: `label`, else the directory's name; the workload; the
 /// worker of a fleet.
-pub fn live_labels(label: Option<&str>, out: &Path, config: &RunSettings) -> Labels {
+pub fn live_labels<M>(label: Option<&str>, out: &Path, config: &RunSettings<M>) -> Labels {
     Labels {
         run: label.map(str::to_string).unwrap_or_else(|| {
             out.file_name()

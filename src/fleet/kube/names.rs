@@ -213,7 +213,7 @@ fn check_resources(resources: &Resources) -> Result<(), UsageError> {
 
 /// A pod cannot reach this machine's loopback: contact points there are a mistake, unless
 /// the pods run on their nodes' network (`host_network`), where loopback is the node's own.
-pub fn check_hosts(settings: &RunSettings, host_network: bool) -> Result<(), UsageError> {
+pub fn check_hosts<M>(settings: &RunSettings<M>, host_network: bool) -> Result<(), UsageError> {
     if host_network {
         return Ok(());
     }

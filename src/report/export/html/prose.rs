@@ -28,7 +28,7 @@ fn mix(workload: &WorkloadConfig) -> String {
 }
 
 /// One sentence on what a run configuration sends where.
-fn workload_sentence(config: &RunSettings) -> String {
+fn workload_sentence<M>(config: &RunSettings<M>) -> String {
     let workload = &config.workload;
     format!(
         "The {} workload ({}) at consistency {} against {}",
