@@ -36,6 +36,7 @@ pub mod stop;
 pub mod sweep;
 pub mod units;
 pub mod usage;
+pub mod validation;
 pub mod vectors;
 pub mod workload;
 

@@ -53,6 +53,7 @@ const LAYERS: &[&[&str]] = &[
         "format",
         "lanes",
         "vectors",
+        "validation",
     ],
     &["usage"],
 ];

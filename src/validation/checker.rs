@@ -1,0 +1,185 @@
+//! The request path's side of validation and the thread that keeps the write record.
+//!
+//! A request that writes or reads notes what happened through a [`Recorder`]: a send into
+//! a channel, no lock and no wait (the channel's queue is lock-free). One thread, the
+//! [`Checker`], owns the [`Ledger`] and judges each read as it arrives, so the record needs
+//! no atomics and the request path pays two clock readings and a send.
+//!
+//! Events from different threads can arrive out of their order in time. A write's answer
+//! that arrives after a read it preceded only hides a stale read from the judgement (the
+//! read is judged against fewer writes), never makes a current one stale.
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use super::ledger::{Ledger, ReadClass, Seen};
+use super::Reads;
+
+/// One request's outcome, as the checker hears it.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Write {
+        key: u64,
+        seq: u64,
+        sent_ns: u64,
+        acked_ns: Option<u64>,
+    },
+    Read {
+        key: u64,
+        sent_ns: u64,
+        seen: Seen,
+    },
+    End,
+}
+
+/// The request path's handle: the clock every time of the record is read from, and the
+/// channel to the checker. Cloned into each workload that validates.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    epoch: Instant,
+    events: mpsc::Sender<Event>,
+}
+
+impl Recorder {
+    /// Nanoseconds since the record began: read before a request is sent and after its
+    /// answer arrives.
+    pub fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Write `seq` of `key`, sent at `sent_ns`: acknowledged (`Some(answered_ns)`), or
+    /// failed or timed out (`None`).
+    pub fn write(&self, key: u64, seq: u64, sent_ns: u64, acked_ns: Option<u64>) {
+        // After the checker ended (a request answered after the load's end), the event has
+        // nowhere to go and is not needed.
+        let _ = self.events.send(Event::Write {
+            key,
+            seq,
+            sent_ns,
+            acked_ns,
+        });
+    }
+
+    /// A read of `key` sent at `sent_ns` that returned `seen`.
+    pub fn read(&self, key: u64, sent_ns: u64, seen: Seen) {
+        let _ = self.events.send(Event::Read { key, sent_ns, seen });
+    }
+}
+
+/// The thread that keeps the record and judges the reads.
+#[derive(Debug)]
+pub struct Checker {
+    events: mpsc::Sender<Event>,
+    thread: JoinHandle<(Ledger, Reads)>,
+}
+
+impl Checker {
+    /// Starts the checker; `strong`: a stale read is a defect at the run's levels.
+    pub fn start(strong: bool) -> std::io::Result<(Checker, Recorder)> {
+        let (events, inbox) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("headroom-validate".into())
+            .spawn(move || keep(inbox, strong))?;
+        let recorder = Recorder {
+            epoch: Instant::now(),
+            events: events.clone(),
+        };
+        Ok((Checker { events, thread }, recorder))
+    }
+
+    /// Ends the record once every event sent so far is judged: the record, for the final
+    /// check, and the reads' counts.
+    pub fn finish(self) -> (Ledger, Reads) {
+        let _ = self.events.send(Event::End);
+        self.thread
+            .join()
+            .expect("the validation thread does not panic")
+    }
+}
+
+fn keep(inbox: mpsc::Receiver<Event>, strong: bool) -> (Ledger, Reads) {
+    let mut ledger = Ledger::new();
+    let mut reads = Reads::default();
+    while let Ok(event) = inbox.recv() {
+        match event {
+            Event::Write {
+                key,
+                seq,
+                sent_ns,
+                acked_ns,
+            } => ledger.write(key, seq, sent_ns, acked_ns),
+            Event::Read { key, sent_ns, seen } => {
+                reads.count(ledger.read(key, sent_ns, seen), strong)
+            }
+            Event::End => break,
+        }
+    }
+    (ledger, reads)
+}
+
+impl Reads {
+    /// Counts one judged read.
+    pub fn count(&mut self, class: ReadClass, strong: bool) {
+        match class {
+            ReadClass::Current => self.checked += 1,
+            ReadClass::Corrupt => {
+                self.checked += 1;
+                self.corrupt += 1;
+            }
+            ReadClass::Stale if strong => {
+                self.checked += 1;
+                self.stale_unexpected += 1;
+            }
+            ReadClass::Stale => {
+                self.checked += 1;
+                self.stale_expected += 1;
+            }
+            ReadClass::Unchecked => self.unchecked += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events from several threads reach one record; the reads are judged against it.
+    #[test]
+    fn the_checker_judges_reads_against_the_writes_it_heard() {
+        let (checker, recorder) = Checker::start(true).unwrap();
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let recorder = recorder.clone();
+                std::thread::spawn(move || {
+                    for i in 0..1000u64 {
+                        let seq = t * 1000 + i;
+                        recorder.write(seq, seq, 10, Some(20));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        recorder.write(5000, 5000, 10, None);
+        recorder.read(1, 30, Seen::Written(1));
+        recorder.read(2, 30, Seen::Missing);
+        recorder.read(3, 30, Seen::Corrupt);
+        recorder.read(4, 30, Seen::Foreign);
+        let (ledger, reads) = checker.finish();
+        assert_eq!((ledger.acknowledged(), ledger.unknown()), (4000, 1));
+        assert_eq!(
+            reads,
+            Reads {
+                checked: 3,
+                corrupt: 1,
+                stale_unexpected: 1,
+                stale_expected: 0,
+                unchecked: 1
+            }
+        );
+        // After the end, the request path's notes go nowhere, quietly.
+        recorder.write(1, 9, 40, Some(50));
+    }
+}
