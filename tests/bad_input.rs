@@ -425,6 +425,15 @@ const CASES: &[Case] = &[
     case(&["run", "keyvalue", "--rate", "100", "--duration", "90s", "--sla", "p99<1s, p99.9<1s@1m"], &["--duration 1m 30s is not a whole number of the windows of p99.9<1s@1m (1m)", "1m or 2m"]),
     case(&["run", "keyvalue", "--rate", "100", "--duration", "60s", "--interval", "7s", "--sla", "p99<1s@14s, p99.9<1s@1m"], &["the window of p99.9<1s@1m (1m) must be a whole multiple of the --interval (7s)", "after the term's @"]),
     case(&["capacity", "keyvalue", "--duration", "30s", "--sla", "p99<1s, p99.99<1s@5m"], &["shorter than one window of p99.99<1s@5m (5m)"]),
+    // --validate: where it cannot check, one line that says why.
+    case(&["run", "timeseries", "--rate", "100", "--validate"], &["--validate checks the keyvalue workload", "'timeseries' cannot be checked yet"]),
+    case(&["run", "ycsb", "--workload", "a", "--rate", "100", "--validate"], &["--validate checks the keyvalue workload", "'ycsb' cannot be checked yet"]),
+    case(&["run", "keyvalue", "--validate"], &["--validate needs an open loop (--rate)"]),
+    case(&["run", "keyvalue", "--concurrency", "8", "--validate"], &["--validate needs an open loop (--rate)"]),
+    case(&["run", "keyvalue", "--rate", "100", "--ops", "0", "--validate"], &["--ops 0 measures nothing"]),
+    case(&["run", "keyvalue", "--rate", "100", "--delete-ratio", "0.1", "--validate"], &["--validate with --delete-ratio 0.1", "give --delete-ratio 0"]),
+    case(&["run", "keyvalue", "--rate", "100", "--ttl", "1h", "--validate"], &["--validate with --ttl"]),
+    case(&["run", "keyvalue", "--rate", "100", "--phase", "load", "--validate"], &["--validate with --phase load"]),
     case(
         &["run", "keyvalue", "--sla", "p99<1s", "--window", "0s"],
         &["--window", "out of range: give 10ms to 24h"],

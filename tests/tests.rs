@@ -30,6 +30,7 @@ mod shipped_profiles;
 mod stress_profile;
 mod sweep;
 mod tls;
+mod validate;
 mod vector;
 mod vector_formats;
 mod verdicts;

@@ -445,6 +445,7 @@ mod tests {
             },
             sla: None,
             workers: Vec::new(),
+            validation: None,
         };
         assert_eq!(mean_recall(&summary), None, "no op has recall");
         // Three answers at 1.0 in one type, one at 0.6 in another: (3 + 0.6) / 4.

@@ -103,6 +103,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", help_heading = "Watching it live")]
     pub label: Option<String>,
 
+    /// Check the data as well as the time: every write is recorded (its value names the
+    /// request that wrote it), every read's answer is checked against them (a value no
+    /// write produced is corrupt; one older than a write acknowledged before the read was
+    /// sent is stale, a defect where write and read levels overlap, W + R > RF), and after
+    /// the load every row is read back at ALL to count the acknowledged writes the cluster
+    /// lost. summary.json's `validation`; exit code 5 on a defect. For keyvalue, open loop
+    /// (--rate), without deletes or --ttl; see docs/validation.md.
+    #[arg(long, help_heading = "Checking the data", conflicts_with = "worker")]
+    pub validate: bool,
+
     /// Maintenance during the run.
     #[command(flatten)]
     pub maintenance: MaintenanceArgs,

@@ -1,7 +1,7 @@
 //! The exit codes every command ends with, in one place (the README's table lists them):
 //! 0 success, 1 a failure, 2 the user's input (as clap's own errors), 3 an SLA that failed
 //! (a search: no rate met it), 4 no verdict (the client limited the load, or there was
-//! nothing to judge), 130 interrupted.
+//! nothing to judge), 5 the cluster lost or damaged data (`--validate`), 130 interrupted.
 
 use std::process::ExitCode;
 
@@ -18,6 +18,9 @@ pub const EXIT_SLA_FAILED: u8 = 3;
 /// A run (or search) without a verdict: the client, not the server, limited it, or it had
 /// nothing to judge (no whole window, a term with no request).
 pub const EXIT_NO_VERDICT: u8 = 4;
+/// `--validate` found a defect in the data: an acknowledged write lost, a corrupt value, or
+/// a read older than an acknowledged write where the consistency levels forbid it.
+pub const EXIT_DATA_DEFECT: u8 = 5;
 /// Ctrl-C or SIGTERM ended the command (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -74,12 +77,24 @@ pub fn exit_code(stop: StopReason) -> ExitCode {
     }
 }
 
-/// The exit code of a finished run: [`exit_code`] of how it stopped; for a completed run,
-/// [`EXIT_NO_VERDICT`] without a valid measurement or without anything to judge its SLA by,
+/// The exit code of a finished run: [`EXIT_DATA_DEFECT`] when `--validate` found a defect
+/// (whatever else happened but an interruption); otherwise [`exit_code`] of how it stopped;
+/// for a completed run, [`EXIT_NO_VERDICT`] without a valid measurement, without anything
+/// to judge its SLA by, or with a final check that could not read every row,
 /// [`EXIT_SLA_FAILED`] when its SLA failed, 0 otherwise.
 pub fn exit_code_of(summary: &RunSummary) -> ExitCode {
+    let validation = summary.validation.as_ref();
+    if summary.stop != StopReason::Interrupted && validation.is_some_and(|v| v.defects() > 0) {
+        return ExitCode::from(EXIT_DATA_DEFECT);
+    }
     if summary.stop != StopReason::Completed {
         return exit_code(summary.stop);
+    }
+    let incomplete = validation
+        .and_then(|v| v.final_check.as_ref())
+        .is_some_and(|f| !f.complete);
+    if incomplete {
+        return ExitCode::from(EXIT_NO_VERDICT);
     }
     if !summary.is_valid() {
         return ExitCode::from(EXIT_NO_VERDICT);
@@ -187,5 +202,54 @@ mod tests {
             code(&summary),
             format!("{:?}", ExitCode::from(EXIT_INTERRUPTED))
         );
+    }
+
+    /// A defect in the data outweighs the SLA's verdict and a run's failure; a final check
+    /// that could not read every row gives no verdict; an interruption stays one.
+    #[test]
+    fn a_defect_in_the_data_ends_with_its_own_code() {
+        use crate::validation::{FinalCheck, Validation};
+        let text =
+            std::fs::read_to_string(crate::fixtures::run_fixture().join("summary.json")).unwrap();
+        let mut summary: RunSummary = serde_json::from_str(&text).unwrap();
+        let code = |s: &RunSummary| format!("{:?}", exit_code_of(s));
+        let of = |c: u8| format!("{:?}", ExitCode::from(c));
+        summary.sla = None;
+        summary.validity = None;
+        let kept = Validation {
+            final_check: Some(FinalCheck {
+                complete: true,
+                ..FinalCheck::default()
+            }),
+            ..Validation::default()
+        };
+        summary.validation = Some(kept.clone());
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
+        for defect in [
+            |v: &mut Validation| v.final_check.as_mut().unwrap().lost = 1,
+            |v: &mut Validation| v.final_check.as_mut().unwrap().corrupt = 1,
+            |v: &mut Validation| v.reads.corrupt = 1,
+            |v: &mut Validation| v.reads.stale_unexpected = 1,
+        ] {
+            let mut v = kept.clone();
+            defect(&mut v);
+            summary.validation = Some(v);
+            summary.stop = StopReason::Completed;
+            assert_eq!(code(&summary), of(EXIT_DATA_DEFECT));
+            summary.stop = StopReason::AllRequestsFailing;
+            assert_eq!(code(&summary), of(EXIT_DATA_DEFECT));
+            summary.stop = StopReason::Interrupted;
+            assert_eq!(code(&summary), of(EXIT_INTERRUPTED));
+        }
+        // Stale reads the levels allow are no defect.
+        let mut v = kept.clone();
+        v.reads.stale_expected = 5;
+        summary.validation = Some(v);
+        summary.stop = StopReason::Completed;
+        assert_eq!(code(&summary), format!("{:?}", ExitCode::SUCCESS));
+        let mut v = kept;
+        v.final_check.as_mut().unwrap().complete = false;
+        summary.validation = Some(v);
+        assert_eq!(code(&summary), of(EXIT_NO_VERDICT));
     }
 }

@@ -109,6 +109,10 @@ pub struct RunSettings<M = LoadMode> {
     /// cluster's placement left it); any core when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cpus: Option<crate::cpus::Cores>,
+    /// `--validate`: writes are recorded and reads checked against them, and every row is
+    /// read back after the load (summary.json's `validation`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validate: bool,
 }
 
 /// Which share of a fleet's schedule a run sends, and when the fleet starts.
@@ -194,6 +198,7 @@ impl<M> RunSettings<M> {
             worker: self.worker,
             fleet: self.fleet,
             client_cpus: self.client_cpus,
+            validate: self.validate,
         }
     }
 

@@ -233,6 +233,9 @@ pub struct RunSummary {
     /// A run merged from a fleet's workers: each one's figures, in worker order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<WorkerFigures>,
+    /// `--validate`: what the reads returned and whether the acknowledged writes were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<crate::validation::Validation>,
 }
 
 /// One worker of a merged run: what it was asked, what it achieved, and how late it sent,

@@ -28,6 +28,7 @@ mod start;
 mod stop;
 mod summary;
 pub mod template;
+mod validate;
 
 use std::fs;
 use std::ops::ControlFlow;
@@ -47,6 +48,7 @@ use crate::workload::AnyWorkload;
 
 use connect::{connect, Connected};
 use measure::{measure, Measured};
+use validate::Validating;
 
 pub use crate::results::config::{RunPhase, RunSettings};
 pub use crate::stop::StopSignal;
@@ -107,7 +109,9 @@ pub async fn execute(
     let maintenance_targets =
         maintenance_targets(settings, &local_nodes).map_err(|e| failed(e.into()))?;
     let connected = connect(settings, context, observer).await.map_err(failed)?;
-    let workload = prepare(settings, context.out, &connected, observer).await?;
+    let validating = Validating::start(settings).map_err(failed)?;
+    let recorder = validating.as_ref().map(Validating::recorder);
+    let workload = prepare(settings, context.out, &connected, recorder, observer).await?;
     let populated = match populate(settings, context, &workload, &connected, observer).await? {
         ControlFlow::Continue(populated) => populated,
         ControlFlow::Break(outcome) => return Ok(outcome),
@@ -126,7 +130,8 @@ pub async fn execute(
         ControlFlow::Continue(measured) => measured,
         ControlFlow::Break(outcome) => return Ok(outcome),
     };
-    finish(settings, context.out, measured, populated, observer).await
+    let validating = validating.map(|v| (v, connected.session.as_ref(), workload.as_ref()));
+    finish(settings, context.out, measured, populated, validating, observer).await
 }
 
 /// Prepares the workload (schema, statements), then writes the run directory's config.json.
@@ -134,12 +139,14 @@ async fn prepare(
     settings: &RunSettings,
     out: &Path,
     connected: &Connected,
+    recorder: Option<crate::validation::Recorder>,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<Arc<AnyWorkload>> {
     let workload = AnyWorkload::prepare(
         connected.session.clone(),
         connected.native.clone(),
         &settings.workload,
+        recorder,
     )
     .await
     .map(Arc::new)
@@ -212,12 +219,14 @@ async fn populate(
     Ok(ControlFlow::Continue(populated))
 }
 
-/// Finishes: Cassandra's figures after, the last window, the server pauses, summary.json.
+/// Finishes: Cassandra's figures after, the final check of `--validate`, the last window,
+/// the server pauses, summary.json.
 async fn finish(
     settings: &RunSettings,
     out: &Path,
     measured: Measured,
     populated: Option<PopulateSummary>,
+    validating: Option<(Validating, &scylla::client::session::Session, &AnyWorkload)>,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<RunOutcome> {
     let Measured {
@@ -233,6 +242,13 @@ async fn finish(
         watcher,
     } = measured;
     let server_tables = server_tables.end(out).await;
+    // After Cassandra's figures of the load: the final check's reads are not the load's.
+    let validation = match validating {
+        Some((validating, session, workload)) => {
+            Some(validating.finish(session, workload, settings, observer).await)
+        }
+        None => None,
+    };
     for judged in files.judge_last(outcome.stop == StopReason::Completed) {
         observer.window(&judged);
     }
@@ -257,9 +273,10 @@ async fn finish(
         )
     });
     watcher.abort();
-    let summary = summary::summarize(
+    let mut summary = summary::summarize(
         settings, &op_names, &outcome, started_at, cpu, populated, verdict, client,
     );
+    summary.validation = validation;
     summary::write_distributions(out, &op_names, &outcome)?;
     summary.write(out)?;
     observer.finished(&Finished {

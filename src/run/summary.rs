@@ -101,6 +101,7 @@ pub(crate) fn summarize(
             verdict,
         }),
         workers: Vec::new(),
+        validation: None,
     }
 }
 

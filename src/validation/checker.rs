@@ -13,8 +13,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::ledger::{Ledger, ReadClass, Seen};
-use super::Reads;
+use super::findings::ReadCounts;
+use super::ledger::{Ledger, Seen};
 
 /// One request's outcome, as the checker hears it.
 #[derive(Debug, Clone, Copy)]
@@ -71,16 +71,16 @@ impl Recorder {
 #[derive(Debug)]
 pub struct Checker {
     events: mpsc::Sender<Event>,
-    thread: JoinHandle<(Ledger, Reads)>,
+    thread: JoinHandle<(Ledger, ReadCounts)>,
 }
 
 impl Checker {
-    /// Starts the checker; `strong`: a stale read is a defect at the run's levels.
-    pub fn start(strong: bool) -> std::io::Result<(Checker, Recorder)> {
+    /// Starts the checker.
+    pub fn start() -> std::io::Result<(Checker, Recorder)> {
         let (events, inbox) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("headroom-validate".into())
-            .spawn(move || keep(inbox, strong))?;
+            .spawn(move || keep(inbox))?;
         let recorder = Recorder {
             epoch: Instant::now(),
             events: events.clone(),
@@ -90,7 +90,7 @@ impl Checker {
 
     /// Ends the record once every event sent so far is judged: the record, for the final
     /// check, and the reads' counts.
-    pub fn finish(self) -> (Ledger, Reads) {
+    pub fn finish(self) -> (Ledger, ReadCounts) {
         let _ = self.events.send(Event::End);
         self.thread
             .join()
@@ -98,9 +98,9 @@ impl Checker {
     }
 }
 
-fn keep(inbox: mpsc::Receiver<Event>, strong: bool) -> (Ledger, Reads) {
+fn keep(inbox: mpsc::Receiver<Event>) -> (Ledger, ReadCounts) {
     let mut ledger = Ledger::new();
-    let mut reads = Reads::default();
+    let mut reads = ReadCounts::default();
     while let Ok(event) = inbox.recv() {
         match event {
             Event::Write {
@@ -109,35 +109,11 @@ fn keep(inbox: mpsc::Receiver<Event>, strong: bool) -> (Ledger, Reads) {
                 sent_ns,
                 acked_ns,
             } => ledger.write(key, seq, sent_ns, acked_ns),
-            Event::Read { key, sent_ns, seen } => {
-                reads.count(ledger.read(key, sent_ns, seen), strong)
-            }
+            Event::Read { key, sent_ns, seen } => reads.count(ledger.read(key, sent_ns, seen)),
             Event::End => break,
         }
     }
     (ledger, reads)
-}
-
-impl Reads {
-    /// Counts one judged read.
-    pub fn count(&mut self, class: ReadClass, strong: bool) {
-        match class {
-            ReadClass::Current => self.checked += 1,
-            ReadClass::Corrupt => {
-                self.checked += 1;
-                self.corrupt += 1;
-            }
-            ReadClass::Stale if strong => {
-                self.checked += 1;
-                self.stale_unexpected += 1;
-            }
-            ReadClass::Stale => {
-                self.checked += 1;
-                self.stale_expected += 1;
-            }
-            ReadClass::Unchecked => self.unchecked += 1,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -147,7 +123,7 @@ mod tests {
     /// Events from several threads reach one record; the reads are judged against it.
     #[test]
     fn the_checker_judges_reads_against_the_writes_it_heard() {
-        let (checker, recorder) = Checker::start(true).unwrap();
+        let (checker, recorder) = Checker::start().unwrap();
         let threads: Vec<_> = (0..4u64)
             .map(|t| {
                 let recorder = recorder.clone();
@@ -171,11 +147,10 @@ mod tests {
         assert_eq!((ledger.acknowledged(), ledger.unknown()), (4000, 1));
         assert_eq!(
             reads,
-            Reads {
-                checked: 3,
+            ReadCounts {
+                current: 1,
                 corrupt: 1,
-                stale_unexpected: 1,
-                stale_expected: 0,
+                stale: 1,
                 unchecked: 1
             }
         );

@@ -172,6 +172,11 @@ impl Ledger {
             .is_some_and(|w| w & (1 << (seq % 64)) != 0)
     }
 
+    /// Whether `key` has an acknowledged write.
+    pub fn holds(&self, key: u64) -> bool {
+        self.keys.contains_key(&key)
+    }
+
     /// The keys with at least one acknowledged write: those the final check must find.
     pub fn written_keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.keys.keys().copied()

@@ -4,86 +4,18 @@
 //! - [`stamp`]: the mark at the head of each value that names the request that wrote it;
 //! - [`ledger`]: the write record, bounded by the keys, and the judgement of a read;
 //! - [`levels`]: whether a stale read is a defect at the run's consistency levels;
-//! - [`checker`]: the request path's [`Recorder`] and the thread that keeps the record.
+//! - [`checker`]: the request path's [`Recorder`] and the thread that keeps the record;
+//! - [`findings`]: what it found, summary.json's `validation` ([`Validation`]).
 //!
-//! What it finds goes into summary.json as a [`Validation`]. docs/validation.md says what is
-//! checked and what is not.
+//! docs/validation.md says what is checked and what is not. This file only declares the
+//! parts and hands on what the rest of headroom uses.
 
 pub mod checker;
+pub mod findings;
 pub mod ledger;
 pub mod levels;
 pub mod stamp;
 
-use serde::{Deserialize, Serialize};
-
 pub use checker::{Checker, Recorder};
+pub use findings::{FinalCheck, ReadCounts, Reads, Validation};
 pub use ledger::{Ledger, ReadClass, Seen};
-
-/// The reads a validated run judged.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reads {
-    /// Reads whose answer was judged (all but the unchecked).
-    pub checked: u64,
-    /// Values no write of the key could have produced.
-    pub corrupt: u64,
-    /// Older than an acknowledged write where the levels promise otherwise: a defect.
-    pub stale_unexpected: u64,
-    /// Older than an acknowledged write where the levels allow it.
-    pub stale_expected: u64,
-    /// Values this run cannot check (written without `--validate` or by another seed).
-    pub unchecked: u64,
-}
-
-/// The final check: every key with an acknowledged write read back after the load.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FinalCheck {
-    /// The consistency level of its reads.
-    pub consistency: String,
-    /// Keys with an acknowledged write: those it must find.
-    pub keys: u64,
-    /// Keys whose value is an acknowledged write's, or a newer one's.
-    pub found: u64,
-    /// Keys whose acknowledged write is gone: no row, or an older value.
-    pub lost: u64,
-    /// Keys whose value no write could have produced.
-    pub corrupt: u64,
-    /// Rows the table holds that this run cannot check.
-    pub unchecked_rows: u64,
-    /// Whether it read the whole table; when not, `lost` counts only what it read.
-    pub complete: bool,
-    /// Why it is not complete.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub incomplete_because: Option<String>,
-    /// How long it took, seconds (not part of the measured run).
-    pub seconds: f64,
-}
-
-/// summary.json's `validation`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Validation {
-    /// The run's consistency levels promise that a read sees every write acknowledged
-    /// before it was sent (W + R > RF).
-    pub reads_must_see_writes: bool,
-    /// The reads of the measured run.
-    pub reads: Reads,
-    /// Writes acknowledged (populate and measured run).
-    pub writes_acknowledged: u64,
-    /// Writes that failed or timed out: they may or may not have applied, and are never
-    /// counted as lost.
-    pub writes_unknown: u64,
-    /// The write record's memory at the end, bytes.
-    pub record_bytes: u64,
-    /// The final check, when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_check: Option<FinalCheck>,
-}
-
-impl Validation {
-    /// The defects found: lost writes, corrupt values, stale reads the levels forbid.
-    pub fn defects(&self) -> u64 {
-        let final_check = self.final_check.as_ref();
-        self.reads.corrupt
-            + self.reads.stale_unexpected
-            + final_check.map_or(0, |f| f.lost + f.corrupt)
-    }
-}

@@ -22,6 +22,7 @@ use super::ycsb::{self, Ycsb};
 use super::common::workload::{Parts, Workload};
 use super::definition::{Definition, WorkloadConfig};
 use crate::client::native::NativeClient;
+use crate::validation::Recorder;
 use super::common::request::WorkloadRequest;
 
 /// A prepared workload of any format.
@@ -50,11 +51,15 @@ impl AnyWorkload {
         session: Arc<Session>,
         native: Option<Arc<NativeClient>>,
         config: &WorkloadConfig,
+        recorder: Option<Recorder>,
     ) -> Result<AnyWorkload, WorkloadError> {
         let requests = Requests::new(session, native);
+        if recorder.is_some() {
+            AnyWorkload::check_validation(config).map_err(WorkloadError::Invalid)?;
+        }
         match &config.definition {
             Definition::Builtin => Ok(AnyWorkload::Builtin(
-                Builtin::prepare(requests, config).await?,
+                Builtin::prepare(requests, config, recorder).await?,
             )),
             Definition::Declarative { path, text, op_mix } => {
                 let checked = declarative::parse(text, path)?;
@@ -125,6 +130,24 @@ impl AnyWorkload {
                 .ok_or_else(|| WorkloadError::Invalid(format!(
                     "{path}: --fresh truncate needs a CREATE TABLE in the file's schema, to know which table to empty"
                 ))),
+        }
+    }
+
+    /// Why `--validate` cannot check a workload of `config`, if it cannot (known before
+    /// connecting).
+    pub fn check_validation(config: &WorkloadConfig) -> Result<(), String> {
+        match &config.definition {
+            Definition::Builtin => super::builtin::validated::check_supported(config),
+            _ => Err(super::builtin::validated::not_checked(&config.name)),
+        }
+    }
+
+    /// The final check's reading of the whole table, for a workload `--validate` checks:
+    /// the CQL, and what each row says of its key (the key's number and what was seen).
+    pub fn final_check(&self, keyspace: &str) -> Option<(String, &Builtin)> {
+        match self {
+            AnyWorkload::Builtin(b) => b.final_check_cql(keyspace).map(|cql| (cql, b)),
+            _ => None,
         }
     }
 

@@ -107,6 +107,10 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
         ops,
     )?;
     config.phase = args.phase;
+    if args.validate {
+        check_validation(&config)?;
+        config.validate = true;
+    }
     if let Some(every) = args.server_stats_every {
         config.server_stats_every_s = Some(every.as_secs_f64());
     }
@@ -117,6 +121,23 @@ pub fn run_settings(args: &RunArgs) -> anyhow::Result<RunSettings> {
         }
     }
     Ok(config)
+}
+
+/// Refuses `--validate` where it cannot check, in one line that says why.
+fn check_validation(config: &RunSettings) -> Result<(), UsageError> {
+    if let LoadMode::Closed { .. } = config.mode {
+        return Err(UsageError::new(
+            "--validate needs an open loop (--rate): in a closed loop the checking's cost per \
+             request would slow the load it measures",
+        ));
+    }
+    if config.phase == RunPhase::Load {
+        return Err(UsageError::new(
+            "--validate with --phase load: nothing is read back after a load alone; validate \
+             a run with a measured part (--phase both or run)",
+        ));
+    }
+    AnyWorkload::check_validation(&config.workload).map_err(UsageError::new)
 }
 
 /// Adds `--during` to a resolved configuration; the plan must fit in the run.
@@ -429,6 +450,7 @@ fn shared_settings(
         worker: None,
         fleet: None,
         client_cpus: None,
+        validate: false,
     })
 }
 

@@ -9,6 +9,7 @@ mod ending;
 mod live;
 mod recall;
 mod search;
+mod validation;
 pub mod watch;
 
 pub use ending::{stop_on_ctrl_c_or_term, write_report};

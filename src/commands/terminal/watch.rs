@@ -250,6 +250,12 @@ impl RunObserver for Terminal {
                 println!("    {line}");
             }
         }
+        if let Some(validation) = &run.summary.validation {
+            println!("  validation ({}, `validation`):", crate::catalogue::SUMMARY_JSON);
+            for line in super::validation::describe(validation) {
+                println!("    {line}");
+            }
+        }
         print_server_tables(run.server_tables);
         if run.server_tables.samples_every_s.is_some() {
             print_server_samples(run.server_tables, run.out, run.warmup_s);

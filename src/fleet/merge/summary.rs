@@ -237,6 +237,7 @@ pub(super) fn summarize(
             verdict,
         }),
         workers: workers.iter().map(worker_figures).collect(),
+        validation: None,
     }
 }
 

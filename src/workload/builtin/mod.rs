@@ -10,6 +10,7 @@
 //!   [`documents`].
 
 pub mod documents;
+pub mod validated;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -61,6 +62,8 @@ pub struct Builtin {
     requests: Requests,
     /// Where documents' requests go (documents only).
     layout: Layout,
+    /// `--validate`: where writes and reads are noted (keyvalue only).
+    recorder: Option<crate::validation::Recorder>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,7 +158,11 @@ impl Builtin {
     pub async fn prepare<D: Sync>(
         requests: Requests,
         config: &WorkloadSettings<D>,
+        recorder: Option<crate::validation::Recorder>,
     ) -> Result<Builtin, WorkloadError> {
+        if recorder.is_some() {
+            validated::check_supported(config).map_err(WorkloadError::Invalid)?;
+        }
         let session = requests.session().clone();
         let kind = Kind::of(&config.name)?;
         config.check(true).map_err(WorkloadError::Invalid)?;
@@ -199,6 +206,7 @@ impl Builtin {
                     .rows_per_partition
                     .unwrap_or(documents::DEFAULT_ROWS_PER_PARTITION),
             },
+            recorder,
         })
     }
 }
@@ -230,8 +238,24 @@ impl Workload for Builtin {
         let mut rng = request_rng(self.seed, seq);
         // The key's decimal text, formatted on the stack: no allocation per request.
         let mut key_text = itoa::Buffer::new();
-        let key = key_text.format(self.keys.key(seq, &mut rng));
+        let key_number = self.keys.key(seq, &mut rng);
+        let key = key_text.format(key_number);
         let statement = &self.statements[op];
+        if let Some(recorder) = &self.recorder {
+            let key = (key_number, key);
+            return match op {
+                WRITE => {
+                    let text = self.text.text(&mut rng, 100, 200);
+                    let request = (self.seed, seq);
+                    validated::write(&self.requests, recorder, statement, request, key, text)
+                        .await
+                }
+                _ => {
+                    let values = self.values();
+                    validated::read(&self.requests, recorder, statement, &values, key).await
+                }
+            };
+        }
         match (self.kind, op) {
             (_, WRITE) => {
                 let value = self.text.text(&mut rng, 100, 200);
@@ -257,6 +281,21 @@ impl Workload for Builtin {
 }
 
 impl Builtin {
+    /// What draws this workload's keys and values, for `--validate`.
+    pub fn values(&self) -> validated::Values<'_> {
+        validated::Values {
+            seed: self.seed,
+            keys: &self.keys,
+            text: &self.text,
+        }
+    }
+
+    /// The CQL the final check of `--validate` reads the whole table with; `None` for a
+    /// workload it does not check.
+    pub fn final_check_cql(&self, keyspace: &str) -> Option<String> {
+        (self.kind == Kind::KeyValue).then(|| format!("SELECT key, value FROM {keyspace}.keyvalue"))
+    }
+
     /// Sends one measured request through the native sender if the run has one, else
     /// through the driver.
     async fn send(

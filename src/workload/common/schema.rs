@@ -167,6 +167,18 @@ pub async fn keyspace_exists(session: &Session, ks: &str) -> Result<bool, Schema
     Ok(!read::<_, (String,)>(session, cql, (ks,)).await?.is_empty())
 }
 
+/// The replication map of keyspace `ks` (`class` and its factors); none when it does not
+/// exist.
+pub async fn keyspace_replication(
+    session: &Session,
+    ks: &str,
+) -> Result<Option<std::collections::BTreeMap<String, String>>, SchemaReadError> {
+    let cql = "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?";
+    let rows: Vec<(std::collections::BTreeMap<String, String>,)> =
+        read(session, cql, (ks,)).await?;
+    Ok(rows.into_iter().next().map(|(r,)| r))
+}
+
 /// Whether table `ks.table` exists.
 pub async fn table_exists(
     session: &Session,

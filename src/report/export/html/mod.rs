@@ -30,6 +30,7 @@ mod runs;
 mod search;
 mod sweep;
 mod tables;
+mod validation;
 
 pub use page::{escape, PlacedChart, CSS};
 use page::Page;

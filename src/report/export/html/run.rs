@@ -1,10 +1,12 @@
 //! One run's section: its timeline and spectrum, and beside them, when the run recorded
 //! them, its ANN queries' recall (`recall.rs`), its nodes' pauses, the maintenance done during it and Cassandra's own figures;
-//! then its tables (`tables.rs`).
+//! then its tables (`tables.rs`) and, for a run with `--validate`, what it found of the
+//! data (`validation.rs`).
 
 use super::page::{table, Page};
 use super::prose::run_sentence;
 use super::recall::recall_part;
+use super::validation::validation_part;
 use super::tables::{
     errors_table, settings_table, sla_table, summary_table, validity_part, workers_part,
 };
@@ -41,6 +43,7 @@ pub(super) fn run_section(
         page.h3("Summary");
         summary_table(page, summary);
         validity_part(page, summary);
+        validation_part(page, summary);
         workers_part(page, summary);
         if let Some(sla) = &summary.sla {
             page.h3(&format!("Service level: {}", sla.spec));

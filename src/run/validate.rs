@@ -1,0 +1,211 @@
+//! `--validate` in a run: the write record kept from the populate to the load's end, and the
+//! final check that reads every row back (docs/validation.md).
+//!
+//! The record starts before the workload is prepared (the workload's requests note into
+//! it), and ends after the measured run, when every fault action has ended. The final check
+//! then reads the whole table at consistency ALL, page by page, and judges each key with an
+//! acknowledged write: found, lost (no row, or a value older than an acknowledged write),
+//! or corrupt. It is bounded in time; its time is not part of the measured run.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use scylla::client::session::Session;
+use scylla::response::PagingState;
+use scylla::statement::Consistency;
+use scylla::value::{CqlValue, Row};
+
+use super::observer::RunObserver;
+use crate::results::config::RunSettings;
+use crate::validation::levels::{read_must_see_writes, replication_factors};
+use crate::validation::{Checker, FinalCheck, Ledger, ReadClass, Reads, Recorder, Validation};
+use crate::workload::builtin::validated::key_number;
+use crate::workload::builtin::Builtin;
+use crate::workload::common::schema::keyspace_replication;
+use crate::workload::AnyWorkload;
+
+/// The longest the final check reads before it stops and says it is incomplete.
+pub const FINAL_CHECK_LIMIT: Duration = Duration::from_secs(15 * 60);
+
+/// Rows per page of the final check.
+const PAGE_ROWS: i32 = 5000;
+
+/// The record of a validated run, from before the populate to the final check.
+pub(super) struct Validating {
+    checker: Checker,
+    recorder: Recorder,
+}
+
+impl Validating {
+    /// Starts the record when the run validates.
+    pub(super) fn start(settings: &RunSettings) -> anyhow::Result<Option<Validating>> {
+        if !settings.validate {
+            return Ok(None);
+        }
+        let (checker, recorder) = Checker::start()?;
+        Ok(Some(Validating { checker, recorder }))
+    }
+
+    /// The handle the workload's requests note into.
+    pub(super) fn recorder(&self) -> Recorder {
+        self.recorder.clone()
+    }
+
+    /// Ends the record and reads every row back: what summary.json's `validation` says.
+    pub(super) async fn finish(
+        self,
+        session: &Session,
+        workload: &AnyWorkload,
+        settings: &RunSettings,
+        observer: &mut dyn RunObserver,
+    ) -> Validation {
+        let (ledger, counts) = self.checker.finish();
+        let keyspace = &settings.workload.keyspace;
+        let strong = reads_must_see_writes(session, settings).await;
+        let read_sent_ns = self.recorder.now_ns();
+        let final_check = match workload.final_check(keyspace) {
+            Some((cql, rows)) => {
+                Some(final_check(session, &cql, rows, &ledger, read_sent_ns, observer).await)
+            }
+            None => None,
+        };
+        Validation {
+            reads_must_see_writes: strong,
+            reads: Reads::of(counts, strong),
+            writes_acknowledged: ledger.acknowledged(),
+            writes_unknown: ledger.unknown(),
+            record_bytes: ledger.memory_bytes(),
+            final_check,
+        }
+    }
+}
+
+/// Whether the run's reads must see every write acknowledged before them: its level for
+/// both (W + R > RF), by the keyspace's replication as the cluster holds it.
+async fn reads_must_see_writes(session: &Session, settings: &RunSettings) -> bool {
+    let level = settings.workload.consistency.to_ascii_uppercase();
+    let Ok(Some(replication)) = keyspace_replication(session, &settings.workload.keyspace).await
+    else {
+        return false;
+    };
+    match replication_factors(&replication, settings.local_dc.as_deref()) {
+        Some((total, local)) => read_must_see_writes(&level, &level, total, local),
+        None => false,
+    }
+}
+
+/// Reads the whole table at ALL and judges each key the record holds.
+async fn final_check(
+    session: &Session,
+    cql: &str,
+    rows_of: &Builtin,
+    ledger: &Ledger,
+    read_sent_ns: u64,
+    observer: &mut dyn RunObserver,
+) -> FinalCheck {
+    let started = Instant::now();
+    let mut check = FinalCheck {
+        consistency: "ALL".to_string(),
+        keys: ledger.key_count(),
+        complete: true,
+        ..FinalCheck::default()
+    };
+    observer.note(&format!(
+        "Final check: reading back the {} key(s) with an acknowledged write, at ALL.",
+        crate::format::group_thousands(check.keys)
+    ));
+    // The keys the table answered for (one row each: the key is the primary key).
+    let mut judged: HashSet<u64> = HashSet::with_capacity(check.keys as usize);
+    let mut statement = scylla::statement::Statement::new(cql);
+    statement.set_consistency(Consistency::All);
+    statement.set_page_size(PAGE_ROWS);
+    let mut paging = PagingState::start();
+    let mut rows_read = 0u64;
+    let mut said = Instant::now();
+    loop {
+        if started.elapsed() > FINAL_CHECK_LIMIT {
+            check.complete = false;
+            check.incomplete_because = Some(format!(
+                "stopped after {} s with rows left to read",
+                FINAL_CHECK_LIMIT.as_secs()
+            ));
+            break;
+        }
+        let page = session
+            .query_single_page(statement.clone(), &[], paging.clone())
+            .await;
+        let (result, next) = match page {
+            Ok(page) => page,
+            Err(e) => {
+                check.complete = false;
+                check.incomplete_because = Some(format!("a page could not be read: {e}"));
+                break;
+            }
+        };
+        let rows = match result.into_rows_result() {
+            Ok(rows) => rows,
+            Err(e) => {
+                check.complete = false;
+                check.incomplete_because = Some(format!("a page held no rows: {e}"));
+                break;
+            }
+        };
+        let Ok(iter) = rows.rows::<Row>() else {
+            check.complete = false;
+            check.incomplete_because = Some("a page's rows could not be read".into());
+            break;
+        };
+        for row in iter.flatten() {
+            rows_read += 1;
+            let mut columns = row.columns.into_iter();
+            let key = columns.next().flatten();
+            let value: Option<CqlValue> = columns.next().flatten();
+            let Some(key) = key.as_ref().and_then(key_number) else {
+                check.unchecked_rows += 1;
+                continue;
+            };
+            let seen = rows_of.values().seen(key, value.as_ref());
+            match ledger.read(key, read_sent_ns, seen) {
+                ReadClass::Unchecked => check.unchecked_rows += 1,
+                // Wherever it is, a value no write could have produced.
+                ReadClass::Corrupt => {
+                    check.corrupt += 1;
+                    judged.insert(key);
+                }
+                // A key written only by writes without an answer: nothing to find.
+                _ if !ledger.holds(key) => {}
+                ReadClass::Current => {
+                    check.found += 1;
+                    judged.insert(key);
+                }
+                ReadClass::Stale => {
+                    check.lost += 1;
+                    judged.insert(key);
+                }
+            }
+        }
+        if said.elapsed() > Duration::from_secs(5) {
+            said = Instant::now();
+            observer.note(&format!(
+                "Final check: {} rows read, {} of {} keys found, {:.0} s.",
+                crate::format::group_thousands(rows_read),
+                crate::format::group_thousands(check.found),
+                crate::format::group_thousands(check.keys),
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        match next.into_paging_control_flow() {
+            std::ops::ControlFlow::Continue(state) => paging = state,
+            std::ops::ControlFlow::Break(()) => break,
+        }
+    }
+    if check.complete {
+        // A key with an acknowledged write that the table no longer holds lost it.
+        check.lost += ledger
+            .written_keys()
+            .filter(|k| !judged.contains(k))
+            .count() as u64;
+    }
+    check.seconds = started.elapsed().as_secs_f64();
+    check
+}

@@ -1,0 +1,119 @@
+//! What a validated run found, as summary.json's `validation` holds it: the reads judged
+//! ([`Reads`], from the checker's [`ReadCounts`]), the writes, and the final check.
+
+use serde::{Deserialize, Serialize};
+
+use super::ledger::ReadClass;
+
+/// The reads the checker judged, by their class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadCounts {
+    /// Values the read may return.
+    pub current: u64,
+    /// Values no write of the key could have produced.
+    pub corrupt: u64,
+    /// Older than an acknowledged write.
+    pub stale: u64,
+    /// Not this run's to check.
+    pub unchecked: u64,
+}
+
+impl ReadCounts {
+    /// Counts one judged read.
+    pub fn count(&mut self, class: ReadClass) {
+        match class {
+            ReadClass::Current => self.current += 1,
+            ReadClass::Corrupt => self.corrupt += 1,
+            ReadClass::Stale => self.stale += 1,
+            ReadClass::Unchecked => self.unchecked += 1,
+        }
+    }
+}
+
+/// The reads a validated run judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reads {
+    /// Reads whose answer was judged (all but the unchecked).
+    pub checked: u64,
+    /// Values no write of the key could have produced.
+    pub corrupt: u64,
+    /// Older than an acknowledged write where the levels promise otherwise: a defect.
+    pub stale_unexpected: u64,
+    /// Older than an acknowledged write where the levels allow it.
+    pub stale_expected: u64,
+    /// Values this run cannot check (written without `--validate` or by another seed).
+    pub unchecked: u64,
+}
+
+impl Reads {
+    /// The reads of `counts`, their stale ones a defect when `strong` (the levels promise a
+    /// read sees every write acknowledged before it), expected otherwise.
+    pub fn of(counts: ReadCounts, strong: bool) -> Reads {
+        let (stale_unexpected, stale_expected) = if strong {
+            (counts.stale, 0)
+        } else {
+            (0, counts.stale)
+        };
+        Reads {
+            checked: counts.current + counts.corrupt + counts.stale,
+            corrupt: counts.corrupt,
+            stale_unexpected,
+            stale_expected,
+            unchecked: counts.unchecked,
+        }
+    }
+}
+
+/// The final check: every key with an acknowledged write read back after the load.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FinalCheck {
+    /// The consistency level of its reads.
+    pub consistency: String,
+    /// Keys with an acknowledged write: those it must find.
+    pub keys: u64,
+    /// Keys whose value is an acknowledged write's, or a newer one's.
+    pub found: u64,
+    /// Keys whose acknowledged write is gone: no row, or an older value.
+    pub lost: u64,
+    /// Keys whose value no write could have produced.
+    pub corrupt: u64,
+    /// Rows the table holds that this run cannot check.
+    pub unchecked_rows: u64,
+    /// Whether it read the whole table; when not, `lost` counts only what it read.
+    pub complete: bool,
+    /// Why it is not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete_because: Option<String>,
+    /// How long it took, seconds (not part of the measured run).
+    pub seconds: f64,
+}
+
+/// summary.json's `validation`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    /// The run's consistency levels promise that a read sees every write acknowledged
+    /// before it was sent (W + R > RF).
+    pub reads_must_see_writes: bool,
+    /// The reads of the measured run.
+    pub reads: Reads,
+    /// Writes acknowledged (populate and measured run).
+    pub writes_acknowledged: u64,
+    /// Writes that failed or timed out: they may or may not have applied, and are never
+    /// counted as lost.
+    pub writes_unknown: u64,
+    /// The write record's memory at the end, bytes.
+    pub record_bytes: u64,
+    /// The final check, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_check: Option<FinalCheck>,
+}
+
+impl Validation {
+    /// The defects found: lost writes, corrupt values, stale reads the levels forbid.
+    pub fn defects(&self) -> u64 {
+        let final_check = self.final_check.as_ref();
+        self.reads.corrupt
+            + self.reads.stale_unexpected
+            + final_check.map_or(0, |f| f.lost + f.corrupt)
+    }
+}

@@ -1,0 +1,155 @@
+//! `--validate` against a real node: a healthy run keeps every acknowledged write and reads
+//! only values that were written; rows deleted and a value overwritten behind headroom's
+//! back during the load are found, counted exactly, and end the run with exit code 5.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use headroom::cluster::LocalCluster;
+use serde_json::Value;
+
+use crate::support;
+
+fn validation(out: &Path) -> Value {
+    support::read_json(&out.join("summary.json"))["validation"].clone()
+}
+
+fn count(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+#[test]
+fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
+    let _machine = support::exclusive();
+    let dir = support::cluster_dir("validate");
+    let _cluster =
+        LocalCluster::start(&dir, support::small_cluster(1), &support::start_options()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let node: SocketAddr = support::hosts().parse().unwrap();
+
+    // Writes and reads of 2000 keys at RF 1, ONE/ONE: every read must see every write
+    // acknowledged before it.
+    let out = runs.path().join("healthy");
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "keyvalue",
+            "--rate",
+            "400",
+            "--duration",
+            "10s",
+            "--populate",
+            "2000",
+            "--partitions",
+            "2000",
+            "--read-ratio",
+            "0.5",
+            "--keyspace",
+            "validate_healthy",
+            "--validate",
+        ],
+    );
+    support::assert_ran_or_client_bound(&run, &out, 0);
+    let v = validation(&out);
+    assert_eq!(v["reads_must_see_writes"], true, "{v}");
+    assert!(count(&v["reads"]["checked"]) > 1000, "{v}");
+    for field in ["corrupt", "stale_unexpected", "stale_expected", "unchecked"] {
+        assert_eq!(count(&v["reads"][field]), 0, "{field}: {v}");
+    }
+    let check = &v["final_check"];
+    assert_eq!(check["complete"], true, "{v}");
+    assert_eq!((count(&check["lost"]), count(&check["corrupt"])), (0, 0), "{v}");
+    // Every key written is found, and the table holds exactly those keys.
+    let keys = count(&check["keys"]);
+    assert_eq!(count(&check["found"]), keys, "{v}");
+    let rows = support::query(node, "SELECT COUNT(*) FROM validate_healthy.keyvalue");
+    assert_eq!(rows[0][0].as_deref(), Some(keys.to_string().as_str()));
+    // The populate's 2000 writes and the measured run's, each acknowledged or not.
+    let summary = support::read_json(&out.join("summary.json"));
+    let measured_writes = count(&support::op(&summary, "write")["ok"]);
+    assert!(
+        count(&v["writes_acknowledged"]) >= 2000 + measured_writes,
+        "{v}"
+    );
+    let text = support::stdout(&run);
+    assert!(text.contains("every acknowledged write kept"), "{text}");
+
+    // Reads only, after a populate: once the measured part starts, 37 rows are deleted and
+    // one value is overwritten with another key's, behind headroom's back.
+    let out = runs.path().join("planted");
+    let hosts = support::hosts();
+    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "run",
+            "keyvalue",
+            "--rate",
+            "300",
+            "--duration",
+            "12s",
+            "--populate",
+            "1500",
+            "--partitions",
+            "1500",
+            "--read-ratio",
+            "1",
+            "--keyspace",
+            "validate_planted",
+            "--drop",
+            "--validate",
+            "--hosts",
+            &hosts,
+            "--cluster-dir",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env_remove("HEADROOM_CLUSTER_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The measured part has started when its intervals.csv is there: the populate is over.
+    assert!(
+        support::wait_for(Duration::from_secs(120), || out
+            .join("intervals.csv")
+            .exists()),
+        "the measured part never started"
+    );
+    let rows = support::query(node, "SELECT key, value FROM validate_planted.keyvalue LIMIT 38");
+    assert_eq!(rows.len(), 38);
+    let keys: Vec<&str> = rows.iter().map(|r| r[0].as_deref().unwrap()).collect();
+    for key in &keys[..37] {
+        support::query(
+            node,
+            &format!("DELETE FROM validate_planted.keyvalue WHERE key = '{key}'"),
+        );
+    }
+    let other_keys_value = rows[0][1].as_deref().unwrap();
+    support::query(
+        node,
+        &format!(
+            "UPDATE validate_planted.keyvalue SET value = '{other_keys_value}' WHERE key = '{}'",
+            keys[37]
+        ),
+    );
+    let run = child.wait_with_output().unwrap();
+    let text = support::stdout(&run);
+    assert_eq!(run.status.code(), Some(5), "{text}\n{}", support::stderr(&run));
+    let v = validation(&out);
+    let check = &v["final_check"];
+    assert_eq!(check["complete"], true, "{v}");
+    assert_eq!(count(&check["lost"]), 37, "{v}");
+    assert_eq!(count(&check["corrupt"]), 1, "{v}");
+    assert_eq!(
+        count(&check["found"]),
+        count(&check["keys"]) - 38,
+        "every other key is found: {v}"
+    );
+    // Reads of the keys after their rows went: stale where the levels forbid it.
+    assert_eq!(count(&v["reads"]["stale_expected"]), 0, "{v}");
+    assert!(text.contains("37 lost, 1 corrupt"), "{text}");
+    assert!(text.contains("defect(s)"), "{text}");
+}
