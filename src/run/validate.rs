@@ -7,7 +7,6 @@
 //! acknowledged write: found, lost (no row, or a value older than an acknowledged write),
 //! or corrupt. It is bounded in time; its time is not part of the measured run.
 
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use scylla::client::session::Session;
@@ -16,9 +15,12 @@ use scylla::statement::Consistency;
 use scylla::value::{CqlValue, Row};
 
 use super::observer::RunObserver;
+use crate::format::group_thousands;
 use crate::results::config::RunSettings;
 use crate::validation::levels::{read_must_see_writes, replication_factors};
-use crate::validation::{Checker, FinalCheck, Ledger, ReadClass, Reads, Recorder, Validation};
+use crate::validation::{
+    Checker, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
+};
 use crate::workload::builtin::validated::key_number;
 use crate::workload::builtin::Builtin;
 use crate::workload::common::schema::keyspace_replication;
@@ -104,18 +106,12 @@ async fn final_check(
     observer: &mut dyn RunObserver,
 ) -> FinalCheck {
     let started = Instant::now();
-    let mut check = FinalCheck {
-        consistency: "ALL".to_string(),
-        keys: ledger.key_count(),
-        complete: true,
-        ..FinalCheck::default()
-    };
+    let mut tally = FinalTally::new(ledger, read_sent_ns, "ALL");
     observer.note(&format!(
         "Final check: reading back the {} key(s) with an acknowledged write, at ALL.",
-        crate::format::group_thousands(check.keys)
+        group_thousands(ledger.key_count())
     ));
-    // The keys the table answered for (one row each: the key is the primary key).
-    let mut judged: HashSet<u64> = HashSet::with_capacity(check.keys as usize);
+    let values = rows_of.values();
     let mut statement = scylla::statement::Statement::new(cql);
     statement.set_consistency(Consistency::All);
     statement.set_page_size(PAGE_ROWS);
@@ -124,73 +120,59 @@ async fn final_check(
     let mut said = Instant::now();
     loop {
         if started.elapsed() > FINAL_CHECK_LIMIT {
-            check.complete = false;
-            check.incomplete_because = Some(format!(
+            tally.incomplete(format!(
                 "stopped after {} s with rows left to read",
                 FINAL_CHECK_LIMIT.as_secs()
             ));
             break;
         }
-        let page = session
+        let (result, next) = match session
             .query_single_page(statement.clone(), &[], paging.clone())
-            .await;
-        let (result, next) = match page {
+            .await
+        {
             Ok(page) => page,
             Err(e) => {
-                check.complete = false;
-                check.incomplete_because = Some(format!("a page could not be read: {e}"));
+                tally.incomplete(format!("a page could not be read: {e}"));
                 break;
             }
         };
         let rows = match result.into_rows_result() {
             Ok(rows) => rows,
             Err(e) => {
-                check.complete = false;
-                check.incomplete_because = Some(format!("a page held no rows: {e}"));
+                tally.incomplete(format!("a page held no rows: {e}"));
                 break;
             }
         };
-        let Ok(iter) = rows.rows::<Row>() else {
-            check.complete = false;
-            check.incomplete_because = Some("a page's rows could not be read".into());
-            break;
+        let rows = match rows.rows::<Row>() {
+            Ok(rows) => rows,
+            Err(e) => {
+                tally.incomplete(format!("a page's rows could not be read: {e}"));
+                break;
+            }
         };
-        for row in iter.flatten() {
+        for row in rows {
+            let Ok(row) = row else {
+                tally.row(None, Seen::Foreign);
+                continue;
+            };
             rows_read += 1;
             let mut columns = row.columns.into_iter();
             let key = columns.next().flatten();
             let value: Option<CqlValue> = columns.next().flatten();
-            let Some(key) = key.as_ref().and_then(key_number) else {
-                check.unchecked_rows += 1;
-                continue;
+            let key = key.as_ref().and_then(key_number);
+            let seen = match key {
+                Some(key) => values.seen(key, value.as_ref()),
+                None => Seen::Foreign,
             };
-            let seen = rows_of.values().seen(key, value.as_ref());
-            match ledger.read(key, read_sent_ns, seen) {
-                ReadClass::Unchecked => check.unchecked_rows += 1,
-                // Wherever it is, a value no write could have produced.
-                ReadClass::Corrupt => {
-                    check.corrupt += 1;
-                    judged.insert(key);
-                }
-                // A key written only by writes without an answer: nothing to find.
-                _ if !ledger.holds(key) => {}
-                ReadClass::Current => {
-                    check.found += 1;
-                    judged.insert(key);
-                }
-                ReadClass::Stale => {
-                    check.lost += 1;
-                    judged.insert(key);
-                }
-            }
+            tally.row(key, seen);
         }
         if said.elapsed() > Duration::from_secs(5) {
             said = Instant::now();
             observer.note(&format!(
                 "Final check: {} rows read, {} of {} keys found, {:.0} s.",
-                crate::format::group_thousands(rows_read),
-                crate::format::group_thousands(check.found),
-                crate::format::group_thousands(check.keys),
+                group_thousands(rows_read),
+                group_thousands(tally.found()),
+                group_thousands(ledger.key_count()),
                 started.elapsed().as_secs_f64()
             ));
         }
@@ -199,13 +181,5 @@ async fn final_check(
             std::ops::ControlFlow::Break(()) => break,
         }
     }
-    if check.complete {
-        // A key with an acknowledged write that the table no longer holds lost it.
-        check.lost += ledger
-            .written_keys()
-            .filter(|k| !judged.contains(k))
-            .count() as u64;
-    }
-    check.seconds = started.elapsed().as_secs_f64();
-    check
+    tally.finish(started.elapsed().as_secs_f64())
 }

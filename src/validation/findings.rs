@@ -77,7 +77,8 @@ pub struct FinalCheck {
     pub lost: u64,
     /// Keys whose value no write could have produced.
     pub corrupt: u64,
-    /// Rows the table holds that this run cannot check.
+    /// Rows the table holds that this run cannot check (another writer's values); their
+    /// keys are neither found nor lost.
     pub unchecked_rows: u64,
     /// Whether it read the whole table; when not, `lost` counts only what it read.
     pub complete: bool,

@@ -5,17 +5,20 @@
 //! - [`ledger`]: the write record, bounded by the keys, and the judgement of a read;
 //! - [`levels`]: whether a stale read is a defect at the run's consistency levels;
 //! - [`checker`]: the request path's [`Recorder`] and the thread that keeps the record;
+//! - [`final_tally`]: the final check's bookkeeping, row by row;
 //! - [`findings`]: what it found, summary.json's `validation` ([`Validation`]).
 //!
 //! docs/validation.md says what is checked and what is not. This file only declares the
 //! parts and hands on what the rest of headroom uses.
 
 pub mod checker;
+pub mod final_tally;
 pub mod findings;
 pub mod ledger;
 pub mod levels;
 pub mod stamp;
 
 pub use checker::{Checker, Recorder};
+pub use final_tally::FinalTally;
 pub use findings::{FinalCheck, ReadCounts, Reads, Validation};
 pub use ledger::{Ledger, ReadClass, Seen};

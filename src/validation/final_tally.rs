@@ -1,0 +1,157 @@
+//! The final check's bookkeeping: each row the table answered judged against the record,
+//! and, once every row is read, the keys it no longer holds counted as lost.
+//!
+//! A key counts once: **found** when its value is its newest acknowledged write or one that
+//! may be newer (a write still unanswered, failed or timed out), **lost** when its value is
+//! older than an acknowledged write or its row is gone, **corrupt** when no write of the key
+//! could have produced the value. Keys written only by writes without an answer have
+//! nothing to be found and count nowhere; rows this run cannot check (another writer's
+//! values) are counted apart, and their keys neither found nor lost.
+
+use std::collections::HashSet;
+
+use super::findings::FinalCheck;
+use super::ledger::{Ledger, ReadClass, Seen};
+
+/// The final check as its rows arrive.
+#[derive(Debug)]
+pub struct FinalTally<'a> {
+    ledger: &'a Ledger,
+    read_sent_ns: u64,
+    judged: HashSet<u64>,
+    check: FinalCheck,
+}
+
+impl<'a> FinalTally<'a> {
+    /// A check of `ledger`'s keys by reads at `consistency` sent at `read_sent_ns` (on the
+    /// record's clock: after every write it holds was answered).
+    pub fn new(ledger: &'a Ledger, read_sent_ns: u64, consistency: &str) -> FinalTally<'a> {
+        FinalTally {
+            ledger,
+            read_sent_ns,
+            judged: HashSet::with_capacity(ledger.key_count() as usize),
+            check: FinalCheck {
+                consistency: consistency.to_string(),
+                keys: ledger.key_count(),
+                complete: true,
+                ..FinalCheck::default()
+            },
+        }
+    }
+
+    /// One row of the table: its key's number (`None`: not a key of headroom's) and what its
+    /// value says.
+    pub fn row(&mut self, key: Option<u64>, seen: Seen) {
+        let Some(key) = key else {
+            self.check.unchecked_rows += 1;
+            return;
+        };
+        let check = &mut self.check;
+        match self.ledger.read(key, self.read_sent_ns, seen) {
+            // Another writer's value (another seed, or no mark): not the cluster's doing,
+            // and not this run's to judge.
+            ReadClass::Unchecked => {
+                check.unchecked_rows += 1;
+                self.judged.insert(key);
+            }
+            // Wherever it is, a value no write could have produced.
+            ReadClass::Corrupt => {
+                check.corrupt += 1;
+                self.judged.insert(key);
+            }
+            // A key written only by writes without an answer: nothing to find.
+            _ if !self.ledger.holds(key) => {}
+            ReadClass::Current => {
+                check.found += 1;
+                self.judged.insert(key);
+            }
+            ReadClass::Stale => {
+                check.lost += 1;
+                self.judged.insert(key);
+            }
+        }
+    }
+
+    /// How many keys of the record were found so far.
+    pub fn found(&self) -> u64 {
+        self.check.found
+    }
+
+    /// The table could not be read to its end: the keys not reached are not counted as lost.
+    pub fn incomplete(&mut self, why: String) {
+        self.check.complete = false;
+        self.check.incomplete_because = Some(why);
+    }
+
+    /// The check, after `seconds`: when it read every row, a key with an acknowledged write
+    /// that the table no longer holds lost it.
+    pub fn finish(mut self, seconds: f64) -> FinalCheck {
+        if self.check.complete {
+            let gone = self
+                .ledger
+                .written_keys()
+                .filter(|k| !self.judged.contains(k))
+                .count() as u64;
+            self.check.lost += gone;
+        }
+        self.check.seconds = seconds;
+        self.check
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Keys 1–6 acknowledged, 7 only timed out, 8 written twice in order; the table answers
+    /// with what each case leaves.
+    fn ledger() -> Ledger {
+        let mut ledger = Ledger::new();
+        for key in 1..=6 {
+            ledger.write(key, key, key * MS, Some(key * MS + MS / 2));
+        }
+        ledger.write(7, 7, 7 * MS, None);
+        ledger.write(8, 80, 10 * MS, Some(11 * MS));
+        ledger.write(8, 81, 20 * MS, Some(21 * MS));
+        ledger
+    }
+
+    #[test]
+    fn each_key_is_found_lost_or_corrupt_once() {
+        let ledger = ledger();
+        let mut tally = FinalTally::new(&ledger, 100 * MS, "ALL");
+        tally.row(Some(1), Seen::Written(1)); // found
+        tally.row(Some(2), Seen::Written(2)); // found
+        tally.row(Some(3), Seen::Corrupt); // corrupt
+        tally.row(Some(4), Seen::Foreign); // another writer's value: neither found nor lost
+        tally.row(Some(7), Seen::Written(7)); // only a timed-out write: counts nowhere
+        tally.row(Some(8), Seen::Written(80)); // older than write 81: lost
+        tally.row(None, Seen::Foreign); // not headroom's key
+        tally.row(Some(9), Seen::Written(90)); // a key the record never held
+                                               // Keys 5 and 6: no row.
+        let check = tally.finish(1.5);
+        assert_eq!(check.keys, 7, "keys 1-6 and 8 have an acknowledged write");
+        assert_eq!(check.found, 2);
+        assert_eq!(check.corrupt, 1);
+        assert_eq!(check.lost, 3, "8 older, and 5 and 6 missing");
+        assert_eq!(check.unchecked_rows, 2);
+        assert!(check.complete);
+        assert_eq!(check.seconds, 1.5);
+    }
+
+    /// A check stopped before the end counts only what it read as lost.
+    #[test]
+    fn an_incomplete_check_counts_no_missing_key_as_lost() {
+        let ledger = ledger();
+        let mut tally = FinalTally::new(&ledger, 100 * MS, "ALL");
+        tally.row(Some(8), Seen::Written(80));
+        tally.row(Some(1), Seen::Written(1));
+        tally.incomplete("stopped".into());
+        let check = tally.finish(900.0);
+        assert_eq!((check.found, check.lost), (1, 1));
+        assert!(!check.complete);
+        assert_eq!(check.incomplete_because.as_deref(), Some("stopped"));
+    }
+}
