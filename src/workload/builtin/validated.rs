@@ -60,13 +60,38 @@ pub async fn write(
     text: &str,
 ) -> Result<(), ExecutionError> {
     let value = stamped(seed, seq, text);
-    let sent_ns = recorder.now_ns();
+    let mut pending = Pending {
+        recorder,
+        key,
+        seq,
+        sent_ns: recorder.now_ns(),
+        answered: false,
+    };
     let result = requests
         .execute(statement, (key_text, value.as_str()))
         .await;
     let acked_ns = result.is_ok().then(|| recorder.now_ns());
-    recorder.write(key, seq, sent_ns, acked_ns);
+    recorder.write(key, seq, pending.sent_ns, acked_ns);
+    pending.answered = true;
     result
+}
+
+/// A write sent and not yet answered. The engine drops a request it times out before the
+/// answer comes: the write is then noted as one that may or may not have applied.
+struct Pending<'a> {
+    recorder: &'a Recorder,
+    key: u64,
+    seq: u64,
+    sent_ns: u64,
+    answered: bool,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.recorder.write(self.key, self.seq, self.sent_ns, None);
+        }
+    }
 }
 
 /// A keyvalue read of `key` through `requests`, its answer judged by the record (`values`
