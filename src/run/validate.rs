@@ -32,6 +32,9 @@ pub const FINAL_CHECK_LIMIT: Duration = Duration::from_secs(15 * 60);
 /// Rows per page of the final check.
 const PAGE_ROWS: i32 = 5000;
 
+/// The longest one page of the final check may take.
+const PAGE_LIMIT: Duration = Duration::from_secs(120);
+
 /// The record of a validated run, from before the populate to the final check.
 pub(super) struct Validating {
     checker: Checker,
@@ -126,13 +129,18 @@ async fn final_check(
             ));
             break;
         }
-        let (result, next) = match session
-            .query_single_page(statement.clone(), &[], paging.clone())
-            .await
-        {
-            Ok(page) => page,
-            Err(e) => {
+        let page = session.query_single_page(statement.clone(), &[], paging.clone());
+        let (result, next) = match tokio::time::timeout(PAGE_LIMIT, page).await {
+            Ok(Ok(page)) => page,
+            Ok(Err(e)) => {
                 tally.incomplete(format!("a page could not be read: {e}"));
+                break;
+            }
+            Err(_) => {
+                tally.incomplete(format!(
+                    "a page took longer than {} s",
+                    PAGE_LIMIT.as_secs()
+                ));
                 break;
             }
         };
