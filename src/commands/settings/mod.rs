@@ -19,6 +19,7 @@ pub use connection::{
 };
 pub use cores::{bind_client, with_client_cores, with_placement_cores};
 pub use cost::compare_options;
+#[cfg(feature = "kubernetes")]
 pub use kube::kube_options;
 pub use live::live_settings;
 pub use run::{
