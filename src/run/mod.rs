@@ -48,7 +48,7 @@ use crate::workload::AnyWorkload;
 
 use connect::{connect, Connected};
 use measure::{measure, Measured};
-use validate::Validating;
+use validate::{Finishing, Validating};
 
 pub use crate::results::config::{RunPhase, RunSettings};
 pub use crate::stop::StopSignal;
@@ -130,7 +130,12 @@ pub async fn execute(
         ControlFlow::Continue(measured) => measured,
         ControlFlow::Break(outcome) => return Ok(outcome),
     };
-    let validating = validating.map(|v| (v, connected.session.as_ref(), workload.as_ref()));
+    let validating = validating.map(|v| Finishing {
+        validating: v,
+        session: connected.session.as_ref(),
+        workload: workload.as_ref(),
+        stop: &context.stop,
+    });
     finish(settings, context.out, measured, populated, validating, observer).await
 }
 
@@ -226,7 +231,7 @@ async fn finish(
     out: &Path,
     measured: Measured,
     populated: Option<PopulateSummary>,
-    validating: Option<(Validating, &scylla::client::session::Session, &AnyWorkload)>,
+    validating: Option<Finishing<'_>>,
     observer: &mut dyn RunObserver,
 ) -> anyhow::Result<RunOutcome> {
     let Measured {
@@ -244,9 +249,11 @@ async fn finish(
     let server_tables = server_tables.end(out).await;
     // After Cassandra's figures of the load: the final check's reads are not the load's.
     let validation = match validating {
-        Some((validating, session, workload)) => {
-            Some(validating.finish(session, workload, settings, observer).await)
-        }
+        Some(f) => Some(
+            f.validating
+                .finish(f.session, f.workload, settings, f.stop, observer)
+                .await,
+        ),
         None => None,
     };
     for judged in files.judge_last(outcome.stop == StopReason::Completed) {

@@ -17,6 +17,7 @@ use scylla::value::{CqlValue, Row};
 use super::observer::RunObserver;
 use crate::format::group_thousands;
 use crate::results::config::RunSettings;
+use crate::stop::StopSignal;
 use crate::validation::levels::{read_must_see_writes, replication_factors};
 use crate::validation::{
     Checker, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
@@ -34,6 +35,15 @@ const PAGE_ROWS: i32 = 5000;
 
 /// The longest one page of the final check may take.
 const PAGE_LIMIT: Duration = Duration::from_secs(120);
+
+/// What the end of a validated run needs: its record, the session and workload the final
+/// check reads with, and the stop signal that cuts it short.
+pub(super) struct Finishing<'a> {
+    pub(super) validating: Validating,
+    pub(super) session: &'a Session,
+    pub(super) workload: &'a AnyWorkload,
+    pub(super) stop: &'a StopSignal,
+}
 
 /// The record of a validated run, from before the populate to the final check.
 pub(super) struct Validating {
@@ -62,6 +72,7 @@ impl Validating {
         session: &Session,
         workload: &AnyWorkload,
         settings: &RunSettings,
+        stop: &StopSignal,
         observer: &mut dyn RunObserver,
     ) -> Validation {
         let (ledger, counts) = self.checker.finish();
@@ -70,7 +81,8 @@ impl Validating {
         let read_sent_ns = self.recorder.now_ns();
         let final_check = match workload.final_check(keyspace) {
             Some((cql, rows)) => {
-                Some(final_check(session, &cql, rows, &ledger, read_sent_ns, observer).await)
+                let check = final_check(session, &cql, rows, &ledger, read_sent_ns, stop, observer);
+                Some(check.await)
             }
             None => None,
         };
@@ -106,6 +118,7 @@ async fn final_check(
     rows_of: &Builtin,
     ledger: &Ledger,
     read_sent_ns: u64,
+    stop: &StopSignal,
     observer: &mut dyn RunObserver,
 ) -> FinalCheck {
     let started = Instant::now();
@@ -122,6 +135,10 @@ async fn final_check(
     let mut rows_read = 0u64;
     let mut said = Instant::now();
     loop {
+        if stop.is_set() {
+            tally.incomplete("stopped (Ctrl-C or SIGTERM) with rows left to read".into());
+            break;
+        }
         if started.elapsed() > FINAL_CHECK_LIMIT {
             tally.incomplete(format!(
                 "stopped after {} s with rows left to read",

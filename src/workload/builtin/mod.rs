@@ -160,9 +160,6 @@ impl Builtin {
         config: &WorkloadSettings<D>,
         recorder: Option<crate::validation::Recorder>,
     ) -> Result<Builtin, WorkloadError> {
-        if recorder.is_some() {
-            validated::check_supported(config).map_err(WorkloadError::Invalid)?;
-        }
         let session = requests.session().clone();
         let kind = Kind::of(&config.name)?;
         config.check(true).map_err(WorkloadError::Invalid)?;
