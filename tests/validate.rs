@@ -152,4 +152,81 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
     assert_eq!(count(&v["reads"]["stale_expected"]), 0, "{v}");
     assert!(text.contains("37 lost, 1 corrupt"), "{text}");
     assert!(text.contains("defect(s)"), "{text}");
+
+    // timeseries: a row per write, every acknowledged one to be found. Once the measured
+    // part starts, 9 rows are deleted behind headroom's back: exactly 9 writes lost.
+    let out = runs.path().join("timeseries");
+    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "run",
+            "timeseries",
+            "--rate",
+            "300",
+            "--duration",
+            "12s",
+            "--populate",
+            "1000",
+            "--partitions",
+            "50",
+            "--read-ratio",
+            "0.5",
+            "--keyspace",
+            "validate_series",
+            "--drop",
+            "--validate",
+            "--hosts",
+            &hosts,
+            "--cluster-dir",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env_remove("HEADROOM_CLUSTER_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        support::wait_for(Duration::from_secs(120), || out
+            .join("intervals.csv")
+            .exists()),
+        "the measured part never started"
+    );
+    // The oldest rows of a few partitions: the populate's, long acknowledged.
+    let mut deleted = 0;
+    for sensor in 0..3 {
+        let rows = support::query(
+            node,
+            &format!(
+                "SELECT timestamp FROM validate_series.sensor_data WHERE sensor_id = '{sensor}' \
+                 ORDER BY timestamp ASC LIMIT 3"
+            ),
+        );
+        assert_eq!(rows.len(), 3, "partition {sensor}: {rows:?}");
+        for row in rows {
+            let timestamp = row[0].as_deref().unwrap();
+            support::query(
+                node,
+                &format!(
+                    "DELETE FROM validate_series.sensor_data WHERE sensor_id = '{sensor}' \
+                     AND timestamp = {timestamp}"
+                ),
+            );
+            deleted += 1;
+        }
+    }
+    let run = child.wait_with_output().unwrap();
+    let text = support::stdout(&run);
+    assert_eq!(run.status.code(), Some(5), "{text}\n{}", support::stderr(&run));
+    let v = validation(&out);
+    assert!(count(&v["reads"]["checked"]) > 1000, "{v}");
+    assert_eq!(count(&v["reads"]["corrupt"]), 0, "{v}");
+    let check = &v["final_check"];
+    assert_eq!(check["counted"], "writes", "{v}");
+    assert_eq!(check["complete"], true, "{v}");
+    assert_eq!(count(&check["lost"]), deleted, "{v}");
+    assert_eq!(count(&check["corrupt"]), 0, "{v}");
+    assert_eq!(count(&check["keys"]), count(&v["writes_acknowledged"]), "{v}");
+    assert_eq!(count(&check["found"]), count(&check["keys"]) - deleted, "{v}");
+    assert!(text.contains("acknowledged write(s), a row each"), "{text}");
 }

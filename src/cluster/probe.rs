@@ -96,6 +96,7 @@ fn cql_value_text(value: &scylla::value::CqlValue) -> String {
         CqlValue::Boolean(b) => b.to_string(),
         CqlValue::Inet(ip) => ip.to_string(),
         CqlValue::Uuid(u) => u.to_string(),
+        CqlValue::Timeuuid(u) => u.to_string(),
         CqlValue::Int(i) => i.to_string(),
         CqlValue::BigInt(i) => i.to_string(),
         other => format!("{other:?}"),

@@ -5,7 +5,7 @@
 //! it), and ends after the measured run, when every fault action has ended. The final check
 //! then reads the whole table at consistency ALL, page by page, and judges each key with an
 //! acknowledged write: found, lost (no row, or a value older than an acknowledged write),
-//! or corrupt. It is bounded in time; its time is not part of the measured run.
+//! or corrupt (or, where each write is a row of its own, each acknowledged write). It is bounded in time; its time is not part of the measured run.
 
 use std::time::{Duration, Instant};
 
@@ -20,10 +20,9 @@ use crate::results::config::RunSettings;
 use crate::stop::StopSignal;
 use crate::validation::levels::{read_must_see_writes, replication_factors};
 use crate::validation::{
-    Checker, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
+    Checker, Counted, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
 };
-use crate::workload::builtin::validated::key_number;
-use crate::workload::builtin::Builtin;
+use crate::workload::builtin::validated::{key_number, FinalRead};
 use crate::workload::common::schema::keyspace_replication;
 use crate::workload::AnyWorkload;
 
@@ -80,8 +79,8 @@ impl Validating {
         let strong = reads_must_see_writes(session, settings).await;
         let read_sent_ns = self.recorder.now_ns();
         let final_check = match workload.final_check(keyspace) {
-            Some((cql, rows)) => {
-                let check = final_check(session, &cql, rows, &ledger, read_sent_ns, stop, observer);
+            Some(read) => {
+                let check = final_check(session, &read, &ledger, read_sent_ns, stop, observer);
                 Some(check.await)
             }
             None => None,
@@ -111,24 +110,28 @@ async fn reads_must_see_writes(session: &Session, settings: &RunSettings) -> boo
     }
 }
 
-/// Reads the whole table at ALL and judges each key the record holds.
+/// Reads the whole table at ALL and judges each key (or write) the record holds.
 async fn final_check(
     session: &Session,
-    cql: &str,
-    rows_of: &Builtin,
+    read: &FinalRead<'_>,
     ledger: &Ledger,
     read_sent_ns: u64,
     stop: &StopSignal,
     observer: &mut dyn RunObserver,
 ) -> FinalCheck {
     let started = Instant::now();
-    let mut tally = FinalTally::new(ledger, read_sent_ns, "ALL");
+    let mut tally = FinalTally::new(ledger, read_sent_ns, "ALL", read.counted);
+    let to_find = match read.counted {
+        Counted::Keys => ledger.key_count(),
+        Counted::Writes => ledger.acknowledged(),
+    };
     observer.note(&format!(
-        "Final check: reading back the {} key(s) with an acknowledged write, at ALL.",
-        group_thousands(ledger.key_count())
+        "Final check: reading back the {} {}, at ALL.",
+        group_thousands(to_find),
+        read.counted.to_find()
     ));
-    let values = rows_of.values();
-    let mut statement = scylla::statement::Statement::new(cql);
+    let values = read.values;
+    let mut statement = scylla::statement::Statement::new(read.cql.as_str());
     statement.set_consistency(Consistency::All);
     statement.set_page_size(PAGE_ROWS);
     let mut paging = PagingState::start();
@@ -194,10 +197,11 @@ async fn final_check(
         if said.elapsed() > Duration::from_secs(5) {
             said = Instant::now();
             observer.note(&format!(
-                "Final check: {} rows read, {} of {} keys found, {:.0} s.",
+                "Final check: {} rows read, {} of {} {} found, {:.0} s.",
                 group_thousands(rows_read),
                 group_thousands(tally.found()),
-                group_thousands(ledger.key_count()),
+                group_thousands(to_find),
+                read.counted.noun(),
                 started.elapsed().as_secs_f64()
             ));
         }

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use super::findings::ReadCounts;
 use super::ledger::{Ledger, Seen};
+use super::stamp::RunTag;
 
 /// One request's outcome, as the checker hears it.
 #[derive(Debug, Clone, Copy)]
@@ -38,10 +39,16 @@ enum Event {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     epoch: Instant,
+    tag: RunTag,
     events: mpsc::Sender<Event>,
 }
 
 impl Recorder {
+    /// The run's tag, which marks every value it writes.
+    pub fn tag(&self) -> RunTag {
+        self.tag
+    }
+
     /// Nanoseconds since the record began: read before a request is sent and after its
     /// answer arrives.
     pub fn now_ns(&self) -> u64 {
@@ -83,6 +90,7 @@ impl Checker {
             .spawn(move || keep(inbox))?;
         let recorder = Recorder {
             epoch: Instant::now(),
+            tag: RunTag::new(),
             events: events.clone(),
         };
         Ok((Checker { events, thread }, recorder))

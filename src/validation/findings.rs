@@ -64,18 +64,55 @@ impl Reads {
     }
 }
 
-/// The final check: every key with an acknowledged write read back after the load.
+/// What the final check's counts are of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Counted {
+    /// Keys: a key holds one value, its newest write's (keyvalue); a key whose newest
+    /// acknowledged write is gone counts one lost write.
+    #[default]
+    Keys,
+    /// Acknowledged writes, each a row of its own (timeseries): every one must be found.
+    Writes,
+}
+
+impl Counted {
+    /// The word for what is counted, plural.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Counted::Keys => "keys",
+            Counted::Writes => "writes",
+        }
+    }
+
+    /// What the final check must find, as a sentence names it.
+    pub fn to_find(self) -> &'static str {
+        match self {
+            Counted::Keys => "key(s) with an acknowledged write",
+            Counted::Writes => "acknowledged write(s), a row each",
+        }
+    }
+}
+
+/// The final check: every key with an acknowledged write (or every acknowledged write, when
+/// each is a row of its own) read back after the load.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FinalCheck {
     /// The consistency level of its reads.
     pub consistency: String,
-    /// Keys with an acknowledged write: those it must find.
+    /// What `keys`, `found`, `lost` and `corrupt` count: keys (absent in files written
+    /// before timeseries was checked) or writes.
+    #[serde(default)]
+    pub counted: Counted,
+    /// Keys with an acknowledged write (or acknowledged writes): those it must find.
     pub keys: u64,
-    /// Keys whose value is an acknowledged write's, or a newer one's.
+    /// Keys whose value is an acknowledged write's, or a newer one's (or writes whose row is
+    /// there).
     pub found: u64,
-    /// Keys whose acknowledged write is gone: no row, or an older value.
+    /// Keys whose acknowledged write is gone: no row, or an older value (or writes whose row
+    /// is gone).
     pub lost: u64,
-    /// Keys whose value no write could have produced.
+    /// Keys (or rows) whose value no write could have produced.
     pub corrupt: u64,
     /// Rows the table holds that this run cannot check (another writer's values); their
     /// keys are neither found nor lost.

@@ -1,13 +1,17 @@
 //! The mark a validated run puts at the head of each value it writes, so that a value read
-//! back names the request that wrote it: `hr:SSSSSSSS:QQQQQQQQQQQQQQQQ:` (the seed's tag and
+//! back names the request that wrote it: `hr:TTTTTTTT:QQQQQQQQQQQQQQQQ:` (the run's tag and
 //! the request's sequence number, in hex), then the rest of the text the request would have
 //! written anyway, to the same length.
 //!
 //! The workload then writes the value again from the named request (its generators are a
 //! function of the seed and the sequence number) and compares: equal and of the key that was
 //! read, the value is that request's; anything else is corrupt. Values without a mark were
-//! written without `--validate`, and values with another seed's tag by another run: this
-//! run cannot check them.
+//! written without `--validate`, and values with another tag by another run: this run cannot
+//! check them.
+//!
+//! The tag is drawn anew for each validated run ([`RunTag::new`]), not taken from the seed:
+//! two runs of one seed send the same requests, and a row an earlier run left would
+//! otherwise pass for this run's write of the same request, hiding a loss.
 
 use std::fmt::Write as _;
 
@@ -25,32 +29,49 @@ pub enum Stamp {
     Foreign,
 }
 
-/// The tag of a seed in the mark: its low 32 bits mixed with its high ones.
-fn seed_tag(seed: u64) -> u32 {
-    (seed ^ (seed >> 32)) as u32
+/// The tag of one validated run in its marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunTag(pub u32);
+
+impl RunTag {
+    /// A tag for a new run: drawn from the process's random hash keys and the clock, so that
+    /// runs of one seed, one after the other or side by side, have different tags.
+    pub fn new() -> RunTag {
+        use std::hash::BuildHasher;
+        let now = std::time::SystemTime::now();
+        let bits =
+            std::collections::hash_map::RandomState::new().hash_one((now, std::process::id()));
+        RunTag((bits ^ (bits >> 32)) as u32)
+    }
 }
 
-/// `text` with its head replaced by the mark of request `seq` of `seed`, to the same length
-/// (whole and unmarked when shorter than the mark).
-pub fn stamped(seed: u64, seq: u64, text: &str) -> String {
+impl Default for RunTag {
+    fn default() -> Self {
+        RunTag::new()
+    }
+}
+
+/// `text` with its head replaced by the mark of request `seq` of the run `tag`, to the same
+/// length (whole and unmarked when shorter than the mark).
+pub fn stamped(tag: RunTag, seq: u64, text: &str) -> String {
     let mut value = String::with_capacity(text.len().max(STAMP_LEN));
     if text.len() < STAMP_LEN || !text.is_char_boundary(STAMP_LEN) {
         value.push_str(text);
         return value;
     }
-    let _ = write!(value, "hr:{:08x}:{seq:016x}:", seed_tag(seed));
+    let _ = write!(value, "hr:{:08x}:{seq:016x}:", tag.0);
     value.push_str(&text[STAMP_LEN..]);
     value
 }
 
-/// Reads the mark at the head of `value` for a run of `seed`.
-pub fn read_stamp(value: &str, seed: u64) -> Stamp {
+/// Reads the mark at the head of `value` for the run `tag`.
+pub fn read_stamp(value: &str, tag: RunTag) -> Stamp {
     let Some(rest) = value.strip_prefix("hr:") else {
         return Stamp::Foreign;
     };
-    let tag = rest.get(..8).and_then(|t| u32::from_str_radix(t, 16).ok());
-    match tag {
-        Some(tag) if tag == seed_tag(seed) => {}
+    let its_tag = rest.get(..8).and_then(|t| u32::from_str_radix(t, 16).ok());
+    match its_tag {
+        Some(found) if found == tag.0 => {}
         Some(_) => return Stamp::Foreign,
         None => return Stamp::Damaged,
     }
@@ -73,20 +94,29 @@ mod tests {
     #[test]
     fn a_value_names_its_request_and_keeps_its_length() {
         let text = "a".repeat(150);
-        let value = stamped(42, 123_456_789, &text);
+        let (run, other) = (RunTag(42), RunTag(43));
+        let value = stamped(run, 123_456_789, &text);
         assert_eq!(value.len(), 150);
-        assert!(value.starts_with("hr:"), "{value}");
-        assert_eq!(read_stamp(&value, 42), Stamp::Request(123_456_789));
-        assert_eq!(read_stamp(&value, 43), Stamp::Foreign);
-        assert_eq!(read_stamp(&text, 42), Stamp::Foreign);
+        assert!(value.starts_with("hr:0000002a:"), "{value}");
+        assert_eq!(read_stamp(&value, run), Stamp::Request(123_456_789));
+        assert_eq!(read_stamp(&value, other), Stamp::Foreign);
+        assert_eq!(read_stamp(&text, run), Stamp::Foreign);
         let mut damaged = value.clone();
         damaged.replace_range(20..21, "z");
-        assert_eq!(read_stamp(&damaged, 42), Stamp::Damaged);
-        assert_eq!(read_stamp("hr:zz", 42), Stamp::Damaged);
-        assert_eq!(stamped(1, 2, "short"), "short");
+        assert_eq!(read_stamp(&damaged, run), Stamp::Damaged);
+        assert_eq!(read_stamp("hr:zz", run), Stamp::Damaged);
+        assert_eq!(stamped(run, 2, "short"), "short");
+        let last = RunTag(u32::MAX);
         assert_eq!(
-            read_stamp(&stamped(u64::MAX, u64::MAX, &text), u64::MAX),
+            read_stamp(&stamped(last, u64::MAX, &text), last),
             Stamp::Request(u64::MAX)
         );
+    }
+
+    /// Two runs of one seed mark their values apart.
+    #[test]
+    fn each_run_draws_its_own_tag() {
+        let tags: std::collections::HashSet<u32> = (0..64).map(|_| RunTag::new().0).collect();
+        assert!(tags.len() > 60, "{} distinct tags of 64", tags.len());
     }
 }

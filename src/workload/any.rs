@@ -143,10 +143,10 @@ impl AnyWorkload {
     }
 
     /// The final check's reading of the whole table, for a workload `--validate` checks:
-    /// the CQL, and what each row says of its key (the key's number and what was seen).
-    pub fn final_check(&self, keyspace: &str) -> Option<(String, &Builtin)> {
+    /// the CQL, what its counts are of, and what each row says of its key.
+    pub fn final_check(&self, keyspace: &str) -> Option<super::builtin::validated::FinalRead<'_>> {
         match self {
-            AnyWorkload::Builtin(b) => b.final_check_cql(keyspace).map(|cql| (cql, b)),
+            AnyWorkload::Builtin(b) => b.final_check(keyspace),
             _ => None,
         }
     }

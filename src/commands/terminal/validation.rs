@@ -37,10 +37,11 @@ pub fn describe(v: &Validation) -> Vec<String> {
     ));
     if let Some(f) = &v.final_check {
         lines.push(format!(
-            "final check at {}: {} key(s) with an acknowledged write, {} found, {} lost, {} \
-             corrupt, in {:.1} s (not part of the measured run){}",
+            "final check at {}: {} {}, {} found, {} lost, {} corrupt, in {:.1} s (not part of \
+             the measured run){}",
             f.consistency,
             n(f.keys),
+            f.counted.to_find(),
             n(f.found),
             n(f.lost),
             n(f.corrupt),

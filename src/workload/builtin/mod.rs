@@ -106,6 +106,14 @@ impl Kind {
         }
     }
 
+    /// The column a validated read checks the values of.
+    fn value_column(self) -> &'static str {
+        match self {
+            Kind::TimeSeries => "data",
+            _ => "value",
+        }
+    }
+
     /// The columns the table must have, as system_schema.columns reports them.
     fn columns(self) -> &'static [(&'static str, &'static str)] {
         match self {
@@ -239,17 +247,14 @@ impl Workload for Builtin {
         let key = key_text.format(key_number);
         let statement = &self.statements[op];
         if let Some(recorder) = &self.recorder {
-            let key = (key_number, key);
+            let values = self.values(recorder);
             return match op {
-                WRITE => {
-                    let text = self.text.text(&mut rng, 100, 200);
-                    let request = (self.seed, seq);
-                    validated::write(&self.requests, recorder, statement, request, key, text)
-                        .await
-                }
+                WRITE => validated::write(&self.requests, recorder, statement, &values, seq).await,
                 _ => {
-                    let values = self.values();
-                    validated::read(&self.requests, recorder, statement, &values, key).await
+                    let column = self.kind.value_column();
+                    let key = (key_number, key);
+                    validated::read(&self.requests, recorder, statement, &values, key, column)
+                        .await
                 }
             };
         }
@@ -278,19 +283,37 @@ impl Workload for Builtin {
 }
 
 impl Builtin {
-    /// What draws this workload's keys and values, for `--validate`.
-    pub fn values(&self) -> validated::Values<'_> {
+    /// What draws this workload's keys and values, for `--validate`, whose run `recorder`
+    /// notes.
+    pub fn values(&self, recorder: &crate::validation::Recorder) -> validated::Values<'_> {
         validated::Values {
             seed: self.seed,
+            tag: recorder.tag(),
             keys: &self.keys,
             text: &self.text,
         }
     }
 
-    /// The CQL the final check of `--validate` reads the whole table with; `None` for a
+    /// How the final check of `--validate` reads the whole table back; `None` for a
     /// workload it does not check.
-    pub fn final_check_cql(&self, keyspace: &str) -> Option<String> {
-        (self.kind == Kind::KeyValue).then(|| format!("SELECT key, value FROM {keyspace}.keyvalue"))
+    pub fn final_check(&self, keyspace: &str) -> Option<validated::FinalRead<'_>> {
+        let recorder = self.recorder.as_ref()?;
+        let (cql, counted) = match self.kind {
+            Kind::KeyValue => (
+                format!("SELECT key, value FROM {keyspace}.keyvalue"),
+                crate::validation::Counted::Keys,
+            ),
+            Kind::TimeSeries => (
+                format!("SELECT sensor_id, data FROM {keyspace}.sensor_data"),
+                crate::validation::Counted::Writes,
+            ),
+            Kind::Documents => return None,
+        };
+        Some(validated::FinalRead {
+            cql,
+            counted,
+            values: self.values(recorder),
+        })
     }
 
     /// Sends one measured request through the native sender if the run has one, else

@@ -1,7 +1,13 @@
-//! keyvalue under `--validate`: each write's value carries the mark of the request that
-//! wrote it ([`crate::validation::stamp`]) and is noted with its send and answer times; each
-//! read fetches its row and says whether the value is one of this key's writes; the final
-//! check reads the whole table back.
+//! keyvalue and timeseries under `--validate`: each write's value carries the mark of the
+//! request that wrote it ([`crate::validation::stamp`]) and is noted with its send and answer
+//! times; each read fetches its rows and says whether their values are this key's writes;
+//! the final check reads the whole table back.
+//!
+//! The two share their requests' shape: a write binds (key, text) and a read (key). A
+//! keyvalue key holds one value, the newest write's; a timeseries partition holds a row per
+//! write, newest first, so the newest row a read returns plays the part of keyvalue's value
+//! (a write acknowledged before the read was sent is in the answer exactly when the newest
+//! row is not proven older than it), and every row is checked for corruption.
 //!
 //! Which workloads can be checked, and why the others cannot yet, is [`check_supported`].
 
@@ -9,15 +15,15 @@ use scylla::errors::ExecutionError;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
 
-use crate::validation::stamp::{read_stamp, stamped, Stamp};
-use crate::validation::{Recorder, Seen};
+use crate::validation::stamp::{read_stamp, stamped, RunTag, Stamp, STAMP_LEN};
+use crate::validation::{Counted, Recorder, Seen};
 use crate::workload::common::generators::{request_rng, PartitionKeys, TextPool};
 use crate::workload::common::send::Requests;
 use crate::workload::common::settings::WorkloadSettings;
 
 /// Why `--validate` cannot check a workload of these settings, if it cannot.
 pub fn check_supported<D>(config: &WorkloadSettings<D>) -> Result<(), String> {
-    if config.name != "keyvalue" {
+    if !CHECKED.contains(&config.name.as_str()) {
         return Err(not_checked(&config.name));
     }
     if config.delete_ratio > 0.0 {
@@ -37,11 +43,14 @@ pub fn check_supported<D>(config: &WorkloadSettings<D>) -> Result<(), String> {
     Ok(())
 }
 
+/// The built-in workloads `--validate` checks.
+pub const CHECKED: &[&str] = &["keyvalue", "timeseries"];
+
 /// Why `--validate` refuses the workload `name`.
 pub fn not_checked(name: &str) -> String {
     format!(
-        "--validate checks the keyvalue workload, whose every value names the request that \
-         wrote it; {} cannot be checked yet",
+        "--validate checks the keyvalue and timeseries workloads, whose every value names the \
+         request that wrote it; {} cannot be checked yet",
         if name.is_empty() {
             "this workload".to_string()
         } else {
@@ -50,16 +59,19 @@ pub fn not_checked(name: &str) -> String {
     )
 }
 
-/// A keyvalue write of request `seq` to `key` through `requests`, noted in the record.
+/// Write request `seq` through `requests` (its key and text drawn by `values`), noted in the
+/// record.
 pub async fn write(
     requests: &Requests,
     recorder: &Recorder,
     statement: &PreparedStatement,
-    (seed, seq): (u64, u64),
-    (key, key_text): (u64, &str),
-    text: &str,
+    values: &Values<'_>,
+    seq: u64,
 ) -> Result<(), ExecutionError> {
-    let value = stamped(seed, seq, text);
+    let (key, text) = values.request(seq);
+    let mut key_text = itoa::Buffer::new();
+    let key_text = key_text.format(key);
+    let value = stamped(values.tag, seq, text);
     let mut pending = Pending {
         recorder,
         key,
@@ -94,52 +106,85 @@ impl Drop for Pending<'_> {
     }
 }
 
-/// A keyvalue read of `key` through `requests`, its answer judged by the record (`values`
-/// says what a value is). A read that failed says nothing of the data.
+/// A read of `key` through `requests`, the values of its `column` judged by the record
+/// (`values` says what a value is): the newest row's, and every row's for corruption. A
+/// read that failed says nothing of the data.
 pub async fn read(
     requests: &Requests,
     recorder: &Recorder,
     statement: &PreparedStatement,
     values: &Values<'_>,
     (key, key_text): (u64, &str),
+    column: &str,
 ) -> Result<(), ExecutionError> {
     let sent_ns = recorder.now_ns();
     let answer = requests.fetch(statement, (key_text,)).await?;
-    let seen = match answer.rows.first() {
-        None => Seen::Missing,
-        Some(_) => values.seen(key, answer.first("value")),
-    };
+    let at = answer.columns.iter().position(|c| c == column);
+    let mut seen = Seen::Missing;
+    for (i, row) in answer.rows.iter().enumerate() {
+        let value = at.and_then(|at| row.get(at)).and_then(Option::as_ref);
+        match values.seen(key, value) {
+            Seen::Corrupt => {
+                seen = Seen::Corrupt;
+                break;
+            }
+            newest if i == 0 => seen = newest,
+            _ => {}
+        }
+    }
     recorder.read(key, sent_ns, seen);
     Ok(())
 }
 
-/// What draws a keyvalue request's key and value: enough to write any request's value again.
+/// How the final check reads a validated workload's table back: a statement whose rows are
+/// (key, value), what its counts are of, and what a value is.
+#[derive(Debug)]
+pub struct FinalRead<'a> {
+    /// The statement that reads the whole table.
+    pub cql: String,
+    /// A key's newest write, or every write.
+    pub counted: Counted,
+    /// What draws the workload's values.
+    pub values: Values<'a>,
+}
+
+/// What draws a request's key and value: enough to write any request's value again.
 #[derive(Debug, Clone, Copy)]
 pub struct Values<'a> {
     /// The run's seed.
     pub seed: u64,
+    /// The run's tag, at the head of its values.
+    pub tag: RunTag,
     /// The keys requests are drawn from.
     pub keys: &'a PartitionKeys,
     /// The text values are cut from.
     pub text: &'a TextPool,
 }
 
-impl Values<'_> {
+impl<'a> Values<'a> {
+    /// Request `seq`'s key and text (before its mark), drawn in the order every built-in
+    /// write draws them: the one place a validated write and the check of its value agree on.
+    pub fn request(&self, seq: u64) -> (u64, &'a str) {
+        let mut rng = request_rng(self.seed, seq);
+        let key = self.keys.key(seq, &mut rng);
+        (key, self.text.text(&mut rng, 100, 200))
+    }
+
     /// What a row's value says of key `key`: written by which of this run's requests, or
     /// corrupt, or not this run's to check.
     pub fn seen(&self, key: u64, value: Option<&CqlValue>) -> Seen {
         let Some(CqlValue::Text(value)) = value else {
             return Seen::Corrupt;
         };
-        match read_stamp(value, self.seed) {
+        match read_stamp(value, self.tag) {
             Stamp::Foreign => Seen::Foreign,
             Stamp::Damaged => Seen::Corrupt,
             Stamp::Request(seq) => {
-                // Write request `seq` again: its key, then its value, drawn as it drew them.
-                let mut rng = request_rng(self.seed, seq);
-                let its_key = self.keys.key(seq, &mut rng);
-                let text = self.text.text(&mut rng, 100, 200);
-                if its_key == key && stamped(self.seed, seq, text) == *value {
+                // Write request `seq` again and compare past the mark, which read_stamp read.
+                let (its_key, text) = self.request(seq);
+                let same = value.len() == text.len()
+                    && value.as_bytes()[STAMP_LEN..] == text.as_bytes()[STAMP_LEN..];
+                if its_key == key && same {
                     Seen::Written(seq)
                 } else {
                     Seen::Corrupt
@@ -149,7 +194,7 @@ impl Values<'_> {
     }
 }
 
-/// The record's number of a keyvalue key (its decimal text), if it is one of headroom's.
+/// The record's number of a key (its decimal text), if it is one of headroom's.
 pub fn key_number(key: &CqlValue) -> Option<u64> {
     match key {
         CqlValue::Text(text) => text.parse().ok(),

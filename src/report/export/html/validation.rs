@@ -57,10 +57,7 @@ pub(super) fn validation_part(page: &mut Page, summary: &RunSummary) {
     if let Some(f) = &v.final_check {
         rows.extend([
             row(
-                &format!(
-                    "Final check at {}: keys with an acknowledged write",
-                    f.consistency
-                ),
+                &format!("Final check at {}: {}", f.consistency, f.counted.to_find()),
                 f.keys,
                 "",
             ),
