@@ -32,8 +32,12 @@ pub const FINAL_CHECK_LIMIT: Duration = Duration::from_secs(15 * 60);
 /// Rows per page of the final check.
 const PAGE_ROWS: i32 = 5000;
 
-/// The longest one page of the final check may take.
+/// The longest one page of the final check may take, its tries again included.
 const PAGE_LIMIT: Duration = Duration::from_secs(120);
+
+/// The pause before a page that could not be read is asked for again: a node just restarted
+/// answers CQL before every other node has heard it is up, and a read at ALL needs them all.
+const PAGE_RETRY_PAUSE: Duration = Duration::from_secs(2);
 
 /// What the end of a validated run needs: its record, the session and workload the final
 /// check reads with, and the stop signal that cuts it short.
@@ -149,20 +153,10 @@ async fn final_check(
             ));
             break;
         }
-        let page = session.query_single_page(statement.clone(), &[], paging.clone());
-        let (result, next) = match tokio::time::timeout(PAGE_LIMIT, page).await {
-            Ok(Ok(page)) => page,
-            Ok(Err(e)) => {
-                tally.incomplete(format!("a page could not be read: {e}"));
-                break;
-            }
-            Err(_) => {
-                tally.incomplete(format!(
-                    "a page took longer than {} s",
-                    PAGE_LIMIT.as_secs()
-                ));
-                break;
-            }
+        let Some((result, next)) =
+            read_page(session, &statement, &paging, stop, observer, &mut tally).await
+        else {
+            break;
         };
         let rows = match result.into_rows_result() {
             Ok(rows) => rows,
@@ -211,4 +205,51 @@ async fn final_check(
         }
     }
     tally.finish(started.elapsed().as_secs_f64())
+}
+
+/// One page of the final check, asked for again every [`PAGE_RETRY_PAUSE`] while it fails
+/// and [`PAGE_LIMIT`] allows; `None` (and the check incomplete) when it cannot be read.
+async fn read_page(
+    session: &Session,
+    statement: &scylla::statement::Statement,
+    paging: &PagingState,
+    stop: &StopSignal,
+    observer: &mut dyn RunObserver,
+    tally: &mut FinalTally<'_>,
+) -> Option<(
+    scylla::response::query_result::QueryResult,
+    scylla::response::PagingStateResponse,
+)> {
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        let left = PAGE_LIMIT.saturating_sub(started.elapsed());
+        let page = session.query_single_page(statement.clone(), &[], paging.clone());
+        match tokio::time::timeout(left, page).await {
+            Ok(Ok(page)) => return Some(page),
+            Ok(Err(e)) if started.elapsed() + PAGE_RETRY_PAUSE < PAGE_LIMIT && !stop.is_set() => {
+                if !said {
+                    said = true;
+                    observer.note(&format!(
+                        "Final check: a page could not be read ({e}); asking again every {} s \
+                         for up to {} s.",
+                        PAGE_RETRY_PAUSE.as_secs(),
+                        PAGE_LIMIT.as_secs()
+                    ));
+                }
+                tokio::time::sleep(PAGE_RETRY_PAUSE).await;
+            }
+            Ok(Err(e)) => {
+                tally.incomplete(format!("a page could not be read: {e}"));
+                return None;
+            }
+            Err(_) => {
+                tally.incomplete(format!(
+                    "a page took longer than {} s",
+                    PAGE_LIMIT.as_secs()
+                ));
+                return None;
+            }
+        }
+    }
 }
