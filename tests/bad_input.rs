@@ -435,6 +435,10 @@ const CASES: &[Case] = &[
     case(&["run", "keyvalue", "--rate", "100", "--delete-ratio", "0.1", "--validate"], &["--validate with --delete-ratio 0.1", "give --delete-ratio 0"]),
     case(&["run", "keyvalue", "--rate", "100", "--ttl", "1h", "--validate"], &["--validate with --ttl"]),
     case(&["run", "keyvalue", "--rate", "100", "--phase", "load", "--validate"], &["--validate with --phase load"]),
+    case(&["capacity", "keyvalue", "--validate"], &["--validate with --fresh none", "give --fresh truncate"]),
+    case(&["capacity", "keyvalue", "--fresh", "truncate", "--workers", "2", "--validate"], &["--validate with --workers"]),
+    case(&["capacity", "keyvalue", "--fresh", "truncate", "--degraded", "1", "--validate"], &["--validate with --degraded"]),
+    case(&["capacity", "documents", "--fresh", "truncate", "--validate"], &["'documents' cannot be checked yet"]),
     case(
         &["run", "keyvalue", "--sla", "p99<1s", "--window", "0s"],
         &["--window", "out of range: give 10ms to 24h"],

@@ -229,4 +229,63 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
     assert_eq!(count(&check["keys"]), count(&v["writes_acknowledged"]), "{v}");
     assert_eq!(count(&check["found"]), count(&check["keys"]) - deleted, "{v}");
     assert!(text.contains("acknowledged write(s), a row each"), "{text}");
+
+    // A capacity search validates each trial: capacity.json sums them.
+    let out = runs.path().join("search");
+    let search = support::headroom(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        &hosts,
+        "--cluster-dir",
+        dir.to_str().unwrap(),
+        "--rates",
+        "200,400",
+        "--warmup",
+        "2s",
+        "--duration",
+        "10s",
+        "--sla",
+        "p99<2s",
+        "--fresh",
+        "truncate",
+        "--populate",
+        "1000",
+        "--partitions",
+        "1000",
+        "--read-ratio",
+        "0.5",
+        "--keyspace",
+        "validate_search",
+        "--validate",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = support::stdout(&search);
+    assert!(
+        matches!(search.status.code(), Some(0 | 4)),
+        "{text}\n{}",
+        support::stderr(&search)
+    );
+    let capacity = support::read_json(&out.join("capacity.json"));
+    let data = &capacity["data"];
+    let trials = std::fs::read_to_string(out.join("capacity.jsonl")).unwrap();
+    let trials: Vec<Value> = trials
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["kind"] == "trial")
+        .collect();
+    assert_eq!(trials.len(), 2, "{trials:?}");
+    assert_eq!(count(&data["runs_checked"]), 2, "{capacity}");
+    assert_eq!((count(&data["defects"]), count(&data["lost"])), (0, 0), "{data}");
+    for trial in &trials {
+        assert_eq!(trial["data"]["complete"], true, "{trial}");
+        let v = validation(&out.join(trial["dir"].as_str().unwrap()));
+        assert!(count(&v["reads"]["checked"]) > 500, "{v}");
+        assert_eq!(count(&v["final_check"]["lost"]), 0, "{v}");
+    }
+    assert!(
+        text.contains("The data (--validate, every trial): every acknowledged write kept"),
+        "{text}"
+    );
 }

@@ -33,6 +33,7 @@ fn trial_at(rate: f64, repeat: u32, windows: u32, failed: u32) -> Record {
         windows: Some(windows),
         failed_windows: Some(failed),
         recall: None,
+        data: None,
     })
 }
 

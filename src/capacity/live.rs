@@ -416,12 +416,15 @@ impl TrialRunner for LiveRunner<'_, '_> {
     fn probe(&mut self) -> anyhow::Result<Option<ProbeRecord>> {
         // A fleet's workers share the requests in flight.
         let workers = self.launcher.map_or(1, |(_, n)| n as usize);
-        let config = self.config.run.run(
+        let mut config = self.config.run.run(
             Load::Concurrency((self.config.probe_concurrency / workers).max(1)),
             self.config.probe_duration_s / 4.0,
             self.config.probe_duration_s,
             None,
         );
+        // A closed loop is not checked (`--validate`): the checking's cost would slow the
+        // very throughput the probe measures. The trials, open-loop, are.
+        config.validate = false;
         self.observer.note(&format!(
             "\n== Probe: the highest throughput with {} requests in flight ==",
             self.config.probe_concurrency

@@ -103,6 +103,9 @@ pub struct TrialRecord {
     /// without them and in records written before headroom measured recall.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recall: Option<f64>,
+    /// What `--validate` found in the trial's data; `None` for a trial that did not validate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::validation::DataCheck>,
 }
 
 /// The mean recall of a run's measured part over every op type judged for recall, each
@@ -221,8 +224,17 @@ impl TrialRecord {
             windows,
             failed_windows,
             recall: mean_recall(summary),
+            data: summary.validation.as_ref().map(|v| v.brief()),
         }
     }
+}
+
+/// What `--validate` found over a search's trials; `None` when none validated.
+pub fn data_verdict(records: &[Record]) -> Option<crate::validation::DataVerdict> {
+    crate::validation::DataVerdict::of(records.iter().filter_map(|r| match r {
+        Record::Trial(t) => t.data.map(|d| (d, Some(t.rate_per_s))),
+        _ => None,
+    }))
 }
 
 /// One line of `capacity.jsonl`.
@@ -353,6 +365,7 @@ mod tests {
             windows: Some(3),
             failed_windows: Some(2),
             recall: None,
+            data: None,
         });
         let text = serde_json::to_string(&trial).unwrap();
         assert!(

@@ -201,6 +201,10 @@ pub struct Outcome {
     /// search stopped there and reports no capacity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<TrialRecord>,
+    /// What `--validate` found over the trials; absent when they did not validate. A
+    /// defect marks the search whatever its capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::validation::DataVerdict>,
 }
 
 /// The outcome of the records so far, each rate judged against `repeats` repeats.
@@ -281,6 +285,7 @@ pub fn outcome(records: &[Record], repeats: u32) -> Outcome {
         capacity_per_s,
         unstable,
         invalid,
+        data: super::record::data_verdict(records),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::units;
 /// was started with (search.json), so these would be silently ignored. Credentials are
 /// accepted (they are never stored), and so is --cluster-dir (it can come from the
 /// environment).
-const RESUME_TAKES_NOTHING_ELSE: [&str; 86] = [
+const RESUME_TAKES_NOTHING_ELSE: [&str; 87] = [
     // A resumed search binds to the cores it recorded.
     "client_cpus",
     "image",
@@ -108,6 +108,7 @@ const RESUME_TAKES_NOTHING_ELSE: [&str; 86] = [
     "force",
     "degraded",
     "size_for",
+    "validate",
 ];
 
 /// How a search states the capacity (`--goal`).
@@ -214,6 +215,16 @@ pub struct CapacityArgs {
     /// --label. See docs/capacity.md. [range: 0 to 1]
     #[arg(long, value_name = "N", value_parser = ranges::count::<u32>("0", "1"))]
     pub degraded: Option<u32>,
+
+    /// Check the data in every trial as `run --validate` does (the probe, a closed loop,
+    /// is not checked): a trial's reads are checked against its writes, and after it every
+    /// row is read back at ALL. capacity.json's `data` sums the trials; a defect marks the
+    /// search (and its configuration in `headroom compare`) whatever its capacity, and ends
+    /// it with exit code 5. Off by default: it costs client CPU. Needs --fresh truncate or
+    /// restart (each trial's record holds only its own writes); keyvalue or timeseries,
+    /// without deletes or --ttl; see docs/validation.md.
+    #[arg(long, help_heading = "Checking the data")]
+    pub validate: bool,
 
     /// The service level and its windows.
     #[command(flatten)]

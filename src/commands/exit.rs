@@ -27,12 +27,20 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// The exit code of a capacity search that ended with `status` and `capacity_per_s`: 0 when
 /// it found a capacity, 3 when it completed without one (no rate met the SLA), 4 when it
 /// stopped at a trial without a verdict, 130 when interrupted. (A search stopped by an error
-/// ends with that error: 1.)
-pub fn of_search(status: Status, capacity_per_s: Option<f64>) -> ExitCode {
+/// ends with that error: 1.) Under `--validate` (`data`), a defect in any trial's data ends
+/// it with 5 whatever its capacity, and a trial whose final check could not read the whole
+/// table with 4.
+pub fn of_search(
+    status: Status,
+    capacity_per_s: Option<f64>,
+    data: Option<&crate::validation::DataVerdict>,
+) -> ExitCode {
     match (status, capacity_per_s) {
         (Status::Interrupted, _) => ExitCode::from(EXIT_INTERRUPTED),
-        (Status::Invalid, _) => ExitCode::from(EXIT_NO_VERDICT),
         (Status::Failed, _) => ExitCode::from(1),
+        _ if data.is_some_and(|d| d.defects > 0) => ExitCode::from(EXIT_DATA_DEFECT),
+        _ if data.is_some_and(|d| d.incomplete_runs > 0) => ExitCode::from(EXIT_NO_VERDICT),
+        (Status::Invalid, _) => ExitCode::from(EXIT_NO_VERDICT),
         (_, Some(_)) => ExitCode::SUCCESS,
         (_, None) => ExitCode::from(EXIT_SLA_FAILED),
     }
@@ -132,13 +140,60 @@ mod tests {
 
     #[test]
     fn a_search_without_a_capacity_ends_as_a_failed_sla() {
-        let code = |status, capacity| format!("{:?}", of_search(status, capacity));
+        let code = |status, capacity| format!("{:?}", of_search(status, capacity, None));
         let of = |c: u8| format!("{:?}", ExitCode::from(c));
         assert_eq!(code(Status::Complete, Some(1000.0)), of(0));
         assert_eq!(code(Status::Complete, None), of(EXIT_SLA_FAILED));
         assert_eq!(code(Status::Invalid, Some(1000.0)), of(EXIT_NO_VERDICT));
         assert_eq!(code(Status::Interrupted, None), of(EXIT_INTERRUPTED));
         assert_eq!(code(Status::Failed, None), of(1));
+    }
+
+    /// Under --validate, a defect in any trial's data ends a search with its own code,
+    /// whatever its capacity; a trial without a verdict on its data, with no verdict.
+    #[test]
+    fn a_search_whose_data_has_a_defect_ends_with_its_own_code() {
+        use crate::validation::{DataCheck, DataVerdict};
+        let of = |c: u8| format!("{:?}", ExitCode::from(c));
+        let verdict = |defects, complete| {
+            DataVerdict::of([
+                (
+                    DataCheck {
+                        defects: 0,
+                        lost: 0,
+                        complete: true,
+                    },
+                    Some(1000.0),
+                ),
+                (
+                    DataCheck {
+                        defects,
+                        lost: defects,
+                        complete,
+                    },
+                    Some(2000.0),
+                ),
+            ])
+        };
+        let code = |status, capacity, data: &Option<DataVerdict>| {
+            format!("{:?}", of_search(status, capacity, data.as_ref()))
+        };
+        let clean = verdict(0, true);
+        assert_eq!(code(Status::Complete, Some(1000.0), &clean), of(0));
+        assert_eq!(code(Status::Complete, None, &clean), of(EXIT_SLA_FAILED));
+        let lost = verdict(3, true);
+        assert_eq!(lost.as_ref().unwrap().defect_rates_per_s, [2000.0]);
+        assert_eq!(
+            code(Status::Complete, Some(1000.0), &lost),
+            of(EXIT_DATA_DEFECT)
+        );
+        assert_eq!(code(Status::Invalid, None, &lost), of(EXIT_DATA_DEFECT));
+        assert_eq!(code(Status::Interrupted, None, &lost), of(EXIT_INTERRUPTED));
+        let unread = verdict(0, false);
+        assert_eq!(
+            code(Status::Complete, Some(1000.0), &unread),
+            of(EXIT_NO_VERDICT)
+        );
     }
 
     #[test]

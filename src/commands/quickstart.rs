@@ -115,7 +115,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
     let took = started.elapsed().as_secs_f64() / 60.0;
     if let Some(lines) = statement {
         interval_end(status, &lines, took, &out, &config);
-        return Ok(super::exit::of_search(status, outcome.capacity_per_s));
+        return Ok(super::exit::of_search(status, outcome.capacity_per_s, outcome.data.as_ref()));
     }
     match (status, outcome.capacity_per_s) {
         (Status::Interrupted, _) => {
@@ -146,7 +146,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<ExitCode> {
                 config.sla,
                 out.display()
             );
-            return Ok(super::exit::of_search(status, None));
+            return Ok(super::exit::of_search(status, None, None));
         }
     }
     println!(

@@ -19,6 +19,7 @@ use super::runs::RunComparison;
 use crate::capacity::Verdict as RateVerdict;
 use crate::format::{format_money, format_percentile, format_rate, format_value};
 use crate::results::summary::Latency;
+use crate::validation::DataVerdict;
 
 /// A titled table: a header and rows of the same width, and lines to print under it.
 #[derive(Debug, Clone)]
@@ -172,7 +173,10 @@ fn configurations(c: &Comparison) -> Table {
                 } else {
                     f.label.clone()
                 },
-                f.capacity_per_s.map_or("none".to_string(), format_rate),
+                with_data_mark(
+                    f.capacity_per_s.map_or("none".to_string(), format_rate),
+                    f.data.as_ref().map(|d| (d.defects, d.incomplete_runs > 0)),
+                ),
                 match &f.capacity_change {
                     _ if baseline => "-".to_string(),
                     Some(ch) => match ch.percent {
@@ -204,6 +208,11 @@ fn configurations(c: &Comparison) -> Table {
             ));
         }
     }
+    for f in &c.configs {
+        if let Some(data) = &f.data {
+            footer.push(format!("{} (--validate): {}.", f.label, data.describe()));
+        }
+    }
     if c.configs.iter().any(|f| f.probe_change.is_some()) {
         footer.push(format!(
             "Probe: closed-loop throughput; its change is tested with Welch's t-test on \
@@ -216,6 +225,17 @@ fn configurations(c: &Comparison) -> Table {
         header,
         rows,
         footer,
+    }
+}
+
+/// A figure of a configuration or run whose data `--validate` checked (`data`: its defects,
+/// and whether a final check could not read the whole table), marked when the data has a
+/// defect or no verdict: the figure is then not one to quote alone.
+fn with_data_mark(figure: String, data: Option<(u64, bool)>) -> String {
+    match data {
+        Some((defects, _)) if defects > 0 => format!("{figure} (DATA DEFECTS: {defects})"),
+        Some((_, true)) => format!("{figure} (data: no verdict)"),
+        _ => figure,
     }
 }
 
@@ -486,7 +506,10 @@ pub fn run_tables(c: &RunComparison) -> Vec<Table> {
                 } else {
                     r.label.clone()
                 },
-                r.attempted_per_s.map_or("-".to_string(), format_rate),
+                with_data_mark(
+                    r.attempted_per_s.map_or("-".to_string(), format_rate),
+                    r.data.map(|d| (d.defects, !d.complete)),
+                ),
                 r.achieved_per_s.map_or("-".to_string(), format_rate),
                 r.measured_s
                     .map_or("-".to_string(), |s| format!("{s:.0} s")),
@@ -495,17 +518,23 @@ pub fn run_tables(c: &RunComparison) -> Vec<Table> {
             ]
         })
         .collect();
+    let mut footer = vec![format!(
+        "p99 of every operation type merged, with a bootstrap {:.0}% interval of the \
+         difference in ms over 1 s windows; throughput per window, Welch's t-test; \
+         \"noise\": not significant at the {:.0}% level.",
+        (1.0 - c.level) * 100.0,
+        c.level * 100.0
+    )];
+    for r in &c.runs {
+        if let Some(data) = r.data.and_then(|d| DataVerdict::of([(d, None)])) {
+            footer.push(format!("{} (--validate): {}.", r.label, data.describe()));
+        }
+    }
     let runs = Table {
         title: "Runs".to_string(),
         header,
         rows,
-        footer: vec![format!(
-            "p99 of every operation type merged, with a bootstrap {:.0}% interval of the \
-             difference in ms over 1 s windows; throughput per window, Welch's t-test; \
-             \"noise\": not significant at the {:.0}% level.",
-            (1.0 - c.level) * 100.0,
-            c.level * 100.0
-        )],
+        footer,
     };
 
     let mut header = vec!["Response time (ms)".to_string()];

@@ -69,6 +69,10 @@ pub struct RunFigures {
     pub p99_change: Option<Change>,
     /// Per-window throughput against the baseline's (Welch's test).
     pub throughput_change: Option<Change>,
+    /// What `--validate` found in its data; a defect marks the run whatever its figures.
+    /// Absent when it did not validate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::validation::DataCheck>,
 }
 
 /// Compares runs, the first (or `baseline`) as the baseline.
@@ -145,6 +149,9 @@ pub fn compare_runs(runs: &[RunData], baseline: Option<&str>) -> anyhow::Result<
                 }),
                 throughput_change: other
                     .then(|| throughput_change(&windows[base_index], &windows[i], DEFAULT_LEVEL)),
+                data: summary
+                    .and_then(|s| s.validation.as_ref())
+                    .map(|v| v.brief()),
             }
         })
         .collect();

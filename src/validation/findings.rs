@@ -154,4 +154,97 @@ impl Validation {
             + self.reads.stale_unexpected
             + final_check.map_or(0, |f| f.lost + f.corrupt)
     }
+
+    /// What the run found, in brief: what a capacity trial's record and a comparison keep.
+    pub fn brief(&self) -> DataCheck {
+        DataCheck {
+            defects: self.defects(),
+            lost: self.final_check.as_ref().map_or(0, |f| f.lost),
+            complete: self.final_check.as_ref().is_some_and(|f| f.complete),
+        }
+    }
+}
+
+/// A validated run's findings in brief (a capacity trial's `data` in capacity.jsonl).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataCheck {
+    /// Defects: acknowledged writes lost, corrupt values, stale reads the levels forbid.
+    pub defects: u64,
+    /// Of them, acknowledged writes lost.
+    pub lost: u64,
+    /// Whether the final check read the whole table: when not, what it did not read has no
+    /// verdict.
+    pub complete: bool,
+}
+
+/// The findings of several validated runs (a search's trials), summed: what capacity.json's
+/// `data` and a comparison's configuration say.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DataVerdict {
+    /// Validated runs.
+    pub runs_checked: u32,
+    /// Defects over all of them.
+    pub defects: u64,
+    /// Of them, acknowledged writes lost.
+    pub lost: u64,
+    /// Runs whose final check could not read the whole table.
+    pub incomplete_runs: u32,
+    /// The attempted rates (per second) of the runs with a defect, ascending, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defect_rates_per_s: Vec<f64>,
+}
+
+impl DataVerdict {
+    /// The sum of `checks`, each with its run's attempted rate (`None` for a run without
+    /// one); `None` when no run was validated.
+    pub fn of(checks: impl IntoIterator<Item = (DataCheck, Option<f64>)>) -> Option<DataVerdict> {
+        let mut verdict = DataVerdict::default();
+        for (check, rate) in checks {
+            verdict.runs_checked += 1;
+            verdict.defects += check.defects;
+            verdict.lost += check.lost;
+            verdict.incomplete_runs += u32::from(!check.complete);
+            if let Some(rate) = rate.filter(|_| check.defects > 0) {
+                if !verdict.defect_rates_per_s.contains(&rate) {
+                    verdict.defect_rates_per_s.push(rate);
+                }
+            }
+        }
+        verdict.defect_rates_per_s.sort_by(f64::total_cmp);
+        (verdict.runs_checked > 0).then_some(verdict)
+    }
+
+    /// One sentence: what the checked runs found.
+    pub fn describe(&self) -> String {
+        let runs = format!(
+            "{} validated run{}",
+            self.runs_checked,
+            if self.runs_checked == 1 { "" } else { "s" }
+        );
+        if self.defects > 0 {
+            let at = if self.defect_rates_per_s.is_empty() {
+                String::new()
+            } else {
+                let rates: Vec<String> = self
+                    .defect_rates_per_s
+                    .iter()
+                    .map(|r| format!("{}/s", crate::format::format_rate(*r)))
+                    .collect();
+                format!(" at {}", rates.join(", "))
+            };
+            format!(
+                "the cluster did not keep its data: {} defect(s) ({} acknowledged write(s) \
+                 lost){at}, in {runs}",
+                self.defects, self.lost
+            )
+        } else if self.incomplete_runs > 0 {
+            format!(
+                "no verdict on the data: the final check of {} of {runs} could not read the \
+                 whole table",
+                self.incomplete_runs
+            )
+        } else {
+            format!("every acknowledged write kept, every value one that was written, in {runs}")
+        }
+    }
 }

@@ -20,5 +20,5 @@ pub mod stamp;
 
 pub use checker::{Checker, Recorder};
 pub use final_tally::FinalTally;
-pub use findings::{Counted, FinalCheck, ReadCounts, Reads, Validation};
+pub use findings::{Counted, DataCheck, DataVerdict, FinalCheck, ReadCounts, Reads, Validation};
 pub use ledger::{Ledger, ReadClass, Seen};

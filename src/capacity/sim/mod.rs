@@ -94,6 +94,7 @@ impl Simulated {
             windows: None,
             failed_windows: None,
             recall: self.recall,
+            data: None,
         })
     }
 

@@ -239,6 +239,7 @@ impl Stochastic {
             windows: Some(judged),
             failed_windows: Some(failed),
             recall: None,
+            data: None,
         }
     }
 }

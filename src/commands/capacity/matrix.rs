@@ -254,8 +254,29 @@ fn drive(
             invalid.join(", ")
         );
     }
+    // --validate: a configuration that did not keep its data is marked whatever its capacity.
+    let defective: Vec<&str> = searches
+        .iter()
+        .filter(|s| {
+            s.summary
+                .outcome
+                .data
+                .as_ref()
+                .is_some_and(|d| d.defects > 0)
+        })
+        .map(|s| s.label.as_str())
+        .collect();
+    if !defective.is_empty() {
+        println!(
+            "The data of {} has defects (--validate): acknowledged writes lost, values \
+             corrupt or reads stale where the levels forbid it; see capacity.json's `data`.",
+            defective.join(", ")
+        );
+    }
     Ok(if !failed.is_empty() {
         ExitCode::from(1)
+    } else if !defective.is_empty() {
+        ExitCode::from(crate::commands::exit::EXIT_DATA_DEFECT)
     } else if !invalid.is_empty() {
         ExitCode::from(crate::commands::exit::EXIT_NO_VERDICT)
     } else {
@@ -371,6 +392,13 @@ fn check_degraded(
     nodes_down: u32,
     label: &str,
 ) -> anyhow::Result<()> {
+    if search.run.validate && nodes_down > 0 {
+        return Err(usage_error(format!(
+            "--matrix configuration {label}: --validate with a node down: the final check \
+             reads every row at ALL, which a node kept down cannot answer; validate the \
+             configurations with every node up"
+        )));
+    }
     let specs = config.node_specs(Path::new(CLUSTER));
     let hosts: Vec<String> = specs.iter().map(|n| n.native_addr().to_string()).collect();
     degraded::choose(&specs, config.dcs, &hosts, nodes_down)

@@ -110,7 +110,7 @@ pub fn run(args: CapacityArgs) -> anyhow::Result<ExitCode> {
                 target,
             );
         }
-        crate::commands::exit::of_search(status, outcome.capacity_per_s)
+        crate::commands::exit::of_search(status, outcome.capacity_per_s, outcome.data.as_ref())
     });
     end_live(live, code)
 }

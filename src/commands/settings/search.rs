@@ -15,7 +15,7 @@ use crate::cli::CapacityArgs;
 use crate::cluster::{self, LocalCluster};
 use crate::fleet::settings::{FleetSettings, LauncherKind};
 use crate::results::config::RunSettings;
-use crate::run::template::RunTemplate;
+use crate::run::template::{RunTemplate, TemplateLoad};
 use crate::usage::{usage_error, UsageError};
 
 /// Resolves and checks the flags of `headroom capacity`.
@@ -129,6 +129,10 @@ pub fn search_settings(args: &CapacityArgs) -> anyhow::Result<SearchSettings> {
             },
         }),
     };
+    if args.validate {
+        check_search_validation(args, &run)?;
+        run.validate = true;
+    }
     let degraded = degraded_node(args, &run)?;
     if args.fresh == Fresh::Restart && !args.connection.hosts.is_empty() {
         return Err(usage_error(
@@ -263,4 +267,31 @@ fn degraded_node<M>(args: &CapacityArgs, run: &RunSettings<M>) -> anyhow::Result
         )));
     }
     Ok(Some(chosen))
+}
+
+/// Refuses a validated search where its trials cannot be checked, in one line that says why.
+fn check_search_validation(
+    args: &CapacityArgs,
+    run: &RunSettings<TemplateLoad>,
+) -> Result<(), UsageError> {
+    if args.fresh == Fresh::None {
+        return Err(UsageError::new(
+            "--validate with --fresh none: a trial's record holds only its own writes, and a \
+             row an earlier trial left could hide a write this trial lost; give --fresh \
+             truncate (or restart, for a local cluster headroom started)",
+        ));
+    }
+    if args.workers.is_some() {
+        return Err(UsageError::new(
+            "--validate with --workers: each worker would check only its share; validate a \
+             search with one client process",
+        ));
+    }
+    if args.degraded.is_some_and(|n| n > 0) {
+        return Err(UsageError::new(
+            "--validate with --degraded: the final check reads every row at ALL, which a node \
+             kept down cannot answer; validate a search with every node up",
+        ));
+    }
+    crate::workload::AnyWorkload::check_validation(&run.workload).map_err(UsageError::new)
 }

@@ -165,6 +165,9 @@ pub fn search(
     if !printed {
         println!("\n{heading}{}", render(&outcome, store.records()));
     }
+    if let Some(data) = &outcome.data {
+        println!("\nThe data (--validate, every trial): {}.", data.describe());
+    }
     write_report(&dir);
     match status {
         Status::Interrupted if statement.is_some() => println!(

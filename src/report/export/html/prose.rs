@@ -178,6 +178,18 @@ pub(super) fn search_card(search: &SearchData) -> String {
             format_rate(invalid.rate_per_s)
         ));
     }
+    // --validate: a defect marks the search whatever its capacity.
+    let class = match &outcome.data {
+        Some(data) => {
+            sub.push(format!("the data: {}", data.describe()));
+            if data.defects > 0 {
+                "fail"
+            } else {
+                class
+            }
+        }
+        None => class,
+    };
     let status = serde_json::to_value(search.summary.status)
         .ok()
         .and_then(|s| s.as_str().map(str::to_string))
