@@ -376,6 +376,7 @@ fn a_run_scraped_by_prometheus_counts_what_its_summary_counts() {
             "2s",
             "-r",
             "0.2",
+            "--validate",
             "--label",
             label,
             "--metrics-listen",
@@ -452,6 +453,22 @@ fn a_run_scraped_by_prometheus_counts_what_its_summary_counts() {
             "{op}: PromQL {v}, summary.json {n}"
         );
     }
+    // --validate's counts: the final state, scraped while the run lingered, is its summary's.
+    let validation = &summary["validation"];
+    for (metric, labels, expected) in [
+        ("headroom_validation_writes_total", "outcome=\"acknowledged\"", &validation["writes_acknowledged"]),
+        ("headroom_validation_writes_total", "outcome=\"unknown\"", &validation["writes_unknown"]),
+    ] {
+        let query = format!("max_over_time({metric}{{run=\"{label}\",{labels}}}[10m])");
+        let v = single(&prometheus.query(&query), &query);
+        assert_eq!(Some(v as u64), expected.as_u64(), "{query}: {validation}");
+    }
+    let query = format!(
+        "max_over_time(headroom_validation_reads_total{{run=\"{label}\",class=\"current\"}}[10m])"
+    );
+    let checked = validation["reads"]["checked"].as_u64().unwrap();
+    assert!(checked > 0, "{validation}");
+    assert_eq!(single(&prometheus.query(&query), &query) as u64, checked, "{validation}");
     assert_scraped_series(&prometheus, label);
     // Every scrape from the run's first answer to its last was parsed: `up` never fell to 0
     // in between but for a slow scrape, which the polling above would have seen.

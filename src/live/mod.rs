@@ -243,6 +243,11 @@ impl RunObserver for Watch<'_> {
         self.inner.window(judged);
     }
 
+    fn validation(&mut self, so_far: &crate::validation::SoFar) {
+        self.live.state().validation(*so_far);
+        self.inner.validation(so_far);
+    }
+
     fn fleet_run(&mut self, settings: &RunSettings, out: &Path) {
         let mut state = self.live.state();
         state.prepared(PathBuf::from(out));

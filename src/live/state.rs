@@ -17,6 +17,7 @@ use crate::results::config::RunSettings;
 use crate::results::summary::{Recall, RunSummary};
 use crate::sla::{Judged, Judgement, Sla};
 use crate::stats::histogram::new_histogram;
+use crate::validation::SoFar;
 
 /// The quantiles every latency gauge has: its label and the percentile.
 pub const QUANTILES: [(&str, f64); 4] =
@@ -217,6 +218,26 @@ pub struct RunInfo {
     pub verdict: Option<String>,
 }
 
+/// What `--validate` has found so far, over every run of the process.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiveValidation {
+    /// The validated runs before the current one, summed.
+    pub before: SoFar,
+    /// The current run's, so far (once it finished: its own final counts).
+    pub current: SoFar,
+    /// The defects and lost writes of the last validated run that finished.
+    pub last_run: Option<(u64, u64)>,
+}
+
+impl LiveValidation {
+    /// Every run's counts so far: what the counters show, which never go down.
+    pub fn total(&self) -> SoFar {
+        let mut total = self.before;
+        total += self.current;
+        total
+    }
+}
+
 /// Everything shown live.
 #[derive(Debug)]
 pub struct State {
@@ -259,6 +280,8 @@ pub struct State {
     pub bounds: Option<Bounds>,
     /// Once everything is over: what to say, and the report when there is one.
     pub ended: Option<(String, Option<PathBuf>)>,
+    /// What `--validate` found so far; `None` until a validated run reports.
+    pub validation: Option<LiveValidation>,
     /// CPU seconds at the previous interval (or the run's start), for the page's CPU share.
     cpu_at_last_interval: Option<(f64, f64)>,
 }
@@ -286,6 +309,7 @@ impl State {
             outcome: None,
             bounds: None,
             ended: None,
+            validation: None,
             cpu_at_last_interval: None,
         }
     }
@@ -295,8 +319,16 @@ impl State {
         self.runs.last()
     }
 
+    /// Under `--validate`: what the checker has judged so far in the current run.
+    pub fn validation(&mut self, so_far: SoFar) {
+        self.validation.get_or_insert_with(Default::default).current = so_far;
+    }
+
     /// A run's directory is made.
     pub fn prepared(&mut self, dir: PathBuf) {
+        if let Some(v) = &mut self.validation {
+            v.before += std::mem::take(&mut v.current);
+        }
         self.runs.push(RunInfo {
             dir: Some(dir),
             rate_per_s: None,
@@ -469,6 +501,12 @@ impl State {
 
     /// The run is over: its validity and verdict.
     pub fn finished(&mut self, summary: &RunSummary) {
+        if let Some(found) = &summary.validation {
+            let v = self.validation.get_or_insert_with(Default::default);
+            v.current = SoFar::of(found);
+            let lost = found.final_check.as_ref().map_or(0, |f| f.lost);
+            v.last_run = Some((found.defects(), lost));
+        }
         if let Some(run) = self.runs.last_mut() {
             run.validity = match &summary.validity {
                 Some(v) if v.is_valid() => "valid".to_string(),

@@ -134,6 +134,7 @@ pub(super) async fn measure(
         observer,
         progress: progress.clone(),
         ended: false,
+        validation: workload.recorder().cloned(),
     };
     let mut outcome = engine::run(
         workload.clone(),
@@ -195,6 +196,8 @@ struct IntervalDispatch<'o> {
     observer: &'o mut dyn RunObserver,
     progress: Arc<Progress>,
     ended: bool,
+    /// Under `--validate`: the checker's counts, passed on after each interval.
+    validation: Option<crate::validation::Recorder>,
 }
 
 impl IntervalSink for IntervalDispatch<'_> {
@@ -208,6 +211,9 @@ impl IntervalSink for IntervalDispatch<'_> {
         }
         for judged in &judged {
             self.observer.window(judged);
+        }
+        if let Some(recorder) = &self.validation {
+            self.observer.validation(&recorder.so_far());
         }
         if control == Control::End && !self.ended {
             self.ended = true;

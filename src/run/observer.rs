@@ -92,6 +92,10 @@ pub trait RunObserver: Send {
     /// One SLA window judged, as soon as it is.
     fn window(&mut self, _judged: &Judged) {}
 
+    /// Under `--validate`, after each interval: what the checker has judged so far in this
+    /// run.
+    fn validation(&mut self, _so_far: &crate::validation::SoFar) {}
+
     /// The run is over.
     fn finished(&mut self, _run: &Finished) {}
 

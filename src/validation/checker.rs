@@ -9,7 +9,8 @@
 //! that arrives after a read it preceded only hides a stale read from the judgement (the
 //! read is judged against fewer writes), never makes a current one stale.
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -41,9 +42,90 @@ pub struct Recorder {
     epoch: Instant,
     tag: RunTag,
     events: mpsc::Sender<Event>,
+    tally: Arc<Tally>,
+}
+
+/// What the checker has judged so far, for the live view while the run goes on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SoFar {
+    /// The reads judged, by their class.
+    pub reads: ReadCounts,
+    /// Writes acknowledged.
+    pub writes_acknowledged: u64,
+    /// Writes that failed or timed out.
+    pub writes_unknown: u64,
+}
+
+impl std::ops::AddAssign for SoFar {
+    fn add_assign(&mut self, other: SoFar) {
+        self.reads.current += other.reads.current;
+        self.reads.corrupt += other.reads.corrupt;
+        self.reads.stale += other.reads.stale;
+        self.reads.unchecked += other.reads.unchecked;
+        self.writes_acknowledged += other.writes_acknowledged;
+        self.writes_unknown += other.writes_unknown;
+    }
+}
+
+impl SoFar {
+    /// A finished run's counts, from what summary.json's `validation` says of it.
+    pub fn of(v: &super::Validation) -> SoFar {
+        let stale = v.reads.stale_unexpected + v.reads.stale_expected;
+        SoFar {
+            reads: ReadCounts {
+                current: v.reads.checked.saturating_sub(v.reads.corrupt + stale),
+                corrupt: v.reads.corrupt,
+                stale,
+                unchecked: v.reads.unchecked,
+            },
+            writes_acknowledged: v.writes_acknowledged,
+            writes_unknown: v.writes_unknown,
+        }
+    }
+}
+
+/// The checker's counts, written by its thread alone and read by anyone: [`SoFar`] as
+/// atomics.
+#[derive(Debug, Default)]
+struct Tally([AtomicU64; 6]);
+
+impl Tally {
+    fn set(&self, reads: &ReadCounts, ledger: &Ledger) {
+        let values = [
+            reads.current,
+            reads.corrupt,
+            reads.stale,
+            reads.unchecked,
+            ledger.acknowledged(),
+            ledger.unknown(),
+        ];
+        for (cell, value) in self.0.iter().zip(values) {
+            cell.store(value, Ordering::Relaxed);
+        }
+    }
+
+    fn get(&self) -> SoFar {
+        let [current, corrupt, stale, unchecked, acknowledged, unknown] =
+            self.0.each_ref().map(|c| c.load(Ordering::Relaxed));
+        SoFar {
+            reads: ReadCounts {
+                current,
+                corrupt,
+                stale,
+                unchecked,
+            },
+            writes_acknowledged: acknowledged,
+            writes_unknown: unknown,
+        }
+    }
 }
 
 impl Recorder {
+    /// What the checker has judged so far (a moment ago: events still queued are not in it).
+    pub fn so_far(&self) -> SoFar {
+        self.tally.get()
+    }
+
     /// The run's tag, which marks every value it writes.
     pub fn tag(&self) -> RunTag {
         self.tag
@@ -85,13 +167,16 @@ impl Checker {
     /// Starts the checker.
     pub fn start() -> std::io::Result<(Checker, Recorder)> {
         let (events, inbox) = mpsc::channel();
+        let tally = Arc::new(Tally::default());
+        let counts = tally.clone();
         let thread = std::thread::Builder::new()
             .name("headroom-validate".into())
-            .spawn(move || keep(inbox))?;
+            .spawn(move || keep(inbox, &counts))?;
         let recorder = Recorder {
             epoch: Instant::now(),
             tag: RunTag::new(),
             events: events.clone(),
+            tally,
         };
         Ok((Checker { events, thread }, recorder))
     }
@@ -106,7 +191,7 @@ impl Checker {
     }
 }
 
-fn keep(inbox: mpsc::Receiver<Event>) -> (Ledger, ReadCounts) {
+fn keep(inbox: mpsc::Receiver<Event>, tally: &Tally) -> (Ledger, ReadCounts) {
     let mut ledger = Ledger::new();
     let mut reads = ReadCounts::default();
     while let Ok(event) = inbox.recv() {
@@ -120,7 +205,11 @@ fn keep(inbox: mpsc::Receiver<Event>) -> (Ledger, ReadCounts) {
             Event::Read { key, sent_ns, seen } => reads.count(ledger.read(key, sent_ns, seen)),
             Event::End => break,
         }
+        // Six relaxed stores to a line only this thread writes: a reader (the live view,
+        // once an interval) sees the counts of a moment ago.
+        tally.set(&reads, &ledger);
     }
+    tally.set(&reads, &ledger);
     (ledger, reads)
 }
 
@@ -153,6 +242,13 @@ mod tests {
         recorder.read(4, 30, Seen::Foreign);
         let (ledger, reads) = checker.finish();
         assert_eq!((ledger.acknowledged(), ledger.unknown()), (4000, 1));
+        // The live counts say the same once every event is judged.
+        let so_far = recorder.so_far();
+        assert_eq!(
+            (so_far.writes_acknowledged, so_far.writes_unknown),
+            (4000, 1)
+        );
+        assert_eq!(so_far.reads, reads);
         assert_eq!(
             reads,
             ReadCounts {

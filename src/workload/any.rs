@@ -142,6 +142,14 @@ impl AnyWorkload {
         }
     }
 
+    /// Where its requests note their outcome under `--validate`, if they do.
+    pub fn recorder(&self) -> Option<&Recorder> {
+        match self {
+            AnyWorkload::Builtin(b) => b.recorder(),
+            _ => None,
+        }
+    }
+
     /// The final check's reading of the whole table, for a workload `--validate` checks:
     /// the CQL, what its counts are of, and what each row says of its key.
     pub fn final_check(&self, keyspace: &str) -> Option<super::builtin::validated::FinalRead<'_>> {

@@ -294,6 +294,11 @@ impl Builtin {
         }
     }
 
+    /// Where its requests note their outcome under `--validate`, if they do.
+    pub fn recorder(&self) -> Option<&crate::validation::Recorder> {
+        self.recorder.as_ref()
+    }
+
     /// How the final check of `--validate` reads the whole table back; `None` for a
     /// workload it does not check.
     pub fn final_check(&self, keyspace: &str) -> Option<validated::FinalRead<'_>> {
