@@ -16,7 +16,7 @@ mod sections;
 use super::ladder::{self, Rung};
 use super::state::{Point, RunInfo, Stage, State, WindowMark};
 use crate::report::export::html::{escape, CSS};
-use sections::{failing_windows, figures, header, ladder_section, latest, windows};
+use sections::{data_check, failing_windows, figures, header, ladder_section, latest, windows};
 
 /// The most points of one series drawn: a long history (6 hours of 1 s intervals) is drawn
 /// one interval in k, so that the page stays cheap to make, send and draw every second.
@@ -61,6 +61,8 @@ pub struct Snapshot {
     pub ended: Option<(String, bool)>,
     /// The current run's verdict once known.
     pub verdict: Option<String>,
+    /// What `--validate` found so far, when the process validates.
+    pub validation: Option<crate::live::state::LiveValidation>,
 }
 
 impl Snapshot {
@@ -105,6 +107,7 @@ impl Snapshot {
                 .as_ref()
                 .map(|(sentence, report)| (sentence.clone(), report.is_some())),
             verdict: state.run().and_then(|r| r.verdict.clone()),
+            validation: state.validation.clone(),
         }
     }
 
@@ -197,6 +200,7 @@ pub fn body(s: &Snapshot) -> String {
     header(&mut h, s);
     h.push_str("<main>\n");
     latest(&mut h, s);
+    data_check(&mut h, s);
     ladder_section(&mut h, s);
     windows(&mut h, s);
     figures(&mut h, s);

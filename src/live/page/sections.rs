@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{charts, Snapshot};
-use crate::format::{format_number, format_rate};
+use crate::format::{format_number, format_rate, group_thousands};
 use crate::live::state::{Latest, Stage, WindowMark};
 use crate::report::charts::{draw, sla_words};
 use crate::report::export::html::escape;
@@ -497,6 +497,43 @@ pub(super) fn failing_windows(h: &mut String, s: &Snapshot) {
             h,
             "<p class=\"tested\">…and {} earlier failing windows (intervals.csv lists every window).</p>",
             failing.len() - FAILING_LISTED
+        );
+    }
+}
+
+/// What `--validate` has judged so far: the current run's reads and writes, and the last
+/// finished run's defects. Nothing without `--validate`.
+pub(super) fn data_check(h: &mut String, s: &Snapshot) {
+    let Some(v) = &s.validation else {
+        return;
+    };
+    let now = &v.current;
+    let reads = now.reads.current + now.reads.corrupt + now.reads.stale;
+    let bad = |n: u64| if n > 0 { " class=\"fail\"" } else { "" };
+    h.push_str("<h2 id=\"data\">The data (--validate)</h2>\n");
+    let _ = writeln!(
+        h,
+        "<p id=\"data-so-far\">This run so far: {} reads checked, <span{}>{} corrupt</span>, \
+         <span{}>{} stale</span> (a defect where the levels promise every acknowledged write), \
+         {} unchecked; {} writes acknowledged, {} failed or timed out (never counted as \
+         lost).</p>",
+        group_thousands(reads),
+        bad(now.reads.corrupt),
+        group_thousands(now.reads.corrupt),
+        bad(now.reads.stale),
+        group_thousands(now.reads.stale),
+        group_thousands(now.reads.unchecked),
+        group_thousands(now.writes_acknowledged),
+        group_thousands(now.writes_unknown),
+    );
+    if let Some((defects, lost)) = v.last_run {
+        let _ = writeln!(
+            h,
+            "<p id=\"data-last-run\"{}>The last finished run: {} defect(s), {} acknowledged \
+             write(s) lost by its final check.</p>",
+            bad(defects),
+            group_thousands(defects),
+            group_thousands(lost)
         );
     }
 }

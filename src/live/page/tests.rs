@@ -525,3 +525,36 @@ fn recall_shows_in_the_ops_table_only_for_a_run_with_it() {
         "{html}"
     );
 }
+
+/// Under --validate the page says what the checker judged so far, a defect in red; without
+/// it, nothing of the data.
+#[test]
+fn the_data_check_shows_only_under_validate_with_its_defects_in_red() {
+    let mut state = run_state("kv");
+    let page = body(&Snapshot::of(&state));
+    assert!(!page.contains("id=\"data\""), "{page}");
+
+    let mut so_far = crate::validation::SoFar::default();
+    so_far.reads.current = 12_000;
+    so_far.reads.stale = 2;
+    so_far.writes_acknowledged = 11_000;
+    so_far.writes_unknown = 3;
+    state.validation(so_far);
+    let page = body(&Snapshot::of(&state));
+    let at = page.find("id=\"data-so-far\"").expect("the data's line");
+    let line = &page[at..at + page[at..].find("</p>").unwrap()];
+    assert!(
+        line.contains("12 002 reads checked") && line.contains("11 000 writes acknowledged"),
+        "{line}"
+    );
+    assert!(
+        line.contains("<span class=\"fail\">2 stale</span>"),
+        "{line}"
+    );
+    assert!(line.contains("<span>0 corrupt</span>"), "{line}");
+    assert!(line.contains("3 failed or timed out"), "{line}");
+    assert!(
+        !page.contains("data-last-run"),
+        "no run finished yet: {page}"
+    );
+}
