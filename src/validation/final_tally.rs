@@ -1,12 +1,13 @@
 //! The final check's bookkeeping: each row the table answered judged against the record,
 //! and, once every row is read, the keys it no longer holds counted as lost.
 //!
-//! Counted by key (keyvalue, [`Counted::Keys`]), a key counts once: **found** when its value is its newest acknowledged write or one that
-//! may be newer (a write still unanswered, failed or timed out), **lost** when its value is
-//! older than an acknowledged write or its row is gone, **corrupt** when no write of the key
-//! could have produced the value. Keys written only by writes without an answer have
-//! nothing to be found and count nowhere; rows this run cannot check (another writer's
-//! values) are counted apart, and their keys neither found nor lost.
+//! Counted by key (keyvalue, [`Counted::Keys`]), a key counts once: **found** when its value
+//! is its newest acknowledged write or one that may be newer (a write still unanswered,
+//! failed or timed out), **lost** when its value is older than an acknowledged write or its
+//! row is gone, **corrupt** when no write of the key could have produced the value. Keys
+//! written only by writes without an answer have nothing to be found and count nowhere;
+//! rows this run cannot check (another writer's values) are counted apart, and their keys
+//! neither found nor lost.
 //!
 //! Counted by write (timeseries, [`Counted::Writes`]), every acknowledged write is a row of
 //! its own: found when a row holds its value, lost when none does; a row of a write without

@@ -6,8 +6,9 @@
 //! The two share their requests' shape: a write binds (key, text) and a read (key). A
 //! keyvalue key holds one value, the newest write's; a timeseries partition holds a row per
 //! write, newest first, so the newest row a read returns plays the part of keyvalue's value
-//! (a write acknowledged before the read was sent is in the answer exactly when the newest
-//! row is not proven older than it), and every row is checked for corruption.
+//! (proven older than a write acknowledged before the read was sent, that write's row is
+//! missing: stale), and every row is checked for corruption. A row missing beneath a newer
+//! one is left to the final check, which counts every acknowledged write's row.
 //!
 //! Which workloads can be checked, and why the others cannot yet, is [`check_supported`].
 
