@@ -16,6 +16,7 @@ pub mod page;
 pub mod push;
 pub mod server;
 pub mod state;
+pub mod validation;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use hdrhistogram::Histogram;
 
+use super::validation::LiveValidation;
 use crate::capacity::Outcome;
 use crate::engine::Interval;
 use crate::figures::{Figures, Quantiles};
@@ -218,26 +219,6 @@ pub struct RunInfo {
     pub verdict: Option<String>,
 }
 
-/// What `--validate` has found so far, over every run of the process.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LiveValidation {
-    /// The validated runs before the current one, summed.
-    pub before: SoFar,
-    /// The current run's, so far (once it finished: its own final counts).
-    pub current: SoFar,
-    /// The defects and lost writes of the last validated run that finished.
-    pub last_run: Option<(u64, u64)>,
-}
-
-impl LiveValidation {
-    /// Every run's counts so far: what the counters show, which never go down.
-    pub fn total(&self) -> SoFar {
-        let mut total = self.before;
-        total += self.current;
-        total
-    }
-}
-
 /// Everything shown live.
 #[derive(Debug)]
 pub struct State {
@@ -327,7 +308,7 @@ impl State {
     /// A run's directory is made.
     pub fn prepared(&mut self, dir: PathBuf) {
         if let Some(v) = &mut self.validation {
-            v.before += std::mem::take(&mut v.current);
+            v.next_run();
         }
         self.runs.push(RunInfo {
             dir: Some(dir),
@@ -502,10 +483,9 @@ impl State {
     /// The run is over: its validity and verdict.
     pub fn finished(&mut self, summary: &RunSummary) {
         if let Some(found) = &summary.validation {
-            let v = self.validation.get_or_insert_with(Default::default);
-            v.current = SoFar::of(found);
-            let lost = found.final_check.as_ref().map_or(0, |f| f.lost);
-            v.last_run = Some((found.defects(), lost));
+            self.validation
+                .get_or_insert_with(Default::default)
+                .finished(found);
         }
         if let Some(run) = self.runs.last_mut() {
             run.validity = match &summary.validity {

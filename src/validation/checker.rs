@@ -69,7 +69,7 @@ impl std::ops::AddAssign for SoFar {
 
 impl SoFar {
     /// A finished run's counts, from what summary.json's `validation` says of it.
-    pub fn of(v: &super::Validation) -> SoFar {
+    pub fn of(v: &super::findings::Validation) -> SoFar {
         let stale = v.reads.stale_unexpected + v.reads.stale_expected;
         SoFar {
             reads: ReadCounts {

@@ -62,7 +62,7 @@ pub struct Snapshot {
     /// The current run's verdict once known.
     pub verdict: Option<String>,
     /// What `--validate` found so far, when the process validates.
-    pub validation: Option<crate::live::state::LiveValidation>,
+    pub validation: Option<crate::live::validation::LiveValidation>,
 }
 
 impl Snapshot {
