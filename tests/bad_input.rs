@@ -426,8 +426,9 @@ const CASES: &[Case] = &[
     case(&["run", "keyvalue", "--rate", "100", "--duration", "60s", "--interval", "7s", "--sla", "p99<1s@14s, p99.9<1s@1m"], &["the window of p99.9<1s@1m (1m) must be a whole multiple of the --interval (7s)", "after the term's @"]),
     case(&["capacity", "keyvalue", "--duration", "30s", "--sla", "p99<1s, p99.99<1s@5m"], &["shorter than one window of p99.99<1s@5m (5m)"]),
     // --validate: where it cannot check, one line that says why.
-    case(&["run", "documents", "--rate", "100", "--validate"], &["--validate checks the keyvalue and timeseries workloads", "'documents' cannot be checked yet"]),
-    case(&["run", "ycsb", "--workload", "a", "--rate", "100", "--validate"], &["--validate checks the keyvalue and timeseries workloads", "'ycsb' cannot be checked yet"]),
+    case(&["run", "documents", "--rate", "100", "--validate"], &["--validate checks keyvalue, timeseries and YCSB", "'documents' cannot be checked yet"]),
+    case(&["run", "ycsb", "--workload", "a", "-p", "fieldlength=10", "--rate", "100", "--validate"], &["--validate with YCSB values as short as 10 characters", "at least 29"]),
+    case(&["run", "ycsb", "--workload", "a", "--ttl", "1h", "--rate", "100", "--validate"], &["--validate with --ttl"]),
     case(&["run", "timeseries", "--rate", "100", "--delete-ratio", "0.2", "--validate"], &["--validate with --delete-ratio 0.2"]),
     case(&["run", "keyvalue", "--validate"], &["--validate needs an open loop (--rate)"]),
     case(&["run", "keyvalue", "--concurrency", "8", "--validate"], &["--validate needs an open loop (--rate)"]),

@@ -288,4 +288,112 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
         text.contains("The data (--validate, every trial): every acknowledged write kept"),
         "{text}"
     );
+
+    // YCSB, healthy: workload a's reads and single-field updates, all checked.
+    let out = runs.path().join("ycsb-healthy");
+    let run = support::run_against(
+        &dir,
+        &out,
+        &[
+            "ycsb",
+            "--workload",
+            "a",
+            "-p",
+            "recordcount=500",
+            "--rate",
+            "300",
+            "--duration",
+            "8s",
+            "--keyspace",
+            "validate_ycsb_a",
+            "--drop",
+            "--validate",
+        ],
+    );
+    support::assert_ran_or_client_bound(&run, &out, 0);
+    let v = validation(&out);
+    assert!(count(&v["reads"]["checked"]) > 800, "{v}");
+    for field in ["corrupt", "stale_unexpected", "stale_expected", "unchecked"] {
+        assert_eq!(count(&v["reads"][field]), 0, "{field}: {v}");
+    }
+    let check = &v["final_check"];
+    assert_eq!((count(&check["lost"]), count(&check["corrupt"])), (0, 0), "{v}");
+    assert_eq!(count(&check["keys"]), 5000, "{v}");
+    assert_eq!(count(&check["found"]), 5000, "{v}");
+    assert!(count(&v["writes_acknowledged"]) > 500 + 800, "{v}");
+
+    // YCSB: every field of every key is a register of its own. Reads only (workload c)
+    // after the load of 1000 records; once the measured part starts, 4 rows are deleted and
+    // one field overwritten with another key's value, behind headroom's back: exactly 40
+    // fields lost, one corrupt.
+    let out = runs.path().join("ycsb");
+    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "run",
+            "ycsb",
+            "--workload",
+            "c",
+            "-p",
+            "recordcount=1000",
+            "--rate",
+            "300",
+            "--duration",
+            "12s",
+            "--keyspace",
+            "validate_ycsb",
+            "--drop",
+            "--validate",
+            "--hosts",
+            &hosts,
+            "--cluster-dir",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env_remove("HEADROOM_CLUSTER_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        support::wait_for(Duration::from_secs(120), || out
+            .join("intervals.csv")
+            .exists()),
+        "the measured part never started"
+    );
+    let rows = support::query(
+        node,
+        "SELECT y_id, field3 FROM validate_ycsb.usertable LIMIT 6",
+    );
+    assert_eq!(rows.len(), 6);
+    for row in &rows[..4] {
+        let key = row[0].as_deref().unwrap();
+        support::query(
+            node,
+            &format!("DELETE FROM validate_ycsb.usertable WHERE y_id = '{key}'"),
+        );
+    }
+    // Key 5's field3 takes key 4's field3: a value of another key.
+    support::query(
+        node,
+        &format!(
+            "UPDATE validate_ycsb.usertable SET field3 = '{}' WHERE y_id = '{}'",
+            rows[4][1].as_deref().unwrap(),
+            rows[5][0].as_deref().unwrap()
+        ),
+    );
+    let run = child.wait_with_output().unwrap();
+    let text = support::stdout(&run);
+    assert_eq!(run.status.code(), Some(5), "{text}\n{}", support::stderr(&run));
+    let v = validation(&out);
+    let check = &v["final_check"];
+    assert_eq!(check["counted"], "fields", "{v}");
+    assert_eq!(check["complete"], true, "{v}");
+    assert_eq!(count(&check["keys"]), 10_000, "1000 records of 10 fields: {v}");
+    assert_eq!(count(&check["lost"]), 40, "{v}");
+    assert_eq!(count(&check["corrupt"]), 1, "{v}");
+    assert_eq!(count(&check["found"]), 10_000 - 41, "{v}");
+    assert_eq!(count(&v["writes_acknowledged"]), 1000, "one write per insert: {v}");
+    assert!(count(&v["reads"]["checked"]) > 2000, "{v}");
+    assert_eq!(count(&v["reads"]["stale_expected"]), 0, "{v}");
 }

@@ -221,8 +221,8 @@ pub struct CapacityArgs {
     /// row is read back at ALL. capacity.json's `data` sums the trials; a defect marks the
     /// search (and its configuration in `headroom compare`) whatever its capacity, and ends
     /// it with exit code 5. Off by default: it costs client CPU. Needs --fresh truncate or
-    /// restart (each trial's record holds only its own writes); keyvalue or timeseries,
-    /// without deletes or --ttl; see docs/validation.md.
+    /// restart (each trial's record holds only its own writes); keyvalue, timeseries or
+    /// YCSB, without deletes or --ttl; see docs/validation.md.
     #[arg(long, help_heading = "Checking the data")]
     pub validate: bool,
 

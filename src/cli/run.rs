@@ -108,8 +108,9 @@ pub struct RunArgs {
     /// write produced is corrupt; one older than a write acknowledged before the read was
     /// sent is stale, a defect where write and read levels overlap, W + R > RF), and after
     /// the load every row is read back at ALL to count the acknowledged writes the cluster
-    /// lost. summary.json's `validation`; exit code 5 on a defect. For keyvalue and
-    /// timeseries, open loop (--rate), without deletes or --ttl; see docs/validation.md.
+    /// lost. summary.json's `validation`; exit code 5 on a defect. For keyvalue, timeseries
+    /// and YCSB (values of at least 29 characters), open loop (--rate), without deletes or
+    /// --ttl; see docs/validation.md.
     #[arg(long, help_heading = "Checking the data", conflicts_with = "worker")]
     pub validate: bool,
 

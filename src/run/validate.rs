@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use scylla::client::session::Session;
 use scylla::response::PagingState;
 use scylla::statement::Consistency;
-use scylla::value::{CqlValue, Row};
+use scylla::value::Row;
 
 use super::observer::RunObserver;
 use crate::format::group_thousands;
@@ -22,7 +22,7 @@ use crate::validation::levels::{read_must_see_writes, replication_factors};
 use crate::validation::{
     Checker, Counted, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
 };
-use crate::workload::builtin::validated::{key_number, FinalRead};
+use crate::workload::common::checked::FinalRead;
 use crate::workload::common::schema::keyspace_replication;
 use crate::workload::AnyWorkload;
 
@@ -83,7 +83,8 @@ impl Validating {
         let strong = reads_must_see_writes(session, settings).await;
         let read_sent_ns = self.recorder.now_ns();
         let final_check = match workload.final_check(keyspace) {
-            Some(read) => {
+            Some(mut read) => {
+                read.judge.prepare(&ledger);
                 let check = final_check(session, &read, &ledger, read_sent_ns, stop, observer);
                 Some(check.await)
             }
@@ -103,13 +104,13 @@ impl Validating {
 /// Whether the run's reads must see every write acknowledged before them: its level for
 /// both (W + R > RF), by the keyspace's replication as the cluster holds it.
 async fn reads_must_see_writes(session: &Session, settings: &RunSettings) -> bool {
-    let level = settings.workload.consistency.to_ascii_uppercase();
+    let (write, read) = AnyWorkload::validation_levels(&settings.workload);
     let Ok(Some(replication)) = keyspace_replication(session, &settings.workload.keyspace).await
     else {
         return false;
     };
     match replication_factors(&replication, settings.local_dc.as_deref()) {
-        Some((total, local)) => read_must_see_writes(&level, &level, total, local),
+        Some((total, local)) => read_must_see_writes(&write, &read, total, local),
         None => false,
     }
 }
@@ -126,7 +127,7 @@ async fn final_check(
     let started = Instant::now();
     let mut tally = FinalTally::new(ledger, read_sent_ns, "ALL", read.counted);
     let to_find = match read.counted {
-        Counted::Keys => ledger.key_count(),
+        Counted::Keys | Counted::Fields => ledger.key_count(),
         Counted::Writes => ledger.acknowledged(),
     };
     observer.note(&format!(
@@ -134,7 +135,6 @@ async fn final_check(
         group_thousands(to_find),
         read.counted.to_find()
     ));
-    let values = read.values;
     let mut statement = scylla::statement::Statement::new(read.cql.as_str());
     statement.set_consistency(Consistency::All);
     statement.set_page_size(PAGE_ROWS);
@@ -178,15 +178,7 @@ async fn final_check(
                 continue;
             };
             rows_read += 1;
-            let mut columns = row.columns.into_iter();
-            let key = columns.next().flatten();
-            let value: Option<CqlValue> = columns.next().flatten();
-            let key = key.as_ref().and_then(key_number);
-            let seen = match key {
-                Some(key) => values.seen(key, value.as_ref()),
-                None => Seen::Foreign,
-            };
-            tally.row(key, seen);
+            read.judge.row(row.columns, &mut tally);
         }
         if said.elapsed() > Duration::from_secs(5) {
             said = Instant::now();

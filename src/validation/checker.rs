@@ -15,11 +15,11 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::findings::ReadCounts;
-use super::ledger::{Ledger, Seen};
+use super::ledger::{Ledger, ReadClass, Seen};
 use super::stamp::RunTag;
 
 /// One request's outcome, as the checker hears it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Event {
     Write {
         key: u64,
@@ -32,7 +32,68 @@ enum Event {
         sent_ns: u64,
         seen: Seen,
     },
+    /// A write of several cells (a row's fields), one write.
+    WriteCells {
+        cells: Box<[u64]>,
+        seq: u64,
+        sent_ns: u64,
+        acked_ns: Option<u64>,
+    },
+    /// A read of several cells, one read: judged by its worst cell.
+    ReadCells {
+        cells: Box<[(u64, Seen)]>,
+        sent_ns: u64,
+    },
     End,
+}
+
+/// What one write wrote: a key, or several cells (a row's fields) at once.
+#[derive(Debug, Clone)]
+pub enum Cells {
+    /// One key.
+    One(u64),
+    /// Several cells, one write.
+    Many(Box<[u64]>),
+}
+
+/// A write sent and not yet answered. Dropped unanswered — the engine drops a request it
+/// times out before the answer comes — the write is noted as one that may or may not have
+/// applied.
+#[derive(Debug)]
+pub struct PendingWrite<'a> {
+    recorder: &'a Recorder,
+    cells: Option<Cells>,
+    seq: u64,
+    sent_ns: u64,
+}
+
+impl PendingWrite<'_> {
+    /// The answer came: acknowledged (`ok`) or failed.
+    pub fn answered(mut self, ok: bool) {
+        let acked_ns = ok.then(|| self.recorder.now_ns());
+        self.note(acked_ns);
+    }
+
+    fn note(&mut self, acked_ns: Option<u64>) {
+        match self.cells.take() {
+            Some(Cells::One(key)) => self.recorder.write(key, self.seq, self.sent_ns, acked_ns),
+            Some(Cells::Many(cells)) => {
+                let _ = self.recorder.events.send(Event::WriteCells {
+                    cells,
+                    seq: self.seq,
+                    sent_ns: self.sent_ns,
+                    acked_ns,
+                });
+            }
+            None => {}
+        }
+    }
+}
+
+impl Drop for PendingWrite<'_> {
+    fn drop(&mut self) {
+        self.note(None);
+    }
 }
 
 /// The request path's handle: the clock every time of the record is read from, and the
@@ -154,6 +215,22 @@ impl Recorder {
     pub fn read(&self, key: u64, sent_ns: u64, seen: Seen) {
         let _ = self.events.send(Event::Read { key, sent_ns, seen });
     }
+
+    /// Write `seq` of `cells` is being sent now: the guard notes its answer, or its loss.
+    pub fn pending_write(&self, cells: Cells, seq: u64) -> PendingWrite<'_> {
+        PendingWrite {
+            recorder: self,
+            cells: Some(cells),
+            seq,
+            sent_ns: self.now_ns(),
+        }
+    }
+
+    /// A read of several cells (a row's fields) sent at `sent_ns`, each with what it
+    /// returned: one read, judged by its worst cell.
+    pub fn read_cells(&self, cells: Box<[(u64, Seen)]>, sent_ns: u64) {
+        let _ = self.events.send(Event::ReadCells { cells, sent_ns });
+    }
 }
 
 /// The thread that keeps the record and judges the reads.
@@ -203,6 +280,19 @@ fn keep(inbox: mpsc::Receiver<Event>, tally: &Tally) -> (Ledger, ReadCounts) {
                 acked_ns,
             } => ledger.write(key, seq, sent_ns, acked_ns),
             Event::Read { key, sent_ns, seen } => reads.count(ledger.read(key, sent_ns, seen)),
+            Event::WriteCells {
+                cells,
+                seq,
+                sent_ns,
+                acked_ns,
+            } => ledger.write_cells(&cells, seq, sent_ns, acked_ns),
+            Event::ReadCells { cells, sent_ns } => {
+                let class = cells
+                    .iter()
+                    .map(|&(cell, seen)| ledger.read(cell, sent_ns, seen))
+                    .fold(ReadClass::Unchecked, ReadClass::worse);
+                reads.count(class);
+            }
             Event::End => break,
         }
         // Six relaxed stores to a line only this thread writes: a reader (the live view,
@@ -236,23 +326,37 @@ mod tests {
             t.join().unwrap();
         }
         recorder.write(5000, 5000, 10, None);
+        // A row of three cells written at once, then read: one write, one read.
+        recorder
+            .pending_write(Cells::Many(Box::new([7001, 7002, 7003])), 7000)
+            .answered(true);
+        let cells = Box::new([
+            (7001, Seen::Written(7000)),
+            (7002, Seen::Foreign),
+            (7003, Seen::Written(7000)),
+        ]);
+        recorder.read_cells(cells, recorder.now_ns());
+        // Dropped before its answer: may or may not have applied.
+        drop(recorder.pending_write(Cells::One(7004), 7004));
         recorder.read(1, 30, Seen::Written(1));
         recorder.read(2, 30, Seen::Missing);
         recorder.read(3, 30, Seen::Corrupt);
         recorder.read(4, 30, Seen::Foreign);
         let (ledger, reads) = checker.finish();
-        assert_eq!((ledger.acknowledged(), ledger.unknown()), (4000, 1));
+        assert_eq!((ledger.acknowledged(), ledger.unknown()), (4001, 2));
         // The live counts say the same once every event is judged.
         let so_far = recorder.so_far();
         assert_eq!(
             (so_far.writes_acknowledged, so_far.writes_unknown),
-            (4000, 1)
+            (4001, 2)
         );
         assert_eq!(so_far.reads, reads);
         assert_eq!(
             reads,
             ReadCounts {
-                current: 1,
+                // Key 1's read, and the row's: current where checked, whatever its foreign
+                // cell.
+                current: 2,
                 corrupt: 1,
                 stale: 1,
                 unchecked: 1

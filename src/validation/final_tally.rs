@@ -40,7 +40,8 @@ impl<'a> FinalTally<'a> {
         consistency: &str,
         counted: Counted,
     ) -> FinalTally<'a> {
-        let by_key = counted == Counted::Keys;
+        // Fields are judged as keys are: each a register of its own.
+        let by_key = counted != Counted::Writes;
         FinalTally {
             ledger,
             read_sent_ns,
@@ -137,7 +138,7 @@ impl<'a> FinalTally<'a> {
     pub fn finish(mut self, seconds: f64) -> FinalCheck {
         if self.check.complete {
             self.check.lost += match self.check.counted {
-                Counted::Keys => self
+                Counted::Keys | Counted::Fields => self
                     .ledger
                     .written_keys()
                     .filter(|k| !self.judged.contains(k))

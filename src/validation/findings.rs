@@ -74,6 +74,9 @@ pub enum Counted {
     Keys,
     /// Acknowledged writes, each a row of its own (timeseries): every one must be found.
     Writes,
+    /// Fields: each field of each key holds one value, its newest write's (YCSB); counted as
+    /// keys are.
+    Fields,
 }
 
 impl Counted {
@@ -82,6 +85,7 @@ impl Counted {
         match self {
             Counted::Keys => "keys",
             Counted::Writes => "writes",
+            Counted::Fields => "fields",
         }
     }
 
@@ -90,6 +94,7 @@ impl Counted {
         match self {
             Counted::Keys => "key(s) with an acknowledged write",
             Counted::Writes => "acknowledged write(s), a row each",
+            Counted::Fields => "field(s) with an acknowledged write",
         }
     }
 }

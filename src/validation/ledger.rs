@@ -70,6 +70,24 @@ pub enum ReadClass {
     Unchecked,
 }
 
+impl ReadClass {
+    /// What a read of several cells (a row's fields) says, of two of its cells' classes: the
+    /// worse — corrupt, then stale, then current; unchecked only when nothing was checked.
+    pub fn worse(self, other: ReadClass) -> ReadClass {
+        let rank = |c: ReadClass| match c {
+            ReadClass::Unchecked => 0,
+            ReadClass::Current => 1,
+            ReadClass::Stale => 2,
+            ReadClass::Corrupt => 3,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// The write record: every key's, and which requests were acknowledged.
 #[derive(Debug, Default)]
 pub struct Ledger {
@@ -89,6 +107,12 @@ impl Ledger {
     /// Notes write `seq` of `key`, sent at `sent_ns`: acknowledged at `acked_ns`, or
     /// (`None`) failed or timed out, which may or may not have applied.
     pub fn write(&mut self, key: u64, seq: u64, sent_ns: u64, acked_ns: Option<u64>) {
+        self.write_cells(&[key], seq, sent_ns, acked_ns);
+    }
+
+    /// Notes write `seq`, which wrote every one of `cells` (the fields of one row, each
+    /// a register of its own), as [`Ledger::write`] does one key: one write, counted once.
+    pub fn write_cells(&mut self, cells: &[u64], seq: u64, sent_ns: u64, acked_ns: Option<u64>) {
         let Some(acked_ns) = acked_ns else {
             self.unknown += 1;
             return;
@@ -99,6 +123,13 @@ impl Ledger {
             self.acked.resize((word + 1).next_power_of_two(), 0);
         }
         self.acked[word] |= 1 << (seq % 64);
+        for &cell in cells {
+            self.keep(cell, seq, sent_ns, acked_ns);
+        }
+    }
+
+    /// Keeps acknowledged write `seq` in `key`'s record.
+    fn keep(&mut self, key: u64, seq: u64, sent_ns: u64, acked_ns: u64) {
         let record = self.keys.entry(key).or_default();
         let new = Acked {
             seq,
@@ -303,6 +334,28 @@ mod tests {
             ReadClass::Current
         );
         assert_eq!(ledger.key_count(), 1);
+    }
+
+    /// A write of several cells (a row's fields) is one write: counted once, kept by each
+    /// cell, each judged on its own.
+    #[test]
+    fn a_write_of_several_cells_counts_once_and_each_cell_keeps_it() {
+        let mut ledger = Ledger::new();
+        ledger.write_cells(&[10, 11, 12], 1, 10 * MS, Some(12 * MS));
+        ledger.write_cells(&[11], 2, 20 * MS, Some(22 * MS));
+        ledger.write_cells(&[10, 11, 12], 3, 30 * MS, None);
+        assert_eq!((ledger.acknowledged(), ledger.unknown()), (2, 1));
+        assert_eq!(ledger.key_count(), 3);
+        assert_eq!(
+            ledger.read(10, 25 * MS, Seen::Written(1)),
+            ReadClass::Current
+        );
+        assert_eq!(ledger.read(11, 25 * MS, Seen::Written(1)), ReadClass::Stale);
+        assert_eq!(
+            ledger.read(11, 25 * MS, Seen::Written(2)),
+            ReadClass::Current
+        );
+        assert_eq!(ledger.read(12, 25 * MS, Seen::Missing), ReadClass::Stale);
     }
 
     /// The record holds keys, not requests: ten million writes over 100 000 keys take the

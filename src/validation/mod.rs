@@ -18,7 +18,7 @@ pub mod ledger;
 pub mod levels;
 pub mod stamp;
 
-pub use checker::{Checker, Recorder, SoFar};
+pub use checker::{Cells, Checker, PendingWrite, Recorder, SoFar};
 pub use final_tally::FinalTally;
 pub use findings::{Counted, DataCheck, DataVerdict, FinalCheck, ReadCounts, Reads, Validation};
 pub use ledger::{Ledger, ReadClass, Seen};

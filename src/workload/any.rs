@@ -73,7 +73,9 @@ impl AnyWorkload {
             Definition::CassandraStressSet(set) => Ok(AnyWorkload::CassandraStressSet(
                 StressSetWorkload::prepare(requests, config, set).await?,
             )),
-            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(Ycsb::prepare(requests, config, y).await?)),
+            Definition::Ycsb(y) => Ok(AnyWorkload::Ycsb(
+                Ycsb::prepare(requests, config, y, recorder).await?,
+            )),
             Definition::Vector(v) => Ok(AnyWorkload::Vector(
                 VectorWorkload::prepare(requests, config, v).await?,
             )),
@@ -138,6 +140,10 @@ impl AnyWorkload {
     pub fn check_validation(config: &WorkloadConfig) -> Result<(), String> {
         match &config.definition {
             Definition::Builtin => super::builtin::validated::check_supported(config),
+            Definition::Ycsb(y) => {
+                super::common::checked::check_no_ttl(config)?;
+                ycsb::validated::check_supported(y)
+            }
             _ => Err(super::builtin::validated::not_checked(&config.name)),
         }
     }
@@ -146,15 +152,34 @@ impl AnyWorkload {
     pub fn recorder(&self) -> Option<&Recorder> {
         match self {
             AnyWorkload::Builtin(b) => b.recorder(),
+            AnyWorkload::Ycsb(y) => y.recorder(),
             _ => None,
+        }
+    }
+
+    /// The consistency levels of a workload's writes and reads, as `--validate` judges
+    /// whether a read must see every write acknowledged before it: YCSB's properties may
+    /// set each; the others use `--consistency` for both.
+    pub fn validation_levels(config: &WorkloadConfig) -> (String, String) {
+        let default = config.consistency.to_ascii_uppercase();
+        match &config.definition {
+            Definition::Ycsb(y) => {
+                let level = |l: &Option<String>| {
+                    l.as_deref()
+                        .map_or(default.clone(), str::to_ascii_uppercase)
+                };
+                (level(&y.write_consistency), level(&y.read_consistency))
+            }
+            _ => (default.clone(), default),
         }
     }
 
     /// The final check's reading of the whole table, for a workload `--validate` checks:
     /// the CQL, what its counts are of, and what each row says of its key.
-    pub fn final_check(&self, keyspace: &str) -> Option<super::builtin::validated::FinalRead<'_>> {
+    pub fn final_check(&self, keyspace: &str) -> Option<super::common::checked::FinalRead<'_>> {
         match self {
             AnyWorkload::Builtin(b) => b.final_check(keyspace),
+            AnyWorkload::Ycsb(y) => y.final_check(keyspace),
             _ => None,
         }
     }

@@ -28,6 +28,7 @@ use super::common::schema::{
     await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_options,
 };
+use super::common::checked::FinalRead;
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare};
 use super::common::settings::WorkloadSettings;
@@ -301,7 +302,7 @@ impl Builtin {
 
     /// How the final check of `--validate` reads the whole table back; `None` for a
     /// workload it does not check.
-    pub fn final_check(&self, keyspace: &str) -> Option<validated::FinalRead<'_>> {
+    pub fn final_check(&self, keyspace: &str) -> Option<FinalRead<'_>> {
         let recorder = self.recorder.as_ref()?;
         let (cql, counted) = match self.kind {
             Kind::KeyValue => (
@@ -314,10 +315,10 @@ impl Builtin {
             ),
             Kind::Documents => return None,
         };
-        Some(validated::FinalRead {
+        Some(FinalRead {
             cql,
             counted,
-            values: self.values(recorder),
+            judge: Box::new(self.values(recorder)),
         })
     }
 

@@ -17,7 +17,8 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
 
 use crate::validation::stamp::{read_stamp, stamped, RunTag, Stamp, STAMP_LEN};
-use crate::validation::{Counted, Recorder, Seen};
+use crate::validation::{Cells, FinalTally, Recorder, Seen};
+use crate::workload::common::checked::JudgeRows;
 use crate::workload::common::generators::{request_rng, PartitionKeys, TextPool};
 use crate::workload::common::send::Requests;
 use crate::workload::common::settings::WorkloadSettings;
@@ -34,14 +35,7 @@ pub fn check_supported<D>(config: &WorkloadSettings<D>) -> Result<(), String> {
             config.delete_ratio
         ));
     }
-    if config.ttl_s.is_some() {
-        return Err(
-            "--validate with --ttl: a row that expired cannot be told from a lost one; leave \
-             out --ttl"
-                .to_string(),
-        );
-    }
-    Ok(())
+    crate::workload::common::checked::check_no_ttl(config)
 }
 
 /// The built-in workloads `--validate` checks.
@@ -50,8 +44,8 @@ pub const CHECKED: &[&str] = &["keyvalue", "timeseries"];
 /// Why `--validate` refuses the workload `name`.
 pub fn not_checked(name: &str) -> String {
     format!(
-        "--validate checks the keyvalue and timeseries workloads, whose every value names the \
-         request that wrote it; {} cannot be checked yet",
+        "--validate checks keyvalue, timeseries and YCSB, whose every value names the request \
+         that wrote it; {} cannot be checked yet",
         if name.is_empty() {
             "this workload".to_string()
         } else {
@@ -73,38 +67,12 @@ pub async fn write(
     let mut key_text = itoa::Buffer::new();
     let key_text = key_text.format(key);
     let value = stamped(values.tag, seq, text);
-    let mut pending = Pending {
-        recorder,
-        key,
-        seq,
-        sent_ns: recorder.now_ns(),
-        answered: false,
-    };
+    let pending = recorder.pending_write(Cells::One(key), seq);
     let result = requests
         .execute(statement, (key_text, value.as_str()))
         .await;
-    let acked_ns = result.is_ok().then(|| recorder.now_ns());
-    recorder.write(key, seq, pending.sent_ns, acked_ns);
-    pending.answered = true;
+    pending.answered(result.is_ok());
     result
-}
-
-/// A write sent and not yet answered. The engine drops a request it times out before the
-/// answer comes: the write is then noted as one that may or may not have applied.
-struct Pending<'a> {
-    recorder: &'a Recorder,
-    key: u64,
-    seq: u64,
-    sent_ns: u64,
-    answered: bool,
-}
-
-impl Drop for Pending<'_> {
-    fn drop(&mut self) {
-        if !self.answered {
-            self.recorder.write(self.key, self.seq, self.sent_ns, None);
-        }
-    }
 }
 
 /// A read of `key` through `requests`, the values of its `column` judged by the record
@@ -135,18 +103,6 @@ pub async fn read(
     }
     recorder.read(key, sent_ns, seen);
     Ok(())
-}
-
-/// How the final check reads a validated workload's table back: a statement whose rows are
-/// (key, value), what its counts are of, and what a value is.
-#[derive(Debug)]
-pub struct FinalRead<'a> {
-    /// The statement that reads the whole table.
-    pub cql: String,
-    /// A key's newest write, or every write.
-    pub counted: Counted,
-    /// What draws the workload's values.
-    pub values: Values<'a>,
 }
 
 /// What draws a request's key and value: enough to write any request's value again.
@@ -200,5 +156,21 @@ pub fn key_number(key: &CqlValue) -> Option<u64> {
     match key {
         CqlValue::Text(text) => text.parse().ok(),
         _ => None,
+    }
+}
+
+/// keyvalue's and timeseries' rows are (key, value): the key's number and what its value
+/// says.
+impl JudgeRows for Values<'_> {
+    fn row(&self, columns: Vec<Option<CqlValue>>, tally: &mut FinalTally<'_>) {
+        let mut columns = columns.into_iter();
+        let key = columns.next().flatten();
+        let value = columns.next().flatten();
+        let key = key.as_ref().and_then(key_number);
+        let seen = match key {
+            Some(key) => self.seen(key, value.as_ref()),
+            None => Seen::Foreign,
+        };
+        tally.row(key, seen);
     }
 }

@@ -2,9 +2,10 @@
 //! settings every format takes and the command line's request, the error type, statements
 //! and their consistency, the keyspace's replication and the table's compaction, the schema
 //! and the reading of system_schema, the operation types and their mix, the per-request
-//! draws, stable hashing, the path of measured requests, and the readers of CQL maps, of the
-//! names in CQL statements and of YAML errors. Nothing here knows of any format.
+//! draws, stable hashing, the path of measured requests, what `--validate`'s final check asks
+//! of a format, and the readers of CQL maps, of the names in CQL statements and of YAML errors. Nothing here knows of any format.
 
+pub mod checked;
 pub mod cql_map;
 pub mod cql_names;
 pub mod cql_options;

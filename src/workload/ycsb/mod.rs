@@ -17,6 +17,7 @@
 pub mod histogram;
 mod model;
 pub mod raw;
+pub mod validated;
 pub mod values;
 
 pub use model::{
@@ -38,6 +39,7 @@ use super::common::schema::{
     await_agreement, check_table_columns, create_keyspace, drop_keyspace, check_keyspace_flag,
     run_schema, table_options,
 };
+use super::common::checked::FinalRead;
 use super::common::send::Requests;
 use super::common::statements::{parse_consistency, prepare};
 use super::common::settings::WorkloadSettings;
@@ -91,6 +93,10 @@ pub struct Ycsb {
     statements: Statements,
     /// The measured requests' path.
     requests: Requests,
+    /// The columns' names, by field.
+    columns: Vec<String>,
+    /// `--validate`: where writes and reads are noted ([`validated`]).
+    recorder: Option<crate::validation::Recorder>,
 }
 
 impl Ycsb {
@@ -100,6 +106,7 @@ impl Ycsb {
         requests: Requests,
         config: &WorkloadSettings<D>,
         ycsb: &YcsbConfig,
+        recorder: Option<crate::validation::Recorder>,
     ) -> Result<Ycsb, WorkloadError> {
         let session = requests.session().clone();
         let ks = &config.keyspace;
@@ -193,6 +200,8 @@ impl Ycsb {
             plan: Plan::new(ycsb.clone(), config.seed),
             statements,
             requests,
+            columns,
+            recorder,
         })
     }
 }
@@ -373,6 +382,42 @@ impl Workload for Ycsb {
     }
 
     async fn execute(&self, op: usize, seq: u64, parts: &mut Parts) -> Result<(), ExecutionError> {
+        match &self.recorder {
+            Some(recorder) => self.execute_validated(recorder, op, seq, parts).await,
+            None => self.execute_unchecked(op, seq, parts).await,
+        }
+    }
+}
+
+impl Ycsb {
+    /// Where its requests note their outcome under `--validate`, if they do.
+    pub fn recorder(&self) -> Option<&crate::validation::Recorder> {
+        self.recorder.as_ref()
+    }
+
+    /// How the final check of `--validate` reads the whole table back: every field of
+    /// every key; `None` when the run does not validate.
+    pub fn final_check(&self, keyspace: &str) -> Option<FinalRead<'_>> {
+        let recorder = self.recorder.as_ref()?;
+        let quoted: Vec<String> = self.columns.iter().map(|c| format!("\"{c}\"")).collect();
+        Some(FinalRead {
+            cql: format!(
+                "SELECT y_id, {} FROM {keyspace}.{}",
+                quoted.join(", "),
+                self.plan.config.table
+            ),
+            counted: crate::validation::Counted::Fields,
+            judge: Box::new(self.values(recorder)),
+        })
+    }
+
+    /// One request as it is sent without `--validate`.
+    async fn execute_unchecked(
+        &self,
+        op: usize,
+        seq: u64,
+        parts: &mut Parts,
+    ) -> Result<(), ExecutionError> {
         let mut rng = request_rng(self.plan.seed, seq);
         let key = self.plan.key(self.plan.keynum(op, seq, &mut rng));
         if op == INSERT {

@@ -5,7 +5,7 @@ use super::raw::{Origin, Properties};
 use super::values::RequestDistribution;
 use super::*;
 
-fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
+pub(super) fn config(core: &str, extra: &[(&str, &str)]) -> Result<YcsbConfig, String> {
     let mut props = Properties::default();
     if !core.is_empty() {
         props.add_core(core).unwrap();
