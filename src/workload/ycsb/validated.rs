@@ -169,10 +169,12 @@ impl YcsbValues<'_> {
 impl JudgeRows for YcsbValues<'_> {
     fn prepare(&mut self, ledger: &Ledger) {
         let fields = u64::from(self.plan.config.fieldcount.max(1));
-        for cell in ledger.written_keys() {
-            let keynum = cell / fields;
-            self.names.entry(self.plan.key(keynum)).or_insert(keynum);
-        }
+        let keynums: std::collections::HashSet<u64> =
+            ledger.written_keys().map(|cell| cell / fields).collect();
+        self.names = keynums
+            .into_iter()
+            .map(|keynum| (self.plan.key(keynum), keynum))
+            .collect();
     }
 
     fn row(&self, columns: Vec<Option<CqlValue>>, tally: &mut FinalTally<'_>) {
