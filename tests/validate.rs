@@ -4,13 +4,36 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use headroom::cluster::LocalCluster;
 use serde_json::Value;
 
 use crate::support;
+
+/// `headroom run ARGS` against the test's node, started and left running once its measured
+/// part has begun (its intervals.csv is there: the populate is over).
+fn start_measuring(cluster_dir: &Path, out: &Path, args: &[&str]) -> Child {
+    let hosts = support::hosts();
+    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .arg("run")
+        .args(args)
+        .args(["--hosts", &hosts, "--cluster-dir", cluster_dir.to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap()])
+        .env_remove("HEADROOM_CLUSTER_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        support::wait_for(Duration::from_secs(120), || out
+            .join("intervals.csv")
+            .exists()),
+        "the measured part never started"
+    );
+    child
+}
 
 fn validation(out: &Path) -> Value {
     support::read_json(&out.join("summary.json"))["validation"].clone()
@@ -81,9 +104,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
     // one value is overwritten with another key's, behind headroom's back.
     let out = runs.path().join("planted");
     let hosts = support::hosts();
-    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
+    let child = start_measuring(&dir, &out, &[
             "keyvalue",
             "--rate",
             "300",
@@ -99,25 +120,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
             "validate_planted",
             "--drop",
             "--validate",
-            "--hosts",
-            &hosts,
-            "--cluster-dir",
-            dir.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env_remove("HEADROOM_CLUSTER_DIR")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The measured part has started when its intervals.csv is there: the populate is over.
-    assert!(
-        support::wait_for(Duration::from_secs(120), || out
-            .join("intervals.csv")
-            .exists()),
-        "the measured part never started"
-    );
+    ]);
     let rows = support::query(node, "SELECT key, value FROM validate_planted.keyvalue LIMIT 38");
     assert_eq!(rows.len(), 38);
     let keys: Vec<&str> = rows.iter().map(|r| r[0].as_deref().unwrap()).collect();
@@ -156,9 +159,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
     // timeseries: a row per write, every acknowledged one to be found. Once the measured
     // part starts, 9 rows are deleted behind headroom's back: exactly 9 writes lost.
     let out = runs.path().join("timeseries");
-    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
+    let child = start_measuring(&dir, &out, &[
             "timeseries",
             "--rate",
             "300",
@@ -174,24 +175,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
             "validate_series",
             "--drop",
             "--validate",
-            "--hosts",
-            &hosts,
-            "--cluster-dir",
-            dir.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env_remove("HEADROOM_CLUSTER_DIR")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        support::wait_for(Duration::from_secs(120), || out
-            .join("intervals.csv")
-            .exists()),
-        "the measured part never started"
-    );
+    ]);
     // The oldest rows of a few partitions: the populate's, long acknowledged.
     let mut deleted = 0;
     for sensor in 0..3 {
@@ -327,9 +311,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
     // one field overwritten with another key's value, behind headroom's back: exactly 40
     // fields lost, one corrupt.
     let out = runs.path().join("ycsb");
-    let child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "run",
+    let child = start_measuring(&dir, &out, &[
             "ycsb",
             "--workload",
             "c",
@@ -343,24 +325,7 @@ fn a_healthy_run_keeps_its_writes_and_planted_losses_are_counted_exactly() {
             "validate_ycsb",
             "--drop",
             "--validate",
-            "--hosts",
-            &hosts,
-            "--cluster-dir",
-            dir.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env_remove("HEADROOM_CLUSTER_DIR")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        support::wait_for(Duration::from_secs(120), || out
-            .join("intervals.csv")
-            .exists()),
-        "the measured part never started"
-    );
+    ]);
     let rows = support::query(
         node,
         "SELECT y_id, field3 FROM validate_ycsb.usertable LIMIT 6",
