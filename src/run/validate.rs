@@ -20,7 +20,7 @@ use crate::results::config::RunSettings;
 use crate::stop::StopSignal;
 use crate::validation::levels::{read_must_see_writes, replication_factors};
 use crate::validation::{
-    Checker, Counted, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
+    Checker, FinalCheck, FinalTally, Ledger, Reads, Recorder, Seen, Validation,
 };
 use crate::workload::common::checked::FinalRead;
 use crate::workload::common::schema::keyspace_replication;
@@ -126,10 +126,7 @@ async fn final_check(
 ) -> FinalCheck {
     let started = Instant::now();
     let mut tally = FinalTally::new(ledger, read_sent_ns, "ALL", read.counted);
-    let to_find = match read.counted {
-        Counted::Keys | Counted::Fields => ledger.key_count(),
-        Counted::Writes => ledger.acknowledged(),
-    };
+    let to_find = tally.to_find();
     observer.note(&format!(
         "Final check: reading back the {} {}, at ALL.",
         group_thousands(to_find),

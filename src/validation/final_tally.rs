@@ -122,6 +122,11 @@ impl<'a> FinalTally<'a> {
         }
     }
 
+    /// How many keys (or writes, or fields) the check must find.
+    pub fn to_find(&self) -> u64 {
+        self.check.keys
+    }
+
     /// How many keys (or writes) of the record were found so far.
     pub fn found(&self) -> u64 {
         self.check.found
